@@ -1,0 +1,2 @@
+//! `kuatia` command line: a thin host over kuatia-core.
+fn main() {}

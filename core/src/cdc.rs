@@ -1,0 +1,1 @@
+//! cdc (in progress).

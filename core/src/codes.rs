@@ -1,0 +1,1 @@
+//! codes (in progress).

@@ -1,0 +1,1 @@
+//! geo (in progress).

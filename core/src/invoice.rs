@@ -1,0 +1,1 @@
+//! invoice (in progress).

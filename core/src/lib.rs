@@ -1,0 +1,20 @@
+//! kuatia-core: the pure heart of kuatia, a library for Paraguayan electronic invoices (SIFEN / e-Kuatia).
+//!
+//! Everything here is deterministic: no network, no filesystem, no clock and no hidden randomness.
+//! Time, document numbers, security codes and signers are passed in by the host.
+#![forbid(unsafe_code)]
+
+pub mod cdc;
+pub mod codes;
+pub mod error;
+pub mod fmt;
+pub mod geo;
+pub mod invoice;
+pub mod profile;
+pub mod qr;
+pub mod ruc;
+pub mod sign;
+pub mod totals;
+pub mod validate;
+
+pub use error::{Finding, Findings};

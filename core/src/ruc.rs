@@ -1,0 +1,1 @@
+//! ruc (in progress).

@@ -1,0 +1,1 @@
+//! totals (in progress).

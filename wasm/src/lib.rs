@@ -1,0 +1,3 @@
+//! WebAssembly face of kuatia. The wasm-bindgen exports arrive with their own issue.
+
+pub use kuatia_core as core;
