@@ -1,1 +1,371 @@
-//! ruc (in progress).
+//! RUC (Registro Único del Contribuyente) and its mod-11 check digit (SIFEN.md §1, `Pa_Calcular_Dv_11_A`).
+//!
+//! [`check_digit`] is the generic routine also used for the CDC (SIFEN.md §2.2); [`Ruc`] is the
+//! validated identifier `NNNNNNN-D` whose body follows the XSD type `tRuc`.
+
+use crate::error::{code, Finding};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::str::FromStr;
+
+/// Shortest RUC body allowed by XSD `tRuc` (DE_Types_v150.xsd).
+pub const MIN_BODY_LEN: usize = 3;
+/// Longest RUC body allowed by XSD `tRuc`; it is also the width of the RUC inside the CDC.
+pub const MAX_BODY_LEN: usize = 8;
+
+/// Why a RUC (or a string handed to [`check_digit`]) was rejected; [`RucError::code`] is always `INVALID_RUC`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RucError {
+    /// The input is empty (or only spaces).
+    Empty,
+    /// A character that cannot appear at that position (0-based, in characters).
+    InvalidChar {
+        /// The offending character.
+        ch: char,
+        /// Its 0-based position in the part being checked.
+        pos: usize,
+    },
+    /// The body (without DV) is shorter than 3 characters.
+    TooShort {
+        /// Length of the body in characters.
+        len: usize,
+    },
+    /// The body (without DV) is longer than 8 characters.
+    TooLong {
+        /// Length of the body in characters.
+        len: usize,
+    },
+    /// The body starts with `0`, which XSD `tRuc` forbids.
+    LeadingZero,
+    /// The check digit is missing (e.g. `80069563-`).
+    MissingDv,
+    /// The check digit is not a single decimal digit.
+    InvalidDv {
+        /// What was found where the DV goes.
+        found: String,
+    },
+    /// The check digit does not match the body.
+    WrongDv {
+        /// The DV computed from the body.
+        expected: u8,
+        /// The DV that was given.
+        got: u8,
+    },
+}
+
+impl RucError {
+    /// Stable machine-readable code: always [`code::INVALID_RUC`].
+    pub fn code(&self) -> &'static str {
+        code::INVALID_RUC
+    }
+
+    /// Turns the error into a shared [`Finding`] located at the JSON `path`.
+    pub fn to_finding(&self, path: impl Into<String>) -> Finding {
+        Finding::new(self.code(), path, self.to_string())
+    }
+}
+
+impl fmt::Display for RucError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RucError::Empty => f.write_str("RUC is empty"),
+            RucError::InvalidChar { ch, pos } => {
+                write!(f, "RUC has an invalid character {ch:?} at position {pos}")?;
+                if ch.is_ascii_alphabetic() {
+                    f.write_str(" (only a final letter A-D is allowed)")?;
+                }
+                Ok(())
+            }
+            RucError::TooShort { len } => {
+                write!(
+                    f,
+                    "RUC body has {len} characters; at least {MIN_BODY_LEN} are required"
+                )
+            }
+            RucError::TooLong { len } => {
+                write!(
+                    f,
+                    "RUC body has {len} characters; at most {MAX_BODY_LEN} are allowed"
+                )
+            }
+            RucError::LeadingZero => f.write_str("RUC body must not start with 0"),
+            RucError::MissingDv => f.write_str("RUC check digit is missing"),
+            RucError::InvalidDv { found } => {
+                write!(
+                    f,
+                    "RUC check digit must be a single digit 0-9, got {found:?}"
+                )
+            }
+            RucError::WrongDv { expected, got } => {
+                write!(f, "wrong RUC check digit: expected {expected}, got {got}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for RucError {}
+
+/// Mod-11 check digit (`Pa_Calcular_Dv_11_A`) of `body`: ASCII digits and letters, letters counted as
+/// the decimal ASCII code of their upper-case form (A→65), weights 2..=11 cycling from the right,
+/// DV = 11 − r when r > 1, else 0. Used for RUCs and for the 43-character CDC prefix.
+pub fn check_digit(body: &str) -> Result<u8, RucError> {
+    if body.is_empty() {
+        return Err(RucError::Empty);
+    }
+    check_digit_bytes(body.as_bytes()).map_err(|i| RucError::InvalidChar {
+        ch: char_at(body, i),
+        pos: char_pos(body, i),
+    })
+}
+
+/// The same algorithm over raw bytes; on a byte that is not an ASCII alphanumeric, returns its byte index.
+/// Works right to left without allocating (a letter contributes two digits: units first, then tens).
+pub(crate) fn check_digit_bytes(bytes: &[u8]) -> Result<u8, usize> {
+    // Weighted sum; u64 cannot overflow below ~10^17 characters, far beyond any addressable input.
+    let mut total: u64 = 0;
+    let mut weight: u64 = 2;
+    let mut add = |digit: u8| {
+        total = total.wrapping_add(u64::from(digit) * weight);
+        weight = if weight == 11 { 2 } else { weight + 1 };
+    };
+    for (idx, &b) in bytes.iter().enumerate().rev() {
+        match b {
+            b'0'..=b'9' => add(b - b'0'),
+            b'A'..=b'Z' | b'a'..=b'z' => {
+                let ascii = b.to_ascii_uppercase(); // 65..=90: always two decimal digits
+                add(ascii % 10);
+                add(ascii / 10);
+            }
+            _ => return Err(idx),
+        }
+    }
+    let r = total % 11;
+    // r ∈ 2..=10 gives 1..=9; the cast cannot truncate.
+    Ok(if r > 1 { (11 - r) as u8 } else { 0 })
+}
+
+/// The character starting at byte index `pos` (or U+FFFD if `pos` is not a char boundary).
+fn char_at(s: &str, pos: usize) -> char {
+    s.get(pos..)
+        .and_then(|rest| rest.chars().next())
+        .unwrap_or(char::REPLACEMENT_CHARACTER)
+}
+
+/// Character position (not byte index) of byte index `pos` in `s`, for human messages.
+fn char_pos(s: &str, pos: usize) -> usize {
+    s.char_indices().take_while(|(i, _)| *i < pos).count()
+}
+
+/// A validated RUC: body matching XSD `tRuc` (`[1-9][0-9]*[0-9A-D]?`, 3–8 characters) and its correct DV.
+///
+/// Stored inline (no heap), so it is `Copy`. Displays and serializes as `80069563-1`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Ruc {
+    /// Body bytes, upper-case ASCII; only the first `len` are meaningful, the rest are zero.
+    body: [u8; MAX_BODY_LEN],
+    len: u8,
+    dv: u8,
+}
+
+impl Ruc {
+    /// Parses `NNNNNNN-D` or `NNNNNNND` (last character = DV), trimming surrounding spaces; checks the DV.
+    pub fn parse(s: &str) -> Result<Ruc, RucError> {
+        let s = s.trim();
+        if s.is_empty() {
+            return Err(RucError::Empty);
+        }
+        let (body, dv) = match s.split_once('-') {
+            Some((body, dv)) => {
+                let (body, dv) = (body.trim(), dv.trim());
+                if dv.is_empty() {
+                    if body.is_empty() {
+                        return Err(RucError::Empty);
+                    }
+                    return Err(RucError::MissingDv);
+                }
+                (body, dv)
+            }
+            None => {
+                // The last character is the DV; split on a char boundary so Unicode input cannot panic.
+                let cut = s.char_indices().next_back().map_or(0, |(i, _)| i);
+                (s.get(..cut).unwrap_or(""), s.get(cut..).unwrap_or(""))
+            }
+        };
+        let dv = match dv.as_bytes() {
+            [d @ b'0'..=b'9'] => d - b'0',
+            _ => {
+                return Err(RucError::InvalidDv {
+                    found: dv.to_string(),
+                })
+            }
+        };
+        let ruc = Ruc::from_body(body)?;
+        if ruc.dv != dv {
+            return Err(RucError::WrongDv {
+                expected: ruc.dv,
+                got: dv,
+            });
+        }
+        Ok(ruc)
+    }
+
+    /// Builds a RUC from its body alone (no DV, no dash), computing the DV; a lower-case final letter is upper-cased.
+    pub fn from_body(body: &str) -> Result<Ruc, RucError> {
+        let bytes = body.as_bytes();
+        if bytes.is_empty() {
+            return Err(RucError::Empty);
+        }
+        // Character checks come first so that e.g. Arabic-Indic digits report the character, not a length.
+        let last = bytes.len() - 1;
+        for (i, &b) in bytes.iter().enumerate() {
+            let ok = match b {
+                b'0'..=b'9' => true,
+                b'A'..=b'D' | b'a'..=b'd' => i == last && i > 0,
+                _ => false,
+            };
+            if !ok {
+                return Err(RucError::InvalidChar {
+                    ch: char_at(body, i),
+                    pos: char_pos(body, i),
+                });
+            }
+        }
+        // Only ASCII remains, so byte length = character length.
+        if bytes.len() > MAX_BODY_LEN {
+            return Err(RucError::TooLong { len: bytes.len() });
+        }
+        if bytes.first() == Some(&b'0') {
+            return Err(RucError::LeadingZero);
+        }
+        if bytes.len() < MIN_BODY_LEN {
+            return Err(RucError::TooShort { len: bytes.len() });
+        }
+        let mut buf = [0u8; MAX_BODY_LEN];
+        for (dst, src) in buf.iter_mut().zip(bytes) {
+            *dst = src.to_ascii_uppercase();
+        }
+        let dv = check_digit_bytes(bytes).map_err(|i| RucError::InvalidChar {
+            ch: char_at(body, i),
+            pos: i,
+        })?;
+        Ok(Ruc {
+            body: buf,
+            len: bytes.len() as u8,
+            dv,
+        })
+    }
+
+    /// Builds a RUC from a body and a separately given DV (as in XML `dRucEm` + `dDVEmi`), checking the DV.
+    pub fn from_parts(body: &str, dv: u8) -> Result<Ruc, RucError> {
+        let ruc = Ruc::from_body(body)?;
+        if ruc.dv != dv {
+            return Err(RucError::WrongDv {
+                expected: ruc.dv,
+                got: dv,
+            });
+        }
+        Ok(ruc)
+    }
+
+    /// The body without DV, as written in XML `dRucEm` (e.g. `80069563`, `1234567A`).
+    pub fn body(&self) -> &str {
+        let bytes = self.body.get(..usize::from(self.len)).unwrap_or(&[]);
+        std::str::from_utf8(bytes).unwrap_or("")
+    }
+
+    /// The check digit 0–9.
+    pub fn dv(&self) -> u8 {
+        self.dv
+    }
+
+    /// The body left-padded with zeros to 8 characters, as embedded in the CDC (SIFEN.md §2.1).
+    pub fn padded8(&self) -> String {
+        let mut out = String::with_capacity(MAX_BODY_LEN);
+        for _ in usize::from(self.len)..MAX_BODY_LEN {
+            out.push('0');
+        }
+        out.push_str(self.body());
+        out
+    }
+
+    /// The 8 padded body bytes without allocating (for the CDC builder).
+    pub(crate) fn padded8_bytes(&self) -> [u8; MAX_BODY_LEN] {
+        let mut out = [b'0'; MAX_BODY_LEN];
+        let len = usize::from(self.len);
+        let start = MAX_BODY_LEN.saturating_sub(len);
+        for (dst, src) in out.iter_mut().skip(start).zip(self.body.iter().take(len)) {
+            *dst = *src;
+        }
+        out
+    }
+}
+
+impl fmt::Display for Ruc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.body(), self.dv)
+    }
+}
+
+impl fmt::Debug for Ruc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Ruc(\"{self}\")")
+    }
+}
+
+impl FromStr for Ruc {
+    type Err = RucError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ruc::parse(s)
+    }
+}
+
+impl TryFrom<&str> for Ruc {
+    type Error = RucError;
+    fn try_from(s: &str) -> Result<Self, Self::Error> {
+        Ruc::parse(s)
+    }
+}
+
+impl Serialize for Ruc {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Ruc {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Ruc;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a RUC string like \"80069563-1\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Ruc, E> {
+                Ruc::parse(v).map_err(E::custom)
+            }
+        }
+        deserializer.deserialize_str(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn dv_examples() {
+        assert_eq!(check_digit("80069563"), Ok(1));
+        assert_eq!(check_digit("1234567A"), Ok(2));
+        assert_eq!(check_digit("1234567a"), Ok(2));
+        assert_eq!(check_digit(""), Err(RucError::Empty));
+    }
+
+    #[test]
+    fn padded() {
+        let r = Ruc::parse("4554737-8").unwrap();
+        assert_eq!(r.padded8(), "04554737");
+        assert_eq!(&r.padded8_bytes(), b"04554737");
+    }
+}
