@@ -113,9 +113,14 @@ pub fn check_digit(body: &str) -> Result<u8, RucError> {
     if body.is_empty() {
         return Err(RucError::Empty);
     }
-    check_digit_bytes(body.as_bytes()).map_err(|i| RucError::InvalidChar {
-        ch: char_at(body, i),
-        pos: char_pos(body, i),
+    check_digit_bytes(body.as_bytes()).map_err(|_| {
+        // Report the first offending character (the scan runs right to left and sees bytes, not chars).
+        let (pos, ch) = body
+            .chars()
+            .enumerate()
+            .find(|(_, c)| !c.is_ascii_alphanumeric())
+            .unwrap_or((0, char::REPLACEMENT_CHARACTER));
+        RucError::InvalidChar { ch, pos }
     })
 }
 
@@ -192,6 +197,8 @@ impl Ruc {
                 (s.get(..cut).unwrap_or(""), s.get(cut..).unwrap_or(""))
             }
         };
+        // Body first: for input like `abc` the bad body is the useful message, not the DV.
+        let ruc = Ruc::from_body(body)?;
         let dv = match dv.as_bytes() {
             [d @ b'0'..=b'9'] => d - b'0',
             _ => {
@@ -200,7 +207,6 @@ impl Ruc {
                 })
             }
         };
-        let ruc = Ruc::from_body(body)?;
         if ruc.dv != dv {
             return Err(RucError::WrongDv {
                 expected: ruc.dv,
