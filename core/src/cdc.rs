@@ -83,6 +83,16 @@ impl CdcError {
     pub fn to_finding(&self, path: impl Into<String>) -> Finding {
         Finding::new(self.code(), path, self.to_string())
     }
+
+    /// The [`CdcFields`] field at fault, when the error concerns one (useful as a finding path).
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            CdcError::OutOfRange { field, .. } => Some(field),
+            CdcError::InvalidDate { .. } => Some("fecha"),
+            CdcError::Ruc(_) => Some("ruc"),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for CdcError {

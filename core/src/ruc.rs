@@ -189,6 +189,10 @@ impl Ruc {
                     }
                     return Err(RucError::MissingDv);
                 }
+                if body.is_empty() {
+                    // `-1`: a DV without a body.
+                    return Err(RucError::TooShort { len: 0 });
+                }
                 (body, dv)
             }
             None => {

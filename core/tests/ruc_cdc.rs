@@ -132,6 +132,7 @@ fn ruc_bad_inputs() {
     assert_eq!(ruc_err(""), RucError::Empty);
     assert_eq!(ruc_err("   "), RucError::Empty);
     assert_eq!(ruc_err("-"), RucError::Empty);
+    assert_eq!(ruc_err("-1"), RucError::TooShort { len: 0 });
     assert_eq!(ruc_err("80069563-"), RucError::MissingDv);
     assert_eq!(
         ruc_err("80069563-2"),
