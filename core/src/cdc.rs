@@ -606,8 +606,8 @@ impl SecurityCodeSource for FixedSecurityCode {
 
 /// Draws a security code in 1..=999_999_999 that differs from `numero` (MT §10.3).
 ///
-/// Uses rejection sampling so a uniform source gives a uniform code (values 1..=999_999_998 map to
-/// themselves, 0 and multiples of 999_999_999 to 999_999_999). At most [`MAX_DRAWS`](self) draws are made;
+/// Uses rejection sampling so a uniform source gives a uniform code (values 1..=999_999_999 map to
+/// themselves, 0 to 999_999_999, values ≥ 3_999_999_996 are drawn again). At most 64 draws are made;
 /// if the source keeps failing (stuck or hostile), a deterministic neighbour of the last draw is returned.
 pub fn security_code(source: &mut dyn SecurityCodeSource, numero: u32) -> u32 {
     // Bounded: a uniform source is rejected with probability ~7%, so 64 failures never happen in practice.
