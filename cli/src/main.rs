@@ -9,6 +9,8 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod ids;
+mod invoice;
+mod issue;
 mod output;
 
 /// Shown after `--help`: the exit-code contract scripts rely on.
@@ -36,8 +38,29 @@ enum Command {
     /// CDC (44-character document control code): build from fields or parse back.
     #[command(subcommand, after_help = AFTER_HELP)]
     Cdc(ids::CdcCommand),
-    // Next families, each in its own module and dispatched in `run` below:
-    //   Validate (validate.rs), Totals (totals.rs), Issue (issue.rs), Verify (verify.rs), Kude (kude.rs).
+    /// Validate a create request (JSON, - for stdin): every finding at once; exit 0 valid, 1 invalid.
+    #[command(after_help = AFTER_HELP)]
+    Validate(invoice::RequestArgs),
+    /// Compute item values, IVA and totals of a create request (amounts as strings).
+    #[command(after_help = AFTER_HELP)]
+    Totals {
+        /// JSON request file, or - for standard input.
+        input: String,
+    },
+    /// Issue a document: validate, number, sign, add the QR; writes OUT/<cdc>.xml. Without --p12 it signs with the
+    /// built-in TEST-ONLY certificate and the sandbox profile. Example: kuatia issue examples/factura.json
+    #[command(after_help = AFTER_HELP)]
+    Issue(issue::IssueArgs),
+    /// Verify the XMLDSig signature of a signed DE or event; exit 0 only when valid.
+    #[command(after_help = AFTER_HELP)]
+    Verify {
+        /// Signed XML file, or - for standard input.
+        file: std::path::PathBuf,
+        /// Also check the certificate validity at this time (local YYYY-MM-DDThh:mm:ss or RFC 3339).
+        #[arg(long)]
+        at: Option<String>,
+    },
+    // Next: Kude (kude.rs), Sifen (sifen.rs), Serve.
     // Return an `output::Outcome` so exit codes and error lines stay uniform.
 }
 
@@ -45,6 +68,10 @@ fn run(command: Command) -> output::Outcome {
     match command {
         Command::Ruc(c) => ids::ruc(c),
         Command::Cdc(c) => ids::cdc(c),
+        Command::Validate(a) => invoice::validate(a),
+        Command::Totals { input } => invoice::totals(input),
+        Command::Issue(a) => issue::run_issue(a),
+        Command::Verify { file, at } => issue::run_verify(&file, &at),
     }
 }
 
