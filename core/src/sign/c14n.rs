@@ -1,0 +1,784 @@
+//! Canonical XML of one element subtree: Exclusive XML Canonicalization 1.0 (what SIFEN signatures use) and
+//! inclusive Canonical XML 1.0, streaming over quick-xml without building a tree.
+//!
+//! Scope (enough for XMLDSig over SIFEN documents and documents signed by other software): namespaces
+//! (visibly utilized for exclusive C14N, plus an `InclusiveNamespaces` prefix list), attribute sorting,
+//! text and attribute escaping, empty elements expanded, whitespace kept, comments dropped unless asked for,
+//! character and predefined entity references resolved. No DTD: `<!DOCTYPE` and unknown entities are errors,
+//! which rules out entity-expansion bombs. Element depth is bounded by [`MAX_DEPTH`].
+
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::Reader;
+use std::borrow::Cow;
+use std::fmt;
+
+/// Deepest element nesting accepted; SIFEN documents stay under 10 levels.
+pub const MAX_DEPTH: usize = 256;
+
+const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
+
+/// URI of Exclusive XML Canonicalization 1.0 without comments.
+pub const EXC_C14N: &str = "http://www.w3.org/2001/10/xml-exc-c14n#";
+/// URI of Exclusive XML Canonicalization 1.0 with comments.
+pub const EXC_C14N_WITH_COMMENTS: &str = "http://www.w3.org/2001/10/xml-exc-c14n#WithComments";
+/// URI of inclusive Canonical XML 1.0 without comments.
+pub const C14N: &str = "http://www.w3.org/TR/2001/REC-xml-c14n-20010315";
+/// URI of inclusive Canonical XML 1.0 with comments.
+pub const C14N_WITH_COMMENTS: &str = "http://www.w3.org/TR/2001/REC-xml-c14n-20010315#WithComments";
+
+/// A canonicalization algorithm and its parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Method {
+    /// Exclusive C14N 1.0; `inclusive_prefixes` is the `InclusiveNamespaces PrefixList` (`#default` = default ns).
+    Exclusive {
+        /// Keep comments (the `#WithComments` variant).
+        with_comments: bool,
+        /// Prefixes treated with inclusive rules.
+        inclusive_prefixes: Vec<String>,
+    },
+    /// Inclusive Canonical XML 1.0.
+    Inclusive {
+        /// Keep comments (the `#WithComments` variant).
+        with_comments: bool,
+    },
+}
+
+impl Method {
+    /// Exclusive C14N without comments and without an inclusive prefix list: the SIFEN profile.
+    pub const EXCLUSIVE: Method = Method::Exclusive {
+        with_comments: false,
+        inclusive_prefixes: Vec::new(),
+    };
+
+    /// The algorithm named by an XMLDSig `Algorithm` URI, or `None` if unsupported.
+    pub fn from_uri(uri: &str) -> Option<Method> {
+        match uri {
+            // NT-016 prints the exclusive URI without its trailing '#'; accept that spelling too.
+            EXC_C14N | "http://www.w3.org/2001/10/xml-exc-c14n" => Some(Method::EXCLUSIVE),
+            EXC_C14N_WITH_COMMENTS => Some(Method::Exclusive {
+                with_comments: true,
+                inclusive_prefixes: Vec::new(),
+            }),
+            C14N => Some(Method::Inclusive {
+                with_comments: false,
+            }),
+            C14N_WITH_COMMENTS => Some(Method::Inclusive {
+                with_comments: true,
+            }),
+            _ => None,
+        }
+    }
+
+    fn with_comments(&self) -> bool {
+        match self {
+            Method::Exclusive { with_comments, .. } | Method::Inclusive { with_comments } => {
+                *with_comments
+            }
+        }
+    }
+}
+
+/// Why canonicalization failed; `code()` is one of the stable codes below.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct C14nError {
+    code: &'static str,
+    message: String,
+}
+
+/// Code: the input is not well-formed XML, or uses a DTD / unknown entity.
+pub const MALFORMED_XML: &str = crate::error::code::MALFORMED_XML;
+/// Code: no element carries the requested `Id`.
+pub const ELEMENT_NOT_FOUND: &str = "ELEMENT_NOT_FOUND";
+/// Code: several elements carry the requested `Id` (would allow signature-wrapping tricks).
+pub const DUPLICATE_ID: &str = "DUPLICATE_ID";
+/// Code: elements nested deeper than [`MAX_DEPTH`].
+pub const TOO_LARGE: &str = crate::error::code::TOO_LARGE;
+
+impl C14nError {
+    fn new(code: &'static str, message: impl Into<String>) -> Self {
+        C14nError {
+            code,
+            message: message.into(),
+        }
+    }
+    fn malformed(message: impl Into<String>) -> Self {
+        C14nError::new(MALFORMED_XML, message)
+    }
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        self.code
+    }
+    /// Human-readable explanation.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for C14nError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for C14nError {}
+
+impl From<quick_xml::Error> for C14nError {
+    fn from(e: quick_xml::Error) -> Self {
+        C14nError::malformed(format!("XML is not well-formed: {e}"))
+    }
+}
+
+/// Canonical form of the element whose `Id` attribute equals `id` (and its descendants).
+pub fn canonicalize_element(xml: &str, id: &str, method: &Method) -> Result<Vec<u8>, C14nError> {
+    canonicalize_subtree(xml, Target::Id(id), None, method).map(|s| s.bytes)
+}
+
+/// Which element is the apex of the canonicalized subtree.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Target<'a> {
+    /// The unique element whose unprefixed `Id` attribute has this value.
+    Id(&'a str),
+    /// The element whose start tag begins at this byte offset.
+    Offset(usize),
+}
+
+/// A canonicalized subtree and the byte offset just after its element's end tag in the input.
+#[derive(Debug)]
+pub(crate) struct Subtree {
+    pub bytes: Vec<u8>,
+    pub end: usize,
+}
+
+/// Canonicalizes the `target` element; `exclude` is the start offset of an element left out with its
+/// subtree (the enveloped-signature transform).
+pub(crate) fn canonicalize_subtree(
+    xml: &str,
+    target: Target<'_>,
+    exclude: Option<usize>,
+    method: &Method,
+) -> Result<Subtree, C14nError> {
+    let mut reader = Reader::from_str(xml);
+    reader.config_mut().check_end_names = true;
+    let mut st = State {
+        method,
+        target,
+        exclude,
+        out: Vec::with_capacity(xml.len() + 64),
+        depth: 0,
+        ns: Vec::new(),
+        ns_marks: Vec::new(),
+        rendered: Vec::new(),
+        rendered_marks: Vec::new(),
+        xml_attrs: Vec::new(),
+        attrs: Vec::new(),
+        decls: Vec::new(),
+        apex_depth: None,
+        skip_depth: None,
+        done: false,
+        end: 0,
+        matches: 0,
+        seen_root: false,
+    };
+    loop {
+        let before = pos(&reader);
+        let event = reader.read_event()?;
+        let after = pos(&reader);
+        match event {
+            Event::Start(e) => st.start(&e, before, after, false)?,
+            Event::Empty(e) => st.start(&e, before, after, true)?,
+            Event::End(e) => st.end(e.name().as_ref(), after)?,
+            Event::Text(t) => {
+                if st.in_output() {
+                    let raw = std::str::from_utf8(&t)
+                        .map_err(|_| C14nError::malformed("text is not UTF-8"))?;
+                    escape_text(&normalize_newlines(raw), &mut st.out);
+                } else if st.depth == 0 && !raw_is_blank(&t) {
+                    return Err(C14nError::malformed("text outside the root element"));
+                }
+            }
+            Event::CData(t) => {
+                if st.in_output() {
+                    let raw = std::str::from_utf8(&t)
+                        .map_err(|_| C14nError::malformed("CDATA is not UTF-8"))?;
+                    escape_text(&normalize_newlines(raw), &mut st.out);
+                }
+            }
+            Event::GeneralRef(r) => {
+                let name = std::str::from_utf8(&r)
+                    .map_err(|_| C14nError::malformed("reference is not UTF-8"))?;
+                let ch = resolve_reference(name)?;
+                if st.in_output() {
+                    let mut buf = [0u8; 4];
+                    escape_text(ch.encode_utf8(&mut buf), &mut st.out);
+                }
+            }
+            Event::Comment(c) => {
+                if st.in_output() && st.method.with_comments() {
+                    st.out.extend_from_slice(b"<!--");
+                    st.out
+                        .extend_from_slice(normalize_newlines_bytes(&c).as_ref());
+                    st.out.extend_from_slice(b"-->");
+                }
+            }
+            Event::PI(p) => {
+                if st.in_output() {
+                    st.out.extend_from_slice(b"<?");
+                    st.out
+                        .extend_from_slice(normalize_newlines_bytes(&p).as_ref());
+                    st.out.extend_from_slice(b"?>");
+                }
+            }
+            Event::DocType(_) => {
+                return Err(C14nError::malformed(
+                    "DOCTYPE is not allowed (no DTDs or entity declarations)",
+                ));
+            }
+            Event::Decl(_) => {}
+            Event::Eof => break,
+        }
+        // With an offset target nothing later can change the result.
+        if st.done && matches!(target, Target::Offset(_)) {
+            return Ok(Subtree {
+                bytes: st.out,
+                end: st.end,
+            });
+        }
+    }
+    if st.depth != 0 || !st.seen_root {
+        return Err(C14nError::malformed("unexpected end of document"));
+    }
+    if !st.done {
+        let what = match target {
+            Target::Id(id) => format!("no element with Id=\"{id}\""),
+            Target::Offset(o) => format!("no element at offset {o}"),
+        };
+        return Err(C14nError::new(ELEMENT_NOT_FOUND, what));
+    }
+    if st.matches > 1 {
+        return Err(C14nError::new(
+            DUPLICATE_ID,
+            format!("{} elements share the referenced Id", st.matches),
+        ));
+    }
+    Ok(Subtree {
+        bytes: st.out,
+        end: st.end,
+    })
+}
+
+fn pos(reader: &Reader<&[u8]>) -> usize {
+    usize::try_from(reader.buffer_position()).unwrap_or(usize::MAX)
+}
+
+fn raw_is_blank(t: &[u8]) -> bool {
+    t.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+}
+
+/// Nearest binding of `prefix` in a scoped stack.
+fn lookup<'s>(stack: &'s [(String, String)], prefix: &str) -> Option<&'s str> {
+    stack
+        .iter()
+        .rev()
+        .find(|(p, _)| p == prefix)
+        .map(|(_, u)| u.as_str())
+}
+
+struct Attr {
+    qname: String,
+    value: String,
+}
+
+struct State<'m, 't> {
+    method: &'m Method,
+    target: Target<'t>,
+    exclude: Option<usize>,
+    out: Vec<u8>,
+    depth: usize,
+    /// In-scope namespace bindings (prefix, uri); `""` is the default namespace.
+    ns: Vec<(String, String)>,
+    ns_marks: Vec<usize>,
+    /// Namespace declarations rendered by output ancestors.
+    rendered: Vec<(String, String)>,
+    rendered_marks: Vec<usize>,
+    /// `xml:*` attributes of ancestors outside the output (depth, qname, value), for inclusive C14N.
+    xml_attrs: Vec<(usize, String, String)>,
+    attrs: Vec<Attr>,
+    decls: Vec<(String, String)>,
+    apex_depth: Option<usize>,
+    skip_depth: Option<usize>,
+    done: bool,
+    end: usize,
+    matches: usize,
+    seen_root: bool,
+}
+
+impl State<'_, '_> {
+    fn in_output(&self) -> bool {
+        self.apex_depth.is_some() && !self.done && self.skip_depth.is_none()
+    }
+
+    fn lookup_ns(&self, prefix: &str) -> Option<&str> {
+        lookup(&self.ns, prefix)
+    }
+
+    fn lookup_rendered(&self, prefix: &str) -> Option<&str> {
+        lookup(&self.rendered, prefix)
+    }
+
+    fn start(
+        &mut self,
+        e: &BytesStart<'_>,
+        offset: usize,
+        after: usize,
+        empty: bool,
+    ) -> Result<(), C14nError> {
+        if self.depth == 0 {
+            if self.seen_root {
+                return Err(C14nError::malformed("more than one root element"));
+            }
+            self.seen_root = true;
+        }
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(C14nError::new(
+                TOO_LARGE,
+                format!("elements nested deeper than {MAX_DEPTH}"),
+            ));
+        }
+        self.ns_marks.push(self.ns.len());
+        self.attrs.clear();
+        let mut is_target = matches!(self.target, Target::Offset(o) if o == offset);
+        for a in e.attributes() {
+            let a = a.map_err(|err| C14nError::malformed(format!("bad attribute: {err}")))?;
+            let key = std::str::from_utf8(a.key.as_ref())
+                .map_err(|_| C14nError::malformed("name is not UTF-8"))?;
+            let value = attr_value(&a.value)?;
+            if key == "xmlns" {
+                self.ns.push((String::new(), value.into_owned()));
+            } else if let Some(p) = key.strip_prefix("xmlns:") {
+                if value.is_empty() {
+                    return Err(C14nError::malformed(format!(
+                        "namespace prefix {p} bound to an empty URI"
+                    )));
+                }
+                self.ns.push((p.to_string(), value.into_owned()));
+            } else {
+                if let Target::Id(id) = self.target {
+                    if key == "Id" && value == id {
+                        self.matches += 1;
+                        is_target = true;
+                    }
+                }
+                self.attrs.push(Attr {
+                    qname: key.to_string(),
+                    value: value.into_owned(),
+                });
+            }
+        }
+        if is_target && self.apex_depth.is_none() {
+            self.apex_depth = Some(self.depth);
+        }
+        if self.in_output() {
+            if self.exclude == Some(offset) {
+                self.skip_depth = Some(self.depth);
+            } else {
+                self.render_start(e)?;
+            }
+        } else if matches!(self.method, Method::Inclusive { .. }) && self.apex_depth.is_none() {
+            for a in &self.attrs {
+                if a.qname.starts_with("xml:") {
+                    self.xml_attrs
+                        .push((self.depth, a.qname.clone(), a.value.clone()));
+                }
+            }
+        }
+        if empty {
+            self.end(e.name().as_ref(), after)?;
+        }
+        Ok(())
+    }
+
+    fn render_start(&mut self, e: &BytesStart<'_>) -> Result<(), C14nError> {
+        let qname = std::str::from_utf8(e.name().into_inner())
+            .map_err(|_| C14nError::malformed("name is not UTF-8"))?;
+        let el_prefix = qname.split_once(':').map(|(p, _)| p).unwrap_or("");
+        self.rendered_marks.push(self.rendered.len());
+        let is_apex = self.apex_depth == Some(self.depth);
+
+        // Namespace declarations to render.
+        self.decls.clear();
+        let mut candidates: Vec<(String, bool)> = Vec::new(); // (prefix, must be bound)
+        match self.method {
+            Method::Exclusive {
+                inclusive_prefixes, ..
+            } => {
+                candidates.push((el_prefix.to_string(), true));
+                for a in &self.attrs {
+                    if let Some((p, _)) = a.qname.split_once(':') {
+                        if p != "xml" {
+                            candidates.push((p.to_string(), true));
+                        }
+                    }
+                }
+                for p in inclusive_prefixes {
+                    let p = if p == "#default" { "" } else { p.as_str() };
+                    candidates.push((p.to_string(), false));
+                }
+            }
+            Method::Inclusive { .. } => {
+                candidates.push((el_prefix.to_string(), true));
+                for (p, _) in &self.ns {
+                    candidates.push((p.clone(), false));
+                }
+            }
+        }
+        for (prefix, must_bind) in candidates {
+            if prefix == "xml" || self.decls.iter().any(|(p, _)| *p == prefix) {
+                continue;
+            }
+            let in_scope = self.lookup_ns(&prefix);
+            let render = if prefix.is_empty() {
+                // xmlns="" only cancels a non-empty default rendered by an output ancestor.
+                let uri = in_scope.unwrap_or("");
+                let shown = self.lookup_rendered("").unwrap_or("");
+                (uri != shown).then(|| uri.to_string())
+            } else {
+                match in_scope {
+                    None if must_bind => {
+                        return Err(C14nError::malformed(format!(
+                            "namespace prefix {prefix} is not declared"
+                        )));
+                    }
+                    None => None,
+                    Some(uri) => {
+                        (self.lookup_rendered(&prefix) != Some(uri)).then(|| uri.to_string())
+                    }
+                }
+            };
+            if let Some(uri) = render {
+                self.decls.push((prefix, uri));
+            }
+        }
+        self.decls.sort_by(|a, b| a.0.cmp(&b.0));
+        self.rendered.extend(self.decls.iter().cloned());
+
+        // Attributes sorted by (namespace URI, local name); unqualified ones have an empty URI and come first.
+        let mut sorted: Vec<(&str, &str, &Attr)> = Vec::with_capacity(self.attrs.len());
+        for a in &self.attrs {
+            let (uri, local) = match a.qname.split_once(':') {
+                None => ("", a.qname.as_str()),
+                Some(("xml", l)) => (XML_NS, l),
+                Some((p, l)) => match lookup(&self.ns, p) {
+                    Some(u) => (u, l),
+                    None => {
+                        return Err(C14nError::malformed(format!(
+                            "namespace prefix {p} is not declared"
+                        )))
+                    }
+                },
+            };
+            sorted.push((uri, local, a));
+        }
+        // Inclusive C14N: the apex inherits xml:* attributes of its ancestors.
+        let mut inherited: Vec<Attr> = Vec::new();
+        if is_apex && matches!(self.method, Method::Inclusive { .. }) {
+            for (_, q, v) in self.xml_attrs.iter().rev() {
+                let present = self.attrs.iter().any(|a| a.qname == *q)
+                    || inherited.iter().any(|a| a.qname == *q);
+                if !present {
+                    inherited.push(Attr {
+                        qname: q.clone(),
+                        value: v.clone(),
+                    });
+                }
+            }
+        }
+        for a in &inherited {
+            sorted.push((XML_NS, a.qname.get(4..).unwrap_or(""), a));
+        }
+        sorted.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+
+        let out = &mut self.out;
+        out.push(b'<');
+        out.extend_from_slice(qname.as_bytes());
+        for (p, uri) in &self.decls {
+            if p.is_empty() {
+                out.extend_from_slice(b" xmlns=\"");
+            } else {
+                out.extend_from_slice(b" xmlns:");
+                out.extend_from_slice(p.as_bytes());
+                out.extend_from_slice(b"=\"");
+            }
+            escape_attr(uri, out);
+            out.push(b'"');
+        }
+        for (_, _, a) in &sorted {
+            out.push(b' ');
+            out.extend_from_slice(a.qname.as_bytes());
+            out.extend_from_slice(b"=\"");
+            escape_attr(&a.value, out);
+            out.push(b'"');
+        }
+        out.push(b'>');
+        Ok(())
+    }
+
+    fn end(&mut self, qname: &[u8], after: usize) -> Result<(), C14nError> {
+        if self.depth == 0 {
+            return Err(C14nError::malformed("unbalanced end tag"));
+        }
+        if self.in_output() {
+            self.out.extend_from_slice(b"</");
+            self.out.extend_from_slice(qname);
+            self.out.push(b'>');
+            if let Some(mark) = self.rendered_marks.pop() {
+                self.rendered.truncate(mark);
+            }
+        } else if self.skip_depth == Some(self.depth) {
+            self.skip_depth = None;
+        }
+        if self.apex_depth == Some(self.depth) && !self.done {
+            self.done = true;
+            self.end = after;
+        }
+        if let Some(mark) = self.ns_marks.pop() {
+            self.ns.truncate(mark);
+        }
+        while self
+            .xml_attrs
+            .last()
+            .is_some_and(|(d, _, _)| *d == self.depth)
+        {
+            self.xml_attrs.pop();
+        }
+        self.depth -= 1;
+        Ok(())
+    }
+}
+
+/// Resolves `&name;` (the five predefined entities and character references); anything else needs a DTD.
+fn resolve_reference(name: &str) -> Result<char, C14nError> {
+    Ok(match name {
+        "amp" => '&',
+        "lt" => '<',
+        "gt" => '>',
+        "quot" => '"',
+        "apos" => '\'',
+        _ => {
+            let num = name
+                .strip_prefix('#')
+                .ok_or_else(|| C14nError::malformed(format!("undefined entity &{name};")))?;
+            let code = match num.strip_prefix('x') {
+                Some(hex) => u32::from_str_radix(hex, 16),
+                None => num.parse::<u32>(),
+            }
+            .map_err(|_| C14nError::malformed(format!("bad character reference &{name};")))?;
+            match char::from_u32(code) {
+                Some(c) if c != '\0' => c,
+                _ => {
+                    return Err(C14nError::malformed(format!(
+                        "bad character reference &{name};"
+                    )))
+                }
+            }
+        }
+    })
+}
+
+/// Attribute value as the XML parser reports it: line ends and literal whitespace become spaces
+/// (CDATA attribute normalization, no DTD), then references are resolved.
+fn attr_value<'a>(raw: &'a [u8]) -> Result<Cow<'a, str>, C14nError> {
+    let s = std::str::from_utf8(raw).map_err(|_| C14nError::malformed("attribute is not UTF-8"))?;
+    if !s
+        .bytes()
+        .any(|b| matches!(b, b'&' | b'\t' | b'\n' | b'\r' | b'<'))
+    {
+        return Ok(Cow::Borrowed(s));
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(c) = rest.chars().next() {
+        match c {
+            '<' => return Err(C14nError::malformed("'<' in an attribute value")),
+            '\r' => {
+                out.push(' ');
+                rest = rest
+                    .strip_prefix("\r\n")
+                    .or_else(|| rest.get(1..))
+                    .unwrap_or("");
+                continue;
+            }
+            '\t' | '\n' => out.push(' '),
+            '&' => {
+                let end = rest
+                    .find(';')
+                    .ok_or_else(|| C14nError::malformed("unterminated reference in attribute"))?;
+                let name = rest.get(1..end).unwrap_or("");
+                out.push(resolve_reference(name)?);
+                rest = rest.get(end + 1..).unwrap_or("");
+                continue;
+            }
+            other => out.push(other),
+        }
+        rest = rest.get(c.len_utf8()..).unwrap_or("");
+    }
+    Ok(Cow::Owned(out))
+}
+
+/// XML end-of-line handling: `\r\n` and lone `\r` become `\n`.
+fn normalize_newlines(s: &str) -> Cow<'_, str> {
+    if !s.contains('\r') {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(s.replace("\r\n", "\n").replace('\r', "\n"))
+}
+
+fn normalize_newlines_bytes(b: &[u8]) -> Cow<'_, [u8]> {
+    match std::str::from_utf8(b) {
+        Ok(s) => match normalize_newlines(s) {
+            Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
+            Cow::Owned(s) => Cow::Owned(s.into_bytes()),
+        },
+        Err(_) => Cow::Borrowed(b),
+    }
+}
+
+/// Escapes character content per C14N: `&`, `<`, `>` and carriage return.
+pub(crate) fn escape_text(s: &str, out: &mut Vec<u8>) {
+    let bytes = s.as_bytes();
+    let mut last = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let rep: &[u8] = match b {
+            b'&' => b"&amp;",
+            b'<' => b"&lt;",
+            b'>' => b"&gt;",
+            b'\r' => b"&#xD;",
+            _ => continue,
+        };
+        out.extend_from_slice(bytes.get(last..i).unwrap_or_default());
+        out.extend_from_slice(rep);
+        last = i + 1;
+    }
+    out.extend_from_slice(bytes.get(last..).unwrap_or_default());
+}
+
+/// Escapes an attribute value per C14N: `&`, `<`, `"`, tab, newline and carriage return.
+pub(crate) fn escape_attr(s: &str, out: &mut Vec<u8>) {
+    let bytes = s.as_bytes();
+    let mut last = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let rep: &[u8] = match b {
+            b'&' => b"&amp;",
+            b'<' => b"&lt;",
+            b'"' => b"&quot;",
+            b'\t' => b"&#x9;",
+            b'\n' => b"&#xA;",
+            b'\r' => b"&#xD;",
+            _ => continue,
+        };
+        out.extend_from_slice(bytes.get(last..i).unwrap_or_default());
+        out.extend_from_slice(rep);
+        last = i + 1;
+    }
+    out.extend_from_slice(bytes.get(last..).unwrap_or_default());
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn exc(xml: &str, id: &str) -> String {
+        String::from_utf8(canonicalize_element(xml, id, &Method::EXCLUSIVE).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn de_inherits_default_namespace_and_drops_unused_xsi() {
+        let xml = r#"<?xml version="1.0" encoding="UTF-8"?><rDE xmlns="http://ekuatia.set.gov.py/sifen/xsd" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="x"><dVerFor>150</dVerFor><DE Id="1"><a/><b z="1" a='"x"'>&amp;&lt;&gt;&quot;</b></DE></rDE>"#;
+        assert_eq!(
+            exc(xml, "1"),
+            r#"<DE xmlns="http://ekuatia.set.gov.py/sifen/xsd" Id="1"><a></a><b a="&quot;x&quot;" z="1">&amp;&lt;&gt;"</b></DE>"#
+        );
+    }
+
+    #[test]
+    fn attribute_whitespace_and_references() {
+        let xml = "<r><e Id=\"i\" a=\"x\ty&#9;z&#xA;\r\n\">t\r\nu&#xD;</e></r>";
+        assert_eq!(
+            exc(xml, "i"),
+            "<e Id=\"i\" a=\"x y&#x9;z&#xA; \">t\nu&#xD;</e>"
+        );
+    }
+
+    #[test]
+    fn prefixed_attributes_sort_by_namespace_uri() {
+        let xml = r#"<r xmlns:b="urn:a" xmlns:a="urn:b"><e Id="i" a:x="1" b:y="2" z="3"/></r>"#;
+        assert_eq!(
+            exc(xml, "i"),
+            r#"<e xmlns:a="urn:b" xmlns:b="urn:a" Id="i" z="3" b:y="2" a:x="1"></e>"#
+        );
+    }
+
+    #[test]
+    fn inclusive_renders_all_in_scope_namespaces() {
+        let xml = r#"<r xmlns="urn:d" xmlns:u="urn:u" xml:lang="es"><e Id="i"><f/></e></r>"#;
+        let c = canonicalize_element(
+            xml,
+            "i",
+            &Method::Inclusive {
+                with_comments: false,
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(c).unwrap(),
+            r#"<e xmlns="urn:d" xmlns:u="urn:u" Id="i" xml:lang="es"><f></f></e>"#
+        );
+    }
+
+    #[test]
+    fn rejects_doctype_entities_and_bad_input() {
+        let bomb = r#"<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;">]><r Id="i">&b;</r>"#;
+        assert_eq!(
+            canonicalize_element(bomb, "i", &Method::EXCLUSIVE)
+                .unwrap_err()
+                .code(),
+            MALFORMED_XML
+        );
+        assert_eq!(
+            canonicalize_element("<r Id=\"i\">&b;</r>", "i", &Method::EXCLUSIVE)
+                .unwrap_err()
+                .code(),
+            MALFORMED_XML
+        );
+        assert_eq!(
+            canonicalize_element("<r Id=\"i\"><a></r>", "i", &Method::EXCLUSIVE)
+                .unwrap_err()
+                .code(),
+            MALFORMED_XML
+        );
+        assert_eq!(
+            canonicalize_element("<r Id=\"j\"/>", "i", &Method::EXCLUSIVE)
+                .unwrap_err()
+                .code(),
+            ELEMENT_NOT_FOUND
+        );
+        assert_eq!(
+            canonicalize_element("<r><a Id=\"i\"/><a Id=\"i\"/></r>", "i", &Method::EXCLUSIVE)
+                .unwrap_err()
+                .code(),
+            DUPLICATE_ID
+        );
+        let deep = format!(
+            "<r Id=\"i\">{}{}</r>",
+            "<a>".repeat(300),
+            "</a>".repeat(300)
+        );
+        assert_eq!(
+            canonicalize_element(&deep, "i", &Method::EXCLUSIVE)
+                .unwrap_err()
+                .code(),
+            TOO_LARGE
+        );
+    }
+}

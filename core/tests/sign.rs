@@ -1,0 +1,503 @@
+//! Signing and verification checked against independent tools: xmlsec1, xmllint and openssl.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use base64::engine::general_purpose::STANDARD as B64;
+use base64::Engine as _;
+use kuatia_core::sign::{
+    certificate_info, check_certificate, sandbox_test_signer, sign_element, verify, SignError,
+    Signer, SoftwareSigner,
+};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use time::macros::datetime;
+
+const ID: &str = "01444444017001001000000122025031011234567890";
+const PASS: &str = "kuatia-test";
+
+fn testdata(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(name)
+}
+
+fn read(name: &str) -> Vec<u8> {
+    std::fs::read(testdata(name)).unwrap()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kuatia-sign-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// A compact rDE as our XML writer emits it, with a few characters C14N must escape.
+fn sample_rde() -> String {
+    format!(
+        concat!(
+            r#"<?xml version="1.0" encoding="UTF-8"?><rDE xmlns="http://ekuatia.set.gov.py/sifen/xsd" "#,
+            r#"xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" "#,
+            r#"xsi:schemaLocation="http://ekuatia.set.gov.py/sifen/xsd siRecepDE_v150.xsd"><dVerFor>150</dVerFor>"#,
+            r#"<DE Id="{id}"><dDVId>0</dDVId><dFecFirma>2025-03-10T10:11:00</dFecFirma><dSisFact>1</dSisFact>"#,
+            r#"<gDatRec><dNomRec>Cliente &amp; Hijos &quot;Ñandutí&quot; &lt;S.A.&gt;</dNomRec></gDatRec>"#,
+            r#"<gCamItem><dDesProSer>Mandioca 'chipa' &#x3E; 1kg</dDesProSer><dCantProSer>2</dCantProSer></gCamItem>"#,
+            r#"<gTotSub><dTotGralOpe>660000</dTotGralOpe></gTotSub></DE></rDE>"#
+        ),
+        id = ID
+    )
+}
+
+fn run(cmd: &mut Command) -> (bool, String) {
+    let out = cmd.output().expect("tool installed");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+fn xmlsec_verify(xml: &str, name: &str) -> (bool, String) {
+    let path = tmp(name);
+    std::fs::write(&path, xml).unwrap();
+    run(Command::new("xmlsec1")
+        .args(["--verify", "--id-attr:Id", "DE", "--trusted-pem"])
+        .arg(testdata("sandbox.cert.pem"))
+        .arg(&path))
+}
+
+#[test]
+fn signed_document_shape() {
+    let signer = sandbox_test_signer().unwrap();
+    let signed = sign_element(&sample_rde(), ID, &signer).unwrap();
+    let cert_b64 = B64.encode(signer.certificate_der());
+    assert!(signed.xml.contains(
+        "</DE><Signature xmlns=\"http://www.w3.org/2000/09/xmldsig#\"><SignedInfo><CanonicalizationMethod Algorithm=\"http://www.w3.org/2001/10/xml-exc-c14n#\">"
+    ));
+    assert!(signed.xml.contains(&format!("<Reference URI=\"#{ID}\"><Transforms><Transform Algorithm=\"http://www.w3.org/2000/09/xmldsig#enveloped-signature\"></Transform><Transform Algorithm=\"http://www.w3.org/2001/10/xml-exc-c14n#\"></Transform></Transforms><DigestMethod Algorithm=\"http://www.w3.org/2001/04/xmlenc#sha256\"></DigestMethod><DigestValue>{}</DigestValue>", signed.digest_value)));
+    assert!(signed.xml.ends_with(&format!(
+        "<KeyInfo><X509Data><X509Certificate>{cert_b64}</X509Certificate></X509Data></KeyInfo></Signature></rDE>"
+    )));
+    assert!(!signed.xml.contains('\n'));
+    assert!(signed
+        .xml
+        .starts_with(&sample_rde()[..sample_rde().find("</DE>").unwrap()]));
+}
+
+#[test]
+fn xmlsec1_accepts_our_signature_and_rejects_tampering() {
+    let signer = sandbox_test_signer().unwrap();
+    let signed = sign_element(&sample_rde(), ID, &signer).unwrap();
+    let (ok, log) = xmlsec_verify(&signed.xml, "signed.xml");
+    assert!(ok, "xmlsec1 rejected our signature: {log}");
+    let report = verify(&signed.xml, Some(datetime!(2025-03-10 10:11:00)));
+    assert!(report.valid, "{report:?}");
+    assert_eq!(report.reference_id.as_deref(), Some(ID));
+    assert_eq!(
+        report.certificate.as_ref().unwrap().ruc.as_deref(),
+        Some("44444401-7")
+    );
+    assert_eq!(report.certificate_valid_at, Some(true));
+
+    let tampered = signed.xml.replace("<dCantProSer>2<", "<dCantProSer>3<");
+    assert_ne!(tampered, signed.xml);
+    let (ok, _) = xmlsec_verify(&tampered, "tampered.xml");
+    assert!(!ok, "xmlsec1 accepted a tampered document");
+    let report = verify(&tampered, None);
+    assert!(!report.valid && !report.digest_ok && report.signature_ok);
+    assert_eq!(report.error.unwrap().code, "DIGEST_MISMATCH");
+
+    // A changed SignatureValue breaks the signature but not the digest.
+    let sig_start = signed.xml.find("<SignatureValue>").unwrap() + "<SignatureValue>".len();
+    let mut bad = signed.xml.clone();
+    let c = if &bad[sig_start + 5..sig_start + 6] == "A" {
+        "B"
+    } else {
+        "A"
+    };
+    bad.replace_range(sig_start + 5..sig_start + 6, c);
+    let report = verify(&bad, None);
+    assert!(!report.valid && report.digest_ok && !report.signature_ok);
+    assert_eq!(report.error.unwrap().code, "SIGNATURE_INVALID");
+    assert!(!xmlsec_verify(&bad, "badsig.xml").0);
+}
+
+#[test]
+fn digest_matches_xmllint_exc_c14n_and_openssl() {
+    let signer = sandbox_test_signer().unwrap();
+    let xml = sample_rde();
+    let signed = sign_element(&xml, ID, &signer).unwrap();
+    // Extract the DE on its own, declaring the namespaces it inherits from rDE.
+    let start = xml.find("<DE ").unwrap();
+    let end = xml.find("</DE>").unwrap() + "</DE>".len();
+    let de = xml[start..end].replacen(
+        "<DE ",
+        "<DE xmlns=\"http://ekuatia.set.gov.py/sifen/xsd\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" ",
+        1,
+    );
+    let path = tmp("de.xml");
+    std::fs::write(
+        &path,
+        format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>{de}"),
+    )
+    .unwrap();
+    let script = format!(
+        "xmllint --exc-c14n {} | openssl dgst -sha256 -binary | base64",
+        path.display()
+    );
+    let (ok, out) = run(Command::new("sh").args(["-c", &script]));
+    assert!(ok, "{out}");
+    assert_eq!(out.trim(), signed.digest_value);
+}
+
+/// Builds an xmlsec1 template, signs it with xmlsec1 and returns the signed document.
+fn xmlsec_sign(template: &str, name: &str) -> String {
+    let path = tmp(name);
+    std::fs::write(&path, template).unwrap();
+    let out = tmp(&format!("{name}.signed"));
+    let keys = format!(
+        "{},{}",
+        testdata("sandbox.key.pem").display(),
+        testdata("sandbox.cert.pem").display()
+    );
+    let (ok, log) = run(Command::new("xmlsec1")
+        .args([
+            "--sign",
+            "--id-attr:Id",
+            "DE",
+            "--privkey-pem",
+            &keys,
+            "--output",
+        ])
+        .arg(&out)
+        .arg(&path));
+    assert!(ok, "xmlsec1 --sign failed: {log}");
+    std::fs::read_to_string(out).unwrap()
+}
+
+#[test]
+fn verifies_documents_signed_by_xmlsec1() {
+    // Prefixed ds: Signature, exclusive C14N, SHA-512 digest, pretty-printed (whitespace inside DE).
+    let template = format!(
+        r##"<?xml version="1.0" encoding="UTF-8"?>
+<rDE xmlns="http://ekuatia.set.gov.py/sifen/xsd" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+  <dVerFor>150</dVerFor>
+  <DE Id="{ID}" xsi:type="x" dSisFact="2">
+    <dNomRec attr='a"b'>Cliente &amp; "Hijos"</dNomRec>
+    <!-- a comment -->
+    <vacío/>
+  </DE>
+  <ds:Signature xmlns:ds="http://www.w3.org/2000/09/xmldsig#">
+    <ds:SignedInfo>
+      <ds:CanonicalizationMethod Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"/>
+      <ds:SignatureMethod Algorithm="http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"/>
+      <ds:Reference URI="#{ID}">
+        <ds:Transforms>
+          <ds:Transform Algorithm="http://www.w3.org/2000/09/xmldsig#enveloped-signature"/>
+          <ds:Transform Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"/>
+        </ds:Transforms>
+        <ds:DigestMethod Algorithm="http://www.w3.org/2001/04/xmlenc#sha512"/>
+        <ds:DigestValue/>
+      </ds:Reference>
+    </ds:SignedInfo>
+    <ds:SignatureValue/>
+    <ds:KeyInfo><ds:X509Data/></ds:KeyInfo>
+  </ds:Signature>
+</rDE>
+"##
+    );
+    let signed = xmlsec_sign(&template, "foreign1.xml");
+    let report = verify(&signed, Some(datetime!(2030-01-01 00:00:00)));
+    assert!(report.valid, "{report:?}");
+    let tampered = signed.replace("Cliente", "Cliento");
+    assert_eq!(
+        verify(&tampered, None).error.unwrap().code,
+        "DIGEST_MISMATCH"
+    );
+
+    // Signature inside the signed element (true enveloped case), inclusive C14N, SHA-384 signature.
+    let template = format!(
+        r##"<?xml version="1.0" encoding="UTF-8"?>
+<rGesEve xmlns="http://ekuatia.set.gov.py/sifen/xsd" xmlns:u="urn:unused"><DE Id="{ID}"><a b="1" a="2">x
+y</a><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo><CanonicalizationMethod Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/><SignatureMethod Algorithm="http://www.w3.org/2001/04/xmldsig-more#rsa-sha384"/><Reference URI="#{ID}"><Transforms><Transform Algorithm="http://www.w3.org/2000/09/xmldsig#enveloped-signature"/><Transform Algorithm="http://www.w3.org/TR/2001/REC-xml-c14n-20010315"/></Transforms><DigestMethod Algorithm="http://www.w3.org/2001/04/xmlenc#sha256"/><DigestValue/></Reference></SignedInfo><SignatureValue/><KeyInfo><X509Data/></KeyInfo></Signature></DE></rGesEve>"##
+    );
+    let signed = xmlsec_sign(&template, "foreign2.xml");
+    let report = verify(&signed, None);
+    assert!(report.valid, "{report:?}");
+}
+
+#[test]
+fn signs_events_after_reve() {
+    let xml = r#"<?xml version="1.0" encoding="UTF-8"?><rEnviEventoDe xmlns="http://ekuatia.set.gov.py/sifen/xsd"><dId>1</dId><dEvReg><gGroupGesEve xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><rGesEve><rEve Id="7"><dFecFirma>2025-03-10T10:11:00</dFecFirma><dVerFor>150</dVerFor><gGroupTiEvt><rGeVeCan><Id>01444444017001001000000122025031011234567890</Id><mOtEve>Error en datos</mOtEve></rGeVeCan></gGroupTiEvt></rEve></rGesEve></gGroupGesEve></dEvReg></rEnviEventoDe>"#;
+    let signed = sign_element(xml, "7", &sandbox_test_signer().unwrap()).unwrap();
+    assert!(signed
+        .xml
+        .contains("</rEve><Signature xmlns=\"http://www.w3.org/2000/09/xmldsig#\">"));
+    assert!(signed
+        .xml
+        .ends_with("</Signature></rGesEve></gGroupGesEve></dEvReg></rEnviEventoDe>"));
+    let path = tmp("event.xml");
+    std::fs::write(&path, &signed.xml).unwrap();
+    let (ok, log) = run(Command::new("xmlsec1")
+        .args(["--verify", "--id-attr:Id", "rEve", "--trusted-pem"])
+        .arg(testdata("sandbox.cert.pem"))
+        .arg(&path));
+    assert!(ok, "{log}");
+    assert!(verify(&signed.xml, None).valid);
+}
+
+#[test]
+fn sign_errors() {
+    let signer = sandbox_test_signer().unwrap();
+    assert_eq!(
+        sign_element(&sample_rde(), "nope", &signer)
+            .unwrap_err()
+            .code(),
+        "ELEMENT_NOT_FOUND"
+    );
+    assert_eq!(
+        sign_element("<a Id=\"1\">", "1", &signer)
+            .unwrap_err()
+            .code(),
+        "MALFORMED_XML"
+    );
+    let dup = "<r><a Id=\"1\"/><b Id=\"1\"/></r>";
+    assert_eq!(
+        sign_element(dup, "1", &signer).unwrap_err().code(),
+        "DUPLICATE_ID"
+    );
+}
+
+fn p12_err(file: &str, password: &str) -> SignError {
+    SoftwareSigner::from_pkcs12(&read(file), password).unwrap_err()
+}
+
+#[test]
+fn pkcs12_files() {
+    let pem = sandbox_test_signer().unwrap();
+    for file in ["sandbox.p12", "sandbox-legacy.p12"] {
+        let signer = SoftwareSigner::from_pkcs12(&read(file), PASS)
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(signer.certificate_der(), pem.certificate_der(), "{file}");
+        // Same key: PKCS#1 v1.5 is deterministic.
+        assert_eq!(
+            signer.sign_rsa_sha256(b"x").unwrap(),
+            pem.sign_rsa_sha256(b"x").unwrap()
+        );
+        let debug = format!("{signer:?}");
+        assert!(
+            !debug.contains(PASS) && debug.contains("redacted"),
+            "{debug}"
+        );
+    }
+    for file in ["sandbox.p12", "sandbox-legacy.p12"] {
+        let e = p12_err(file, "wrong-password");
+        assert_eq!(e.code(), "P12_WRONG_PASSWORD", "{file}");
+        assert!(
+            !e.to_string().contains("wrong-password")
+                && !format!("{e:?}").contains("wrong-password")
+        );
+    }
+    assert_eq!(p12_err("sandbox.cert.pem", PASS).code(), "P12_INVALID");
+    assert_eq!(
+        SoftwareSigner::from_pkcs12(b"", PASS).unwrap_err().code(),
+        "P12_INVALID"
+    );
+    assert_eq!(p12_err("nokeys.p12", PASS).code(), "P12_NO_PRIVATE_KEY");
+    assert_eq!(p12_err("ec.p12", PASS).code(), "KEY_UNSUPPORTED");
+    assert_eq!(p12_err("rsa1024.p12", PASS).code(), "KEY_UNSUPPORTED");
+    for e in [p12_err("nokeys.p12", PASS), p12_err("ec.p12", PASS)] {
+        assert!(!e.to_string().contains(PASS) && !format!("{e:?}").contains(PASS));
+    }
+}
+
+#[test]
+fn pem_keys() {
+    let key = std::fs::read_to_string(testdata("sandbox.key.pem")).unwrap();
+    let other = std::fs::read_to_string(testdata("other.key.pem")).unwrap();
+    let cert = std::fs::read_to_string(testdata("sandbox.cert.pem")).unwrap();
+    let ec_key = std::fs::read_to_string(testdata("ec.key.pem")).unwrap();
+    let ec_cert = std::fs::read_to_string(testdata("ec.cert.pem")).unwrap();
+    assert!(SoftwareSigner::from_pem(&key, &cert).is_ok());
+    assert_eq!(
+        SoftwareSigner::from_pem(&other, &cert).unwrap_err().code(),
+        "KEY_CERT_MISMATCH"
+    );
+    assert_eq!(
+        SoftwareSigner::from_pem(&ec_key, &ec_cert)
+            .unwrap_err()
+            .code(),
+        "KEY_UNSUPPORTED"
+    );
+    assert_eq!(
+        SoftwareSigner::from_pem("junk", &cert).unwrap_err().code(),
+        "KEY_INVALID"
+    );
+    assert_eq!(
+        SoftwareSigner::from_pem(&key, "junk").unwrap_err().code(),
+        "CERTIFICATE_INVALID"
+    );
+}
+
+/// Random and mutated inputs must never panic (cheap fuzzing with a fixed-seed generator).
+#[test]
+fn pkcs12_garbage_never_panics() {
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for _ in 0..300 {
+        let len = (next() % 3000) as usize;
+        let bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        assert!(SoftwareSigner::from_pkcs12(&bytes, PASS).is_err());
+    }
+    for file in ["sandbox.p12", "sandbox-legacy.p12"] {
+        let good = read(file);
+        for _ in 0..300 {
+            let mut bytes = good.clone();
+            for _ in 0..1 + next() % 4 {
+                let i = (next() as usize) % bytes.len();
+                bytes[i] = next() as u8;
+            }
+            if next() % 4 == 0 {
+                bytes.truncate((next() as usize) % bytes.len());
+            }
+            let _ = SoftwareSigner::from_pkcs12(&bytes, PASS);
+        }
+    }
+}
+
+fn cert_der(name: &str) -> Vec<u8> {
+    let pem = std::fs::read_to_string(testdata(name)).unwrap();
+    let b64: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+    B64.decode(b64).unwrap()
+}
+
+#[test]
+fn certificates() {
+    let at = datetime!(2025-03-10 10:11:00);
+    let sandbox = certificate_info(&cert_der("sandbox.cert.pem")).unwrap();
+    assert_eq!(sandbox.ruc.as_deref(), Some("44444401-7"));
+    assert!(
+        sandbox
+            .subject
+            .contains("kuatia SANDBOX TEST ONLY - NOT VALID FOR SIFEN"),
+        "{}",
+        sandbox.subject
+    );
+    assert_eq!(
+        sandbox.not_before,
+        time::macros::datetime!(2024-01-01 00:00:00 UTC)
+    );
+    assert_eq!(
+        sandbox.not_after,
+        time::macros::datetime!(2054-01-01 00:00:00 UTC)
+    );
+    assert_eq!(sandbox.serial_hex, "1000");
+    assert!(check_certificate(&sandbox, "44444401-7", at).is_ok());
+    assert_eq!(
+        check_certificate(&sandbox, "80069563-1", at)
+            .unwrap_err()
+            .code(),
+        "CERTIFICATE_RUC_MISMATCH"
+    );
+    // 2023-12-31 22:00 in Asunción (UTC-3) is 2024-01-01 01:00 UTC: already valid; 20:59 is not.
+    assert!(check_certificate(&sandbox, "44444401-7", datetime!(2023-12-31 22:00:00)).is_ok());
+    assert_eq!(
+        check_certificate(&sandbox, "44444401-7", datetime!(2023-12-31 20:59:00))
+            .unwrap_err()
+            .code(),
+        "CERTIFICATE_NOT_YET_VALID"
+    );
+
+    let expired = certificate_info(&cert_der("expired.cert.pem")).unwrap();
+    assert_eq!(
+        check_certificate(&expired, "44444401-7", at)
+            .unwrap_err()
+            .code(),
+        "CERTIFICATE_EXPIRED"
+    );
+    let notyet = certificate_info(&cert_der("notyet.cert.pem")).unwrap();
+    assert_eq!(
+        check_certificate(&notyet, "44444401-7", at)
+            .unwrap_err()
+            .code(),
+        "CERTIFICATE_NOT_YET_VALID"
+    );
+
+    let person = certificate_info(&cert_der("person.cert.pem")).unwrap();
+    assert_eq!(person.ruc.as_deref(), Some("80069563-1"));
+    assert!(check_certificate(&person, "80069563-1", at).is_ok());
+    assert_eq!(
+        check_certificate(&person, "44444401-7", at)
+            .unwrap_err()
+            .code(),
+        "CERTIFICATE_RUC_MISMATCH"
+    );
+
+    let norucs = certificate_info(&cert_der("norucs.cert.pem")).unwrap();
+    assert_eq!(norucs.ruc, None);
+    assert_eq!(
+        check_certificate(&norucs, "44444401-7", at)
+            .unwrap_err()
+            .code(),
+        "CERTIFICATE_RUC_MISSING"
+    );
+    assert_eq!(
+        certificate_info(b"not a cert").unwrap_err().code(),
+        "CERTIFICATE_INVALID"
+    );
+    let json = serde_json::to_value(&sandbox).unwrap();
+    assert_eq!(json["not_after"], "2054-01-01T00:00:00Z");
+}
+
+#[test]
+fn verify_reports_problems_without_panicking() {
+    let code = |xml: &str| verify(xml, None).error.map(|f| f.code).unwrap_or_default();
+    let bomb = r#"<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><lolz>&lol2;</lolz>"#;
+    let report = verify(bomb, None);
+    assert!(!report.valid);
+    let err = report.error.unwrap();
+    assert_eq!(err.code, "MALFORMED_XML");
+    assert!(err.message.contains("DOCTYPE"), "{}", err.message);
+    assert_eq!(code(&sample_rde()), "SIGNATURE_MISSING");
+    assert_eq!(code("not xml <"), "MALFORMED_XML");
+    assert_eq!(code("<a><b></a>"), "MALFORMED_XML");
+    let signed = sign_element(&sample_rde(), ID, &sandbox_test_signer().unwrap())
+        .unwrap()
+        .xml;
+    assert_eq!(
+        code(&signed.replace("xml-exc-c14n#\"></Transform>", "bogus\"></Transform>")),
+        "UNSUPPORTED_ALGORITHM"
+    );
+    assert_eq!(
+        code(&signed.replace("rsa-sha256", "rsa-sha1")),
+        "UNSUPPORTED_ALGORITHM"
+    );
+    assert_eq!(
+        code(&signed.replace("<X509Certificate>", "<X509Certificate>!!")),
+        "SIGNATURE_MALFORMED"
+    );
+    assert_eq!(
+        code(&signed.replace("<X509Certificate>", "<X509Certificate>AAAA")),
+        "CERTIFICATE_INVALID"
+    );
+    assert_eq!(
+        code(&signed.replace(&format!("URI=\"#{ID}\""), "URI=\"#other\"")),
+        "ELEMENT_NOT_FOUND"
+    );
+    let expired_at = verify(&signed, Some(datetime!(2060-01-01 00:00:00)));
+    assert!(!expired_at.valid && expired_at.digest_ok && expired_at.signature_ok);
+    assert_eq!(expired_at.certificate_valid_at, Some(false));
+    assert_eq!(expired_at.error.unwrap().code, "CERTIFICATE_EXPIRED");
+    // Truncations of a signed document never panic.
+    for cut in (0..signed.len()).step_by(97) {
+        if signed.is_char_boundary(cut) {
+            let _ = verify(&signed[..cut], None);
+        }
+    }
+    let json = serde_json::to_string(&verify(&signed, None)).unwrap();
+    assert!(json.contains("\"valid\":true"));
+}
