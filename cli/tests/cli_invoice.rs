@@ -1,0 +1,105 @@
+//! Runs the built `kuatia` binary: validate, totals, issue (with the README's example), verify.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{run, TempDir};
+use serde_json::json;
+
+const AT: &str = "2025-03-10T10:11:00";
+
+fn example() -> String {
+    format!("{}/../examples/factura.json", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn validate_reports_every_finding_and_exit_codes() {
+    let (code, out, _) = run(&["validate", &example(), "--at", AT], None);
+    assert_eq!(code, 0);
+    assert_eq!(out, json!({"ok": true, "errors": []}));
+
+    let bad = json!({"tipo_documento": 1, "receptor": {"ruc": "80069563-2", "razon_social": "X"},
+        "items": [{"descripcion": "x", "cantidad": 0, "precio_unitario": 1, "iva": 12}]});
+    let (code, out, err) = run(&["validate", "-", "--at", AT], Some(bad.to_string().as_bytes()));
+    assert_eq!(code, 1);
+    assert_eq!(out["ok"], json!(false));
+    let paths: Vec<&str> = out["errors"].as_array().unwrap().iter().map(|e| e["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["receptor.razon_social", "receptor.ruc", "items[0].cantidad", "items[0].iva"]);
+    assert!(err.starts_with("kuatia: "));
+
+    let (code, out, err) = run(&["validate", "-"], Some(b"{\"tipo_documento\":"));
+    assert_eq!((code, out), (2, serde_json::Value::Null));
+    assert_eq!(err.lines().count(), 1);
+    let (code, _, _) = run(&["validate", "-"], Some(b"{\"tipo_documento\":\xff}"));
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn totals_prints_amounts_as_strings() {
+    let (code, out, _) = run(&["totals", &example()], None);
+    assert_eq!(code, 0);
+    let t = &out["totales"];
+    // 2 × 35 000 (10 %) + 3 × 21 000 (5 %) + 80 000 exento
+    assert_eq!(t["total_general"], json!("213000"));
+    assert_eq!(t["sub_10"], json!("70000"));
+    assert_eq!(t["iva_10"], json!("6364"));
+    assert_eq!(t["iva_5"], json!("3000"));
+    assert_eq!(t["sub_exenta"], json!("80000"));
+}
+
+#[test]
+fn issue_writes_a_signed_document_that_verifies() {
+    let dir = TempDir::new("issue");
+    let out_dir = dir.0.display().to_string();
+    let (code, out, err) = run(&["issue", &example(), "--out", &out_dir, "--at", AT], None);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out["status"], json!("signed"));
+    assert_eq!(out["numero"], json!("001-001-0000001"));
+    assert_eq!(out["test_only"], json!(true));
+    let cdc = out["cdc"].as_str().unwrap();
+    assert_eq!(cdc.len(), 44);
+    assert!(cdc.starts_with("0144444401700100100000012202503101"));
+    let xml_path = out["xml"].as_str().unwrap().to_string();
+    let xml = std::fs::read_to_string(&xml_path).unwrap();
+    assert!(xml.contains(&format!("<DE Id=\"{cdc}\">")));
+    assert!(xml.contains("<gCamFuFD><dCarQR>https://ekuatia.set.gov.py/consultas-test/qr?nVersion=150&amp;Id="));
+
+    // The sequence advances on the next document.
+    let (_, second, _) = run(&["issue", &example(), "--out", &out_dir, "--at", AT], None);
+    assert_eq!(second["numero"], json!("001-001-0000002"));
+
+    let (code, report, _) = run(&["verify", &xml_path], None);
+    assert_eq!(code, 0);
+    assert_eq!(report["valid"], json!(true));
+
+    let tampered = xml.replacen("Café molido", "Cafe molido", 1);
+    let bad = dir.0.join("tampered.xml");
+    std::fs::write(&bad, tampered).unwrap();
+    let (code, report, _) = run(&["verify", &bad.display().to_string()], None);
+    assert_eq!(code, 1);
+    assert_eq!(report["valid"], json!(false));
+}
+
+#[test]
+fn issue_refuses_invalid_requests_and_bad_keys() {
+    let dir = TempDir::new("bad");
+    let out_dir = dir.0.display().to_string();
+    let bad = json!({"tipo_documento": 1, "receptor": {"razon_social": "Cliente sin RUC"},
+        "items": [{"descripcion": "x", "cantidad": 1, "precio_unitario": 1, "iva": 10}]});
+    let (code, out, _) = run(&["issue", "-", "--out", &out_dir, "--at", AT], Some(bad.to_string().as_bytes()));
+    assert_eq!(code, 1);
+    assert_eq!(out["errors"][0]["path"], json!("receptor.documento_numero"));
+
+    let not_p12 = dir.0.join("not.p12");
+    std::fs::write(&not_p12, b"this is not a PKCS#12 file").unwrap();
+    let p12 = not_p12.display().to_string();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kuatia"))
+        .args(["issue", &example(), "--out", &out_dir, "--p12", &p12, "--password-env", "KUATIA_TEST_PW"])
+        .env("KUATIA_TEST_PW", "s3cret-password")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(all.contains("P12_INVALID"), "{all}");
+    assert!(!all.contains("s3cret-password"), "the password leaked: {all}");
+}
