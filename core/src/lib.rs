@@ -16,5 +16,6 @@ pub mod ruc;
 pub mod sign;
 pub mod totals;
 pub mod validate;
+pub mod xml;
 
 pub use error::{Finding, Findings};
