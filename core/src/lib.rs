@@ -10,6 +10,7 @@ pub mod error;
 pub mod fmt;
 pub mod geo;
 pub mod invoice;
+pub mod kude;
 pub mod profile;
 pub mod qr;
 pub mod ruc;
