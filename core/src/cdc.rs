@@ -267,10 +267,10 @@ impl Cdc {
         write_digits(&mut b[layout::PUNTO], fields.punto.into());
         write_digits(&mut b[layout::NUMERO], fields.numero);
         b[layout::TIPO_CONTRIBUYENTE] = b'0' + fields.tipo_contribuyente;
-        let d = fields.fecha;
-        // validate() bounded the year to 1..=9999, so the cast is lossless.
-        let ymd =
-            (d.year() as u32) * 10_000 + u32::from(u8::from(d.month())) * 100 + u32::from(d.day());
+        // One calendar conversion (month() and day() would each redo it); validate() bounded the
+        // year to 1..=9999, so the cast is lossless.
+        let (year, month, day) = fields.fecha.to_calendar_date();
+        let ymd = (year as u32) * 10_000 + u32::from(u8::from(month)) * 100 + u32::from(day);
         write_digits(&mut b[layout::FECHA], ymd);
         b[layout::TIPO_EMISION] = b'0' + fields.tipo_emision;
         write_digits(&mut b[layout::CODIGO_SEGURIDAD], fields.codigo_seguridad);

@@ -128,23 +128,36 @@ pub fn check_digit(body: &str) -> Result<u8, RucError> {
 /// Works right to left without allocating (a letter contributes two digits: units first, then tens).
 pub(crate) fn check_digit_bytes(bytes: &[u8]) -> Result<u8, usize> {
     // Weighted sum; u64 cannot overflow below ~10^17 characters, far beyond any addressable input.
-    let mut total: u64 = 0;
-    let mut weight: u64 = 2;
-    let mut add = |digit: u8| {
-        total = total.wrapping_add(u64::from(digit) * weight);
-        weight = if weight == 11 { 2 } else { weight + 1 };
-    };
-    for (idx, &b) in bytes.iter().enumerate().rev() {
-        match b {
-            b'0'..=b'9' => add(b - b'0'),
-            b'A'..=b'Z' | b'a'..=b'z' => {
-                let ascii = b.to_ascii_uppercase(); // 65..=90: always two decimal digits
-                add(ascii % 10);
-                add(ascii / 10);
+    let total = if bytes.iter().all(u8::is_ascii_digit) {
+        // Fast path (no letters): one weight per byte, so the cycle can be zipped in lockstep.
+        const WEIGHTS: [u64; 10] = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+        bytes
+            .iter()
+            .rev()
+            .zip(WEIGHTS.iter().cycle())
+            .fold(0u64, |acc, (&b, &w)| {
+                acc.wrapping_add(u64::from(b - b'0') * w)
+            })
+    } else {
+        let mut total: u64 = 0;
+        let mut weight: u64 = 2;
+        let mut add = |digit: u8| {
+            total = total.wrapping_add(u64::from(digit) * weight);
+            weight = if weight == 11 { 2 } else { weight + 1 };
+        };
+        for (idx, &b) in bytes.iter().enumerate().rev() {
+            match b {
+                b'0'..=b'9' => add(b - b'0'),
+                b'A'..=b'Z' | b'a'..=b'z' => {
+                    let ascii = b.to_ascii_uppercase(); // 65..=90: always two decimal digits
+                    add(ascii % 10);
+                    add(ascii / 10);
+                }
+                _ => return Err(idx),
             }
-            _ => return Err(idx),
         }
-    }
+        total
+    };
     let r = total % 11;
     // r ∈ 2..=10 gives 1..=9; the cast cannot truncate.
     Ok(if r > 1 { (11 - r) as u8 } else { 0 })
