@@ -14,12 +14,13 @@
 use crate::codes;
 use crate::de::*;
 use crate::error::{code, Finding};
-use crate::fmt::{date, datetime, parse_date, parse_datetime};
+use crate::fmt::{parse_date, parse_datetime};
 use quick_xml::events::Event;
 use quick_xml::name::ResolveResult;
 use quick_xml::NsReader;
 use rust_decimal::Decimal;
-use std::fmt::{Display, Write as _};
+use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::str::FromStr;
 use time::{Date, PrimitiveDateTime};
 
@@ -65,12 +66,12 @@ pub fn write(de: &DocumentoElectronico) -> String {
             .get(de.cdc.len().saturating_sub(1)..)
             .unwrap_or_default(),
     );
-    w.raw("dFecFirma", &datetime(de.fecha_firma));
+    w.datetime("dFecFirma", de.fecha_firma);
     w.raw("dSisFact", "1");
     w.operacion(&de.operacion);
     w.timbrado(&de.timbrado);
     w.open("gDatGralOpe");
-    w.raw("dFeEmiDE", &datetime(de.fecha_emision));
+    w.datetime("dFeEmiDE", de.fecha_emision);
     if let Some(c) = &de.operacion_comercial {
         w.operacion_comercial(c);
     }
@@ -129,6 +130,71 @@ fn escape(out: &mut String, s: &str, attr: bool) {
         last = i + 1;
     }
     out.push_str(s.get(last..).unwrap_or_default());
+}
+
+/// Appends the decimal digits of `n`.
+fn push_u64(out: &mut String, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut pos = buf.len();
+    loop {
+        pos -= 1;
+        if let Some(b) = buf.get_mut(pos) {
+            *b = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || pos == 0 {
+            break;
+        }
+    }
+    for &b in buf.get(pos..).unwrap_or_default() {
+        out.push(char::from(b));
+    }
+}
+
+/// Appends an amount as SIFEN writes it: plain digits, `.` separator, no trailing zeros, no exponent (the text of
+/// [`crate::fmt::dec`], without its temporary `String` and generic formatting, which dominated the writer's time).
+fn push_dec(out: &mut String, d: Decimal) {
+    let mut m = d.mantissa().unsigned_abs();
+    let mut scale = d.scale();
+    while scale > 0 && m.is_multiple_of(10) {
+        m /= 10;
+        scale -= 1;
+    }
+    if m == 0 {
+        out.push('0');
+        return;
+    }
+    if d.is_sign_negative() {
+        out.push('-');
+    }
+    // At most 29 digits (96-bit mantissa) and 28 decimals: "0." + 27 zeros + 1 digit still fits.
+    let mut digits = [0u8; 40];
+    let mut n = 0usize;
+    while m > 0 {
+        if let Some(b) = digits.get_mut(n) {
+            *b = b'0' + (m % 10) as u8;
+        }
+        m /= 10;
+        n += 1;
+    }
+    let scale = scale as usize;
+    let digit = |i: usize| char::from(digits.get(i).copied().unwrap_or(b'0'));
+    if n <= scale {
+        out.push_str("0.");
+        for _ in n..scale {
+            out.push('0');
+        }
+        for i in (0..n).rev() {
+            out.push(digit(i));
+        }
+    } else {
+        for i in (0..n).rev() {
+            out.push(digit(i));
+            if i == scale && scale > 0 {
+                out.push('.');
+            }
+        }
+    }
 }
 
 /// The element names of one address group (`gCamSal` / `gCamEnt`).
@@ -216,23 +282,24 @@ impl W {
         }
     }
 
-    /// A numeric leaf (codes, counts); formatting into the buffer allocates nothing.
-    fn num(&mut self, tag: &str, n: impl Display) {
+    /// A numeric leaf (codes, counts).
+    fn num(&mut self, tag: &str, n: impl Into<u64>) {
         self.open(tag);
-        let _ = write!(self.o, "{n}");
+        push_u64(&mut self.o, n.into());
         self.close(tag);
     }
 
-    fn opt_num(&mut self, tag: &str, n: Option<impl Display>) {
+    fn opt_num(&mut self, tag: &str, n: Option<impl Into<u64>>) {
         if let Some(n) = n {
             self.num(tag, n);
         }
     }
 
-    /// An amount without trailing zeros: the same text as [`crate::fmt::dec`] (`normalize` then `Display`),
-    /// written in place instead of through a temporary `String`.
+    /// An amount without trailing zeros, the text of [`crate::fmt::dec`] (tested equal), written in place.
     fn dec(&mut self, tag: &str, d: Decimal) {
-        self.num(tag, d.normalize());
+        self.open(tag);
+        push_dec(&mut self.o, d);
+        self.close(tag);
     }
 
     fn opt_dec(&mut self, tag: &str, d: Option<Decimal>) {
@@ -241,10 +308,40 @@ impl W {
         }
     }
 
+    /// A date leaf, the text of [`crate::fmt::date`] (tested equal).
+    fn date(&mut self, tag: &str, d: Date) {
+        self.open(tag);
+        let _ = write!(
+            self.o,
+            "{:04}-{:02}-{:02}",
+            d.year(),
+            u8::from(d.month()),
+            d.day()
+        );
+        self.close(tag);
+    }
+
     fn opt_date(&mut self, tag: &str, d: Option<Date>) {
         if let Some(d) = d {
-            self.raw(tag, &date(d));
+            self.date(tag, d);
         }
+    }
+
+    /// A date-time leaf, the text of [`crate::fmt::datetime`] (tested equal).
+    fn datetime(&mut self, tag: &str, dt: PrimitiveDateTime) {
+        self.open(tag);
+        let d = dt.date();
+        let _ = write!(
+            self.o,
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+            d.year(),
+            u8::from(d.month()),
+            d.day(),
+            dt.hour(),
+            dt.minute(),
+            dt.second()
+        );
+        self.close(tag);
     }
 
     /// A code and its description (`iXxx` + `dDesXxx`).
@@ -293,7 +390,7 @@ impl W {
         self.text("dPunExp", &t.punto);
         self.text("dNumDoc", &t.numero);
         self.opt_text("dSerieNum", t.serie.as_deref());
-        self.raw("dFeIniT", &date(t.fecha_inicio));
+        self.date("dFeIniT", t.fecha_inicio);
         self.close("gTimb");
     }
 
@@ -639,18 +736,39 @@ impl W {
 // Parser: a small element tree (SIFEN elements only), then typed extraction with paths.
 // ---------------------------------------------------------------------------------------------------------------
 
-/// One SIFEN element: local name, its own text, children (indices into [`Tree::nodes`]).
-struct Node {
-    name: Box<str>,
+/// No node (end of a sibling chain).
+const NONE: usize = usize::MAX;
+
+/// One SIFEN element: local name and text borrowed from the input where possible, links to its relatives
+/// (indices into [`Tree::nodes`]), so building the tree allocates little beyond the node vector.
+struct Node<'a> {
+    name: Cow<'a, str>,
     parent: usize,
-    text: String,
-    children: Vec<usize>,
+    first_child: usize,
+    last_child: usize,
+    next_sibling: usize,
+    text: Cow<'a, str>,
     /// The `Id` attribute (only `DE` has one).
     id: Option<String>,
 }
 
-struct Tree {
-    nodes: Vec<Node>,
+struct Tree<'a> {
+    nodes: Vec<Node<'a>>,
+}
+
+/// The children of one node, in document order.
+struct Kids<'t, 'a> {
+    t: &'t Tree<'a>,
+    next: usize,
+}
+
+impl Iterator for Kids<'_, '_> {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        let cur = self.next;
+        self.next = self.t.nodes.get(cur)?.next_sibling;
+        Some(cur)
+    }
 }
 
 /// Where an element's name lives.
@@ -702,31 +820,29 @@ fn resolve_ref(name: &str) -> Result<char, String> {
     }
 }
 
-impl Tree {
+impl<'a> Tree<'a> {
+    fn kids(&self, i: usize) -> Kids<'_, 'a> {
+        Kids {
+            t: self,
+            next: self.nodes.get(i).map_or(NONE, |n| n.first_child),
+        }
+    }
+
     /// XPath-like location of a node, e.g. `/rDE/DE/gDtipDE/gCamItem[2]/dCantProSer` (1-based like XPath).
     fn path(&self, i: usize) -> String {
         let mut parts = Vec::new();
         let mut cur = i;
         while let Some(n) = self.nodes.get(cur) {
             let mut part = n.name.to_string();
-            if cur != n.parent {
-                if let Some(p) = self.nodes.get(n.parent) {
-                    let same: Vec<usize> = p
-                        .children
-                        .iter()
-                        .copied()
-                        .filter(|&c| self.name(c) == &*n.name)
-                        .collect();
-                    if same.len() > 1 {
-                        let k = same.iter().position(|&c| c == cur).unwrap_or(0) + 1;
-                        part = format!("{part}[{k}]");
-                    }
+            if n.parent != NONE {
+                let mut same = self.kids(n.parent).filter(|&c| self.name(c) == n.name);
+                let all: Vec<usize> = same.by_ref().collect();
+                if all.len() > 1 {
+                    let k = all.iter().position(|&c| c == cur).unwrap_or(0) + 1;
+                    part = format!("{part}[{k}]");
                 }
             }
             parts.push(part);
-            if cur == n.parent {
-                break;
-            }
             cur = n.parent;
         }
         parts.reverse();
@@ -737,14 +853,14 @@ impl Tree {
         self.nodes.get(i).map_or("", |n| &n.name)
     }
 
-    fn build(xml: &str) -> Result<Tree, Finding> {
+    fn build(xml: &'a str) -> Result<Tree<'a>, Finding> {
         let mut reader = NsReader::from_str(xml);
         let mut nodes: Vec<Node> = Vec::with_capacity(256);
         // Open SIFEN elements; `skip` counts open foreign elements below the top one.
         let mut stack: Vec<usize> = Vec::with_capacity(16);
         let mut skip = 0usize;
         let mut root_done = false;
-        let here = |nodes: &Vec<Node>, stack: &Vec<usize>| -> String {
+        let here = |nodes: &Vec<Node<'a>>, stack: &Vec<usize>| -> String {
             let names: Vec<&str> = stack
                 .iter()
                 .filter_map(|&i| nodes.get(i).map(|n| &*n.name))
@@ -768,34 +884,22 @@ impl Tree {
                 Event::Start(_) | Event::Empty(_) if stack.len() + skip >= MAX_DEPTH => {
                     return Err(malformed(here(&nodes, &stack), format!("elements nested deeper than {MAX_DEPTH}")));
                 }
-                Event::Start(ref e) | Event::Empty(ref e) => {
-                    let empty = matches!(ev, Event::Empty(_));
-                    if skip > 0 {
-                        skip += usize::from(!empty);
-                        continue;
-                    }
+                // Inside a foreign element only the nesting matters.
+                Event::Start(_) if skip > 0 => skip += 1,
+                Event::Empty(_) if skip > 0 => {}
+                ev @ (Event::Start(_) | Event::Empty(_)) => {
+                    let (empty, e) = match ev {
+                        Event::Start(e) => (false, e),
+                        Event::Empty(e) => (true, e),
+                        _ => continue,
+                    };
                     let ns = ns.map_err(|m| malformed(here(&nodes, &stack), m))?;
-                    let local = std::str::from_utf8(e.local_name().into_inner())
-                        .map_err(|_| malformed(here(&nodes, &stack), "element name is not UTF-8"))?;
-                    if stack.is_empty() {
-                        if root_done {
-                            return Err(malformed("", "more than one root element"));
-                        }
-                        if local != "rDE" || ns != Ns::Sifen {
-                            return Err(malformed(
-                                format!("/{local}"),
-                                format!("the root element must be rDE in namespace {NAMESPACE}, found {local}"),
-                            ));
-                        }
-                    }
-                    if ns == Ns::Foreign {
-                        skip = usize::from(!empty);
-                        continue;
-                    }
-                    let id = if local == "DE" {
-                        let mut id = None;
+                    let mut id = None;
+                    if e.local_name().as_ref() == b"DE" {
                         for a in e.attributes() {
-                            let a = a.map_err(|err| malformed(here(&nodes, &stack), format!("bad attribute: {err}")))?;
+                            let a = a.map_err(|err| {
+                                malformed(here(&nodes, &stack), format!("bad attribute: {err}"))
+                            })?;
                             if a.key.as_ref() == b"Id" {
                                 let v = a
                                     .decode_and_unescape_value(reader.decoder())
@@ -803,17 +907,51 @@ impl Tree {
                                 id = Some(v.into_owned());
                             }
                         }
-                        id
-                    } else {
-                        None
+                    }
+                    // Borrow the local name from the input (events of a `from_str` reader point into it).
+                    let local = e.local_name();
+                    let name: Cow<'a, str> = match sub_of(xml, local.as_ref()) {
+                        Some(n) => Cow::Borrowed(n),
+                        None => Cow::Owned(String::from_utf8_lossy(local.as_ref()).into_owned()),
                     };
-                    let idx = nodes.len();
-                    let parent = stack.last().copied().unwrap_or(idx);
-                    nodes.push(Node { name: local.into(), parent, text: String::new(), children: Vec::new(), id });
-                    if parent != idx {
-                        if let Some(p) = nodes.get_mut(parent) {
-                            p.children.push(idx);
+                    if name.is_empty() {
+                        return Err(malformed(here(&nodes, &stack), "element name is not UTF-8"));
+                    }
+                    if stack.is_empty() {
+                        if root_done {
+                            return Err(malformed("", "more than one root element"));
                         }
+                        if name != "rDE" || ns != Ns::Sifen {
+                            return Err(malformed(
+                                format!("/{name}"),
+                                format!("the root element must be rDE in namespace {NAMESPACE}, found {name}"),
+                            ));
+                        }
+                    }
+                    if ns == Ns::Foreign {
+                        skip = usize::from(!empty);
+                        continue;
+                    }
+                    let idx = nodes.len();
+                    let parent = stack.last().copied().unwrap_or(NONE);
+                    nodes.push(Node {
+                        name,
+                        parent,
+                        first_child: NONE,
+                        last_child: NONE,
+                        next_sibling: NONE,
+                        text: Cow::Borrowed(""),
+                        id,
+                    });
+                    let prev = nodes.get(parent).map_or(NONE, |p| p.last_child);
+                    if let Some(p) = nodes.get_mut(prev) {
+                        p.next_sibling = idx;
+                    }
+                    if let Some(p) = nodes.get_mut(parent) {
+                        if p.first_child == NONE {
+                            p.first_child = idx;
+                        }
+                        p.last_child = idx;
                     }
                     if empty {
                         root_done |= stack.is_empty();
@@ -833,18 +971,18 @@ impl Tree {
                     let s = t
                         .xml10_content()
                         .map_err(|e| malformed(here(&nodes, &stack), format!("text is not UTF-8: {e}")))?;
-                    push_text(&mut nodes, &stack, skip, &s)?;
+                    push_text(&mut nodes, &stack, skip, s)?;
                 }
                 Event::CData(t) => {
                     let s = t
                         .xml10_content()
                         .map_err(|e| malformed(here(&nodes, &stack), format!("CDATA is not UTF-8: {e}")))?;
-                    push_text(&mut nodes, &stack, skip, &s)?;
+                    push_text(&mut nodes, &stack, skip, s)?;
                 }
                 Event::GeneralRef(r) => {
                     let name = r.decode().map_err(|e| malformed(here(&nodes, &stack), e.to_string()))?;
                     let c = resolve_ref(&name).map_err(|m| malformed(here(&nodes, &stack), m))?;
-                    push_text(&mut nodes, &stack, skip, c.encode_utf8(&mut [0u8; 4]))?;
+                    push_text(&mut nodes, &stack, skip, Cow::Owned(c.to_string()))?;
                 }
                 Event::DocType(_) => {
                     return Err(malformed(
@@ -867,13 +1005,28 @@ impl Tree {
     }
 }
 
-/// Adds text to the open SIFEN element; outside the root only whitespace may appear.
-fn push_text(nodes: &mut [Node], stack: &[usize], skip: usize, s: &str) -> Result<(), Finding> {
+/// `part` as a slice of `whole`, when it lies inside it (checked by address and by content); else `None`.
+fn sub_of<'a>(whole: &'a str, part: &[u8]) -> Option<&'a str> {
+    let off = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
+    whole
+        .get(off..off.checked_add(part.len())?)
+        .filter(|s| s.as_bytes() == part)
+}
+
+/// Adds text to the open SIFEN element (borrowing it when it is the first piece); outside the root only
+/// whitespace may appear.
+fn push_text<'a>(
+    nodes: &mut [Node<'a>],
+    stack: &[usize],
+    skip: usize,
+    s: Cow<'a, str>,
+) -> Result<(), Finding> {
     if skip > 0 {
         return Ok(());
     }
     match stack.last().and_then(|&i| nodes.get_mut(i)) {
-        Some(n) => n.text.push_str(s),
+        Some(n) if n.text.is_empty() => n.text = s,
+        Some(n) => n.text.to_mut().push_str(&s),
         None if s.trim().is_empty() => {}
         None => return Err(malformed("", "text outside the root element")),
     }
@@ -881,28 +1034,21 @@ fn push_text(nodes: &mut [Node], stack: &[usize], skip: usize, s: &str) -> Resul
 }
 
 /// Typed reads from the tree; every error carries the path of the element concerned.
-struct P<'t> {
-    t: &'t Tree,
+struct P<'t, 'a> {
+    t: &'t Tree<'a>,
 }
 
-impl<'t> P<'t> {
-    fn node(&self, i: usize) -> Option<&'t Node> {
+impl<'t, 'a> P<'t, 'a> {
+    fn node(&self, i: usize) -> Option<&'t Node<'a>> {
         self.t.nodes.get(i)
     }
 
     fn opt(&self, i: usize, name: &str) -> Option<usize> {
-        self.node(i)?
-            .children
-            .iter()
-            .copied()
-            .find(|&c| self.t.name(c) == name)
+        self.t.kids(i).find(|&c| self.t.name(c) == name)
     }
 
-    fn all<'a>(&'a self, i: usize, name: &'a str) -> impl Iterator<Item = usize> + 'a {
-        let kids: &'t [usize] = self.node(i).map_or(&[], |n| &n.children);
-        kids.iter()
-            .copied()
-            .filter(move |&c| self.t.name(c) == name)
+    fn all<'s>(&'s self, i: usize, name: &'s str) -> impl Iterator<Item = usize> + 's {
+        self.t.kids(i).filter(move |&c| self.t.name(c) == name)
     }
 
     fn req(&self, i: usize, name: &str) -> Result<usize, Finding> {
@@ -917,13 +1063,13 @@ impl<'t> P<'t> {
     /// Text of an optional leaf; an empty element counts as absent.
     fn os(&self, i: usize, name: &str) -> Option<String> {
         let n = self.node(self.opt(i, name)?)?;
-        (!n.text.is_empty()).then(|| n.text.clone())
+        (!n.text.is_empty()).then(|| n.text.to_string())
     }
 
     fn s(&self, i: usize, name: &str) -> Result<String, Finding> {
         let c = self.req(i, name)?;
         match self.node(c) {
-            Some(n) if !n.text.is_empty() => Ok(n.text.clone()),
+            Some(n) if !n.text.is_empty() => Ok(n.text.to_string()),
             _ => Err(malformed(
                 self.t.path(c),
                 format!("required element {name} is empty"),
@@ -1053,8 +1199,8 @@ pub fn parse_bytes(bytes: &[u8]) -> Result<DocumentoElectronico, Finding> {
     parse(text)
 }
 
-fn read_document(p: &P<'_>) -> Result<DocumentoElectronico, Finding> {
-    let root = 0;
+fn read_document(p: &P<'_, '_>) -> Result<DocumentoElectronico, Finding> {
+    let root = 0; // the root is always the first node
     let ver = p.s(root, "dVerFor")?;
     if ver.trim() != "150" {
         let c = p.req(root, "dVerFor")?;
@@ -1191,7 +1337,7 @@ fn read_document(p: &P<'_>) -> Result<DocumentoElectronico, Finding> {
     })
 }
 
-fn read_emisor(p: &P<'_>, e: usize) -> Result<EmisorDoc, Finding> {
+fn read_emisor(p: &P<'_, '_>, e: usize) -> Result<EmisorDoc, Finding> {
     let actividades = p
         .all(e, "gActEco")
         .map(|a| {
@@ -1228,7 +1374,7 @@ fn read_emisor(p: &P<'_>, e: usize) -> Result<EmisorDoc, Finding> {
     })
 }
 
-fn read_receptor(p: &P<'_>, r: usize) -> Result<ReceptorDoc, Finding> {
+fn read_receptor(p: &P<'_, '_>, r: usize) -> Result<ReceptorDoc, Finding> {
     Ok(ReceptorDoc {
         naturaleza: p.n(r, "iNatRec")?,
         tipo_operacion: p.n(r, "iTiOpe")?,
@@ -1253,7 +1399,7 @@ fn read_receptor(p: &P<'_>, r: usize) -> Result<ReceptorDoc, Finding> {
     })
 }
 
-fn read_autofactura(p: &P<'_>, a: usize) -> Result<CamposAutofactura, Finding> {
+fn read_autofactura(p: &P<'_, '_>, a: usize) -> Result<CamposAutofactura, Finding> {
     Ok(CamposAutofactura {
         naturaleza: p.coded(a, "iNatVen", "dDesNatVen")?,
         tipo_documento: p.coded(a, "iTipIDVen", "dDTipIDVen")?,
@@ -1271,7 +1417,7 @@ fn read_autofactura(p: &P<'_>, a: usize) -> Result<CamposAutofactura, Finding> {
     })
 }
 
-fn read_condicion(p: &P<'_>, c: usize) -> Result<Condicion, Finding> {
+fn read_condicion(p: &P<'_, '_>, c: usize) -> Result<Condicion, Finding> {
     let pagos = p
         .all(c, "gPaConEIni")
         .map(|g| {
@@ -1329,7 +1475,7 @@ fn read_condicion(p: &P<'_>, c: usize) -> Result<Condicion, Finding> {
     })
 }
 
-fn read_item(p: &P<'_>, i: usize) -> Result<ItemDoc, Finding> {
+fn read_item(p: &P<'_, '_>, i: usize) -> Result<ItemDoc, Finding> {
     let valor = match p.opt(i, "gValorItem") {
         Some(v) => {
             let r = p.req(v, "gValorRestaItem")?;
@@ -1373,7 +1519,7 @@ fn read_item(p: &P<'_>, i: usize) -> Result<ItemDoc, Finding> {
     })
 }
 
-fn read_lugar(p: &P<'_>, t: &LugarTags, l: usize) -> Result<Lugar, Finding> {
+fn read_lugar(p: &P<'_, '_>, t: &LugarTags, l: usize) -> Result<Lugar, Finding> {
     Ok(Lugar {
         direccion: p.s(l, t.dir)?,
         numero_casa: p.n(l, t.num)?,
@@ -1386,7 +1532,7 @@ fn read_lugar(p: &P<'_>, t: &LugarTags, l: usize) -> Result<Lugar, Finding> {
     })
 }
 
-fn read_transporte(p: &P<'_>, t: usize) -> Result<Transporte, Finding> {
+fn read_transporte(p: &P<'_, '_>, t: usize) -> Result<Transporte, Finding> {
     Ok(Transporte {
         tipo: p.ocoded(t, "iTipTrans", "dDesTipTrans")?,
         modalidad: p.coded(t, "iModTrans", "dDesModTrans")?,
@@ -1438,7 +1584,7 @@ fn read_transporte(p: &P<'_>, t: usize) -> Result<Transporte, Finding> {
     })
 }
 
-fn read_totales(p: &P<'_>, t: usize) -> Result<Totales, Finding> {
+fn read_totales(p: &P<'_, '_>, t: usize) -> Result<Totales, Finding> {
     Ok(Totales {
         sub_exenta: p.od(t, "dSubExe")?,
         sub_exonerada: p.od(t, "dSubExo")?,
@@ -1466,7 +1612,7 @@ fn read_totales(p: &P<'_>, t: usize) -> Result<Totales, Finding> {
     })
 }
 
-fn read_asociado(p: &P<'_>, a: usize) -> Result<DocumentoAsociado, Finding> {
+fn read_asociado(p: &P<'_, '_>, a: usize) -> Result<DocumentoAsociado, Finding> {
     Ok(DocumentoAsociado {
         tipo: p.coded(a, "iTipDocAso", "dDesTipDocAso")?,
         cdc: p.os(a, "dCdCDERef"),
@@ -1549,7 +1695,7 @@ mod tests {
 
     #[test]
     fn amounts_print_like_fmt_dec() {
-        for s in [
+        let mut cases: Vec<Decimal> = [
             "0",
             "0.00",
             "100000.00000000",
@@ -1558,12 +1704,52 @@ mod tests {
             "1351906.59",
             "-0.0",
             "7300.5",
-        ] {
-            let d = Decimal::from_str_exact(s).unwrap();
+            "-12.340",
+            "79228162514337593543950335",
+            "-79228162514337593543950335",
+            "0.0000000000000000000000000001",
+            "7922816251426433759354395033.5",
+            "10",
+            "1000.0001",
+            "0.1",
+        ]
+        .iter()
+        .map(|s| Decimal::from_str_exact(s).unwrap())
+        .collect();
+        // A deterministic spread of mantissas (with and without trailing zeros) and scales.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let m = i128::from(x >> (x % 60)) * [1, -1, 100, 1000][(x % 4) as usize];
+            cases.push(Decimal::from_i128_with_scale(m, (x % 29) as u32));
+        }
+        for d in cases {
             let mut w = W { o: String::new() };
             w.dec("x", d);
-            assert_eq!(w.o, format!("<x>{}</x>", crate::fmt::dec(d)), "{s}");
+            assert_eq!(w.o, format!("<x>{}</x>", crate::fmt::dec(d)), "{d:?}");
         }
+        let mut w = W { o: String::new() };
+        for n in [0u64, 7, 10, 99, 1234, u64::MAX] {
+            w.o.clear();
+            w.num("n", n);
+            assert_eq!(w.o, format!("<n>{n}</n>"));
+        }
+    }
+
+    #[test]
+    fn dates_print_like_fmt() {
+        let mut w = W { o: String::new() };
+        let dt = time::macros::datetime!(2025-03-09 07:05:01);
+        w.datetime("a", dt);
+        w.date("b", dt.date());
+        let expected = format!(
+            "<a>{}</a><b>{}</b>",
+            crate::fmt::datetime(dt),
+            crate::fmt::date(dt.date())
+        );
+        assert_eq!(w.o, expected);
     }
 
     #[test]
