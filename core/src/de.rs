@@ -99,8 +99,8 @@ impl TryFrom<u8> for TipoDocumento {
 /// A code with its description, as SIFEN pairs them (`iXxx` + `dDesXxx`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Coded {
-    /// The numeric code.
-    pub codigo: u16,
+    /// The numeric code (city codes reach 99 999, hence `u32`).
+    pub codigo: u32,
     /// The description literal (exact XSD literal, or free text where the XSD allows it).
     pub descripcion: String,
 }

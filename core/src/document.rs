@@ -41,7 +41,7 @@ pub fn tipo_asociado(d: &DocumentoAsociadoReq) -> u8 {
     })
 }
 
-fn coded(codigo: impl Into<u16>, descripcion: &str) -> Coded {
+fn coded(codigo: impl Into<u32>, descripcion: &str) -> Coded {
     Coded { codigo: codigo.into(), descripcion: descripcion.to_string() }
 }
 
@@ -57,7 +57,7 @@ fn location(path: &str, dep: u8, dist: Option<u16>, ciudad: u32) -> Result<(Code
         None => None,
     };
     let c = geo::ciudad(ciudad).ok_or_else(|| bad(path, "unknown city"))?;
-    Ok((coded(dep, d), di, coded(u16::try_from(ciudad).unwrap_or(u16::MAX), c.descripcion())))
+    Ok((coded(dep, d), di, coded(ciudad, c.descripcion())))
 }
 
 fn lugar(path: &str, d: &Direccion) -> Result<Lugar, Findings> {
