@@ -32,9 +32,17 @@ fn benches(c: &mut Criterion) {
     c.bench_function("sign_element", |b| {
         b.iter(|| sign_element(black_box(&xml), id, &signer).unwrap())
     });
+    // The non-RSA part of signing: C14N, SHA-256, base64, SignedInfo and output assembly.
+    let fake = FixedSigner(signer.certificate_der().to_vec());
+    c.bench_function("sign_element_without_rsa", |b| {
+        b.iter(|| sign_element(black_box(&xml), id, &fake).unwrap())
+    });
     let signed = sign_element(&xml, id, &signer).unwrap();
     c.bench_function("verify", |b| {
         b.iter(|| verify(black_box(&signed.xml), None))
+    });
+    c.bench_function("quick_xml_parse_only", |b| {
+        b.iter(|| parse_only(black_box(&xml)))
     });
     c.bench_function("c14n_de", |b| {
         b.iter(|| {
@@ -46,6 +54,30 @@ fn benches(c: &mut Criterion) {
             .unwrap()
         })
     });
+}
+
+/// A signer that returns a constant, to time everything but the RSA operation.
+struct FixedSigner(Vec<u8>);
+
+impl Signer for FixedSigner {
+    fn certificate_der(&self) -> &[u8] {
+        &self.0
+    }
+    fn sign_rsa_sha256(&self, _data: &[u8]) -> Result<Vec<u8>, kuatia_core::sign::SignError> {
+        Ok(vec![0x5a; 256])
+    }
+}
+
+fn parse_only(xml: &str) -> usize {
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut n = 0;
+    while !matches!(
+        reader.read_event(),
+        Ok(quick_xml::events::Event::Eof) | Err(_)
+    ) {
+        n += 1;
+    }
+    n
 }
 
 criterion_group!(sign, benches);

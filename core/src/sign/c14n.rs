@@ -189,18 +189,15 @@ pub(crate) fn canonicalize_subtree(
             Event::End(e) => st.end(e.name().as_ref(), after)?,
             Event::Text(t) => {
                 if st.in_output() {
-                    let raw = std::str::from_utf8(&t)
-                        .map_err(|_| C14nError::malformed("text is not UTF-8"))?;
-                    escape_text(&normalize_newlines(raw), &mut st.out);
+                    // The input is a &str, so the bytes are UTF-8 already.
+                    escape_text_bytes(&normalize_newlines_bytes(&t), &mut st.out);
                 } else if st.depth == 0 && !raw_is_blank(&t) {
                     return Err(C14nError::malformed("text outside the root element"));
                 }
             }
             Event::CData(t) => {
                 if st.in_output() {
-                    let raw = std::str::from_utf8(&t)
-                        .map_err(|_| C14nError::malformed("CDATA is not UTF-8"))?;
-                    escape_text(&normalize_newlines(raw), &mut st.out);
+                    escape_text_bytes(&normalize_newlines_bytes(&t), &mut st.out);
                 }
             }
             Event::GeneralRef(r) => {
@@ -274,6 +271,40 @@ fn raw_is_blank(t: &[u8]) -> bool {
     t.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
 }
 
+/// Adds a declaration of `prefix` to `decls` if its in-scope URI differs from what output ancestors
+/// rendered; `must_bind` makes an undeclared prefix an error (it is used by the element or an attribute).
+fn consider_ns(
+    ns: &[(String, String)],
+    rendered: &[(String, String)],
+    decls: &mut Vec<(String, String)>,
+    prefix: &str,
+    must_bind: bool,
+) -> Result<(), C14nError> {
+    if prefix == "xml" || decls.iter().any(|(p, _)| p == prefix) {
+        return Ok(());
+    }
+    let in_scope = lookup(ns, prefix);
+    let render = if prefix.is_empty() {
+        // xmlns="" only cancels a non-empty default rendered by an output ancestor.
+        let uri = in_scope.unwrap_or("");
+        (uri != lookup(rendered, "").unwrap_or("")).then_some(uri)
+    } else {
+        match in_scope {
+            None if must_bind => {
+                return Err(C14nError::malformed(format!(
+                    "namespace prefix {prefix} is not declared"
+                )));
+            }
+            None => None,
+            Some(uri) => (lookup(rendered, prefix) != Some(uri)).then_some(uri),
+        }
+    };
+    if let Some(uri) = render {
+        decls.push((prefix.to_string(), uri.to_string()));
+    }
+    Ok(())
+}
+
 /// Nearest binding of `prefix` in a scoped stack.
 fn lookup<'s>(stack: &'s [(String, String)], prefix: &str) -> Option<&'s str> {
     stack
@@ -315,14 +346,6 @@ struct State<'m, 't> {
 impl State<'_, '_> {
     fn in_output(&self) -> bool {
         self.apex_depth.is_some() && !self.done && self.skip_depth.is_none()
-    }
-
-    fn lookup_ns(&self, prefix: &str) -> Option<&str> {
-        lookup(&self.ns, prefix)
-    }
-
-    fn lookup_rendered(&self, prefix: &str) -> Option<&str> {
-        lookup(&self.rendered, prefix)
     }
 
     fn start(
@@ -405,58 +428,28 @@ impl State<'_, '_> {
         self.rendered_marks.push(self.rendered.len());
         let is_apex = self.apex_depth == Some(self.depth);
 
-        // Namespace declarations to render.
+        // Namespace declarations to render (no allocation in the common no-change case).
         self.decls.clear();
-        let mut candidates: Vec<(String, bool)> = Vec::new(); // (prefix, must be bound)
+        let (ns, rendered, decls) = (&self.ns, &self.rendered, &mut self.decls);
+        consider_ns(ns, rendered, decls, el_prefix, true)?;
         match self.method {
             Method::Exclusive {
                 inclusive_prefixes, ..
             } => {
-                candidates.push((el_prefix.to_string(), true));
                 for a in &self.attrs {
                     if let Some((p, _)) = a.qname.split_once(':') {
-                        if p != "xml" {
-                            candidates.push((p.to_string(), true));
-                        }
+                        consider_ns(ns, rendered, decls, p, true)?;
                     }
                 }
                 for p in inclusive_prefixes {
                     let p = if p == "#default" { "" } else { p.as_str() };
-                    candidates.push((p.to_string(), false));
+                    consider_ns(ns, rendered, decls, p, false)?;
                 }
             }
             Method::Inclusive { .. } => {
-                candidates.push((el_prefix.to_string(), true));
-                for (p, _) in &self.ns {
-                    candidates.push((p.clone(), false));
+                for (p, _) in ns {
+                    consider_ns(ns, rendered, decls, p, false)?;
                 }
-            }
-        }
-        for (prefix, must_bind) in candidates {
-            if prefix == "xml" || self.decls.iter().any(|(p, _)| *p == prefix) {
-                continue;
-            }
-            let in_scope = self.lookup_ns(&prefix);
-            let render = if prefix.is_empty() {
-                // xmlns="" only cancels a non-empty default rendered by an output ancestor.
-                let uri = in_scope.unwrap_or("");
-                let shown = self.lookup_rendered("").unwrap_or("");
-                (uri != shown).then(|| uri.to_string())
-            } else {
-                match in_scope {
-                    None if must_bind => {
-                        return Err(C14nError::malformed(format!(
-                            "namespace prefix {prefix} is not declared"
-                        )));
-                    }
-                    None => None,
-                    Some(uri) => {
-                        (self.lookup_rendered(&prefix) != Some(uri)).then(|| uri.to_string())
-                    }
-                }
-            };
-            if let Some(uri) = render {
-                self.decls.push((prefix, uri));
             }
         }
         self.decls.sort_by(|a, b| a.0.cmp(&b.0));
@@ -626,26 +619,31 @@ fn attr_value<'a>(raw: &'a [u8]) -> Result<Cow<'a, str>, C14nError> {
 }
 
 /// XML end-of-line handling: `\r\n` and lone `\r` become `\n`.
-fn normalize_newlines(s: &str) -> Cow<'_, str> {
-    if !s.contains('\r') {
-        return Cow::Borrowed(s);
-    }
-    Cow::Owned(s.replace("\r\n", "\n").replace('\r', "\n"))
-}
-
 fn normalize_newlines_bytes(b: &[u8]) -> Cow<'_, [u8]> {
-    match std::str::from_utf8(b) {
-        Ok(s) => match normalize_newlines(s) {
-            Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
-            Cow::Owned(s) => Cow::Owned(s.into_bytes()),
-        },
-        Err(_) => Cow::Borrowed(b),
+    if !b.contains(&b'\r') {
+        return Cow::Borrowed(b);
     }
+    let mut out = Vec::with_capacity(b.len());
+    let mut iter = b.iter().peekable();
+    while let Some(&c) = iter.next() {
+        if c == b'\r' {
+            out.push(b'\n');
+            if iter.peek() == Some(&&b'\n') {
+                iter.next();
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// Escapes character content per C14N: `&`, `<`, `>` and carriage return.
 pub(crate) fn escape_text(s: &str, out: &mut Vec<u8>) {
-    let bytes = s.as_bytes();
+    escape_text_bytes(s.as_bytes(), out);
+}
+
+fn escape_text_bytes(bytes: &[u8], out: &mut Vec<u8>) {
     let mut last = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let rep: &[u8] = match b {
