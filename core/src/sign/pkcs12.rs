@@ -344,7 +344,7 @@ fn pkcs12_kdf(
         src.iter().cycle().take(n).copied().collect()
     };
     let mut i = Zeroizing::new(fill(salt));
-    i.extend_from_slice(&fill(password));
+    i.extend_from_slice(&Zeroizing::new(fill(password)));
     let d = vec![id; v];
     let mut out = Zeroizing::new(Vec::with_capacity(len + u));
     while out.len() < len {
@@ -360,7 +360,7 @@ fn pkcs12_kdf(
             break;
         }
         // I_j = (I_j + B + 1) mod 2^(8v), where B is A repeated to v bytes.
-        let b: Vec<u8> = a.iter().cycle().take(v).copied().collect();
+        let b: Zeroizing<Vec<u8>> = Zeroizing::new(a.iter().cycle().take(v).copied().collect());
         for chunk in i.chunks_mut(v) {
             let mut carry: u16 = 1;
             for (x, y) in chunk.iter_mut().rev().zip(b.iter().rev()) {

@@ -52,7 +52,6 @@ impl SoftwareSigner {
     pub fn from_pem(key_pem: &str, cert_pem: &str) -> Result<Self, SignError> {
         let (label, der) =
             pem_block(key_pem).ok_or_else(|| SignError::KeyInvalid("no PEM block".into()))?;
-        let der = Zeroizing::new(der);
         let key = match label.as_str() {
             "PRIVATE KEY" => rsa_from_pkcs8(&der)?,
             "RSA PRIVATE KEY" => RsaKeyPair::from_der(&der).map_err(|_| too_weak_or_bad())?,
@@ -80,7 +79,7 @@ impl SoftwareSigner {
         if cert_public_key(&cert)? != key.public_key().as_ref() {
             return Err(SignError::KeyCertMismatch);
         }
-        Self::new(key, cert)
+        Self::new(key, cert.to_vec())
     }
 
     fn new(key: RsaKeyPair, cert_der: Vec<u8>) -> Result<Self, SignError> {
@@ -158,20 +157,21 @@ fn cert_public_key(cert_der: &[u8]) -> Result<Vec<u8>, SignError> {
     Ok(spki.subject_public_key.data.to_vec())
 }
 
-/// First PEM block: its label and decoded bytes.
-fn pem_block(pem: &str) -> Option<(String, Vec<u8>)> {
+/// First PEM block: its label and decoded bytes (wiped on drop: this may be a private key).
+fn pem_block(pem: &str) -> Option<(String, Zeroizing<Vec<u8>>)> {
     let start = pem.find("-----BEGIN ")?;
     let rest = pem.get(start + 11..)?;
     let label_end = rest.find("-----")?;
     let label = rest.get(..label_end)?.to_string();
     let body = rest.get(label_end + 5..)?;
     let end = body.find(&format!("-----END {label}-----"))?;
-    let b64: String = body
-        .get(..end)?
-        .chars()
-        .filter(|c| !c.is_ascii_whitespace())
-        .collect();
-    let der = B64.decode(b64.as_bytes()).ok()?;
+    let b64: Zeroizing<String> = Zeroizing::new(
+        body.get(..end)?
+            .chars()
+            .filter(|c| !c.is_ascii_whitespace())
+            .collect(),
+    );
+    let der = Zeroizing::new(B64.decode(b64.as_bytes()).ok()?);
     Some((label, der))
 }
 
