@@ -27,19 +27,31 @@ const PARAGUAY: Result<UtcOffset, time::error::ComponentRange> = UtcOffset::from
 pub fn paraguay_now() -> PrimitiveDateTime {
     let now = OffsetDateTime::now_utc();
     let local = PARAGUAY.map(|o| now.to_offset(o)).unwrap_or(now);
-    PrimitiveDateTime::new(local.date(), local.time().replace_nanosecond(0).unwrap_or(local.time()))
+    PrimitiveDateTime::new(
+        local.date(),
+        local.time().replace_nanosecond(0).unwrap_or(local.time()),
+    )
 }
 
 /// Resolves `--at` (local `YYYY-MM-DDThh:mm:ss`, or RFC 3339 converted to Paraguay time) or the clock.
 pub fn at_arg(arg: &Option<String>) -> Result<PrimitiveDateTime, Outcome> {
-    let Some(s) = arg else { return Ok(paraguay_now()) };
+    let Some(s) = arg else {
+        return Ok(paraguay_now());
+    };
     if let Ok(local) = kuatia_core::fmt::parse_datetime(s) {
         return Ok(local);
     }
-    let parsed = OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339)
-        .map_err(|_| Outcome::unreadable(format!("--at: '{s}' is neither YYYY-MM-DDThh:mm:ss nor RFC 3339")))?;
+    let parsed =
+        OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339).map_err(|_| {
+            Outcome::unreadable(format!(
+                "--at: '{s}' is neither YYYY-MM-DDThh:mm:ss nor RFC 3339"
+            ))
+        })?;
     let local = PARAGUAY.map(|o| parsed.to_offset(o)).unwrap_or(parsed);
-    Ok(PrimitiveDateTime::new(local.date(), local.time().replace_nanosecond(0).unwrap_or(local.time())))
+    Ok(PrimitiveDateTime::new(
+        local.date(),
+        local.time().replace_nanosecond(0).unwrap_or(local.time()),
+    ))
 }
 
 /// Loads `--profile` or the built-in sandbox profile.
@@ -48,16 +60,21 @@ pub fn profile(arg: &Option<String>) -> Result<Emisor, Outcome> {
         None => Ok(Emisor::sandbox()),
         Some(path) => {
             let text = read_input(path)?;
-            Emisor::from_json(&text).map_err(|f| Outcome::unreadable(format!("{path}: invalid profile: {f}")))
+            Emisor::from_json(&text)
+                .map_err(|f| Outcome::unreadable(format!("{path}: invalid profile: {f}")))
         }
     }
 }
 
 /// Reads the request text; malformed JSON is "unreadable" (exit 2), shape problems are findings (exit 1).
-fn request(input: &str) -> Result<Result<kuatia_core::invoice::FacturaRequest, kuatia_core::Finding>, Outcome> {
+fn request(
+    input: &str,
+) -> Result<Result<kuatia_core::invoice::FacturaRequest, kuatia_core::Finding>, Outcome> {
     let text = read_input(input)?;
     match kuatia_core::invoice::parse_request(&text) {
-        Err(f) if f.code == code::MALFORMED_JSON => Err(Outcome::unreadable(format!("{input}: {f}"))),
+        Err(f) if f.code == code::MALFORMED_JSON => {
+            Err(Outcome::unreadable(format!("{input}: {f}")))
+        }
         other => Ok(other),
     }
 }

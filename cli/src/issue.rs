@@ -65,15 +65,27 @@ impl Numbering for FileNumbering {
             .ok()
             .and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or_default();
-        let k = format!("{}-{}-{}-{}", key.timbrado, key.establecimiento, key.punto, key.tipo_documento);
+        let k = format!(
+            "{}-{}-{}-{}",
+            key.timbrado, key.establecimiento, key.punto, key.tipo_documento
+        );
         let n = map.get(&k).copied().unwrap_or(1);
         if n > 9_999_999 {
-            return Err(Finding::new(code::OUT_OF_RANGE, "numero", "sequence exhausted (9 999 999)"));
+            return Err(Finding::new(
+                code::OUT_OF_RANGE,
+                "numero",
+                "sequence exhausted (9 999 999)",
+            ));
         }
         map.insert(k, n + 1);
         let text = serde_json::to_string_pretty(&map).unwrap_or_default();
-        std::fs::write(&self.path, text)
-            .map_err(|e| Finding::new(code::VALIDATION_ERROR, "", format!("cannot write {}: {e}", self.path.display())))?;
+        std::fs::write(&self.path, text).map_err(|e| {
+            Finding::new(
+                code::VALIDATION_ERROR,
+                "",
+                format!("cannot write {}: {e}", self.path.display()),
+            )
+        })?;
         Ok(n)
     }
 }
@@ -96,11 +108,12 @@ struct IssueOutput<'a> {
 fn load_signer(args: &IssueArgs) -> Result<(SoftwareSigner, bool), Outcome> {
     match (&args.p12, &args.password_env) {
         (Some(path), Some(var)) => {
-            let bytes = std::fs::read(path)
-                .map_err(|e| Outcome::unreadable(format!("{}: cannot read: {e}", path.display())))?;
-            let password = Zeroizing::new(
-                std::env::var(var).map_err(|_| Outcome::unreadable(format!("environment variable {var} is not set")))?,
-            );
+            let bytes = std::fs::read(path).map_err(|e| {
+                Outcome::unreadable(format!("{}: cannot read: {e}", path.display()))
+            })?;
+            let password = Zeroizing::new(std::env::var(var).map_err(|_| {
+                Outcome::unreadable(format!("environment variable {var} is not set"))
+            })?);
             let signer = SoftwareSigner::from_pkcs12(&bytes, &password)
                 .map_err(|e| Outcome::error(&Finding::new(e.code(), "p12", e.to_string())))?;
             Ok((signer, false))
@@ -119,13 +132,18 @@ pub fn run_issue(args: IssueArgs) -> Outcome {
         let text = read_input(&args.input)?;
         let req = match kuatia_core::invoice::parse_request(&text) {
             Ok(r) => r,
-            Err(f) if f.code == code::MALFORMED_JSON => return Err(Outcome::unreadable(format!("{}: {f}", args.input))),
+            Err(f) if f.code == code::MALFORMED_JSON => {
+                return Err(Outcome::unreadable(format!("{}: {f}", args.input)))
+            }
             Err(f) => return Ok(crate::invoice::findings_outcome(vec![f])),
         };
         let (signer, test_only) = load_signer(&args)?;
-        std::fs::create_dir_all(&args.out)
-            .map_err(|e| Outcome::unreadable(format!("{}: cannot create: {e}", args.out.display())))?;
-        let mut numbering = FileNumbering { path: args.out.join("numbering.json") };
+        std::fs::create_dir_all(&args.out).map_err(|e| {
+            Outcome::unreadable(format!("{}: cannot create: {e}", args.out.display()))
+        })?;
+        let mut numbering = FileNumbering {
+            path: args.out.join("numbering.json"),
+        };
         let issued = match issue(&emisor, &req, &signer, now, &mut OsRandom, &mut numbering) {
             Ok(i) => i,
             Err(fs) => return Ok(crate::invoice::findings_outcome(fs.0)),
@@ -141,7 +159,10 @@ pub fn run_issue(args: IssueArgs) -> Outcome {
             numero: &issued.numero,
             tipo_documento: d.timbrado.tipo_documento.code(),
             fecha_emision: kuatia_core::fmt::datetime(d.fecha_emision),
-            total: d.totales.as_ref().map(|t| kuatia_core::fmt::dec(t.total_general)),
+            total: d
+                .totales
+                .as_ref()
+                .map(|t| kuatia_core::fmt::dec(t.total_general)),
             moneda: d.operacion_comercial.as_ref().map(|o| o.moneda.as_str()),
             qr: &issued.qr,
             xml: path.display().to_string(),

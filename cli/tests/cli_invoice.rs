@@ -20,11 +20,27 @@ fn validate_reports_every_finding_and_exit_codes() {
 
     let bad = json!({"tipo_documento": 1, "receptor": {"ruc": "80069563-2", "razon_social": "X"},
         "items": [{"descripcion": "x", "cantidad": 0, "precio_unitario": 1, "iva": 12}]});
-    let (code, out, err) = run(&["validate", "-", "--at", AT], Some(bad.to_string().as_bytes()));
+    let (code, out, err) = run(
+        &["validate", "-", "--at", AT],
+        Some(bad.to_string().as_bytes()),
+    );
     assert_eq!(code, 1);
     assert_eq!(out["ok"], json!(false));
-    let paths: Vec<&str> = out["errors"].as_array().unwrap().iter().map(|e| e["path"].as_str().unwrap()).collect();
-    assert_eq!(paths, ["receptor.razon_social", "receptor.ruc", "items[0].cantidad", "items[0].iva"]);
+    let paths: Vec<&str> = out["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "receptor.razon_social",
+            "receptor.ruc",
+            "items[0].cantidad",
+            "items[0].iva"
+        ]
+    );
     assert!(err.starts_with("kuatia: "));
 
     let (code, out, err) = run(&["validate", "-"], Some(b"{\"tipo_documento\":"));
@@ -62,7 +78,9 @@ fn issue_writes_a_signed_document_that_verifies() {
     let xml_path = out["xml"].as_str().unwrap().to_string();
     let xml = std::fs::read_to_string(&xml_path).unwrap();
     assert!(xml.contains(&format!("<DE Id=\"{cdc}\">")));
-    assert!(xml.contains("<gCamFuFD><dCarQR>https://ekuatia.set.gov.py/consultas-test/qr?nVersion=150&amp;Id="));
+    assert!(xml.contains(
+        "<gCamFuFD><dCarQR>https://ekuatia.set.gov.py/consultas-test/qr?nVersion=150&amp;Id="
+    ));
 
     // The sequence advances on the next document.
     let (_, second, _) = run(&["issue", &example(), "--out", &out_dir, "--at", AT], None);
@@ -86,7 +104,10 @@ fn issue_refuses_invalid_requests_and_bad_keys() {
     let out_dir = dir.0.display().to_string();
     let bad = json!({"tipo_documento": 1, "receptor": {"razon_social": "Cliente sin RUC"},
         "items": [{"descripcion": "x", "cantidad": 1, "precio_unitario": 1, "iva": 10}]});
-    let (code, out, _) = run(&["issue", "-", "--out", &out_dir, "--at", AT], Some(bad.to_string().as_bytes()));
+    let (code, out, _) = run(
+        &["issue", "-", "--out", &out_dir, "--at", AT],
+        Some(bad.to_string().as_bytes()),
+    );
     assert_eq!(code, 1);
     assert_eq!(out["errors"][0]["path"], json!("receptor.documento_numero"));
 
@@ -94,12 +115,28 @@ fn issue_refuses_invalid_requests_and_bad_keys() {
     std::fs::write(&not_p12, b"this is not a PKCS#12 file").unwrap();
     let p12 = not_p12.display().to_string();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_kuatia"))
-        .args(["issue", &example(), "--out", &out_dir, "--p12", &p12, "--password-env", "KUATIA_TEST_PW"])
+        .args([
+            "issue",
+            &example(),
+            "--out",
+            &out_dir,
+            "--p12",
+            &p12,
+            "--password-env",
+            "KUATIA_TEST_PW",
+        ])
         .env("KUATIA_TEST_PW", "s3cret-password")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(all.contains("P12_INVALID"), "{all}");
-    assert!(!all.contains("s3cret-password"), "the password leaked: {all}");
+    assert!(
+        !all.contains("s3cret-password"),
+        "the password leaked: {all}"
+    );
 }

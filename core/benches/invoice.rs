@@ -40,12 +40,21 @@ fn benches(c: &mut Criterion) {
     }
     let signer = sandbox_test_signer().unwrap();
     let digest = [7u8; 32];
-    c.bench_function("rsa2048_raw_sign", |b| b.iter(|| black_box(signer.sign_rsa_sha256(black_box(&digest)).unwrap())));
+    c.bench_function("rsa2048_raw_sign", |b| {
+        b.iter(|| black_box(signer.sign_rsa_sha256(black_box(&digest)).unwrap()))
+    });
     let req = request(3);
     c.bench_function("issue_3_items", |b| {
         let mut numbering = MemoryNumbering::default();
         b.iter(|| {
-            let i = issue(&emisor, black_box(&req), &signer, now, &mut FixedSecurityCode(123_456_789), &mut numbering);
+            let i = issue(
+                &emisor,
+                black_box(&req),
+                &signer,
+                now,
+                &mut FixedSecurityCode(123_456_789),
+                &mut numbering,
+            );
             black_box(i.unwrap())
         })
     });

@@ -79,7 +79,10 @@ impl TipoDocumento {
 
     /// Whether items carry IVA (`gCamIVA`): not the AFE, not the NRE.
     pub fn has_iva(self) -> bool {
-        matches!(self, TipoDocumento::Factura | TipoDocumento::NotaCredito | TipoDocumento::NotaDebito)
+        matches!(
+            self,
+            TipoDocumento::Factura | TipoDocumento::NotaCredito | TipoDocumento::NotaDebito
+        )
     }
 }
 
@@ -92,7 +95,8 @@ impl From<TipoDocumento> for u8 {
 impl TryFrom<u8> for TipoDocumento {
     type Error = String;
     fn try_from(code: u8) -> Result<Self, String> {
-        Self::from_code(code).ok_or_else(|| format!("unknown tipo_documento {code}; expected 1, 4, 5, 6 or 7"))
+        Self::from_code(code)
+            .ok_or_else(|| format!("unknown tipo_documento {code}; expected 1, 4, 5, 6 or 7"))
     }
 }
 

@@ -42,7 +42,10 @@ pub fn tipo_asociado(d: &DocumentoAsociadoReq) -> u8 {
 }
 
 fn coded(codigo: impl Into<u32>, descripcion: &str) -> Coded {
-    Coded { codigo: codigo.into(), descripcion: descripcion.to_string() }
+    Coded {
+        codigo: codigo.into(),
+        descripcion: descripcion.to_string(),
+    }
 }
 
 fn bad(path: &str, msg: &str) -> Findings {
@@ -50,10 +53,20 @@ fn bad(path: &str, msg: &str) -> Findings {
 }
 
 /// The department/district/city triple of an address as SIFEN codes with descriptions.
-fn location(path: &str, dep: u8, dist: Option<u16>, ciudad: u32) -> Result<(Coded, Option<Coded>, Coded), Findings> {
+fn location(
+    path: &str,
+    dep: u8,
+    dist: Option<u16>,
+    ciudad: u32,
+) -> Result<(Coded, Option<Coded>, Coded), Findings> {
     let d = codes::departamento(dep).ok_or_else(|| bad(path, "unknown department"))?;
     let di = match dist {
-        Some(x) => Some(coded(x, geo::distrito(x).ok_or_else(|| bad(path, "unknown district"))?.descripcion())),
+        Some(x) => Some(coded(
+            x,
+            geo::distrito(x)
+                .ok_or_else(|| bad(path, "unknown district"))?
+                .descripcion(),
+        )),
         None => None,
     };
     let c = geo::ciudad(ciudad).ok_or_else(|| bad(path, "unknown city"))?;
@@ -75,12 +88,17 @@ fn lugar(path: &str, d: &Direccion) -> Result<Lugar, Findings> {
 }
 
 /// Builds the complete DE. Validates first: any finding aborts with every finding.
-pub fn build(req: &FacturaRequest, emisor: &Emisor, ctx: IssueContext) -> Result<DocumentoElectronico, Findings> {
+pub fn build(
+    req: &FacturaRequest,
+    emisor: &Emisor,
+    ctx: IssueContext,
+) -> Result<DocumentoElectronico, Findings> {
     let findings = validate(req, emisor, ctx.now);
     if !findings.is_empty() {
         return Err(Findings(findings));
     }
-    let tipo = TipoDocumento::from_code(req.tipo_documento).ok_or_else(|| bad("tipo_documento", "unknown type"))?;
+    let tipo = TipoDocumento::from_code(req.tipo_documento)
+        .ok_or_else(|| bad("tipo_documento", "unknown type"))?;
     let fecha_emision = match &req.fecha {
         Some(f) => parse_datetime(f).map_err(|e| bad("fecha", &e))?,
         None => ctx.now,
@@ -90,10 +108,26 @@ pub fn build(req: &FacturaRequest, emisor: &Emisor, ctx: IssueContext) -> Result
     let punto = req.punto.as_deref().and_then(code3);
     // With `_simulate` in the sandbox the stamp rule is waived (spec §7), so fall back to any stamp of the type.
     let timbrado = emisor
-        .timbrado_for(tipo.code(), est.as_deref(), punto.as_deref(), fecha_emision.date())
-        .or_else(|| emisor.timbrados.iter().find(|t| t.tipos_documento.contains(&tipo.code())))
+        .timbrado_for(
+            tipo.code(),
+            est.as_deref(),
+            punto.as_deref(),
+            fecha_emision.date(),
+        )
+        .or_else(|| {
+            emisor
+                .timbrados
+                .iter()
+                .find(|t| t.tipos_documento.contains(&tipo.code()))
+        })
         .or_else(|| emisor.timbrados.first())
-        .ok_or_else(|| Findings::from(Finding::new(code::INVALID_TIMBRADO, "tipo_documento", "the emitter has no stamp")))?;
+        .ok_or_else(|| {
+            Findings::from(Finding::new(
+                code::INVALID_TIMBRADO,
+                "tipo_documento",
+                "the emitter has no stamp",
+            ))
+        })?;
     let tipo_emision = req.tipo_emision.unwrap_or(1);
     let cdc_fields = CdcFields {
         tipo_documento: tipo.code(),
@@ -108,7 +142,10 @@ pub fn build(req: &FacturaRequest, emisor: &Emisor, ctx: IssueContext) -> Result
     };
     let cdc = Cdc::build(&cdc_fields).map_err(|e| Findings::from(e.to_finding("")))?;
     if ctx.codigo_seguridad == ctx.numero {
-        return Err(bad("", "the security code must differ from the document number (MT §10.3)"));
+        return Err(bad(
+            "",
+            "the security code must differ from the document number (MT §10.3)",
+        ));
     }
 
     let moneda = req.moneda.clone().unwrap_or_else(|| "PYG".into());
@@ -122,10 +159,19 @@ pub fn build(req: &FacturaRequest, emisor: &Emisor, ctx: IssueContext) -> Result
         moneda: moneda.clone(),
         moneda_descripcion: codes::moneda(&moneda).unwrap_or_default().to_string(),
         condicion_tipo_cambio: (moneda != "PYG").then_some(1),
-        tipo_cambio: if moneda != "PYG" { req.tipo_cambio } else { None },
+        tipo_cambio: if moneda != "PYG" {
+            req.tipo_cambio
+        } else {
+            None
+        },
     });
 
-    let (departamento, distrito, ciudad) = location("emisor", emisor.departamento, emisor.distrito, emisor.ciudad)?;
+    let (departamento, distrito, ciudad) = location(
+        "emisor",
+        emisor.departamento,
+        emisor.distrito,
+        emisor.ciudad,
+    )?;
     let emisor_doc = EmisorDoc {
         ruc: ruc.body().to_string(),
         dv: ruc.dv(),
@@ -149,7 +195,10 @@ pub fn build(req: &FacturaRequest, emisor: &Emisor, ctx: IssueContext) -> Result
         actividades: emisor
             .actividades
             .iter()
-            .map(|a| ActividadDoc { codigo: a.codigo.clone(), descripcion: a.descripcion.clone() })
+            .map(|a| ActividadDoc {
+                codigo: a.codigo.clone(),
+                descripcion: a.descripcion.clone(),
+            })
             .collect(),
     };
 
@@ -178,9 +227,16 @@ pub fn build(req: &FacturaRequest, emisor: &Emisor, ctx: IssueContext) -> Result
     if tipo.has_values() && totales.is_none() {
         return Err(bad("items", "totals are too large to compute exactly"));
     }
-    let total = totales.as_ref().map(|t| t.total_general).unwrap_or_default();
+    let total = totales
+        .as_ref()
+        .map(|t| t.total_general)
+        .unwrap_or_default();
 
-    let condicion = if fe_afe { Some(build_condicion(req, &moneda, total)?) } else { None };
+    let condicion = if fe_afe {
+        Some(build_condicion(req, &moneda, total)?)
+    } else {
+        None
+    };
 
     let asociados = req
         .documentos_asociados
@@ -200,10 +256,17 @@ pub fn build(req: &FacturaRequest, emisor: &Emisor, ctx: IssueContext) -> Result
                 ciudad: s.ciudad,
                 telefono: None,
             });
-            let (pdep, pdis, pciu) =
-                location("vendedor.lugar_transaccion", lugar_tx.departamento, lugar_tx.distrito, lugar_tx.ciudad)?;
+            let (pdep, pdis, pciu) = location(
+                "vendedor.lugar_transaccion",
+                lugar_tx.departamento,
+                lugar_tx.distrito,
+                lugar_tx.ciudad,
+            )?;
             Some(CamposAutofactura {
-                naturaleza: coded(s.naturaleza, codes::naturaleza_vendedor(s.naturaleza).unwrap_or_default()),
+                naturaleza: coded(
+                    s.naturaleza,
+                    codes::naturaleza_vendedor(s.naturaleza).unwrap_or_default(),
+                ),
                 tipo_documento: coded(
                     s.documento_tipo,
                     codes::tipo_documento_identidad_vendedor(s.documento_tipo).unwrap_or_default(),
@@ -235,7 +298,12 @@ pub fn build(req: &FacturaRequest, emisor: &Emisor, ctx: IssueContext) -> Result
                 motivo: coded(r.motivo, &desc),
                 responsable: coded(resp, codes::responsable_remision(resp).unwrap_or_default()),
                 kilometros: r.kilometros,
-                fecha_factura: r.fecha_factura.as_deref().map(parse_date).transpose().map_err(|e| bad("remision.fecha_factura", &e))?,
+                fecha_factura: r
+                    .fecha_factura
+                    .as_deref()
+                    .map(parse_date)
+                    .transpose()
+                    .map_err(|e| bad("remision.fecha_factura", &e))?,
             })
         }
         _ => None,
@@ -251,11 +319,12 @@ pub fn build(req: &FacturaRequest, emisor: &Emisor, ctx: IssueContext) -> Result
         (None, TipoDocumento::NotaRemision) => Some(LEYENDA_REMISION.to_string()),
         (None, _) => None,
     };
-    let generales = (req.orden_compra.is_some() || req.orden_venta.is_some()).then(|| CamposGenerales {
-        orden_compra: req.orden_compra.clone(),
-        orden_venta: req.orden_venta.clone(),
-        asiento: None,
-    });
+    let generales =
+        (req.orden_compra.is_some() || req.orden_venta.is_some()).then(|| CamposGenerales {
+            orden_compra: req.orden_compra.clone(),
+            orden_venta: req.orden_venta.clone(),
+            asiento: None,
+        });
 
     Ok(DocumentoElectronico {
         cdc: cdc.as_str().to_string(),
@@ -285,7 +354,10 @@ pub fn build(req: &FacturaRequest, emisor: &Emisor, ctx: IssueContext) -> Result
                 (9, Some(d)) => d.as_str(),
                 _ => codes::indicador_presencia(i).unwrap_or_default(),
             };
-            CamposFactura { indicador_presencia: coded(i, d), fecha_remision: None }
+            CamposFactura {
+                indicador_presencia: coded(i, d),
+                fecha_remision: None,
+            }
         }),
         autofactura,
         nota: match (tipo, req.motivo) {
@@ -304,19 +376,29 @@ pub fn build(req: &FacturaRequest, emisor: &Emisor, ctx: IssueContext) -> Result
     })
 }
 
-fn build_receptor(req: &FacturaRequest, tipo: TipoDocumento, emisor: &EmisorDoc) -> Result<ReceptorDoc, Findings> {
+fn build_receptor(
+    req: &FacturaRequest,
+    tipo: TipoDocumento,
+    emisor: &EmisorDoc,
+) -> Result<ReceptorDoc, Findings> {
     let r = &req.receptor;
     let pais = r.pais.clone().unwrap_or_else(|| "PRY".into());
-    let ruc = r.ruc.as_deref().map(Ruc::parse).transpose().map_err(|e| Findings::from(e.to_finding("receptor.ruc")))?;
+    let ruc = r
+        .ruc
+        .as_deref()
+        .map(Ruc::parse)
+        .transpose()
+        .map_err(|e| Findings::from(e.to_finding("receptor.ruc")))?;
     let contribuyente = ruc.is_some();
     let tipo_operacion = if tipo == TipoDocumento::Autofactura {
         2
     } else {
-        r.tipo_operacion.unwrap_or(match (contribuyente, pais.as_str()) {
-            (true, _) => 1,
-            (false, "PRY") => 2,
-            (false, _) => 4,
-        })
+        r.tipo_operacion
+            .unwrap_or(match (contribuyente, pais.as_str()) {
+                (true, _) => 1,
+                (false, "PRY") => 2,
+                (false, _) => 4,
+            })
     };
     let (tipo_documento, numero_documento) = if contribuyente {
         (None, None)
@@ -324,9 +406,15 @@ fn build_receptor(req: &FacturaRequest, tipo: TipoDocumento, emisor: &EmisorDoc)
         let dt = r.documento_tipo.unwrap_or(1);
         let desc = match (dt, &r.documento_tipo_descripcion) {
             (9, Some(d)) => d.clone(),
-            _ => codes::tipo_documento_identidad(dt).unwrap_or_default().to_string(),
+            _ => codes::tipo_documento_identidad(dt)
+                .unwrap_or_default()
+                .to_string(),
         };
-        let num = if dt == 5 { "0".to_string() } else { r.documento_numero.clone().unwrap_or_else(|| "0".into()) };
+        let num = if dt == 5 {
+            "0".to_string()
+        } else {
+            r.documento_numero.clone().unwrap_or_else(|| "0".into())
+        };
         (Some(coded(dt, &desc)), Some(num))
     };
     let razon_social = if tipo_documento.as_ref().is_some_and(|t| t.codigo == 5) {
@@ -377,13 +465,26 @@ fn build_receptor(req: &FacturaRequest, tipo: TipoDocumento, emisor: &EmisorDoc)
     })
 }
 
-fn build_item(i: usize, it: &Item, tipo: TipoDocumento, moneda: &str, pct: Decimal) -> Result<ItemDoc, Findings> {
+fn build_item(
+    i: usize,
+    it: &Item,
+    tipo: TipoDocumento,
+    moneda: &str,
+    pct: Decimal,
+) -> Result<ItemDoc, Findings> {
     let path = format!("items[{i}]");
     let um = it.unidad_medida.unwrap_or(77);
     let (valor, iva) = if tipo.has_values() {
         let precio = it.precio_unitario.unwrap_or_default();
-        let valor = totals::item_value(precio, it.cantidad, it.descuento.unwrap_or_default(), pct, tipo, moneda)
-            .ok_or_else(|| bad(&path, "amounts too large"))?;
+        let valor = totals::item_value(
+            precio,
+            it.cantidad,
+            it.descuento.unwrap_or_default(),
+            pct,
+            tipo,
+            moneda,
+        )
+        .ok_or_else(|| bad(&path, "amounts too large"))?;
         let iva = if tipo.has_iva() {
             let t = totals::iva_treatment(it, &path).map_err(Findings)?;
             Some(totals::item_iva(valor.total, t).ok_or_else(|| bad(&path, "amounts too large"))?)
@@ -400,14 +501,21 @@ fn build_item(i: usize, it: &Item, tipo: TipoDocumento, moneda: &str, pct: Decim
         unidad_medida: um,
         unidad_medida_descripcion: codes::unidad_medida(um).unwrap_or_default().to_string(),
         cantidad: it.cantidad,
-        pais_origen: it.pais_origen.as_ref().map(|p| (p.clone(), codes::pais(p).unwrap_or_default().to_string())),
+        pais_origen: it
+            .pais_origen
+            .as_ref()
+            .map(|p| (p.clone(), codes::pais(p).unwrap_or_default().to_string())),
         info: it.informacion.clone(),
         valor,
         iva,
     })
 }
 
-fn build_condicion(req: &FacturaRequest, moneda: &str, total: Decimal) -> Result<Condicion, Findings> {
+fn build_condicion(
+    req: &FacturaRequest,
+    moneda: &str,
+    total: Decimal,
+) -> Result<Condicion, Findings> {
     let tipo = req.condicion_pago.unwrap_or(1);
     let pago_doc = |p: &crate::invoice::Pago, default_monto: Decimal| -> PagoDoc {
         let pm = p.moneda.clone().unwrap_or_else(|| moneda.to_string());
@@ -415,7 +523,11 @@ fn build_condicion(req: &FacturaRequest, moneda: &str, total: Decimal) -> Result
             (99, Some(d)) => d.clone(),
             (t, _) => codes::tipo_pago(t).unwrap_or_default().to_string(),
         };
-        let tipo_cambio = if pm == "PYG" { None } else { p.tipo_cambio.or(req.tipo_cambio) };
+        let tipo_cambio = if pm == "PYG" {
+            None
+        } else {
+            p.tipo_cambio.or(req.tipo_cambio)
+        };
         PagoDoc {
             tipo: coded(p.tipo, &desc),
             monto: p.monto.unwrap_or(default_monto),
@@ -425,7 +537,10 @@ fn build_condicion(req: &FacturaRequest, moneda: &str, total: Decimal) -> Result
             tarjeta: matches!(p.tipo, 3 | 4).then(|| {
                 let d = p.tarjeta.unwrap_or(99);
                 TarjetaDoc {
-                    denominacion: coded(d, codes::denominacion_tarjeta(d).unwrap_or("Otra tarjeta")),
+                    denominacion: coded(
+                        d,
+                        codes::denominacion_tarjeta(d).unwrap_or("Otra tarjeta"),
+                    ),
                     procesadora: p.procesadora.clone(),
                     forma_procesamiento: 1,
                     codigo_autorizacion: p.codigo_autorizacion.clone(),
@@ -441,33 +556,59 @@ fn build_condicion(req: &FacturaRequest, moneda: &str, total: Decimal) -> Result
     };
     if tipo == 1 {
         let pagos = if req.pagos.is_empty() {
-            vec![pago_doc(&crate::invoice::Pago { tipo: 1, ..Default::default() }, total)]
+            vec![pago_doc(
+                &crate::invoice::Pago {
+                    tipo: 1,
+                    ..Default::default()
+                },
+                total,
+            )]
         } else {
             req.pagos.iter().map(|p| pago_doc(p, total)).collect()
         };
-        return Ok(Condicion { tipo, pagos, credito: None });
+        return Ok(Condicion {
+            tipo,
+            pagos,
+            credito: None,
+        });
     }
     let c = req.credito.clone().unwrap_or_default();
     let entrega = c.entrega;
     let pagos = match entrega {
         Some(e) if !req.pagos.is_empty() => req.pagos.iter().map(|p| pago_doc(p, e)).collect(),
-        Some(e) => vec![pago_doc(&crate::invoice::Pago { tipo: 1, ..Default::default() }, e)],
+        Some(e) => vec![pago_doc(
+            &crate::invoice::Pago {
+                tipo: 1,
+                ..Default::default()
+            },
+            e,
+        )],
         None => Vec::new(),
     };
     let credito = if c.tipo == "plazo" {
-        CreditoDoc { tipo: 1, plazo: c.plazo.clone(), cantidad_cuotas: None, entrega, cuotas: Vec::new() }
+        CreditoDoc {
+            tipo: 1,
+            plazo: c.plazo.clone(),
+            cantidad_cuotas: None,
+            entrega,
+            cuotas: Vec::new(),
+        }
     } else {
         let moneda_descripcion = codes::moneda(moneda).unwrap_or_default().to_string();
         let cuotas: Vec<CuotaDoc> = if c.cuotas.is_empty() {
-            split_cuotas(total - entrega.unwrap_or_default(), c.cantidad_cuotas.unwrap_or(1), currency_decimals(moneda))
-                .into_iter()
-                .map(|monto| CuotaDoc {
-                    moneda: moneda.to_string(),
-                    moneda_descripcion: moneda_descripcion.clone(),
-                    monto,
-                    vencimiento: None,
-                })
-                .collect()
+            split_cuotas(
+                total - entrega.unwrap_or_default(),
+                c.cantidad_cuotas.unwrap_or(1),
+                currency_decimals(moneda),
+            )
+            .into_iter()
+            .map(|monto| CuotaDoc {
+                moneda: moneda.to_string(),
+                moneda_descripcion: moneda_descripcion.clone(),
+                monto,
+                vencimiento: None,
+            })
+            .collect()
         } else {
             c.cuotas
                 .iter()
@@ -496,7 +637,11 @@ fn build_condicion(req: &FacturaRequest, moneda: &str, total: Decimal) -> Result
             cuotas,
         }
     };
-    Ok(Condicion { tipo, pagos, credito: Some(credito) })
+    Ok(Condicion {
+        tipo,
+        pagos,
+        credito: Some(credito),
+    })
 }
 
 /// Splits `total` into `n` instalments rounded to `dp` decimals; the last one absorbs the remainder.
@@ -510,16 +655,30 @@ pub fn split_cuotas(total: Decimal, n: u16, dp: u32) -> Vec<Decimal> {
 
 fn build_asociado(path: &str, d: &DocumentoAsociadoReq) -> Result<DocumentoAsociado, Findings> {
     let t = tipo_asociado(d);
-    let fecha = d.fecha.as_deref().map(parse_date).transpose().map_err(|e| bad(path, &e))?;
+    let fecha = d
+        .fecha
+        .as_deref()
+        .map(parse_date)
+        .transpose()
+        .map_err(|e| bad(path, &e))?;
     Ok(DocumentoAsociado {
         tipo: coded(t, codes::tipo_documento_asociado(t).unwrap_or_default()),
         cdc: if t == 1 { d.cdc.clone() } else { None },
         timbrado: if t == 2 { d.timbrado.clone() } else { None },
-        establecimiento: if t == 2 { d.establecimiento.as_deref().and_then(code3) } else { None },
-        punto: if t == 2 { d.punto.as_deref().and_then(code3) } else { None },
+        establecimiento: if t == 2 {
+            d.establecimiento.as_deref().and_then(code3)
+        } else {
+            None
+        },
+        punto: if t == 2 {
+            d.punto.as_deref().and_then(code3)
+        } else {
+            None
+        },
         numero: if t == 2 { d.numero.clone() } else { None },
         tipo_documento_impreso: if t == 2 {
-            d.tipo_documento_impreso.map(|k| coded(k, codes::tipo_documento_impreso(k).unwrap_or_default()))
+            d.tipo_documento_impreso
+                .map(|k| coded(k, codes::tipo_documento_impreso(k).unwrap_or_default()))
         } else {
             None
         },
@@ -527,29 +686,55 @@ fn build_asociado(path: &str, d: &DocumentoAsociadoReq) -> Result<DocumentoAsoci
         numero_retencion: None,
         numero_resolucion_cf: None,
         tipo_constancia: if t == 3 {
-            d.tipo_constancia.map(|k| coded(k, codes::tipo_constancia(k).unwrap_or_default()))
+            d.tipo_constancia
+                .map(|k| coded(k, codes::tipo_constancia(k).unwrap_or_default()))
         } else {
             None
         },
-        numero_constancia: if t == 3 { d.numero_constancia.clone() } else { None },
-        numero_control: if t == 3 { d.numero_control.clone() } else { None },
+        numero_constancia: if t == 3 {
+            d.numero_constancia.clone()
+        } else {
+            None
+        },
+        numero_control: if t == 3 {
+            d.numero_control.clone()
+        } else {
+            None
+        },
     })
 }
 
 fn build_transporte(t: &crate::invoice::TransporteReq) -> Result<Transporte, Findings> {
     let modalidad = t.modalidad.unwrap_or(1);
-    let fecha = |s: &Option<String>, p: &str| s.as_deref().map(parse_date).transpose().map_err(|e| bad(p, &e));
+    let fecha = |s: &Option<String>, p: &str| {
+        s.as_deref()
+            .map(parse_date)
+            .transpose()
+            .map_err(|e| bad(p, &e))
+    };
     Ok(Transporte {
-        tipo: t.tipo.map(|k| coded(k, codes::tipo_transporte(k).unwrap_or_default())),
-        modalidad: coded(modalidad, codes::modalidad_transporte(modalidad).unwrap_or_default()),
+        tipo: t
+            .tipo
+            .map(|k| coded(k, codes::tipo_transporte(k).unwrap_or_default())),
+        modalidad: coded(
+            modalidad,
+            codes::modalidad_transporte(modalidad).unwrap_or_default(),
+        ),
         responsable_flete: t.responsable_flete.unwrap_or(1),
         incoterm: t.incoterm.clone(),
         manifiesto: None,
         despacho_importacion: None,
         inicio: fecha(&t.inicio, "transporte.inicio")?,
         fin: fecha(&t.fin, "transporte.fin")?,
-        pais_destino: t.pais_destino.as_ref().map(|p| (p.clone(), codes::pais(p).unwrap_or_default().to_string())),
-        salida: t.salida.as_ref().map(|s| lugar("transporte.salida", s)).transpose()?,
+        pais_destino: t
+            .pais_destino
+            .as_ref()
+            .map(|p| (p.clone(), codes::pais(p).unwrap_or_default().to_string())),
+        salida: t
+            .salida
+            .as_ref()
+            .map(|s| lugar("transporte.salida", s))
+            .transpose()?,
         entregas: t
             .entregas
             .iter()
@@ -563,7 +748,11 @@ fn build_transporte(t: &crate::invoice::TransporteReq) -> Result<Transporte, Fin
                 tipo: v.tipo.clone(),
                 marca: v.marca.clone(),
                 tipo_identificacion: if v.matricula.is_some() { 2 } else { 1 },
-                numero_identificacion: if v.matricula.is_none() { v.numero_identificacion.clone() } else { None },
+                numero_identificacion: if v.matricula.is_none() {
+                    v.numero_identificacion.clone()
+                } else {
+                    None
+                },
                 adicional: None,
                 matricula: v.matricula.clone(),
                 vuelo: None,
@@ -571,18 +760,28 @@ fn build_transporte(t: &crate::invoice::TransporteReq) -> Result<Transporte, Fin
             .collect(),
         transportista: match &t.transportista {
             Some(c) => {
-                let ruc = c.ruc.as_deref().map(Ruc::parse).transpose().map_err(|e| Findings::from(e.to_finding("transporte.transportista.ruc")))?;
+                let ruc =
+                    c.ruc.as_deref().map(Ruc::parse).transpose().map_err(|e| {
+                        Findings::from(e.to_finding("transporte.transportista.ruc"))
+                    })?;
                 let dt = c.documento_tipo.unwrap_or(1);
                 Some(Transportista {
                     naturaleza: if ruc.is_some() { 1 } else { 2 },
                     nombre: c.nombre.clone(),
                     ruc: ruc.as_ref().map(|r| r.body().to_string()),
                     dv: ruc.as_ref().map(|r| r.dv()),
-                    tipo_documento: ruc
-                        .is_none()
-                        .then(|| coded(dt, codes::tipo_documento_identidad(dt).unwrap_or_default())),
-                    numero_documento: if ruc.is_none() { c.documento_numero.clone() } else { None },
-                    nacionalidad: c.nacionalidad.as_ref().map(|p| (p.clone(), codes::pais(p).unwrap_or_default().to_string())),
+                    tipo_documento: ruc.is_none().then(|| {
+                        coded(dt, codes::tipo_documento_identidad(dt).unwrap_or_default())
+                    }),
+                    numero_documento: if ruc.is_none() {
+                        c.documento_numero.clone()
+                    } else {
+                        None
+                    },
+                    nacionalidad: c
+                        .nacionalidad
+                        .as_ref()
+                        .map(|p| (p.clone(), codes::pais(p).unwrap_or_default().to_string())),
                     chofer_documento: c.chofer_documento.clone(),
                     chofer_nombre: c.chofer_nombre.clone(),
                     domicilio_fiscal: c.domicilio_fiscal.clone(),

@@ -11,7 +11,8 @@ pub fn dec(d: Decimal) -> String {
 
 /// Rounds half away from zero ("HALF_UP" in the reference implementations) to `dp` decimals.
 pub fn round(d: Decimal, dp: u32) -> Decimal {
-    d.round_dp_with_strategy(dp, RoundingStrategy::MidpointAwayFromZero).normalize()
+    d.round_dp_with_strategy(dp, RoundingStrategy::MidpointAwayFromZero)
+        .normalize()
 }
 
 /// Decimals kept for document-level amounts of a currency: 0 for guaraníes, 2 for every other currency.

@@ -11,7 +11,7 @@ use crate::fmt::{datetime, dec};
 use crate::invoice::FacturaRequest;
 use crate::profile::{Ambiente, Emisor};
 use crate::qr::{self, QrInput, QrReceptor};
-use crate::sign::{check_certificate, certificate_info, sign_element, Signer};
+use crate::sign::{certificate_info, check_certificate, sign_element, Signer};
 use crate::validate::code3;
 use serde::Serialize;
 use time::PrimitiveDateTime;
@@ -84,13 +84,31 @@ pub struct Issued {
 }
 
 /// The numbering key a request will use with this profile at `now` (so a host can reserve the number first).
-pub fn numbering_key(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -> Option<NumberingKey> {
-    let fecha = req.fecha.as_deref().and_then(|f| crate::fmt::parse_datetime(f).ok()).unwrap_or(now);
+pub fn numbering_key(
+    req: &FacturaRequest,
+    emisor: &Emisor,
+    now: PrimitiveDateTime,
+) -> Option<NumberingKey> {
+    let fecha = req
+        .fecha
+        .as_deref()
+        .and_then(|f| crate::fmt::parse_datetime(f).ok())
+        .unwrap_or(now);
     let est = req.establecimiento.as_deref().and_then(code3);
     let punto = req.punto.as_deref().and_then(code3);
     let t = emisor
-        .timbrado_for(req.tipo_documento, est.as_deref(), punto.as_deref(), fecha.date())
-        .or_else(|| emisor.timbrados.iter().find(|t| t.tipos_documento.contains(&req.tipo_documento)))?;
+        .timbrado_for(
+            req.tipo_documento,
+            est.as_deref(),
+            punto.as_deref(),
+            fecha.date(),
+        )
+        .or_else(|| {
+            emisor
+                .timbrados
+                .iter()
+                .find(|t| t.tipos_documento.contains(&req.tipo_documento))
+        })?;
     Some(NumberingKey {
         tipo_documento: req.tipo_documento,
         timbrado: t.numero.clone(),
@@ -118,28 +136,54 @@ pub fn issue(
     }
     check_signer(emisor, signer, now)?;
     let key = numbering_key(req, emisor, now).ok_or_else(|| {
-        Findings::from(Finding::new(code::INVALID_TIMBRADO, "tipo_documento", "no stamp covers this document type"))
+        Findings::from(Finding::new(
+            code::INVALID_TIMBRADO,
+            "tipo_documento",
+            "no stamp covers this document type",
+        ))
     })?;
     let numero = numbering.next_number(&key).map_err(Findings::from)?;
     let codigo_seguridad = security_code(codes, numero);
-    let documento = build(req, emisor, IssueContext { now, numero, codigo_seguridad })?;
+    let documento = build(
+        req,
+        emisor,
+        IssueContext {
+            now,
+            numero,
+            codigo_seguridad,
+        },
+    )?;
     sign_document(documento, emisor, signer)
 }
 
 /// Checks the certificate against the profile before anything is signed.
-pub fn check_signer(emisor: &Emisor, signer: &dyn Signer, now: PrimitiveDateTime) -> Result<(), Findings> {
+pub fn check_signer(
+    emisor: &Emisor,
+    signer: &dyn Signer,
+    now: PrimitiveDateTime,
+) -> Result<(), Findings> {
     let info = certificate_info(signer.certificate_der())
         .map_err(|e| Findings::from(Finding::new(e.code(), "certificate", e.to_string())))?;
     match check_certificate(&info, &emisor.ruc, now) {
         Ok(()) => Ok(()),
         // The sandbox tolerates test certificates (no RUC, expired) but never another taxpayer's certificate.
-        Err(e) if emisor.ambiente == Ambiente::Test && e.code() != "CERTIFICATE_RUC_MISMATCH" => Ok(()),
-        Err(e) => Err(Findings::from(Finding::new(e.code(), "certificate", e.to_string()))),
+        Err(e) if emisor.ambiente == Ambiente::Test && e.code() != "CERTIFICATE_RUC_MISMATCH" => {
+            Ok(())
+        }
+        Err(e) => Err(Findings::from(Finding::new(
+            e.code(),
+            "certificate",
+            e.to_string(),
+        ))),
     }
 }
 
 /// Writes, signs and adds the QR to an already built document.
-pub fn sign_document(documento: DocumentoElectronico, emisor: &Emisor, signer: &dyn Signer) -> Result<Issued, Findings> {
+pub fn sign_document(
+    documento: DocumentoElectronico,
+    emisor: &Emisor,
+    signer: &dyn Signer,
+) -> Result<Issued, Findings> {
     let unsigned = crate::xml::write(&documento);
     let signed = sign_element(&unsigned, &documento.cdc, signer)
         .map_err(|e| Findings::from(Finding::new(e.code(), "", e.to_string())))?;
@@ -151,8 +195,13 @@ pub fn sign_document(documento: DocumentoElectronico, emisor: &Emisor, signer: &
         (None, None) => QrReceptor::SinDocumento,
     };
     let totales = documento.totales.as_ref();
-    let total = totales.map(|t| dec(t.total_general)).unwrap_or_else(|| "0".into());
-    let total_iva = totales.and_then(|t| t.total_iva).map(dec).unwrap_or_else(|| "0".into());
+    let total = totales
+        .map(|t| dec(t.total_general))
+        .unwrap_or_else(|| "0".into());
+    let total_iva = totales
+        .and_then(|t| t.total_iva)
+        .map(dec)
+        .unwrap_or_else(|| "0".into());
     let qr = qr::build(&QrInput {
         cdc: &documento.cdc,
         fecha_emision: &fecha,
@@ -179,9 +228,13 @@ pub fn sign_document(documento: DocumentoElectronico, emisor: &Emisor, signer: &
 
 /// Appends `gCamFuFD` (outside the signed `DE`, after `Signature`) just before `</rDE>`.
 fn insert_qr(signed: &str, dcarqr: &str) -> Result<String, Findings> {
-    let end = signed
-        .rfind("</rDE>")
-        .ok_or_else(|| Findings::from(Finding::new(code::MALFORMED_XML, "", "signed document has no </rDE>")))?;
+    let end = signed.rfind("</rDE>").ok_or_else(|| {
+        Findings::from(Finding::new(
+            code::MALFORMED_XML,
+            "",
+            "signed document has no </rDE>",
+        ))
+    })?;
     let mut out = String::with_capacity(signed.len() + dcarqr.len() + 64);
     out.push_str(signed.get(..end).unwrap_or_default());
     out.push_str("<gCamFuFD><dCarQR>");

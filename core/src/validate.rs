@@ -35,7 +35,10 @@ pub struct Report {
 
 impl From<Vec<Finding>> for Report {
     fn from(errors: Vec<Finding>) -> Self {
-        Report { ok: errors.is_empty(), errors }
+        Report {
+            ok: errors.is_empty(),
+            errors,
+        }
     }
 }
 
@@ -64,11 +67,23 @@ impl V {
                 self.push(code::REQUIRED, path, "must not be empty");
             }
         } else if v.trim() != v {
-            self.push(code::INVALID_FORMAT, path, "must not start or end with spaces");
+            self.push(
+                code::INVALID_FORMAT,
+                path,
+                "must not start or end with spaces",
+            );
         } else if n < min || n > max {
-            self.push(code::INVALID_FORMAT, path, format!("must have {min} to {max} characters, has {n}"));
+            self.push(
+                code::INVALID_FORMAT,
+                path,
+                format!("must have {min} to {max} characters, has {n}"),
+            );
         } else if v.chars().any(|c| c.is_control()) {
-            self.push(code::INVALID_FORMAT, path, "must not contain control characters (tabs, line breaks)");
+            self.push(
+                code::INVALID_FORMAT,
+                path,
+                "must not contain control characters (tabs, line breaks)",
+            );
         }
     }
 
@@ -81,41 +96,73 @@ impl V {
     /// Decimal with at most `int` integer digits and `frac` fraction digits, and `min` as lower bound.
     fn amount(&mut self, path: &str, d: Decimal, int: u32, frac: u32, positive: bool) {
         if d.is_sign_negative() && !d.is_zero() {
-            self.push(code::OUT_OF_RANGE, path, format!("must not be negative (got {d})"));
+            self.push(
+                code::OUT_OF_RANGE,
+                path,
+                format!("must not be negative (got {d})"),
+            );
         } else if positive && d.is_zero() {
             self.push(code::OUT_OF_RANGE, path, "must be greater than zero");
         } else if d.normalize().scale() > frac {
-            self.push(code::OUT_OF_RANGE, path, format!("at most {frac} decimals allowed (got {d})"));
+            self.push(
+                code::OUT_OF_RANGE,
+                path,
+                format!("at most {frac} decimals allowed (got {d})"),
+            );
         } else if d.trunc() >= Decimal::from(10u64.pow(int)) {
-            self.push(code::OUT_OF_RANGE, path, format!("at most {int} integer digits allowed (got {d})"));
+            self.push(
+                code::OUT_OF_RANGE,
+                path,
+                format!("at most {int} integer digits allowed (got {d})"),
+            );
         }
     }
 
     fn code_in(&mut self, path: &str, value: u32, ok: bool, what: &str) {
         if !ok {
-            self.push(code::INVALID_VALUE, path, format!("{value} is not a valid {what}"));
+            self.push(
+                code::INVALID_VALUE,
+                path,
+                format!("{value} is not a valid {what}"),
+            );
         }
     }
 
     fn not_allowed(&mut self, path: &str, present: bool, tipo: TipoDocumento) {
         if present {
-            self.push(code::NOT_ALLOWED, path, format!("not allowed in a {}", tipo.descripcion()));
+            self.push(
+                code::NOT_ALLOWED,
+                path,
+                format!("not allowed in a {}", tipo.descripcion()),
+            );
         }
     }
 
     fn location(&mut self, path: &str, dep: u8, dist: Option<u16>, ciudad: u32) {
         if codes::departamento(dep).is_none() {
-            self.push(code::INVALID_VALUE, format!("{path}.departamento"), format!("{dep} is not a department code (1–20)"));
+            self.push(
+                code::INVALID_VALUE,
+                format!("{path}.departamento"),
+                format!("{dep} is not a department code (1–20)"),
+            );
             return;
         }
         if let Some(d) = dist {
             if geo::distrito(d).is_none() {
-                self.push(code::INVALID_VALUE, format!("{path}.distrito"), format!("{d} is not a district code"));
+                self.push(
+                    code::INVALID_VALUE,
+                    format!("{path}.distrito"),
+                    format!("{d} is not a district code"),
+                );
                 return;
             }
         }
         if geo::ciudad(ciudad).is_none() {
-            self.push(code::INVALID_VALUE, format!("{path}.ciudad"), format!("{ciudad} is not a city code"));
+            self.push(
+                code::INVALID_VALUE,
+                format!("{path}.ciudad"),
+                format!("{ciudad} is not a city code"),
+            );
             return;
         }
         if let Err(msg) = geo::check_location(dep, dist, ciudad) {
@@ -126,7 +173,11 @@ impl V {
     fn direccion(&mut self, path: &str, d: &Direccion) {
         self.text(&format!("{path}.direccion"), &d.direccion, 1, 255);
         if d.numero_casa > 999_999 {
-            self.push(code::OUT_OF_RANGE, format!("{path}.numero_casa"), "at most 6 digits");
+            self.push(
+                code::OUT_OF_RANGE,
+                format!("{path}.numero_casa"),
+                "at most 6 digits",
+            );
         }
         self.location(path, d.departamento, d.distrito, d.ciudad);
         self.opt_text(&format!("{path}.telefono"), &d.telefono, 6, 15);
@@ -143,7 +194,11 @@ impl V {
     fn digits(&mut self, path: &str, v: &str, min: usize, max: usize) {
         let n = v.len();
         if !v.bytes().all(|b| b.is_ascii_digit()) || n < min || n > max {
-            let what = if min == max { format!("exactly {min}") } else { format!("{min} to {max}") };
+            let what = if min == max {
+                format!("exactly {min}")
+            } else {
+                format!("{min} to {max}")
+            };
             self.push(code::INVALID_FORMAT, path, format!("must be {what} digits"));
         }
     }
@@ -159,24 +214,40 @@ impl V {
     }
 
     fn id_number(&mut self, path: &str, v: &str) {
-        let ok = !v.is_empty() && v.len() <= 20 && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        let ok = !v.is_empty()
+            && v.len() <= 20
+            && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
         if !ok {
-            self.push(code::INVALID_FORMAT, path, "must be 1 to 20 letters, digits or '-'");
+            self.push(
+                code::INVALID_FORMAT,
+                path,
+                "must be 1 to 20 letters, digits or '-'",
+            );
         }
     }
 }
 
 /// Checks an e-mail address against SIFEN's `tEmail` pattern (one address, no spaces).
 pub fn email_ok(s: &str) -> bool {
-    let Some((local, domain)) = s.split_once('@') else { return false };
-    let local_ok = local.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
-        && local.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'));
+    let Some((local, domain)) = s.split_once('@') else {
+        return false;
+    };
+    let local_ok = local
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphanumeric())
+        && local
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'));
     let labels: Vec<&str> = domain.split('.').collect();
-    let Some((tld, rest)) = labels.split_last() else { return false };
+    let Some((tld, rest)) = labels.split_last() else {
+        return false;
+    };
     let labels_ok = !rest.is_empty()
         && rest.iter().all(|l| {
             l.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
-                && l.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
+                && l.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
         });
     let tld_ok = (2..=9).contains(&tld.len()) && tld.bytes().all(|b| b.is_ascii_alphabetic());
     local_ok && labels_ok && tld_ok
@@ -209,9 +280,17 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
 
     if let Some(s) = &req.simulate {
         if emisor.ambiente == Ambiente::Produccion {
-            v.push(code::NOT_ALLOWED, "_simulate", "_simulate is only allowed in the sandbox");
+            v.push(
+                code::NOT_ALLOWED,
+                "_simulate",
+                "_simulate is only allowed in the sandbox",
+            );
         } else if !SIMULATE_VALUES.contains(&s.as_str()) {
-            v.push(code::INVALID_VALUE, "_simulate", format!("'{s}' is not one of approved, rejected, pending, sent"));
+            v.push(
+                code::INVALID_VALUE,
+                "_simulate",
+                format!("'{s}' is not one of approved, rejected, pending, sent"),
+            );
         }
     }
 
@@ -221,9 +300,17 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
         Some(s) => match parse_datetime(s) {
             Ok(f) => {
                 if f < now - Duration::hours(720) {
-                    v.push(code::OUT_OF_RANGE, "fecha", "emission date is more than 30 days (720 h) in the past");
+                    v.push(
+                        code::OUT_OF_RANGE,
+                        "fecha",
+                        "emission date is more than 30 days (720 h) in the past",
+                    );
                 } else if f > now + Duration::hours(120) {
-                    v.push(code::OUT_OF_RANGE, "fecha", "emission date is more than 5 days (120 h) in the future");
+                    v.push(
+                        code::OUT_OF_RANGE,
+                        "fecha",
+                        "emission date is more than 5 days (120 h) in the future",
+                    );
                 }
                 Some(f)
             }
@@ -235,7 +322,11 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
     };
     let est = match req.establecimiento.as_deref().map(|e| (e, code3(e))) {
         Some((_, None)) => {
-            v.push(code::INVALID_FORMAT, "establecimiento", "must be a code from 001 to 999");
+            v.push(
+                code::INVALID_FORMAT,
+                "establecimiento",
+                "must be a code from 001 to 999",
+            );
             None
         }
         Some((_, Some(c))) => Some(c),
@@ -243,7 +334,11 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
     };
     let punto = match req.punto.as_deref().map(|p| (p, code3(p))) {
         Some((_, None)) => {
-            v.push(code::INVALID_FORMAT, "punto", "must be a code from 001 to 999");
+            v.push(
+                code::INVALID_FORMAT,
+                "punto",
+                "must be a code from 001 to 999",
+            );
             None
         }
         Some((_, Some(c))) => Some(c),
@@ -252,8 +347,16 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
     // Stamp: the user's spec §7 — expired or not covering the document type → INVALID_TIMBRADO (not with _simulate).
     if let Some(f) = fecha {
         let simulated = req.simulate.is_some() && emisor.ambiente == Ambiente::Test;
-        if !simulated && emisor.timbrado_for(tipo.code(), est.as_deref(), punto.as_deref(), f.date()).is_none() {
-            let why = if emisor.timbrados.iter().any(|t| t.tipos_documento.contains(&tipo.code())) {
+        if !simulated
+            && emisor
+                .timbrado_for(tipo.code(), est.as_deref(), punto.as_deref(), f.date())
+                .is_none()
+        {
+            let why = if emisor
+                .timbrados
+                .iter()
+                .any(|t| t.tipos_documento.contains(&tipo.code()))
+            {
                 "no stamp (timbrado) of the emitter is valid on the emission date for this establishment and point"
             } else {
                 "no stamp (timbrado) of the emitter covers this document type"
@@ -262,21 +365,40 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
         }
     }
     if let Some(t) = req.tipo_emision {
-        v.code_in("tipo_emision", t.into(), matches!(t, 1 | 2), "emission type (1 normal, 2 contingencia)");
+        v.code_in(
+            "tipo_emision",
+            t.into(),
+            matches!(t, 1 | 2),
+            "emission type (1 normal, 2 contingencia)",
+        );
     }
     let fe_afe = matches!(tipo, TipoDocumento::Factura | TipoDocumento::Autofactura);
     match req.tipo_transaccion {
-        Some(t) if fe_afe => v.code_in("tipo_transaccion", t.into(), (1..=13).contains(&t), "transaction type (1–13)"),
+        Some(t) if fe_afe => v.code_in(
+            "tipo_transaccion",
+            t.into(),
+            (1..=13).contains(&t),
+            "transaction type (1–13)",
+        ),
         Some(_) => v.not_allowed("tipo_transaccion", true, tipo),
         None => {}
     }
     match req.indicador_presencia {
         Some(i) if tipo == TipoDocumento::Factura => {
-            v.code_in("indicador_presencia", i.into(), matches!(i, 1..=6 | 9), "presence indicator (1–6, 9)");
+            v.code_in(
+                "indicador_presencia",
+                i.into(),
+                matches!(i, 1..=6 | 9),
+                "presence indicator (1–6, 9)",
+            );
             if i == 9 {
                 match &req.indicador_presencia_descripcion {
                     Some(d) => v.text("indicador_presencia_descripcion", d, 10, 30),
-                    None => v.push(code::REQUIRED, "indicador_presencia_descripcion", "required when indicador_presencia is 9"),
+                    None => v.push(
+                        code::REQUIRED,
+                        "indicador_presencia_descripcion",
+                        "required when indicador_presencia is 9",
+                    ),
                 }
             }
         }
@@ -287,19 +409,37 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
     // Currency and exchange rate.
     let moneda = req.moneda.as_deref().unwrap_or("PYG");
     if tipo == TipoDocumento::NotaRemision {
-        v.not_allowed("moneda", req.moneda.as_deref().is_some_and(|m| m != "PYG"), tipo);
+        v.not_allowed(
+            "moneda",
+            req.moneda.as_deref().is_some_and(|m| m != "PYG"),
+            tipo,
+        );
     }
     if codes::moneda(moneda).is_none() {
-        v.push(code::INVALID_VALUE, "moneda", format!("'{moneda}' is not an ISO 4217 currency SIFEN accepts"));
+        v.push(
+            code::INVALID_VALUE,
+            "moneda",
+            format!("'{moneda}' is not an ISO 4217 currency SIFEN accepts"),
+        );
     }
     if tipo == TipoDocumento::Autofactura && moneda != "PYG" {
-        v.push(code::NOT_ALLOWED, "moneda", "an autofactura must be in guaraníes (PYG) (NT-012)");
+        v.push(
+            code::NOT_ALLOWED,
+            "moneda",
+            "an autofactura must be in guaraníes (PYG) (NT-012)",
+        );
     }
     match (moneda == "PYG", req.tipo_cambio) {
-        (true, Some(_)) => v.push(code::NOT_ALLOWED, "tipo_cambio", "no exchange rate with guaraníes"),
-        (false, None) if tipo.has_values() => {
-            v.push(code::REQUIRED, "tipo_cambio", format!("exchange rate to PYG is required for {moneda}"))
-        }
+        (true, Some(_)) => v.push(
+            code::NOT_ALLOWED,
+            "tipo_cambio",
+            "no exchange rate with guaraníes",
+        ),
+        (false, None) if tipo.has_values() => v.push(
+            code::REQUIRED,
+            "tipo_cambio",
+            format!("exchange rate to PYG is required for {moneda}"),
+        ),
         (false, Some(tc)) => v.amount("tipo_cambio", tc, 5, 4, true),
         _ => {}
     }
@@ -310,7 +450,12 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
     // Payment condition (FE, AFE only).
     let condicion = req.condicion_pago.unwrap_or(1);
     if fe_afe {
-        v.code_in("condicion_pago", condicion.into(), matches!(condicion, 1 | 2), "payment condition (1 contado, 2 crédito)");
+        v.code_in(
+            "condicion_pago",
+            condicion.into(),
+            matches!(condicion, 1 | 2),
+            "payment condition (1 contado, 2 crédito)",
+        );
     } else {
         v.not_allowed("condicion_pago", req.condicion_pago.is_some(), tipo);
         v.not_allowed("pagos", !req.pagos.is_empty(), tipo);
@@ -319,22 +464,42 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
     if fe_afe {
         check_pagos(&mut v, req, moneda);
         match (condicion, &req.credito) {
-            (2, None) => v.push(code::REQUIRED, "credito", "crédito needs its terms (plazo or cuotas)"),
+            (2, None) => v.push(
+                code::REQUIRED,
+                "credito",
+                "crédito needs its terms (plazo or cuotas)",
+            ),
             (2, Some(c)) => {
                 match c.tipo.as_str() {
                     "plazo" => match &c.plazo {
                         Some(p) => v.text("credito.plazo", p, 2, 15),
-                        None => v.push(code::REQUIRED, "credito.plazo", "a term such as \"30 días\" is required"),
+                        None => v.push(
+                            code::REQUIRED,
+                            "credito.plazo",
+                            "a term such as \"30 días\" is required",
+                        ),
                     },
                     "cuota" => {
                         if c.cantidad_cuotas.is_none() && c.cuotas.is_empty() {
-                            v.push(code::REQUIRED, "credito.cuotas", "give cantidad_cuotas or the list of cuotas");
+                            v.push(
+                                code::REQUIRED,
+                                "credito.cuotas",
+                                "give cantidad_cuotas or the list of cuotas",
+                            );
                         }
                         if let Some(n) = c.cantidad_cuotas {
                             if n == 0 || n > 999 {
-                                v.push(code::OUT_OF_RANGE, "credito.cantidad_cuotas", "must be 1 to 999");
+                                v.push(
+                                    code::OUT_OF_RANGE,
+                                    "credito.cantidad_cuotas",
+                                    "must be 1 to 999",
+                                );
                             } else if !c.cuotas.is_empty() && usize::from(n) != c.cuotas.len() {
-                                v.push(code::INCONSISTENT, "credito.cantidad_cuotas", "differs from the number of cuotas listed");
+                                v.push(
+                                    code::INCONSISTENT,
+                                    "credito.cantidad_cuotas",
+                                    "differs from the number of cuotas listed",
+                                );
                             }
                         }
                         for (i, q) in c.cuotas.iter().enumerate() {
@@ -342,13 +507,21 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
                             v.date(&format!("credito.cuotas[{i}].vencimiento"), &q.vencimiento);
                         }
                     }
-                    other => v.push(code::INVALID_VALUE, "credito.tipo", format!("'{other}' is not plazo or cuota")),
+                    other => v.push(
+                        code::INVALID_VALUE,
+                        "credito.tipo",
+                        format!("'{other}' is not plazo or cuota"),
+                    ),
                 }
                 if let Some(e) = c.entrega {
                     v.amount("credito.entrega", e, 15, 4, false);
                 }
             }
-            (_, Some(_)) => v.push(code::NOT_ALLOWED, "credito", "credit terms only with condicion_pago 2 (crédito)"),
+            (_, Some(_)) => v.push(
+                code::NOT_ALLOWED,
+                "credito",
+                "credit terms only with condicion_pago 2 (crédito)",
+            ),
             _ => {}
         }
     }
@@ -357,11 +530,19 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
         if tipo == TipoDocumento::Autofactura || !tipo.has_values() {
             v.not_allowed("descuento_global", true, tipo);
         } else if p.is_sign_negative() || p >= Decimal::ONE_HUNDRED || p.normalize().scale() > 8 {
-            v.push(code::OUT_OF_RANGE, "descuento_global", "a percentage from 0 to below 100, at most 8 decimals");
+            v.push(
+                code::OUT_OF_RANGE,
+                "descuento_global",
+                "a percentage from 0 to below 100, at most 8 decimals",
+            );
         }
     }
     if req.redondeo && (moneda != "PYG" || !tipo.has_values()) {
-        v.push(code::NOT_ALLOWED, "redondeo", "the 50-guaraní rounding applies to PYG documents with totals only");
+        v.push(
+            code::NOT_ALLOWED,
+            "redondeo",
+            "the 50-guaraní rounding applies to PYG documents with totals only",
+        );
     }
     v.opt_text("informacion_emisor", &req.informacion_emisor, 1, 3000);
     v.opt_text("informacion_fiscal", &req.informacion_fiscal, 1, 3000);
@@ -371,8 +552,17 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
     // Notes: motive; associated documents.
     let nota = matches!(tipo, TipoDocumento::NotaCredito | TipoDocumento::NotaDebito);
     match (nota, req.motivo) {
-        (true, None) => v.push(code::REQUIRED, "motivo", "a credit/debit note needs its motive (1–8)"),
-        (true, Some(m)) => v.code_in("motivo", m.into(), (1..=8).contains(&m), "note motive (1–8)"),
+        (true, None) => v.push(
+            code::REQUIRED,
+            "motivo",
+            "a credit/debit note needs its motive (1–8)",
+        ),
+        (true, Some(m)) => v.code_in(
+            "motivo",
+            m.into(),
+            (1..=8).contains(&m),
+            "note motive (1–8)",
+        ),
         (false, Some(_)) => v.not_allowed("motivo", true, tipo),
         _ => {}
     }
@@ -380,10 +570,24 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
 
     // Autofactura seller.
     match (&req.vendedor, tipo) {
-        (None, TipoDocumento::Autofactura) => v.push(code::REQUIRED, "vendedor", "an autofactura needs the seller"),
+        (None, TipoDocumento::Autofactura) => v.push(
+            code::REQUIRED,
+            "vendedor",
+            "an autofactura needs the seller",
+        ),
         (Some(s), TipoDocumento::Autofactura) => {
-            v.code_in("vendedor.naturaleza", s.naturaleza.into(), matches!(s.naturaleza, 1 | 2), "seller nature (1 no contribuyente, 2 extranjero)");
-            v.code_in("vendedor.documento_tipo", s.documento_tipo.into(), (1..=4).contains(&s.documento_tipo), "seller ID document type (1–4)");
+            v.code_in(
+                "vendedor.naturaleza",
+                s.naturaleza.into(),
+                matches!(s.naturaleza, 1 | 2),
+                "seller nature (1 no contribuyente, 2 extranjero)",
+            );
+            v.code_in(
+                "vendedor.documento_tipo",
+                s.documento_tipo.into(),
+                (1..=4).contains(&s.documento_tipo),
+                "seller ID document type (1–4)",
+            );
             v.id_number("vendedor.documento_numero", &s.documento_numero);
             v.text("vendedor.nombre", &s.nombre, 4, 60);
             v.text("vendedor.direccion", &s.direccion, 1, 255);
@@ -398,20 +602,42 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
 
     // Remission.
     match (&req.remision, tipo) {
-        (None, TipoDocumento::NotaRemision) => v.push(code::REQUIRED, "remision", "a remission note needs motivo and kilometros"),
+        (None, TipoDocumento::NotaRemision) => v.push(
+            code::REQUIRED,
+            "remision",
+            "a remission note needs motivo and kilometros",
+        ),
         (Some(r), TipoDocumento::NotaRemision) => {
-            v.code_in("remision.motivo", r.motivo.into(), matches!(r.motivo, 1..=14 | 99), "remission motive (1–14, 99)");
+            v.code_in(
+                "remision.motivo",
+                r.motivo.into(),
+                matches!(r.motivo, 1..=14 | 99),
+                "remission motive (1–14, 99)",
+            );
             if r.motivo == 99 {
                 match &r.motivo_descripcion {
                     Some(d) => v.text("remision.motivo_descripcion", d, 5, 60),
-                    None => v.push(code::REQUIRED, "remision.motivo_descripcion", "required for motive 99"),
+                    None => v.push(
+                        code::REQUIRED,
+                        "remision.motivo_descripcion",
+                        "required for motive 99",
+                    ),
                 }
             }
             if let Some(resp) = r.responsable {
-                v.code_in("remision.responsable", resp.into(), (1..=5).contains(&resp), "responsible party (1–5)");
+                v.code_in(
+                    "remision.responsable",
+                    resp.into(),
+                    (1..=5).contains(&resp),
+                    "responsible party (1–5)",
+                );
             }
             if r.kilometros == 0 || r.kilometros > 99_999 {
-                v.push(code::OUT_OF_RANGE, "remision.kilometros", "must be 1 to 99999");
+                v.push(
+                    code::OUT_OF_RANGE,
+                    "remision.kilometros",
+                    "must be 1 to 99999",
+                );
             }
             v.date("remision.fecha_factura", &r.fecha_factura);
         }
@@ -439,35 +665,72 @@ fn check_receptor(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento, emisor_r
     v.text("receptor.razon_social", &r.razon_social, 4, 255);
     if let Some(e) = &r.email {
         if !email_ok(e) || e.len() > 80 {
-            v.push(code::INVALID_FORMAT, "receptor.email", format!("'{}' is not a valid e-mail address", e.chars().take(80).collect::<String>()));
+            v.push(
+                code::INVALID_FORMAT,
+                "receptor.email",
+                format!(
+                    "'{}' is not a valid e-mail address",
+                    e.chars().take(80).collect::<String>()
+                ),
+            );
         }
     }
     let pais = r.pais.as_deref().unwrap_or("PRY");
     if codes::pais(pais).is_none() {
-        v.push(code::INVALID_VALUE, "receptor.pais", format!("'{pais}' is not an ISO 3166 alpha-3 country code"));
+        v.push(
+            code::INVALID_VALUE,
+            "receptor.pais",
+            format!("'{pais}' is not an ISO 3166 alpha-3 country code"),
+        );
     }
     let contribuyente = r.ruc.is_some();
     let ruc = r.ruc.as_deref().and_then(|s| v.ruc("receptor.ruc", s));
     if let Some(t) = r.tipo_contribuyente {
-        v.code_in("receptor.tipo_contribuyente", t.into(), matches!(t, 1 | 2), "taxpayer kind (1 física, 2 jurídica)");
+        v.code_in(
+            "receptor.tipo_contribuyente",
+            t.into(),
+            matches!(t, 1 | 2),
+            "taxpayer kind (1 física, 2 jurídica)",
+        );
         v.not_allowed("receptor.tipo_contribuyente", !contribuyente, tipo);
     }
     let ope = r.tipo_operacion;
     if let Some(o) = ope {
-        v.code_in("receptor.tipo_operacion", o.into(), (1..=4).contains(&o), "operation type (1 B2B, 2 B2C, 3 B2G, 4 B2F)");
+        v.code_in(
+            "receptor.tipo_operacion",
+            o.into(),
+            (1..=4).contains(&o),
+            "operation type (1 B2B, 2 B2C, 3 B2G, 4 B2F)",
+        );
         if contribuyente && o == 4 {
-            v.push(code::INCONSISTENT, "receptor.tipo_operacion", "B2F (4) is for non-taxpayer foreign receivers; remove the RUC");
+            v.push(
+                code::INCONSISTENT,
+                "receptor.tipo_operacion",
+                "B2F (4) is for non-taxpayer foreign receivers; remove the RUC",
+            );
         }
         if !contribuyente && matches!(o, 1 | 3) {
-            v.push(code::INCONSISTENT, "receptor.tipo_operacion", "a receiver without RUC can only be B2C (2) or B2F (4)");
+            v.push(
+                code::INCONSISTENT,
+                "receptor.tipo_operacion",
+                "a receiver without RUC can only be B2C (2) or B2F (4)",
+            );
         }
     }
     let b2f = ope == Some(4) || (!contribuyente && ope.is_none() && pais != "PRY");
     if b2f && pais == "PRY" {
-        v.push(code::INCONSISTENT, "receptor.pais", "a B2F receiver is abroad: country must not be PRY");
+        v.push(
+            code::INCONSISTENT,
+            "receptor.pais",
+            "a B2F receiver is abroad: country must not be PRY",
+        );
     }
     if !b2f && pais != "PRY" {
-        v.push(code::INCONSISTENT, "receptor.pais", "only B2F (foreign, non-taxpayer) receivers may have a country other than PRY");
+        v.push(
+            code::INCONSISTENT,
+            "receptor.pais",
+            "only B2F (foreign, non-taxpayer) receivers may have a country other than PRY",
+        );
     }
     if tipo == TipoDocumento::Autofactura {
         match (&ruc, emisor_ruc) {
@@ -478,22 +741,48 @@ fn check_receptor(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento, emisor_r
     }
     if contribuyente {
         v.not_allowed("receptor.documento_tipo", r.documento_tipo.is_some(), tipo);
-        v.not_allowed("receptor.documento_numero", r.documento_numero.is_some(), tipo);
+        v.not_allowed(
+            "receptor.documento_numero",
+            r.documento_numero.is_some(),
+            tipo,
+        );
     } else {
         let dt = r.documento_tipo.unwrap_or(1);
-        v.code_in("receptor.documento_tipo", dt.into(), matches!(dt, 1..=6 | 9), "ID document type (1–6, 9)");
+        v.code_in(
+            "receptor.documento_tipo",
+            dt.into(),
+            matches!(dt, 1..=6 | 9),
+            "ID document type (1–6, 9)",
+        );
         if dt == 9 {
             match &r.documento_tipo_descripcion {
                 Some(d) => v.text("receptor.documento_tipo_descripcion", d, 9, 41),
-                None => v.push(code::REQUIRED, "receptor.documento_tipo_descripcion", "required for document type 9"),
+                None => v.push(
+                    code::REQUIRED,
+                    "receptor.documento_tipo_descripcion",
+                    "required for document type 9",
+                ),
             }
         }
         if dt == 5 {
-            if matches!(tipo, TipoDocumento::NotaCredito | TipoDocumento::NotaDebito | TipoDocumento::NotaRemision) {
-                v.push(code::NOT_ALLOWED, "receptor.documento_tipo", "an innominado receiver is not allowed in notes");
+            if matches!(
+                tipo,
+                TipoDocumento::NotaCredito
+                    | TipoDocumento::NotaDebito
+                    | TipoDocumento::NotaRemision
+            ) {
+                v.push(
+                    code::NOT_ALLOWED,
+                    "receptor.documento_tipo",
+                    "an innominado receiver is not allowed in notes",
+                );
             }
             if b2f {
-                v.push(code::NOT_ALLOWED, "receptor.documento_tipo", "an innominado receiver is only allowed for B2C");
+                v.push(
+                    code::NOT_ALLOWED,
+                    "receptor.documento_tipo",
+                    "an innominado receiver is only allowed for B2C",
+                );
             }
         } else {
             match &r.documento_numero {
@@ -505,18 +794,36 @@ fn check_receptor(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento, emisor_r
     v.opt_text("receptor.nombre_fantasia", &r.nombre_fantasia, 4, 255);
     v.opt_text("receptor.direccion", &r.direccion, 1, 255);
     if r.direccion.is_none() && (tipo == TipoDocumento::NotaRemision || b2f) {
-        v.push(code::REQUIRED, "receptor.direccion", "the receiver's address is required for remission notes and B2F");
+        v.push(
+            code::REQUIRED,
+            "receptor.direccion",
+            "the receiver's address is required for remission notes and B2F",
+        );
     }
     if r.numero_casa.is_some_and(|n| n > 999_999) {
-        v.push(code::OUT_OF_RANGE, "receptor.numero_casa", "at most 6 digits");
+        v.push(
+            code::OUT_OF_RANGE,
+            "receptor.numero_casa",
+            "at most 6 digits",
+        );
     }
     match (r.departamento, r.ciudad) {
         (Some(d), Some(c)) => v.location("receptor", d, r.distrito, c),
-        (None, None) if r.direccion.is_some() && !b2f => {
-            v.push(code::REQUIRED, "receptor.ciudad", "with an address in Paraguay, departamento and ciudad are required")
-        }
-        (Some(_), None) => v.push(code::REQUIRED, "receptor.ciudad", "ciudad goes with departamento"),
-        (None, Some(_)) => v.push(code::REQUIRED, "receptor.departamento", "departamento goes with ciudad"),
+        (None, None) if r.direccion.is_some() && !b2f => v.push(
+            code::REQUIRED,
+            "receptor.ciudad",
+            "with an address in Paraguay, departamento and ciudad are required",
+        ),
+        (Some(_), None) => v.push(
+            code::REQUIRED,
+            "receptor.ciudad",
+            "ciudad goes with departamento",
+        ),
+        (None, Some(_)) => v.push(
+            code::REQUIRED,
+            "receptor.departamento",
+            "departamento goes with ciudad",
+        ),
         _ => {}
     }
     v.opt_text("receptor.telefono", &r.telefono, 6, 15);
@@ -530,7 +837,14 @@ fn check_items(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
         return;
     }
     if req.items.len() > MAX_ITEMS {
-        v.push(code::TOO_LARGE, "items", format!("{} items; SIFEN accepts at most {MAX_ITEMS}", req.items.len()));
+        v.push(
+            code::TOO_LARGE,
+            "items",
+            format!(
+                "{} items; SIFEN accepts at most {MAX_ITEMS}",
+                req.items.len()
+            ),
+        );
     }
     for (i, it) in req.items.iter().enumerate() {
         check_item(v, &format!("items[{i}]"), it, tipo);
@@ -542,42 +856,77 @@ fn check_item(v: &mut V, p: &str, it: &Item, tipo: TipoDocumento) {
     v.opt_text(&format!("{p}.codigo"), &it.codigo, 1, 50);
     v.amount(&format!("{p}.cantidad"), it.cantidad, 10, 8, true);
     if let Some(u) = it.unidad_medida {
-        v.code_in(&format!("{p}.unidad_medida"), u.into(), codes::unidad_medida(u).is_some(), "unit of measure code");
+        v.code_in(
+            &format!("{p}.unidad_medida"),
+            u.into(),
+            codes::unidad_medida(u).is_some(),
+            "unit of measure code",
+        );
     }
     v.opt_text(&format!("{p}.informacion"), &it.informacion, 1, 500);
     if let Some(c) = &it.pais_origen {
         if codes::pais(c).is_none() {
-            v.push(code::INVALID_VALUE, format!("{p}.pais_origen"), format!("'{c}' is not an ISO 3166 alpha-3 code"));
+            v.push(
+                code::INVALID_VALUE,
+                format!("{p}.pais_origen"),
+                format!("'{c}' is not an ISO 3166 alpha-3 code"),
+            );
         }
     }
     if !tipo.has_values() {
-        v.not_allowed(&format!("{p}.precio_unitario"), it.precio_unitario.is_some(), tipo);
-        v.not_allowed(&format!("{p}.iva"), it.iva.is_some() || it.afectacion_iva.is_some(), tipo);
+        v.not_allowed(
+            &format!("{p}.precio_unitario"),
+            it.precio_unitario.is_some(),
+            tipo,
+        );
+        v.not_allowed(
+            &format!("{p}.iva"),
+            it.iva.is_some() || it.afectacion_iva.is_some(),
+            tipo,
+        );
         v.not_allowed(&format!("{p}.descuento"), it.descuento.is_some(), tipo);
         return;
     }
     match it.precio_unitario {
-        None => v.push(code::REQUIRED, format!("{p}.precio_unitario"), "unit price is required"),
+        None => v.push(
+            code::REQUIRED,
+            format!("{p}.precio_unitario"),
+            "unit price is required",
+        ),
         Some(pu) => {
             let before = v.out.len();
             v.amount(&format!("{p}.precio_unitario"), pu, 15, 8, false);
             // dTotBruOpeItem is dec 23/8: the product must fit 15 integer digits too.
             if v.out.len() == before && it.cantidad > Decimal::ZERO {
-                let fits = pu.checked_mul(it.cantidad).is_some_and(|t| t < Decimal::from(1_000_000_000_000_000u64));
+                let fits = pu
+                    .checked_mul(it.cantidad)
+                    .is_some_and(|t| t < Decimal::from(1_000_000_000_000_000u64));
                 if !fits {
-                    v.push(code::OUT_OF_RANGE, format!("{p}.precio_unitario"), "price × quantity exceeds 15 integer digits");
+                    v.push(
+                        code::OUT_OF_RANGE,
+                        format!("{p}.precio_unitario"),
+                        "price × quantity exceeds 15 integer digits",
+                    );
                 }
             }
             if let Some(d) = it.descuento {
                 v.amount(&format!("{p}.descuento"), d, 15, 8, false);
                 if d > pu {
-                    v.push(code::OUT_OF_RANGE, format!("{p}.descuento"), "the discount per unit exceeds the unit price");
+                    v.push(
+                        code::OUT_OF_RANGE,
+                        format!("{p}.descuento"),
+                        "the discount per unit exceeds the unit price",
+                    );
                 }
             }
         }
     }
     if tipo == TipoDocumento::Autofactura {
-        v.not_allowed(&format!("{p}.iva"), it.iva.is_some() || it.afectacion_iva.is_some(), tipo);
+        v.not_allowed(
+            &format!("{p}.iva"),
+            it.iva.is_some() || it.afectacion_iva.is_some(),
+            tipo,
+        );
         v.not_allowed(&format!("{p}.descuento"), it.descuento.is_some(), tipo);
     } else if let Err(fs) = totals::iva_treatment(it, p) {
         v.out.extend(fs);
@@ -592,30 +941,59 @@ fn check_pagos(v: &mut V, req: &FacturaRequest, moneda: &str) {
     for (i, pg) in req.pagos.iter().enumerate() {
         let p = format!("pagos[{i}]");
         let known = codes::tipo_pago(pg.tipo).is_some() || pg.tipo == 99;
-        v.code_in(&format!("{p}.tipo"), pg.tipo.into(), known, "payment type (1–21, 99)");
+        v.code_in(
+            &format!("{p}.tipo"),
+            pg.tipo.into(),
+            known,
+            "payment type (1–21, 99)",
+        );
         if pg.tipo == 99 {
             match &pg.descripcion {
                 Some(d) => v.text(&format!("{p}.descripcion"), d, 4, 30),
-                None => v.push(code::REQUIRED, format!("{p}.descripcion"), "required for payment type 99"),
+                None => v.push(
+                    code::REQUIRED,
+                    format!("{p}.descripcion"),
+                    "required for payment type 99",
+                ),
             }
         }
         if pg.tipo == 16 && req.indicador_presencia != Some(5) {
-            v.push(code::INCONSISTENT, format!("{p}.tipo"), "pago bancario (16) only with indicador_presencia 5 (operación bancaria)");
+            v.push(
+                code::INCONSISTENT,
+                format!("{p}.tipo"),
+                "pago bancario (16) only with indicador_presencia 5 (operación bancaria)",
+            );
         }
         match pg.monto {
             Some(m) => v.amount(&format!("{p}.monto"), m, 15, 4, false),
-            None if many => v.push(code::REQUIRED, format!("{p}.monto"), "each of several payments needs its amount"),
+            None if many => v.push(
+                code::REQUIRED,
+                format!("{p}.monto"),
+                "each of several payments needs its amount",
+            ),
             None => {}
         }
         let pm = pg.moneda.as_deref().unwrap_or(moneda);
         if codes::moneda(pm).is_none() {
-            v.push(code::INVALID_VALUE, format!("{p}.moneda"), format!("'{pm}' is not an ISO 4217 currency SIFEN accepts"));
+            v.push(
+                code::INVALID_VALUE,
+                format!("{p}.moneda"),
+                format!("'{pm}' is not an ISO 4217 currency SIFEN accepts"),
+            );
         }
         if pm == "PYG" && pg.tipo_cambio.is_some() {
-            v.push(code::NOT_ALLOWED, format!("{p}.tipo_cambio"), "no exchange rate with guaraníes");
+            v.push(
+                code::NOT_ALLOWED,
+                format!("{p}.tipo_cambio"),
+                "no exchange rate with guaraníes",
+            );
         }
         if pm != "PYG" && pm != moneda && pg.tipo_cambio.is_none() {
-            v.push(code::REQUIRED, format!("{p}.tipo_cambio"), "exchange rate required for a payment in another currency");
+            v.push(
+                code::REQUIRED,
+                format!("{p}.tipo_cambio"),
+                "exchange rate required for a payment in another currency",
+            );
         }
         if let Some(tc) = pg.tipo_cambio {
             v.amount(&format!("{p}.tipo_cambio"), tc, 5, 4, true);
@@ -623,9 +1001,18 @@ fn check_pagos(v: &mut V, req: &FacturaRequest, moneda: &str) {
         let card = matches!(pg.tipo, 3 | 4);
         if let Some(t) = pg.tarjeta {
             if card {
-                v.code_in(&format!("{p}.tarjeta"), t.into(), matches!(t, 1..=6 | 99), "card brand (1–6, 99)");
+                v.code_in(
+                    &format!("{p}.tarjeta"),
+                    t.into(),
+                    matches!(t, 1..=6 | 99),
+                    "card brand (1–6, 99)",
+                );
             } else {
-                v.push(code::NOT_ALLOWED, format!("{p}.tarjeta"), "card data only for payment types 3 and 4");
+                v.push(
+                    code::NOT_ALLOWED,
+                    format!("{p}.tarjeta"),
+                    "card data only for payment types 3 and 4",
+                );
             }
         }
         v.opt_text(&format!("{p}.procesadora"), &pg.procesadora, 4, 60);
@@ -635,23 +1022,45 @@ fn check_pagos(v: &mut V, req: &FacturaRequest, moneda: &str) {
         if pg.tipo == 2 {
             match &pg.cheque_numero {
                 Some(n) => v.digits(&format!("{p}.cheque_numero"), n, 1, 8),
-                None => v.push(code::REQUIRED, format!("{p}.cheque_numero"), "a cheque needs its number"),
+                None => v.push(
+                    code::REQUIRED,
+                    format!("{p}.cheque_numero"),
+                    "a cheque needs its number",
+                ),
             }
             match &pg.banco {
                 Some(b) => v.text(&format!("{p}.banco"), b, 4, 20),
-                None => v.push(code::REQUIRED, format!("{p}.banco"), "a cheque needs its issuing bank"),
+                None => v.push(
+                    code::REQUIRED,
+                    format!("{p}.banco"),
+                    "a cheque needs its issuing bank",
+                ),
             }
         }
     }
 }
 
 fn check_asociados(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
-    let needs = matches!(tipo, TipoDocumento::NotaCredito | TipoDocumento::NotaDebito | TipoDocumento::Autofactura);
+    let needs = matches!(
+        tipo,
+        TipoDocumento::NotaCredito | TipoDocumento::NotaDebito | TipoDocumento::Autofactura
+    );
     if needs && req.documentos_asociados.is_empty() {
-        v.push(code::REQUIRED, "documentos_asociados", format!("a {} must refer to at least one document", tipo.descripcion()));
+        v.push(
+            code::REQUIRED,
+            "documentos_asociados",
+            format!(
+                "a {} must refer to at least one document",
+                tipo.descripcion()
+            ),
+        );
     }
     if req.documentos_asociados.len() > 99 {
-        v.push(code::TOO_LARGE, "documentos_asociados", "at most 99 associated documents");
+        v.push(
+            code::TOO_LARGE,
+            "documentos_asociados",
+            "at most 99 associated documents",
+        );
     }
     for (i, d) in req.documentos_asociados.iter().enumerate() {
         let p = format!("documentos_asociados[{i}]");
@@ -663,31 +1072,64 @@ fn check_asociados(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
                         v.push(code::INVALID_CDC, format!("{p}.cdc"), e.to_string());
                     }
                 }
-                None => v.push(code::REQUIRED, format!("{p}.cdc"), "an electronic document is referred to by its CDC"),
+                None => v.push(
+                    code::REQUIRED,
+                    format!("{p}.cdc"),
+                    "an electronic document is referred to by its CDC",
+                ),
             },
             2 => {
                 match &d.timbrado {
                     Some(t) => v.digits(&format!("{p}.timbrado"), t, 8, 8),
-                    None => v.push(code::REQUIRED, format!("{p}.timbrado"), "a printed document needs its stamp number"),
+                    None => v.push(
+                        code::REQUIRED,
+                        format!("{p}.timbrado"),
+                        "a printed document needs its stamp number",
+                    ),
                 }
                 for (name, val) in [("establecimiento", &d.establecimiento), ("punto", &d.punto)] {
                     match val.as_deref().map(code3) {
                         Some(Some(_)) => {}
-                        Some(None) => v.push(code::INVALID_FORMAT, format!("{p}.{name}"), "must be a code from 001 to 999"),
-                        None => v.push(code::REQUIRED, format!("{p}.{name}"), "required for a printed document"),
+                        Some(None) => v.push(
+                            code::INVALID_FORMAT,
+                            format!("{p}.{name}"),
+                            "must be a code from 001 to 999",
+                        ),
+                        None => v.push(
+                            code::REQUIRED,
+                            format!("{p}.{name}"),
+                            "required for a printed document",
+                        ),
                     }
                 }
                 match &d.numero {
                     Some(n) => v.digits(&format!("{p}.numero"), n, 7, 7),
-                    None => v.push(code::REQUIRED, format!("{p}.numero"), "required for a printed document"),
+                    None => v.push(
+                        code::REQUIRED,
+                        format!("{p}.numero"),
+                        "required for a printed document",
+                    ),
                 }
                 match d.tipo_documento_impreso {
-                    Some(k) => v.code_in(&format!("{p}.tipo_documento_impreso"), k.into(), (1..=4).contains(&k), "printed document kind (1–4)"),
-                    None => v.push(code::REQUIRED, format!("{p}.tipo_documento_impreso"), "required for a printed document"),
+                    Some(k) => v.code_in(
+                        &format!("{p}.tipo_documento_impreso"),
+                        k.into(),
+                        (1..=4).contains(&k),
+                        "printed document kind (1–4)",
+                    ),
+                    None => v.push(
+                        code::REQUIRED,
+                        format!("{p}.tipo_documento_impreso"),
+                        "required for a printed document",
+                    ),
                 }
                 match &d.fecha {
                     Some(_) => v.date(&format!("{p}.fecha"), &d.fecha),
-                    None => v.push(code::REQUIRED, format!("{p}.fecha"), "required for a printed document"),
+                    None => v.push(
+                        code::REQUIRED,
+                        format!("{p}.fecha"),
+                        "required for a printed document",
+                    ),
                 }
             }
             3 => match d.tipo_constancia {
@@ -695,18 +1137,40 @@ fn check_asociados(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
                     if k == 2 {
                         match &d.numero_constancia {
                             Some(n) => v.digits(&format!("{p}.numero_constancia"), n, 11, 11),
-                            None => v.push(code::REQUIRED, format!("{p}.numero_constancia"), "required for a microproductor constancia"),
+                            None => v.push(
+                                code::REQUIRED,
+                                format!("{p}.numero_constancia"),
+                                "required for a microproductor constancia",
+                            ),
                         }
                         match &d.numero_control {
                             Some(n) => v.text(&format!("{p}.numero_control"), n, 8, 8),
-                            None => v.push(code::REQUIRED, format!("{p}.numero_control"), "required for a microproductor constancia"),
+                            None => v.push(
+                                code::REQUIRED,
+                                format!("{p}.numero_control"),
+                                "required for a microproductor constancia",
+                            ),
                         }
                     }
                 }
-                Some(k) => v.code_in(&format!("{p}.tipo_constancia"), k.into(), false, "constancia type (1, 2)"),
-                None => v.push(code::REQUIRED, format!("{p}.tipo_constancia"), "a constancia needs its type (1 no contribuyente, 2 microproductor)"),
+                Some(k) => v.code_in(
+                    &format!("{p}.tipo_constancia"),
+                    k.into(),
+                    false,
+                    "constancia type (1, 2)",
+                ),
+                None => v.push(
+                    code::REQUIRED,
+                    format!("{p}.tipo_constancia"),
+                    "a constancia needs its type (1 no contribuyente, 2 microproductor)",
+                ),
             },
-            other => v.code_in(&format!("{p}.tipo"), other.into(), false, "associated document kind (1 electrónico, 2 impreso, 3 constancia)"),
+            other => v.code_in(
+                &format!("{p}.tipo"),
+                other.into(),
+                false,
+                "associated document kind (1 electrónico, 2 impreso, 3 constancia)",
+            ),
         }
     }
 }
@@ -714,7 +1178,11 @@ fn check_asociados(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
 fn check_transporte(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
     let Some(t) = &req.transporte else {
         if tipo == TipoDocumento::NotaRemision {
-            v.push(code::REQUIRED, "transporte", "a remission note needs the transport data");
+            v.push(
+                code::REQUIRED,
+                "transporte",
+                "a remission note needs the transport data",
+            );
         }
         return;
     };
@@ -724,50 +1192,101 @@ fn check_transporte(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
     }
     let nre = tipo == TipoDocumento::NotaRemision;
     match t.tipo {
-        Some(k) => v.code_in("transporte.tipo", k.into(), matches!(k, 1 | 2), "transport type (1 propio, 2 tercero)"),
-        None if nre => v.push(code::REQUIRED, "transporte.tipo", "required for remission notes"),
+        Some(k) => v.code_in(
+            "transporte.tipo",
+            k.into(),
+            matches!(k, 1 | 2),
+            "transport type (1 propio, 2 tercero)",
+        ),
+        None if nre => v.push(
+            code::REQUIRED,
+            "transporte.tipo",
+            "required for remission notes",
+        ),
         None => {}
     }
     if let Some(m) = t.modalidad {
-        v.code_in("transporte.modalidad", m.into(), (1..=4).contains(&m), "transport mode (1–4)");
+        v.code_in(
+            "transporte.modalidad",
+            m.into(),
+            (1..=4).contains(&m),
+            "transport mode (1–4)",
+        );
     }
     if let Some(r) = t.responsable_flete {
-        v.code_in("transporte.responsable_flete", r.into(), (1..=5).contains(&r), "freight responsibility (1–5)");
+        v.code_in(
+            "transporte.responsable_flete",
+            r.into(),
+            (1..=5).contains(&r),
+            "freight responsibility (1–5)",
+        );
     }
     if let Some(i) = &t.incoterm {
         if codes::incoterm(i).is_none() {
-            v.push(code::INVALID_VALUE, "transporte.incoterm", format!("'{i}' is not an Incoterm SIFEN accepts"));
+            v.push(
+                code::INVALID_VALUE,
+                "transporte.incoterm",
+                format!("'{i}' is not an Incoterm SIFEN accepts"),
+            );
         }
     }
     v.date("transporte.inicio", &t.inicio);
     v.date("transporte.fin", &t.fin);
     if nre && t.inicio.is_none() {
-        v.push(code::REQUIRED, "transporte.inicio", "start date of the transfer is required for remission notes");
+        v.push(
+            code::REQUIRED,
+            "transporte.inicio",
+            "start date of the transfer is required for remission notes",
+        );
     }
     if let Some(pd) = &t.pais_destino {
         if codes::pais(pd).is_none() {
-            v.push(code::INVALID_VALUE, "transporte.pais_destino", format!("'{pd}' is not an ISO 3166 alpha-3 code"));
+            v.push(
+                code::INVALID_VALUE,
+                "transporte.pais_destino",
+                format!("'{pd}' is not an ISO 3166 alpha-3 code"),
+            );
         }
     }
     match &t.salida {
         Some(s) => v.direccion("transporte.salida", s),
-        None if nre => v.push(code::REQUIRED, "transporte.salida", "the departure place is required for remission notes"),
+        None if nre => v.push(
+            code::REQUIRED,
+            "transporte.salida",
+            "the departure place is required for remission notes",
+        ),
         None => {}
     }
     if nre && t.entregas.is_empty() {
-        v.push(code::REQUIRED, "transporte.entregas", "at least one delivery place is required for remission notes");
+        v.push(
+            code::REQUIRED,
+            "transporte.entregas",
+            "at least one delivery place is required for remission notes",
+        );
     }
     if t.entregas.len() > 99 {
-        v.push(code::TOO_LARGE, "transporte.entregas", "at most 99 delivery places");
+        v.push(
+            code::TOO_LARGE,
+            "transporte.entregas",
+            "at most 99 delivery places",
+        );
     }
     for (i, e) in t.entregas.iter().enumerate() {
         v.direccion(&format!("transporte.entregas[{i}]"), e);
     }
     if nre && t.vehiculos.is_empty() {
-        v.push(code::REQUIRED, "transporte.vehiculos", "at least one vehicle is required for remission notes");
+        v.push(
+            code::REQUIRED,
+            "transporte.vehiculos",
+            "at least one vehicle is required for remission notes",
+        );
     }
     if t.vehiculos.len() > 4 {
-        v.push(code::TOO_LARGE, "transporte.vehiculos", "at most 4 vehicles");
+        v.push(
+            code::TOO_LARGE,
+            "transporte.vehiculos",
+            "at most 4 vehicles",
+        );
     }
     for (i, veh) in t.vehiculos.iter().enumerate() {
         let p = format!("transporte.vehiculos[{i}]");
@@ -776,7 +1295,11 @@ fn check_transporte(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
         match (&veh.matricula, &veh.numero_identificacion) {
             (Some(m), _) => v.text(&format!("{p}.matricula"), m, 6, 7),
             (None, Some(n)) => v.text(&format!("{p}.numero_identificacion"), n, 1, 20),
-            (None, None) => v.push(code::REQUIRED, format!("{p}.matricula"), "a vehicle needs its plate or identification number"),
+            (None, None) => v.push(
+                code::REQUIRED,
+                format!("{p}.matricula"),
+                "a vehicle needs its plate or identification number",
+            ),
         }
     }
     match &t.transportista {
@@ -790,30 +1313,68 @@ fn check_transporte(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
                 (None, Some(n)) => {
                     v.id_number(&format!("{p}.documento_numero"), n);
                     let dt = c.documento_tipo.unwrap_or(1);
-                    v.code_in(&format!("{p}.documento_tipo"), dt.into(), (1..=4).contains(&dt), "ID document type (1–4)");
+                    v.code_in(
+                        &format!("{p}.documento_tipo"),
+                        dt.into(),
+                        (1..=4).contains(&dt),
+                        "ID document type (1–4)",
+                    );
                 }
-                (None, None) => v.push(code::REQUIRED, format!("{p}.ruc"), "the carrier needs a RUC or an ID document number"),
+                (None, None) => v.push(
+                    code::REQUIRED,
+                    format!("{p}.ruc"),
+                    "the carrier needs a RUC or an ID document number",
+                ),
             }
             if let Some(n) = &c.nacionalidad {
                 if codes::pais(n).is_none() {
-                    v.push(code::INVALID_VALUE, format!("{p}.nacionalidad"), format!("'{n}' is not an ISO 3166 alpha-3 code"));
+                    v.push(
+                        code::INVALID_VALUE,
+                        format!("{p}.nacionalidad"),
+                        format!("'{n}' is not an ISO 3166 alpha-3 code"),
+                    );
                 }
             }
-            v.text(&format!("{p}.domicilio_fiscal"), &c.domicilio_fiscal, 1, 150);
+            v.text(
+                &format!("{p}.domicilio_fiscal"),
+                &c.domicilio_fiscal,
+                1,
+                150,
+            );
             v.id_number(&format!("{p}.chofer_documento"), &c.chofer_documento);
             v.text(&format!("{p}.chofer_nombre"), &c.chofer_nombre, 4, 60);
-            v.text(&format!("{p}.chofer_direccion"), &c.chofer_direccion, 1, 255);
+            v.text(
+                &format!("{p}.chofer_direccion"),
+                &c.chofer_direccion,
+                1,
+                255,
+            );
         }
-        None if nre && t.tipo == Some(2) => {
-            v.push(code::REQUIRED, "transporte.transportista", "third-party transport needs the carrier and driver")
-        }
+        None if nre && t.tipo == Some(2) => v.push(
+            code::REQUIRED,
+            "transporte.transportista",
+            "third-party transport needs the carrier and driver",
+        ),
         None => {}
     }
 }
 
-fn check_totals_rules(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento, t: &crate::de::Totales, moneda: &str) {
-    let total_pyg = if moneda == "PYG" { Some(t.total_general) } else { t.total_guaranies };
-    if req.receptor.ruc.is_none() && req.receptor.documento_tipo == Some(5) && req.tipo_transaccion != Some(13) {
+fn check_totals_rules(
+    v: &mut V,
+    req: &FacturaRequest,
+    tipo: TipoDocumento,
+    t: &crate::de::Totales,
+    moneda: &str,
+) {
+    let total_pyg = if moneda == "PYG" {
+        Some(t.total_general)
+    } else {
+        t.total_guaranies
+    };
+    if req.receptor.ruc.is_none()
+        && req.receptor.documento_tipo == Some(5)
+        && req.tipo_transaccion != Some(13)
+    {
         if let Some(total) = total_pyg {
             if total >= Decimal::from(INNOMINADO_LIMIT_PYG) {
                 v.push(code::NOT_ALLOWED, "receptor.documento_tipo", format!("an innominado receiver is not allowed for totals of {INNOMINADO_LIMIT_PYG} PYG or more (NT-024); identify the receiver"));
@@ -821,18 +1382,36 @@ fn check_totals_rules(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento, t: &
         }
     }
     if t.total_general.trunc() >= Decimal::from(1_000_000_000_000_000u64) {
-        v.push(code::OUT_OF_RANGE, "items", "the grand total exceeds 15 integer digits");
+        v.push(
+            code::OUT_OF_RANGE,
+            "items",
+            "the grand total exceeds 15 integer digits",
+        );
     }
     if tipo == TipoDocumento::Factura || tipo == TipoDocumento::Autofactura {
         if let Some(c) = &req.credito {
             if !c.cuotas.is_empty() {
-                let sum: Option<Decimal> = c.cuotas.iter().try_fold(c.entrega.unwrap_or_default(), |a, q| a.checked_add(q.monto));
+                let sum: Option<Decimal> = c
+                    .cuotas
+                    .iter()
+                    .try_fold(c.entrega.unwrap_or_default(), |a, q| a.checked_add(q.monto));
                 if sum != Some(t.total_general) {
-                    v.push(code::INCONSISTENT, "credito.cuotas", format!("instalments plus down payment must add up to the total {}", crate::fmt::dec(t.total_general)));
+                    v.push(
+                        code::INCONSISTENT,
+                        "credito.cuotas",
+                        format!(
+                            "instalments plus down payment must add up to the total {}",
+                            crate::fmt::dec(t.total_general)
+                        ),
+                    );
                 }
             }
             if c.entrega.is_some_and(|e| e >= t.total_general) {
-                v.push(code::OUT_OF_RANGE, "credito.entrega", "the down payment must be below the total");
+                v.push(
+                    code::OUT_OF_RANGE,
+                    "credito.entrega",
+                    "the down payment must be below the total",
+                );
             }
         }
     }

@@ -48,12 +48,16 @@ fn conformance_cases() {
     let signer = sandbox_test_signer().unwrap();
     let schemas = common::Schemas::new();
     let mut failures = Vec::new();
-    let mut entries: Vec<_> = std::fs::read_dir(cases_dir()).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(cases_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     assert!(entries.len() >= 10, "conformance cases missing");
     for path in entries {
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
-        let mut case: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let mut case: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let ctx = &case["context"];
         let now = kuatia_core::fmt::parse_datetime(ctx["now"].as_str().unwrap()).unwrap();
         let numero = u32::try_from(ctx["numero"].as_u64().unwrap()).unwrap();
@@ -64,9 +68,15 @@ fn conformance_cases() {
         let mut recorded = Map::new();
 
         if expected["ok"] == json!(false) {
-            let got: Vec<Value> = findings.iter().map(|f| json!({"code": f.code, "path": f.path})).collect();
+            let got: Vec<Value> = findings
+                .iter()
+                .map(|f| json!({"code": f.code, "path": f.path}))
+                .collect();
             if Value::Array(got.clone()) != expected["errors"] {
-                failures.push(format!("{name}: errors {got:?} != expected {}", expected["errors"]));
+                failures.push(format!(
+                    "{name}: errors {got:?} != expected {}",
+                    expected["errors"]
+                ));
             }
             continue;
         }
@@ -77,11 +87,23 @@ fn conformance_cases() {
         let calc = kuatia_core::totals::compute(&req).unwrap();
         let totales = serde_json::to_value(&calc.totales).unwrap();
         recorded.insert("totales".into(), totales.clone());
-        failures.extend(subset_mismatches(&name, &json!({"totales": expected["totales"]}), &json!({"totales": totales})));
+        failures.extend(subset_mismatches(
+            &name,
+            &json!({"totales": expected["totales"]}),
+            &json!({"totales": totales}),
+        ));
 
         let key = numbering_key(&req, &emisor, now).unwrap();
         let mut numbering = MemoryNumbering::starting_at(key, numero);
-        let issued = issue(&emisor, &req, &signer, now, &mut FixedSecurityCode(code), &mut numbering).unwrap();
+        let issued = issue(
+            &emisor,
+            &req,
+            &signer,
+            now,
+            &mut FixedSecurityCode(code),
+            &mut numbering,
+        )
+        .unwrap();
         let digest = hex(&Sha256::digest(issued.xml.as_bytes()));
         recorded.insert("cdc".into(), json!(issued.cdc));
         recorded.insert("numero".into(), json!(issued.numero));
@@ -89,8 +111,12 @@ fn conformance_cases() {
         recorded.insert("qr".into(), json!(issued.qr));
         for k in ["cdc", "numero", "xml_sha256", "qr"] {
             match expected.get(k) {
-                Some(v) if *v != recorded[k] => failures.push(format!("{name}.{k}: expected {v}, got {}", recorded[k])),
-                None if !bless => failures.push(format!("{name}: no expected {k} (run with KUATIA_BLESS=1 once)")),
+                Some(v) if *v != recorded[k] => {
+                    failures.push(format!("{name}.{k}: expected {v}, got {}", recorded[k]))
+                }
+                None if !bless => failures.push(format!(
+                    "{name}: no expected {k} (run with KUATIA_BLESS=1 once)"
+                )),
                 _ => {}
             }
         }
@@ -118,7 +144,11 @@ fn conformance_cases() {
             std::fs::write(&path, serde_json::to_string_pretty(&case).unwrap() + "\n").unwrap();
         }
     }
-    assert!(failures.is_empty(), "conformance failures:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "conformance failures:\n{}",
+        failures.join("\n")
+    );
 }
 
 /// Changes one character inside the signed `DE`: the first digit of `dCodSeg`.

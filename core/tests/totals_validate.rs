@@ -61,7 +61,12 @@ fn sifen_3_6_reference_items_and_totals() {
     assert_eq!(ivas[3].base_gravada, d("5970.87378641"));
     assert_eq!(ivas[3].liquidacion, d("597.08737864"));
     assert_eq!(ivas[3].base_exenta, d("13932.03883495"));
-    for (item, iva) in c.items.iter().zip(&ivas).filter(|(_, iva)| matches!(iva.afectacion, 1 | 4)) {
+    for (item, iva) in c
+        .items
+        .iter()
+        .zip(&ivas)
+        .filter(|(_, iva)| matches!(iva.afectacion, 1 | 4))
+    {
         // E735 + E736 + E737 = V within the 8-decimal rounding of each term.
         let sum = iva.base_gravada + iva.liquidacion + iva.base_exenta;
         assert!((sum - item.valor.as_ref().unwrap().total).abs() <= d("0.00000002"));
@@ -105,7 +110,11 @@ fn sifen_3_6_usd_example() {
 
 #[test]
 fn sedeco_rounding_to_50_guaranies() {
-    for (amount, redondeo, total) in [("107437", "37", "107400"), ("47789", "39", "47750"), ("50000", "0", "50000")] {
+    for (amount, redondeo, total) in [
+        ("107437", "37", "107400"),
+        ("47789", "39", "47750"),
+        ("50000", "0", "50000"),
+    ] {
         let v = json!({
             "tipo_documento": 1, "redondeo": true,
             "receptor": {"ruc": "80069563-1", "razon_social": "Cliente Ejemplo"},
@@ -116,7 +125,10 @@ fn sedeco_rounding_to_50_guaranies() {
         assert_eq!(t.total_general, d(total), "{amount}");
         assert_eq!(t.total_operacion, d(amount));
         // IVA stays computed on the unrounded amounts, as the reference implementations do.
-        assert_eq!(t.iva_10, Some(kuatia_core::fmt::round(d(amount) / d("11"), 0)));
+        assert_eq!(
+            t.iva_10,
+            Some(kuatia_core::fmt::round(d(amount) / d("11"), 0))
+        );
     }
 }
 
@@ -176,7 +188,16 @@ fn spec_example_is_valid_and_builds() {
     let r = req(spec_example());
     let e = Emisor::sandbox();
     assert_eq!(validate(&r, &e, now()), vec![]);
-    let de = build(&r, &e, IssueContext { now: now(), numero: 1, codigo_seguridad: 123456789 }).unwrap();
+    let de = build(
+        &r,
+        &e,
+        IssueContext {
+            now: now(),
+            numero: 1,
+            codigo_seguridad: 123456789,
+        },
+    )
+    .unwrap();
     assert_eq!(de.timbrado.tipo_documento, TipoDocumento::Factura);
     assert_eq!(de.cdc, "01444444017001001000000122025031011234567890");
     assert_eq!(de.totales.unwrap().total_iva, Some(d("100000")));
@@ -189,32 +210,136 @@ fn spec_example_is_valid_and_builds() {
 fn table_of_bad_inputs() {
     let cases: Vec<(Value, &str, &str)> = vec![
         (json!({"items": []}), "VALIDATION_ERROR.REQUIRED", "items"),
-        (json!({"items": [{"descripcion": "x", "cantidad": -1, "precio_unitario": 1, "iva": 10}]}), "VALIDATION_ERROR.OUT_OF_RANGE", "items[0].cantidad"),
-        (json!({"items": [{"descripcion": "x", "cantidad": 0, "precio_unitario": 1, "iva": 10}]}), "VALIDATION_ERROR.OUT_OF_RANGE", "items[0].cantidad"),
-        (json!({"items": [{"descripcion": "x", "cantidad": 1, "precio_unitario": 1, "iva": 12}]}), "VALIDATION_ERROR.INVALID_VALUE", "items[0].iva"),
-        (json!({"items": [{"descripcion": "x", "cantidad": 1, "precio_unitario": -5, "iva": 10}]}), "VALIDATION_ERROR.OUT_OF_RANGE", "items[0].precio_unitario"),
-        (json!({"items": [{"descripcion": "x", "cantidad": 1, "precio_unitario": "1e20", "iva": 10}]}), "VALIDATION_ERROR.OUT_OF_RANGE", "items[0].precio_unitario"),
-        (json!({"items": [{"descripcion": "x", "cantidad": "0.123456789", "precio_unitario": 1, "iva": 10}]}), "VALIDATION_ERROR.OUT_OF_RANGE", "items[0].cantidad"),
-        (json!({"items": [{"descripcion": "  ", "cantidad": 1, "precio_unitario": 1, "iva": 10}]}), "VALIDATION_ERROR.REQUIRED", "items[0].descripcion"),
-        (json!({"items": [{"descripcion": "x", "cantidad": 1, "precio_unitario": 1, "iva": 10, "unidad_medida": 1}]}), "VALIDATION_ERROR.INVALID_VALUE", "items[0].unidad_medida"),
-        (json!({"receptor": {"ruc": "80069563-2", "razon_social": "Cliente Ejemplo"}}), "INVALID_RUC", "receptor.ruc"),
-        (json!({"receptor": {"ruc": "8006956A-1", "razon_social": "Cliente Ejemplo"}}), "INVALID_RUC", "receptor.ruc"),
-        (json!({"receptor": {"ruc": "abc", "razon_social": "Cliente Ejemplo"}}), "INVALID_RUC", "receptor.ruc"),
-        (json!({"receptor": {"ruc": "80069563-1", "razon_social": "Cli"}}), "VALIDATION_ERROR.INVALID_FORMAT", "receptor.razon_social"),
-        (json!({"receptor": {"ruc": "80069563-1", "razon_social": "Cliente", "email": "no-arroba"}}), "VALIDATION_ERROR.INVALID_FORMAT", "receptor.email"),
-        (json!({"receptor": {"razon_social": "Cliente sin RUC"}}), "VALIDATION_ERROR.REQUIRED", "receptor.documento_numero"),
-        (json!({"tipo_documento": 2}), "VALIDATION_ERROR.INVALID_VALUE", "tipo_documento"),
-        (json!({"tipo_documento": 5}), "VALIDATION_ERROR.REQUIRED", "motivo"),
-        (json!({"condicion_pago": 3}), "VALIDATION_ERROR.INVALID_VALUE", "condicion_pago"),
-        (json!({"condicion_pago": 2}), "VALIDATION_ERROR.REQUIRED", "credito"),
-        (json!({"moneda": "USD"}), "VALIDATION_ERROR.REQUIRED", "tipo_cambio"),
-        (json!({"moneda": "ABC", "tipo_cambio": 1}), "VALIDATION_ERROR.INVALID_VALUE", "moneda"),
-        (json!({"_simulate": "explode"}), "VALIDATION_ERROR.INVALID_VALUE", "_simulate"),
-        (json!({"fecha": "2025-03-10 10:11"}), "VALIDATION_ERROR.INVALID_FORMAT", "fecha"),
-        (json!({"fecha": "2024-01-01T00:00:00"}), "VALIDATION_ERROR.OUT_OF_RANGE", "fecha"),
-        (json!({"establecimiento": "0001"}), "VALIDATION_ERROR.INVALID_FORMAT", "establecimiento"),
-        (json!({"_simulate": null, "establecimiento": "002"}), "INVALID_TIMBRADO", "tipo_documento"),
-        (json!({"redondeo": true, "moneda": "USD", "tipo_cambio": 7000}), "VALIDATION_ERROR.NOT_ALLOWED", "redondeo"),
+        (
+            json!({"items": [{"descripcion": "x", "cantidad": -1, "precio_unitario": 1, "iva": 10}]}),
+            "VALIDATION_ERROR.OUT_OF_RANGE",
+            "items[0].cantidad",
+        ),
+        (
+            json!({"items": [{"descripcion": "x", "cantidad": 0, "precio_unitario": 1, "iva": 10}]}),
+            "VALIDATION_ERROR.OUT_OF_RANGE",
+            "items[0].cantidad",
+        ),
+        (
+            json!({"items": [{"descripcion": "x", "cantidad": 1, "precio_unitario": 1, "iva": 12}]}),
+            "VALIDATION_ERROR.INVALID_VALUE",
+            "items[0].iva",
+        ),
+        (
+            json!({"items": [{"descripcion": "x", "cantidad": 1, "precio_unitario": -5, "iva": 10}]}),
+            "VALIDATION_ERROR.OUT_OF_RANGE",
+            "items[0].precio_unitario",
+        ),
+        (
+            json!({"items": [{"descripcion": "x", "cantidad": 1, "precio_unitario": "1e20", "iva": 10}]}),
+            "VALIDATION_ERROR.OUT_OF_RANGE",
+            "items[0].precio_unitario",
+        ),
+        (
+            json!({"items": [{"descripcion": "x", "cantidad": "0.123456789", "precio_unitario": 1, "iva": 10}]}),
+            "VALIDATION_ERROR.OUT_OF_RANGE",
+            "items[0].cantidad",
+        ),
+        (
+            json!({"items": [{"descripcion": "  ", "cantidad": 1, "precio_unitario": 1, "iva": 10}]}),
+            "VALIDATION_ERROR.REQUIRED",
+            "items[0].descripcion",
+        ),
+        (
+            json!({"items": [{"descripcion": "x", "cantidad": 1, "precio_unitario": 1, "iva": 10, "unidad_medida": 1}]}),
+            "VALIDATION_ERROR.INVALID_VALUE",
+            "items[0].unidad_medida",
+        ),
+        (
+            json!({"receptor": {"ruc": "80069563-2", "razon_social": "Cliente Ejemplo"}}),
+            "INVALID_RUC",
+            "receptor.ruc",
+        ),
+        (
+            json!({"receptor": {"ruc": "8006956A-1", "razon_social": "Cliente Ejemplo"}}),
+            "INVALID_RUC",
+            "receptor.ruc",
+        ),
+        (
+            json!({"receptor": {"ruc": "abc", "razon_social": "Cliente Ejemplo"}}),
+            "INVALID_RUC",
+            "receptor.ruc",
+        ),
+        (
+            json!({"receptor": {"ruc": "80069563-1", "razon_social": "Cli"}}),
+            "VALIDATION_ERROR.INVALID_FORMAT",
+            "receptor.razon_social",
+        ),
+        (
+            json!({"receptor": {"ruc": "80069563-1", "razon_social": "Cliente", "email": "no-arroba"}}),
+            "VALIDATION_ERROR.INVALID_FORMAT",
+            "receptor.email",
+        ),
+        (
+            json!({"receptor": {"razon_social": "Cliente sin RUC"}}),
+            "VALIDATION_ERROR.REQUIRED",
+            "receptor.documento_numero",
+        ),
+        (
+            json!({"tipo_documento": 2}),
+            "VALIDATION_ERROR.INVALID_VALUE",
+            "tipo_documento",
+        ),
+        (
+            json!({"tipo_documento": 5}),
+            "VALIDATION_ERROR.REQUIRED",
+            "motivo",
+        ),
+        (
+            json!({"condicion_pago": 3}),
+            "VALIDATION_ERROR.INVALID_VALUE",
+            "condicion_pago",
+        ),
+        (
+            json!({"condicion_pago": 2}),
+            "VALIDATION_ERROR.REQUIRED",
+            "credito",
+        ),
+        (
+            json!({"moneda": "USD"}),
+            "VALIDATION_ERROR.REQUIRED",
+            "tipo_cambio",
+        ),
+        (
+            json!({"moneda": "ABC", "tipo_cambio": 1}),
+            "VALIDATION_ERROR.INVALID_VALUE",
+            "moneda",
+        ),
+        (
+            json!({"_simulate": "explode"}),
+            "VALIDATION_ERROR.INVALID_VALUE",
+            "_simulate",
+        ),
+        (
+            json!({"fecha": "2025-03-10 10:11"}),
+            "VALIDATION_ERROR.INVALID_FORMAT",
+            "fecha",
+        ),
+        (
+            json!({"fecha": "2024-01-01T00:00:00"}),
+            "VALIDATION_ERROR.OUT_OF_RANGE",
+            "fecha",
+        ),
+        (
+            json!({"establecimiento": "0001"}),
+            "VALIDATION_ERROR.INVALID_FORMAT",
+            "establecimiento",
+        ),
+        (
+            json!({"_simulate": null, "establecimiento": "002"}),
+            "INVALID_TIMBRADO",
+            "tipo_documento",
+        ),
+        (
+            json!({"redondeo": true, "moneda": "USD", "tipo_cambio": 7000}),
+            "VALIDATION_ERROR.NOT_ALLOWED",
+            "redondeo",
+        ),
     ];
     let e = Emisor::sandbox();
     for (patch, code, path) in cases {
@@ -229,7 +354,10 @@ fn table_of_bad_inputs() {
         let report = validate_json(&v.to_string(), &e, now());
         assert!(!report.ok, "{patch} should be invalid");
         assert!(
-            report.errors.iter().any(|f| f.code == code && f.path == path),
+            report
+                .errors
+                .iter()
+                .any(|f| f.code == code && f.path == path),
             "{patch}: expected {code} at {path}, got {:?}",
             report.errors
         );
@@ -249,7 +377,15 @@ fn every_finding_is_reported_at_once() {
     });
     let report = validate_json(&v.to_string(), &Emisor::sandbox(), now());
     let paths: Vec<&str> = report.errors.iter().map(|f| f.path.as_str()).collect();
-    for p in ["receptor.ruc", "receptor.razon_social", "receptor.email", "items[1].descripcion", "items[1].cantidad", "items[1].iva", "condicion_pago"] {
+    for p in [
+        "receptor.ruc",
+        "receptor.razon_social",
+        "receptor.email",
+        "items[1].descripcion",
+        "items[1].cantidad",
+        "items[1].iva",
+        "condicion_pago",
+    ] {
         assert!(paths.contains(&p), "missing {p} in {paths:?}");
     }
 }
@@ -258,21 +394,54 @@ fn every_finding_is_reported_at_once() {
 fn shape_errors_carry_the_json_path() {
     let e = Emisor::sandbox();
     let cases = [
-        (r#"{"tipo_documento":1,"receptor":{"ruc":"80069563-1","razon_social":"Cliente"},"items":[{"descripcion":"x","cantidad":"abc","precio_unitario":1,"iva":10}]}"#, "VALIDATION_ERROR.INVALID_TYPE", "items[0].cantidad"),
-        (r#"{"tipo_documento":"uno","receptor":{"razon_social":"Cliente"},"items":[]}"#, "VALIDATION_ERROR.INVALID_TYPE", "tipo_documento"),
-        (r#"{"tipo_documento":1,"items":[]}"#, "VALIDATION_ERROR.REQUIRED", ""),
-        (r#"{"tipo_documento":1,"receptor":{"razon_social":"Cliente","rucc":"1"},"items":[]}"#, "VALIDATION_ERROR.NOT_ALLOWED", "receptor.rucc"),
+        (
+            r#"{"tipo_documento":1,"receptor":{"ruc":"80069563-1","razon_social":"Cliente"},"items":[{"descripcion":"x","cantidad":"abc","precio_unitario":1,"iva":10}]}"#,
+            "VALIDATION_ERROR.INVALID_TYPE",
+            "items[0].cantidad",
+        ),
+        (
+            r#"{"tipo_documento":"uno","receptor":{"razon_social":"Cliente"},"items":[]}"#,
+            "VALIDATION_ERROR.INVALID_TYPE",
+            "tipo_documento",
+        ),
+        (
+            r#"{"tipo_documento":1,"items":[]}"#,
+            "VALIDATION_ERROR.REQUIRED",
+            "",
+        ),
+        (
+            r#"{"tipo_documento":1,"receptor":{"razon_social":"Cliente","rucc":"1"},"items":[]}"#,
+            "VALIDATION_ERROR.NOT_ALLOWED",
+            "receptor.rucc",
+        ),
         (r#"{"tipo_documento":1,"#, "MALFORMED_JSON", ""),
-        (r#"{"tipo_documento":1,"receptor":{"razon_social":"Cliente"},"items":[{"descripcion":"x","cantidad":1e999999,"precio_unitario":1,"iva":10}]}"#, "VALIDATION_ERROR.INVALID_TYPE", "items[0].cantidad"),
+        (
+            r#"{"tipo_documento":1,"receptor":{"razon_social":"Cliente"},"items":[{"descripcion":"x","cantidad":1e999999,"precio_unitario":1,"iva":10}]}"#,
+            "VALIDATION_ERROR.INVALID_TYPE",
+            "items[0].cantidad",
+        ),
     ];
     for (json, code, path) in cases {
         let r = validate_json(json, &e, now());
         assert!(!r.ok);
-        assert_eq!((r.errors[0].code.as_str(), r.errors[0].path.as_str()), (code, path), "{json} → {:?}", r.errors);
+        assert_eq!(
+            (r.errors[0].code.as_str(), r.errors[0].path.as_str()),
+            (code, path),
+            "{json} → {:?}",
+            r.errors
+        );
     }
     let deep = "[".repeat(100_000);
-    assert_eq!(validate_json(&deep, &e, now()).errors[0].code, "MALFORMED_JSON");
-    assert_eq!(parse_request_bytes(b"{\"tipo_documento\":\xff}").unwrap_err().code, "MALFORMED_JSON");
+    assert_eq!(
+        validate_json(&deep, &e, now()).errors[0].code,
+        "MALFORMED_JSON"
+    );
+    assert_eq!(
+        parse_request_bytes(b"{\"tipo_documento\":\xff}")
+            .unwrap_err()
+            .code,
+        "MALFORMED_JSON"
+    );
 }
 
 #[test]
@@ -281,13 +450,22 @@ fn ten_thousand_items_are_refused_without_panic() {
     let item = json!({"descripcion": "x", "cantidad": 1, "precio_unitario": 1, "iva": 10});
     v["items"] = Value::Array(vec![item; 10_000]);
     let r = validate_json(&v.to_string(), &Emisor::sandbox(), now());
-    assert!(r.errors.iter().any(|f| f.code == "TOO_LARGE" && f.path == "items"));
+    assert!(r
+        .errors
+        .iter()
+        .any(|f| f.code == "TOO_LARGE" && f.path == "items"));
 }
 
 #[test]
 fn huge_numbers_never_panic() {
     let e = Emisor::sandbox();
-    for amount in ["79228162514264337593543950335", "-79228162514264337593543950335", "0.0000000000000000000000000001", "1e28", "99999999999999999999"] {
+    for amount in [
+        "79228162514264337593543950335",
+        "-79228162514264337593543950335",
+        "0.0000000000000000000000000001",
+        "1e28",
+        "99999999999999999999",
+    ] {
         let mut v = spec_example();
         v["items"] = json!([
             {"descripcion": "x", "cantidad": amount, "precio_unitario": amount, "iva": 10},

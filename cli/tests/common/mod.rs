@@ -26,7 +26,11 @@ pub fn kuatia(args: &[&str], stdin: Option<&[u8]>) -> Output {
 pub fn run(args: &[&str], stdin: Option<&[u8]>) -> (i32, Value, String) {
     let out = kuatia(args, stdin);
     let stdout = String::from_utf8(out.stdout).unwrap();
-    let json = if stdout.trim().is_empty() { Value::Null } else { serde_json::from_str(&stdout).unwrap() };
+    let json = if stdout.trim().is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&stdout).unwrap()
+    };
     let stderr = String::from_utf8(out.stderr).unwrap();
     (out.status.code().unwrap(), json, stderr)
 }
@@ -37,7 +41,10 @@ pub struct TempDir(pub std::path::PathBuf);
 impl TempDir {
     /// Creates it under the system temp dir.
     pub fn new(tag: &str) -> TempDir {
-        let n = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+        let n = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
         let p = std::env::temp_dir().join(format!("kuatia-cli-{tag}-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&p).unwrap();
         TempDir(p)

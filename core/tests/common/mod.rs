@@ -18,7 +18,10 @@ pub struct TempDir(pub PathBuf);
 impl TempDir {
     /// Creates a fresh directory under the system temp dir.
     pub fn new(tag: &str) -> TempDir {
-        let n = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+        let n = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
         let p = std::env::temp_dir().join(format!("kuatia-{tag}-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&p).unwrap();
         TempDir(p)
@@ -27,7 +30,10 @@ impl TempDir {
     /// Writes `content` to `name` inside the directory and returns its path.
     pub fn file(&self, name: &str, content: &[u8]) -> PathBuf {
         let p = self.0.join(name);
-        std::fs::File::create(&p).unwrap().write_all(content).unwrap();
+        std::fs::File::create(&p)
+            .unwrap()
+            .write_all(content)
+            .unwrap();
         p
     }
 }
@@ -57,7 +63,11 @@ impl Schemas {
             )
             .as_bytes(),
         );
-        Schemas { dir, catalog, _tmp: tmp }
+        Schemas {
+            dir,
+            catalog,
+            _tmp: tmp,
+        }
     }
 
     /// Validates `xml` against the schema file `schema` with xmllint; Err carries xmllint's message.
@@ -84,7 +94,14 @@ pub fn xmlsec_verify(xml: &str) -> Result<(), String> {
     let tmp = TempDir::new("sig");
     let doc = tmp.file("signed.xml", xml.as_bytes());
     let out = Command::new("xmlsec1")
-        .args(["--verify", "--id-attr:Id", "DE", "--id-attr:Id", "rEve", "--insecure"])
+        .args([
+            "--verify",
+            "--id-attr:Id",
+            "DE",
+            "--id-attr:Id",
+            "rEve",
+            "--insecure",
+        ])
         .arg(&doc)
         .output()
         .expect("xmlsec1 is required (Debian xmlsec1; .ci/run installs it)");
