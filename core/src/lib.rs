@@ -6,11 +6,15 @@
 
 pub mod cdc;
 pub mod codes;
+pub mod de;
+pub mod document;
 pub mod error;
 pub mod fmt;
 pub mod geo;
 pub mod invoice;
+pub mod issue;
 pub mod kude;
+pub mod lifecycle;
 pub mod profile;
 pub mod qr;
 pub mod ruc;
