@@ -49,7 +49,11 @@ pub struct Finding {
 impl Finding {
     /// Builds a finding from its three parts.
     pub fn new(code: &str, path: impl Into<String>, message: impl Into<String>) -> Self {
-        Finding { code: code.to_string(), path: path.into(), message: message.into() }
+        Finding {
+            code: code.to_string(),
+            path: path.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -70,7 +74,10 @@ pub struct Findings(pub Vec<Finding>);
 impl Findings {
     /// The first finding's code, used as the summary code of the whole rejection.
     pub fn code(&self) -> &str {
-        self.0.first().map(|f| f.code.as_str()).unwrap_or(code::VALIDATION_ERROR)
+        self.0
+            .first()
+            .map(|f| f.code.as_str())
+            .unwrap_or(code::VALIDATION_ERROR)
     }
 }
 
