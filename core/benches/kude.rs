@@ -56,6 +56,17 @@ fn document() -> (kuatia_core::de::DocumentoElectronico, String) {
 
 fn benches(c: &mut Criterion) {
     let (de, qr) = document();
+    c.bench_function("kude_qr_encode", |b| {
+        b.iter(|| {
+            black_box(
+                qrcode::QrCode::with_error_correction_level(
+                    black_box(qr.as_bytes()),
+                    qrcode::EcLevel::M,
+                )
+                .unwrap(),
+            )
+        })
+    });
     for (name, formato) in [("a4", Formato::A4), ("ticket", Formato::Ticket)] {
         let opts = KudeOptions {
             formato,

@@ -474,3 +474,44 @@ fn output_is_deterministic() {
     let b = kude::pdf(&de, &qr, &KudeOptions::default()).unwrap();
     assert_eq!(a, b);
 }
+
+#[test]
+fn foreign_currency_prints_rate_and_total_in_guaranies() {
+    let json = r#"{"tipo_documento":1,"fecha":"2025-03-10T10:11:00","moneda":"USD","tipo_cambio":7300.5,
+        "receptor":{"ruc":"80069563-1","razon_social":"Ñandutí Comercial S.A."},
+        "items":[{"descripcion":"Licencia anual","cantidad":1,"precio_unitario":1250.75,"iva":10,"descuento":10.5}]}"#;
+    let req = parse_request(json).unwrap();
+    let ctx = IssueContext {
+        now: datetime!(2025-03-10 10:11:00),
+        numero: 8,
+        codigo_seguridad: 123456789,
+    };
+    let de = build(&req, &Emisor::sandbox(), ctx).unwrap();
+    let qr = dcarqr(&de, Ambiente::Test);
+    let t = de.totales.as_ref().unwrap();
+    for formato in [Formato::A4, Formato::Ticket] {
+        let opts = KudeOptions {
+            formato,
+            preview: true,
+            logo: Some(Logo::Png(tiny_png())),
+            ..Default::default()
+        };
+        let (path, text) = check_pdf(
+            &format!("usd-{formato:?}"),
+            &kude::pdf(&de, &qr, &opts).unwrap(),
+        );
+        assert!(text.contains("7.300,5"), "{formato:?}: exchange rate");
+        assert!(
+            text.contains(&human_amount(t.total_general, 2)),
+            "{formato:?}: USD total"
+        );
+        assert!(
+            text.contains(&human_amount(t.total_guaranies.unwrap(), 0)),
+            "{formato:?}: total in PYG"
+        );
+        assert!(text.contains("Total en guaraníes"));
+        assert!(text.contains("1.250,75"), "{formato:?}: unit price");
+        // The translucent watermark must not hide the QR.
+        assert_eq!(decode_qr(&path), qr);
+    }
+}

@@ -620,7 +620,7 @@ impl Flow<'_, '_> {
                 }
                 if self.ctx.opts.preview {
                     let angle = (H / W).atan().to_degrees();
-                    let size = watermark_size(f, (W * W + H * H).sqrt() * 0.7);
+                    let size = watermark_size(f, (W * W + H * H).sqrt() * 0.6);
                     s.items.push(Item::Watermark {
                         x: W / 2.0,
                         y: H / 2.0,

@@ -22,8 +22,8 @@ pub fn pdf(
     Ok(render_pdf(&layout(de, dcarqr, opts)?))
 }
 
-/// Deflate level: 6 keeps a 10-item KuDE well under the size budget while staying fast.
-const LEVEL: u8 = 6;
+/// Deflate level: 1 (fastest). Level 6 saved ~10 % of bytes at three times the time of the whole KuDE.
+const LEVEL: u8 = 1;
 
 fn deflate(data: &[u8]) -> Vec<u8> {
     miniz_oxide::deflate::compress_to_vec_zlib(data, LEVEL)
@@ -261,6 +261,9 @@ pub fn render_pdf(layout: &Layout) -> Vec<u8> {
                     ts.close(&mut c);
                     let n = (*width).max(1);
                     let m = size / n as f32;
+                    // One unit per module, y downwards, so each run is four small integers.
+                    c.save_state();
+                    c.transform([m, 0.0, 0.0, -m, *x, h - y]);
                     c.set_fill_rgb(0.0, 0.0, 0.0);
                     for (row, cells) in modules.chunks(n).enumerate() {
                         // One rectangle per horizontal run of dark modules.
@@ -271,19 +274,14 @@ pub fn render_pdf(layout: &Layout) -> Vec<u8> {
                                 while cells.get(col) == Some(&true) {
                                     col += 1;
                                 }
-                                let top = y + row as f32 * m;
-                                c.rect(
-                                    x + start as f32 * m,
-                                    h - top - m,
-                                    (col - start) as f32 * m,
-                                    m,
-                                );
+                                c.rect(start as f32, row as f32, (col - start) as f32, 1.0);
                             } else {
                                 col += 1;
                             }
                         }
                     }
                     c.fill_nonzero();
+                    c.restore_state();
                 }
                 Item::Image { x, y, w, h: ih } => {
                     ts.close(&mut c);

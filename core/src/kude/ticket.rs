@@ -267,7 +267,7 @@ pub(super) fn build(ctx: &Ctx) -> Vec<Page> {
     let height = y + M;
     if ctx.opts.preview {
         let angle = 35.0f32;
-        let size = watermark_size(f, CW / angle.to_radians().cos());
+        let size = watermark_size(f, CW * 0.85 / angle.to_radians().cos());
         let mut wy = 160.0f32.min(height / 2.0);
         while wy < height {
             s.items.push(Item::Watermark {
