@@ -187,6 +187,35 @@ pub fn sign_document(
     let unsigned = crate::xml::write(&documento);
     let signed = sign_element(&unsigned, &documento.cdc, signer)
         .map_err(|e| Findings::from(Finding::new(e.code(), "", e.to_string())))?;
+    complete(documento, emisor, &signed.xml, signed.digest_value)
+}
+
+/// Sandbox without a private key (the browser build): the document is written and its QR computed from the real
+/// digest of `DE`, but no `Signature` is added. Such a document has no validity anywhere and is marked unsigned.
+pub fn simulate_unsigned(
+    documento: DocumentoElectronico,
+    emisor: &Emisor,
+) -> Result<Issued, Findings> {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    let unsigned = crate::xml::write(&documento);
+    let canonical = crate::sign::c14n::canonicalize_element(
+        &unsigned,
+        &documento.cdc,
+        &crate::sign::c14n::Method::EXCLUSIVE,
+    )
+    .map_err(|e| Findings::from(Finding::new(e.code(), "", e.message())))?;
+    let digest = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(&canonical));
+    complete(documento, emisor, &unsigned, digest)
+}
+
+/// Adds the QR group to a (signed) document and assembles the result.
+fn complete(
+    documento: DocumentoElectronico,
+    emisor: &Emisor,
+    xml: &str,
+    digest_value: String,
+) -> Result<Issued, Findings> {
     let fecha = datetime(documento.fecha_emision);
     let r = &documento.receptor;
     let receptor = match (&r.ruc, &r.numero_documento) {
@@ -209,18 +238,18 @@ pub fn sign_document(
         total: &total,
         total_iva: &total_iva,
         items: documento.items.len(),
-        digest_value: &signed.digest_value,
+        digest_value: &digest_value,
         csc_id: &emisor.csc.id,
         csc: emisor.csc.secreto.expose(),
         ambiente: emisor.ambiente,
     });
-    let xml = insert_qr(&signed.xml, &qr)?;
+    let xml = insert_qr(xml, &qr)?;
     let t = &documento.timbrado;
     Ok(Issued {
         cdc: documento.cdc.clone(),
         numero: format!("{}-{}-{}", t.establecimiento, t.punto, t.numero),
         qr,
-        digest_value: signed.digest_value,
+        digest_value,
         xml,
         documento,
     })

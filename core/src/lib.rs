@@ -4,6 +4,7 @@
 //! Time, document numbers, security codes and signers are passed in by the host.
 #![forbid(unsafe_code)]
 
+pub mod api;
 pub mod cdc;
 pub mod codes;
 pub mod de;

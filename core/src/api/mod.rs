@@ -1,0 +1,908 @@
+//! The user's e-invoicing service (`/v1`, spec `service-api.md`) as a sans-IO state machine: requests in, responses
+//! out, over a [`Store`] and a [`Host`] (clock, randomness, signer). An ERP can run it in-process, a browser can run
+//! the whole sandbox offline, and `kuatia serve` puts it behind HTTP.
+//!
+//! Routes: `GET/POST /v1/facturas`, `GET /v1/facturas/:id`, `GET /v1/facturas/:id/kude`, `GET/POST /v1/webhooks`,
+//! `GET /v1/health`. Envelope `{ok, data, meta{page,per_page,total}, error{code,message,details}}`.
+
+pub mod auth;
+pub mod store;
+pub mod webhook;
+
+use crate::document::{build, IssueContext};
+use crate::error::{code, Finding};
+use crate::issue::{numbering_key, sign_document, simulate_unsigned};
+use crate::lifecycle::{transition, Estado, EventKind, SifenError, Trigger};
+use crate::sign::Signer;
+use auth::{parse_key, Environment};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+pub use store::{Account, InvoiceRecord, MemoryStore, Store};
+use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
+use webhook::{Delivery, EventData, EventPayload, Webhook};
+
+/// An HTTP request as the host received it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HttpRequest {
+    /// `GET`, `POST`, ...
+    pub method: String,
+    /// Path with optional query string, e.g. `/v1/facturas?page=2`.
+    pub path: String,
+    /// Headers (names case-insensitive).
+    pub headers: Vec<(String, String)>,
+    /// Raw body.
+    pub body: Vec<u8>,
+}
+
+impl HttpRequest {
+    /// First header with this name (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The response the host must send.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HttpResponse {
+    /// HTTP status code.
+    pub status: u16,
+    /// Headers.
+    pub headers: Vec<(String, String)>,
+    /// Body bytes (JSON, or the KuDE PDF).
+    pub body: Vec<u8>,
+}
+
+impl HttpResponse {
+    /// The body as JSON (for tests and hosts that inspect answers).
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
+    }
+
+    /// First header with this name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// What the host provides: the clock, a CSPRNG, and the signer of an account's environment.
+pub trait Host {
+    /// The current time (UTC).
+    fn now(&mut self) -> OffsetDateTime;
+    /// A uniformly random `u32` from a CSPRNG (ids, security codes, keys, secrets).
+    fn random_u32(&mut self) -> u32;
+    /// The signer (P12, token) of an account in an environment; `None` when there is none (a browser sandbox).
+    fn signer(&self, account_id: &str, env: Environment) -> Option<&dyn Signer>;
+}
+
+/// Configuration of the service.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Config {
+    /// Absolute base URL clients use (`https://api.example.com`), for `kude_url`.
+    pub base_url: String,
+    /// Sandbox: seconds from creation until the simulated SIFEN receives an invoice (`pending → sent`).
+    pub sandbox_send_after: i64,
+    /// Sandbox: seconds from creation until the simulated SIFEN answers (`sent → approved/rejected`).
+    pub sandbox_answer_after: i64,
+    /// Largest `per_page` of list endpoints.
+    pub max_per_page: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            base_url: "http://127.0.0.1:8080".into(),
+            sandbox_send_after: 2,
+            sandbox_answer_after: 5,
+            max_per_page: 100,
+        }
+    }
+}
+
+/// Receiver RUC bodies the simulated SIFEN treats as unknown, so a sandbox rejection can be provoked on purpose
+/// (like a payment sandbox's test card numbers): `88888801-5` and `80000005-6`.
+pub const SANDBOX_REJECTED_RUCS: [&str; 2] = ["88888801", "80000005"];
+
+/// The service: a store, a configuration, and pure request handling.
+#[derive(Debug, Clone, Default)]
+pub struct Service<S: Store> {
+    /// Persistence.
+    pub store: S,
+    /// Settings.
+    pub config: Config,
+}
+
+/// One item of the production-readiness check (spec §1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Check {
+    /// Stable name of the prerequisite.
+    pub name: String,
+    /// Whether it is met.
+    pub ok: bool,
+    /// What to do when it is not.
+    pub message: String,
+}
+
+/// Paraguay has kept UTC-3 all year since October 2024.
+fn paraguay(now: OffsetDateTime) -> PrimitiveDateTime {
+    let local = UtcOffset::from_hms(-3, 0, 0)
+        .map(|o| now.to_offset(o))
+        .unwrap_or(now);
+    PrimitiveDateTime::new(
+        local.date(),
+        local.time().replace_nanosecond(0).unwrap_or(local.time()),
+    )
+}
+
+fn rfc3339(t: i64) -> String {
+    OffsetDateTime::from_unix_timestamp(t)
+        .ok()
+        .and_then(|d| {
+            d.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_default()
+}
+
+fn random_id(host: &mut dyn Host, prefix: &str, len: usize) -> String {
+    const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let mut s = String::with_capacity(prefix.len() + len);
+    s.push_str(prefix);
+    while s.len() < prefix.len() + len {
+        for b in host.random_u32().to_le_bytes() {
+            if b < 248 && s.len() < prefix.len() + len {
+                s.push(char::from(ALPHABET[usize::from(b % 62)]));
+            }
+        }
+    }
+    s
+}
+
+fn respond(status: u16, body: &Value) -> HttpResponse {
+    HttpResponse {
+        status,
+        headers: vec![(
+            "Content-Type".into(),
+            "application/json; charset=utf-8".into(),
+        )],
+        body: serde_json::to_vec(body).unwrap_or_default(),
+    }
+}
+
+fn ok(status: u16, data: Value) -> HttpResponse {
+    respond(status, &json!({"ok": true, "data": data}))
+}
+
+fn err(status: u16, code: &str, message: &str) -> HttpResponse {
+    respond(
+        status,
+        &json!({"ok": false, "error": {"code": code, "message": message}}),
+    )
+}
+
+fn findings_response(findings: &[Finding]) -> HttpResponse {
+    // The summary code is the most specific one the spec names (INVALID_TIMBRADO, INVALID_RUC), else VALIDATION_ERROR.
+    let summary = [code::INVALID_TIMBRADO, code::INVALID_RUC]
+        .into_iter()
+        .find(|c| findings.iter().any(|f| f.code == *c))
+        .unwrap_or(code::VALIDATION_ERROR);
+    let message = match findings.len() {
+        1 => findings.first().map(|f| f.to_string()).unwrap_or_default(),
+        n => format!("{n} problems found; see details"),
+    };
+    respond(
+        422,
+        &json!({"ok": false, "error": {"code": summary, "message": message, "details": findings}}),
+    )
+}
+
+/// The authenticated caller of a request.
+struct Caller {
+    account: Account,
+    env: Environment,
+}
+
+impl<S: Store> Service<S> {
+    /// A service over `store` with `config`.
+    pub fn new(store: S, config: Config) -> Self {
+        Service { store, config }
+    }
+
+    /// Creates an account with the built-in sandbox profile and returns it with a new sandbox key (shown once).
+    pub fn create_account(&mut self, name: &str, host: &mut dyn Host) -> (Account, String) {
+        let id = random_id(host, "acct_", 16);
+        let (key, stored) = auth::new_key(Environment::Sandbox, &mut || host.random_u32());
+        let account = Account {
+            id,
+            name: name.to_string(),
+            sandbox: crate::profile::Emisor::sandbox(),
+            production: None,
+            sandbox_completed: false,
+            ruc_enabled: false,
+            keys: vec![stored],
+        };
+        self.store.put_account(account.clone());
+        (account, key)
+    }
+
+    /// Adds a key of `env` to an account; returns the key (shown once) or `None` for an unknown account.
+    pub fn create_key(
+        &mut self,
+        account_id: &str,
+        env: Environment,
+        host: &mut dyn Host,
+    ) -> Option<String> {
+        let mut account = self.store.account(account_id)?;
+        let (key, stored) = auth::new_key(env, &mut || host.random_u32());
+        account.keys.push(stored);
+        self.store.put_account(account);
+        Some(key)
+    }
+
+    /// Handles one request. Also advances the simulated SIFEN of the sandbox to the host's current time.
+    pub fn handle(&mut self, req: &HttpRequest, host: &mut dyn Host) -> HttpResponse {
+        self.tick(host);
+        let (path, query) = req.path.split_once('?').unwrap_or((req.path.as_str(), ""));
+        let segments: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
+        let method = req.method.to_ascii_uppercase();
+        let route: (&[&str], &str) = (&segments, method.as_str());
+        let allowed: &[&str] = match segments.as_slice() {
+            ["v1", "health"] => &["GET"],
+            ["v1", "facturas"] | ["v1", "webhooks"] => &["GET", "POST"],
+            ["v1", "facturas", _] | ["v1", "facturas", _, "kude"] => &["GET"],
+            _ => return err(404, "NOT_FOUND", "no such route"),
+        };
+        if !allowed.contains(&route.1) {
+            let mut r = err(
+                405,
+                "METHOD_NOT_ALLOWED",
+                &format!("use {}", allowed.join(" or ")),
+            );
+            r.headers.push(("Allow".into(), allowed.join(", ")));
+            return r;
+        }
+        if segments.as_slice() == ["v1", "health"] {
+            return ok(
+                200,
+                json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")}),
+            );
+        }
+        let caller = match self.authenticate(req) {
+            Ok(c) => c,
+            Err(r) => return r,
+        };
+        match (segments.as_slice(), route.1) {
+            (["v1", "facturas"], "POST") => self.create_invoice(&caller, req, host),
+            (["v1", "facturas"], _) => self.list_invoices(&caller, query),
+            (["v1", "facturas", id], _) => match self.store.invoice(&caller.account.id, id) {
+                Some(inv) if inv.environment == caller.env => ok(200, self.invoice_json(&inv)),
+                _ => err(404, "NOT_FOUND", "no invoice with that id"),
+            },
+            (["v1", "facturas", id, "kude"], _) => self.kude(&caller, id),
+            (["v1", "webhooks"], "POST") => self.create_webhook(&caller, req, host),
+            (["v1", "webhooks"], _) => {
+                let list: Vec<Webhook> = self
+                    .store
+                    .webhooks(&caller.account.id, caller.env)
+                    .into_iter()
+                    .map(|mut w| {
+                        w.secret = None;
+                        w
+                    })
+                    .collect();
+                let total = list.len();
+                respond(
+                    200,
+                    &json!({"ok": true, "data": list, "meta": {"page": 1, "per_page": total, "total": total}}),
+                )
+            }
+            _ => err(404, "NOT_FOUND", "no such route"),
+        }
+    }
+
+    fn authenticate(&self, req: &HttpRequest) -> Result<Caller, HttpResponse> {
+        let unauthorized = |m: &str| {
+            let mut r = err(401, "UNAUTHORIZED", m);
+            r.headers.push(("WWW-Authenticate".into(), "Bearer".into()));
+            r
+        };
+        let Some(value) = req.header("Authorization") else {
+            return Err(unauthorized("missing Authorization: Bearer <API key>"));
+        };
+        let Some(key) = value.strip_prefix("Bearer ").map(str::trim) else {
+            return Err(unauthorized(
+                "the Authorization header must be 'Bearer <API key>'",
+            ));
+        };
+        let Some(parsed) = parse_key(key) else {
+            return Err(unauthorized("malformed API key (dk_test_… or dk_live_…)"));
+        };
+        let found = self.store.find_key(parsed.key_id).filter(|(_, stored)| {
+            stored.environment == parsed.environment && auth::key_matches(parsed.full, stored)
+        });
+        let Some((account_id, stored)) = found else {
+            return Err(unauthorized("unknown or revoked API key"));
+        };
+        let Some(account) = self.store.account(&account_id) else {
+            return Err(unauthorized("unknown or revoked API key"));
+        };
+        let sandbox_header = req.header("X-Environment");
+        match (stored.environment, sandbox_header) {
+            (Environment::Sandbox, Some(h)) if h.eq_ignore_ascii_case("sandbox") => {}
+            (Environment::Sandbox, _) => {
+                return Err(err(
+                    400,
+                    "SANDBOX_HEADER_REQUIRED",
+                    "sandbox keys (dk_test_) require the header X-Environment: sandbox",
+                ))
+            }
+            (Environment::Production, None) => {}
+            (Environment::Production, Some(_)) => {
+                return Err(err(
+                    400,
+                    "LIVE_KEY_IN_SANDBOX",
+                    "a production key (dk_live_) must not be used with X-Environment: the sandbox takes dk_test_ keys",
+                ))
+            }
+        }
+        Ok(Caller {
+            account,
+            env: stored.environment,
+        })
+    }
+
+    fn invoice_json(&self, inv: &InvoiceRecord) -> Value {
+        let mut v = json!({
+            "id": inv.id,
+            "status": inv.status,
+            "cdc": inv.cdc,
+            "numero": inv.numero,
+            "kude_url": format!("{}/v1/facturas/{}/kude", self.config.base_url.trim_end_matches('/'), inv.id),
+            "tipo_documento": inv.tipo_documento,
+            "fecha_emision": inv.fecha_emision,
+            "total": inv.total,
+            "moneda": inv.moneda,
+            "qr": inv.qr,
+            "created_at": rfc3339(inv.created_at),
+            "updated_at": rfc3339(inv.updated_at),
+        });
+        if inv.status == Estado::Rejected {
+            v["sifen_errors"] = json!(inv.sifen_errors);
+        }
+        if let Some(p) = &inv.protocolo {
+            v["protocolo"] = json!(p);
+        }
+        v
+    }
+
+    fn list_invoices(&self, caller: &Caller, query: &str) -> HttpResponse {
+        let mut page = 1usize;
+        let mut per_page = 20usize;
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let n = v.parse::<usize>().ok().filter(|n| *n >= 1);
+            match (k, n) {
+                ("page", Some(n)) => page = n,
+                ("per_page", Some(n)) if n <= self.config.max_per_page => per_page = n,
+                ("page" | "per_page", _) => {
+                    return err(
+                        400,
+                        "INVALID_QUERY",
+                        &format!(
+                            "{k} must be a positive integer (per_page ≤ {})",
+                            self.config.max_per_page
+                        ),
+                    )
+                }
+                _ => {}
+            }
+        }
+        let offset = (page - 1).saturating_mul(per_page);
+        let (items, total) =
+            self.store
+                .list_invoices(&caller.account.id, caller.env, offset, per_page);
+        let data: Vec<Value> = items.iter().map(|i| self.invoice_json(i)).collect();
+        respond(
+            200,
+            &json!({"ok": true, "data": data, "meta": {"page": page, "per_page": per_page, "total": total}}),
+        )
+    }
+
+    fn create_invoice(
+        &mut self,
+        caller: &Caller,
+        req: &HttpRequest,
+        host: &mut dyn Host,
+    ) -> HttpResponse {
+        let idem = req.header("Idempotency-Key").map(str::to_string);
+        let body_hash = auth::hex(&Sha256::digest(&req.body));
+        if let Some(key) = &idem {
+            if key.is_empty() || key.len() > 255 {
+                return err(
+                    400,
+                    "INVALID_IDEMPOTENCY_KEY",
+                    "Idempotency-Key must have 1 to 255 characters",
+                );
+            }
+            if let Some((hash, response)) = self.store.idempotent(&caller.account.id, key) {
+                return if hash == body_hash {
+                    response
+                } else {
+                    err(
+                        409,
+                        "IDEMPOTENCY_CONFLICT",
+                        "this Idempotency-Key was used with a different request body",
+                    )
+                };
+            }
+        }
+        let response = self.create_invoice_inner(caller, req, host);
+        // Only outcomes that created something (or definitive validation answers) are replayed.
+        if let Some(key) = idem {
+            if response.status == 201 || response.status == 422 {
+                self.store
+                    .put_idempotent(&caller.account.id, &key, body_hash, response.clone());
+            }
+        }
+        response
+    }
+
+    fn create_invoice_inner(
+        &mut self,
+        caller: &Caller,
+        req: &HttpRequest,
+        host: &mut dyn Host,
+    ) -> HttpResponse {
+        let request = match crate::invoice::parse_request_bytes(&req.body) {
+            Ok(r) => r,
+            Err(f) if f.code == code::MALFORMED_JSON || f.code == code::TOO_LARGE => {
+                return err(400, &f.code, &f.message)
+            }
+            Err(f) => return findings_response(&[f]),
+        };
+        if caller.env == Environment::Production && request.simulate.is_some() {
+            return err(
+                422,
+                "SIMULATE_NOT_ALLOWED",
+                "_simulate is only accepted in the sandbox",
+            );
+        }
+        let Some(emisor) = caller.account.profile(caller.env).cloned() else {
+            return err(
+                422,
+                "PRODUCTION_NOT_CONFIGURED",
+                "this account has no production profile (certificate, stamp, CSC); see the preflight check",
+            );
+        };
+        let now_utc = host.now();
+        let now = paraguay(now_utc);
+        let findings = crate::validate::validate(&request, &emisor, now);
+        if !findings.is_empty() {
+            return findings_response(&findings);
+        }
+        let signer = host.signer(&caller.account.id, caller.env);
+        if caller.env == Environment::Production && signer.is_none() {
+            return err(
+                422,
+                "CERTIFICATE_MISSING",
+                "load a valid P12 certificate for production",
+            );
+        }
+        if let Some(s) = signer {
+            if let Err(fs) = crate::issue::check_signer(&emisor, s, now) {
+                let f =
+                    fs.0.first()
+                        .cloned()
+                        .unwrap_or_else(|| Finding::new("CERTIFICATE_INVALID", "", "certificate"));
+                return err(422, &f.code, &f.message);
+            }
+        }
+        let Some(key) = numbering_key(&request, &emisor, now) else {
+            return findings_response(&[Finding::new(
+                code::INVALID_TIMBRADO,
+                "tipo_documento",
+                "no stamp covers this document type",
+            )]);
+        };
+        let numero = self.store.next_number(&caller.account.id, caller.env, &key);
+        let codigo = crate::cdc::security_code(&mut || host.random_u32(), numero);
+        let documento = match build(
+            &request,
+            &emisor,
+            IssueContext {
+                now,
+                numero,
+                codigo_seguridad: codigo,
+            },
+        ) {
+            Ok(d) => d,
+            Err(fs) => return findings_response(&fs.0),
+        };
+        let signer = host.signer(&caller.account.id, caller.env);
+        let signed = signer.is_some();
+        let issued = match signer {
+            Some(s) => sign_document(documento, &emisor, s),
+            None => simulate_unsigned(documento, &emisor),
+        }
+        .map_err(|fs| fs.0.into_iter().next());
+        let issued = match issued {
+            Ok(i) => i,
+            // Signing our own well-formed output fails only with a broken signer (token removed, HSM down).
+            Err(f) => {
+                let f = f.unwrap_or_else(|| Finding::new("SIGNATURE_FAILED", "", "signing failed"));
+                return err(502, &f.code, &f.message);
+            }
+        };
+        let ts = now_utc.unix_timestamp();
+        let d = &issued.documento;
+        let mut record = InvoiceRecord {
+            id: random_id(host, "fact_", 24),
+            account_id: caller.account.id.clone(),
+            environment: caller.env,
+            status: Estado::Pending,
+            cdc: issued.cdc.clone(),
+            numero: issued.numero.clone(),
+            tipo_documento: d.timbrado.tipo_documento.code(),
+            fecha_emision: crate::fmt::datetime(d.fecha_emision),
+            total: d.totales.as_ref().map(|t| crate::fmt::dec(t.total_general)),
+            moneda: d.operacion_comercial.as_ref().map(|o| o.moneda.clone()),
+            simulate: request.simulate.clone(),
+            sifen_errors: Vec::new(),
+            protocolo: None,
+            xml: issued.xml,
+            qr: issued.qr,
+            signed,
+            created_at: ts,
+            updated_at: ts,
+        };
+        let steps = match request.simulate.as_deref() {
+            Some("approved") => vec![Trigger::Submitted, sandbox_approval(&record)],
+            Some("rejected") => vec![sandbox_rejection(false)],
+            Some("sent") => vec![Trigger::Submitted],
+            _ => vec![],
+        };
+        let mut events = Vec::new();
+        for step in &steps {
+            // The documented machine accepts these sequences from `pending`; an error here would be a bug of ours.
+            events.extend(apply_to(&mut record, step, ts).unwrap_or_default());
+        }
+        let data = self.invoice_json(&record);
+        self.store.insert_invoice(record.clone());
+        self.emit(&record, &events, host, ts);
+        if caller.env == Environment::Sandbox && record.status == Estado::Approved {
+            let mut account = caller.account.clone();
+            if !account.sandbox_completed {
+                account.sandbox_completed = true;
+                self.store.put_account(account);
+            }
+        }
+        ok(201, data)
+    }
+
+    /// Applies a SIFEN outcome (reported by the host's SIFEN client) to an invoice, storing it and queueing webhooks.
+    pub fn apply(
+        &mut self,
+        account_id: &str,
+        invoice_id: &str,
+        trigger: &Trigger,
+        host: &mut dyn Host,
+    ) -> Result<Estado, Finding> {
+        let mut record = self
+            .store
+            .invoice(account_id, invoice_id)
+            .ok_or_else(|| Finding::new("NOT_FOUND", "id", "no invoice with that id"))?;
+        let ts = host.now().unix_timestamp();
+        let events = apply_to(&mut record, trigger, ts)?;
+        self.store.update_invoice(record.clone());
+        self.emit(&record, &events, host, ts);
+        Ok(record.status)
+    }
+
+    /// Advances the simulated SIFEN: sandbox invoices without `_simulate` go `pending → sent` after
+    /// `sandbox_send_after` seconds and are answered after `sandbox_answer_after` seconds (rejected when the receiver
+    /// RUC is one of [`SANDBOX_REJECTED_RUCS`], approved otherwise).
+    pub fn tick(&mut self, host: &mut dyn Host) {
+        let now = host.now().unix_timestamp();
+        for mut record in self.store.simulated_in_flight() {
+            let age = now - record.created_at;
+            let before = record.status;
+            let mut events = Vec::new();
+            if record.status == Estado::Pending && age >= self.config.sandbox_send_after {
+                events.extend(apply_to(&mut record, &Trigger::Submitted, now).unwrap_or_default());
+            }
+            if record.status == Estado::Sent && age >= self.config.sandbox_answer_after {
+                let trigger = if rejected_receiver(&record.xml) {
+                    sandbox_rejection(true)
+                } else {
+                    sandbox_approval(&record)
+                };
+                events.extend(apply_to(&mut record, &trigger, now).unwrap_or_default());
+            }
+            if record.status != before {
+                self.store.update_invoice(record.clone());
+                self.emit(&record, &events, host, now);
+            }
+        }
+    }
+
+    fn emit(&mut self, record: &InvoiceRecord, events: &[EventKind], host: &mut dyn Host, ts: i64) {
+        for kind in events {
+            let event_id = random_id(host, "evt_", 24);
+            let payload = EventPayload {
+                id: event_id.clone(),
+                kind: *kind,
+                created: ts,
+                data: EventData {
+                    id: record.id.clone(),
+                    status: record.status.to_string(),
+                    cdc: record.cdc.clone(),
+                },
+            };
+            let body = serde_json::to_string(&payload).unwrap_or_default();
+            for hook in self.store.webhooks(&record.account_id, record.environment) {
+                if !hook.events.contains(kind) {
+                    continue;
+                }
+                let delivery = Delivery {
+                    id: random_id(host, "dlv_", 24),
+                    account_id: record.account_id.clone(),
+                    environment: record.environment,
+                    webhook_id: hook.id.clone(),
+                    url: hook.url.clone(),
+                    event_id: event_id.clone(),
+                    headers: Vec::new(),
+                    body: body.clone(),
+                    attempts: 0,
+                    next_attempt_at: ts,
+                    first_due_at: ts,
+                    status: "pending".into(),
+                };
+                self.store.put_delivery(delivery);
+            }
+        }
+    }
+
+    /// Deliveries the host must POST now (pending and due), with their headers signed at `now`.
+    pub fn due_deliveries(&self, now: i64) -> Vec<Delivery> {
+        let mut due = self.store.due_deliveries(now);
+        for d in &mut due {
+            let secret = self
+                .store
+                .webhooks(&d.account_id, d.environment)
+                .into_iter()
+                .find(|w| w.id == d.webhook_id)
+                .and_then(|w| w.secret)
+                .unwrap_or_default();
+            d.headers = vec![
+                ("Content-Type".into(), "application/json".into()),
+                (
+                    webhook::SIGNATURE_HEADER.into(),
+                    webhook::signature_header(&secret, now, &d.body),
+                ),
+            ];
+        }
+        due
+    }
+
+    /// Records the outcome of one delivery attempt: delivered, or the next retry on the backoff schedule
+    /// ([`webhook::RETRY_SCHEDULE`]), or `failed` once the schedule is exhausted.
+    pub fn report_delivery(&mut self, delivery_id: &str, success: bool) -> Option<Delivery> {
+        let mut d = self.store.delivery(delivery_id)?;
+        d.attempts += 1;
+        if success {
+            d.status = "delivered".into();
+        } else {
+            let next = usize::try_from(d.attempts - 1)
+                .ok()
+                .and_then(|i| webhook::RETRY_SCHEDULE.get(i));
+            match next {
+                Some(delay) => d.next_attempt_at = d.first_due_at + delay,
+                None => d.status = "failed".into(),
+            }
+        }
+        d.headers.clear();
+        self.store.put_delivery(d.clone());
+        Some(d)
+    }
+
+    fn kude(&self, caller: &Caller, id: &str) -> HttpResponse {
+        let Some(inv) = self
+            .store
+            .invoice(&caller.account.id, id)
+            .filter(|i| i.environment == caller.env)
+        else {
+            return err(404, "NOT_FOUND", "no invoice with that id");
+        };
+        if inv.status != Estado::Approved {
+            return err(
+                409,
+                "KUDE_NOT_AVAILABLE",
+                &format!(
+                    "the KuDE is delivered only for approved invoices; this one is '{}'",
+                    inv.status
+                ),
+            );
+        }
+        let de = match crate::xml::parse(&inv.xml) {
+            Ok(d) => d,
+            Err(f) => return err(500, &f.code, &f.message),
+        };
+        match crate::kude::pdf::pdf(&de, &inv.qr, &crate::kude::KudeOptions::default()) {
+            Ok(bytes) => HttpResponse {
+                status: 200,
+                headers: vec![
+                    ("Content-Type".into(), "application/pdf".into()),
+                    (
+                        "Content-Disposition".into(),
+                        format!("inline; filename=\"{}.pdf\"", inv.cdc),
+                    ),
+                ],
+                body: bytes,
+            },
+            Err(f) => err(500, &f.code, &f.message),
+        }
+    }
+
+    fn create_webhook(
+        &mut self,
+        caller: &Caller,
+        req: &HttpRequest,
+        host: &mut dyn Host,
+    ) -> HttpResponse {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Body {
+            url: String,
+            events: Vec<String>,
+            #[serde(default)]
+            description: Option<String>,
+        }
+        let body: Body = match serde_json::from_slice(&req.body) {
+            Ok(b) => b,
+            Err(e) if e.is_syntax() || e.is_eof() => {
+                return err(400, code::MALFORMED_JSON, &e.to_string())
+            }
+            Err(e) => {
+                return findings_response(&[Finding::new(code::INVALID_TYPE, "", e.to_string())])
+            }
+        };
+        let kinds =
+            match webhook::check_registration(&body.url, &body.events, body.description.as_deref())
+            {
+                Ok(k) => k,
+                Err(fs) => return findings_response(&fs),
+            };
+        let secret = random_id(host, "whsec_", 32);
+        let hook = Webhook {
+            id: random_id(host, "wh_", 24),
+            url: body.url,
+            events: kinds,
+            description: body.description,
+            created_at: rfc3339(host.now().unix_timestamp()),
+            secret: Some(secret),
+        };
+        self.store
+            .insert_webhook(&caller.account.id, caller.env, hook.clone());
+        ok(201, json!(hook))
+    }
+
+    /// Production readiness of an account (spec §1): what is missing before live traffic.
+    pub fn preflight(&self, account_id: &str, host: &mut dyn Host) -> Vec<Check> {
+        let mut out = Vec::new();
+        let account = self.store.account(account_id);
+        let check = |name: &str, ok: bool, message: &str| Check {
+            name: name.into(),
+            ok,
+            message: message.into(),
+        };
+        let Some(account) = account else {
+            return vec![check("account", false, "unknown account")];
+        };
+        out.push(check(
+            "sandbox_completed",
+            account.sandbox_completed,
+            "complete one sandbox flow up to an approved invoice",
+        ));
+        let now = paraguay(host.now());
+        let profile = account.production.as_ref();
+        out.push(check(
+            "production_profile",
+            profile.is_some_and(|p| p.ambiente == crate::profile::Ambiente::Produccion),
+            "load the production emitter profile (RUC, address, activities, stamps, CSC)",
+        ));
+        let cert_ok = match (profile, host.signer(account_id, Environment::Production)) {
+            (Some(p), Some(s)) => crate::issue::check_signer(p, s, now).is_ok(),
+            _ => false,
+        };
+        out.push(check(
+            "certificate",
+            cert_ok,
+            "load a valid P12 certificate carrying the emitter's RUC",
+        ));
+        let stamp_ok = profile.is_some_and(|p| p.timbrado_for(1, None, None, now.date()).is_some());
+        out.push(check(
+            "timbrado",
+            stamp_ok,
+            "an active stamp (timbrado) must cover factura electrónica (1)",
+        ));
+        out.push(check(
+            "ruc_enabled",
+            account.ruc_enabled,
+            "the RUC must be enabled for the authority's API programme",
+        ));
+        let hooks = self.store.webhooks(account_id, Environment::Production);
+        let covers = |k: EventKind| hooks.iter().any(|h| h.events.contains(&k));
+        out.push(check(
+            "webhooks",
+            covers(EventKind::FacturaApproved) && covers(EventKind::FacturaRejected),
+            "register a production webhook for factura.approved and factura.rejected",
+        ));
+        let live_key = account
+            .keys
+            .iter()
+            .any(|k| k.environment == Environment::Production);
+        out.push(check(
+            "live_key",
+            live_key,
+            "create a dk_live_ key and keep it server-side (never in front-end code)",
+        ));
+        out
+    }
+}
+
+/// Moves a record through the state machine, keeping the trigger's data (reasons, authorization number).
+fn apply_to(
+    record: &mut InvoiceRecord,
+    trigger: &Trigger,
+    ts: i64,
+) -> Result<Vec<EventKind>, Finding> {
+    let (to, events) = transition(record.status, trigger)
+        .map_err(|e| Finding::new(e.code(), "status", e.to_string()))?;
+    record.status = to;
+    record.updated_at = ts;
+    match trigger {
+        Trigger::Rejected { errors } => record.sifen_errors = errors.clone(),
+        Trigger::Approved { protocolo } => record.protocolo = protocolo.clone(),
+        _ => {}
+    }
+    Ok(events)
+}
+
+fn sandbox_approval(record: &InvoiceRecord) -> Trigger {
+    // A deterministic, clearly fake authorization number derived from the CDC.
+    let digits: String = record.cdc.chars().rev().take(10).collect();
+    Trigger::Approved {
+        protocolo: Some(format!("SBX{digits}")),
+    }
+}
+
+fn sandbox_rejection(unknown_receiver: bool) -> Trigger {
+    let error = if unknown_receiver {
+        SifenError {
+            code: "1264".into(),
+            message: "RUC del receptor inexistente (sandbox)".into(),
+            field: Some("receptor.ruc".into()),
+        }
+    } else {
+        SifenError {
+            code: "0160".into(),
+            message: "XML malformado (rechazo simulado con _simulate)".into(),
+            field: None,
+        }
+    };
+    Trigger::Rejected {
+        errors: vec![error],
+    }
+}
+
+fn rejected_receiver(xml: &str) -> bool {
+    SANDBOX_REJECTED_RUCS
+        .iter()
+        .any(|r| xml.contains(&format!("<dRucRec>{r}</dRucRec>")))
+}

@@ -1,0 +1,265 @@
+//! Persistence of the service behind a small trait; [`MemoryStore`] is the in-memory implementation (tests,
+//! browsers, single-process hosts). Hosts bring SQLite, PostgreSQL, ... by implementing [`Store`].
+
+use super::auth::{Environment, StoredKey};
+use super::webhook::{Delivery, Webhook};
+use super::HttpResponse;
+use crate::issue::NumberingKey;
+use crate::lifecycle::{Estado, SifenError};
+use crate::profile::Emisor;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+
+/// An account: its profiles per environment and its hashed keys.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Account {
+    /// `acct_…` identifier.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Emitter profile used by sandbox keys (default: the built-in sandbox profile).
+    pub sandbox: Emisor,
+    /// Emitter profile used by live keys; `None` until the account is set up for production.
+    pub production: Option<Emisor>,
+    /// Whether the account completed a sandbox flow (spec §1 prerequisite 1).
+    pub sandbox_completed: bool,
+    /// Whether the RUC is enabled for the authority's API programme (spec §1 prerequisite 4), as the host knows it.
+    pub ruc_enabled: bool,
+    /// Hashed API keys.
+    pub keys: Vec<StoredKey>,
+}
+
+impl Account {
+    /// The profile of an environment.
+    pub fn profile(&self, env: Environment) -> Option<&Emisor> {
+        match env {
+            Environment::Sandbox => Some(&self.sandbox),
+            Environment::Production => self.production.as_ref(),
+        }
+    }
+}
+
+/// A stored invoice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InvoiceRecord {
+    /// `fact_…` identifier.
+    pub id: String,
+    /// Owning account.
+    pub account_id: String,
+    /// Environment it was created in.
+    pub environment: Environment,
+    /// Current state.
+    pub status: Estado,
+    /// CDC.
+    pub cdc: String,
+    /// `EEE-PPP-NNNNNNN`.
+    pub numero: String,
+    /// Document type code.
+    pub tipo_documento: u8,
+    /// Emission date-time (Paraguay local, `YYYY-MM-DDThh:mm:ss`).
+    pub fecha_emision: String,
+    /// Grand total as written in the XML (absent for remission notes).
+    pub total: Option<String>,
+    /// Currency.
+    pub moneda: Option<String>,
+    /// The `_simulate` value given at creation (sandbox).
+    pub simulate: Option<String>,
+    /// Reasons of a rejection.
+    pub sifen_errors: Vec<SifenError>,
+    /// SIFEN authorization number once approved.
+    pub protocolo: Option<String>,
+    /// The signed XML (or the unsigned simulation in a sandbox without a signer).
+    pub xml: String,
+    /// `dCarQR`.
+    pub qr: String,
+    /// Whether `xml` carries an XMLDSig signature.
+    pub signed: bool,
+    /// Unix time of creation.
+    pub created_at: i64,
+    /// Unix time of the last state change.
+    pub updated_at: i64,
+}
+
+/// What the service needs to persist.
+pub trait Store {
+    /// The account owning the key with this public id, and that key's stored form.
+    fn find_key(&self, key_id: &str) -> Option<(String, StoredKey)>;
+    /// An account by id.
+    fn account(&self, id: &str) -> Option<Account>;
+    /// Creates or replaces an account.
+    fn put_account(&mut self, account: Account);
+    /// Stores a new invoice.
+    fn insert_invoice(&mut self, invoice: InvoiceRecord);
+    /// An invoice of an account.
+    fn invoice(&self, account_id: &str, id: &str) -> Option<InvoiceRecord>;
+    /// Replaces a stored invoice.
+    fn update_invoice(&mut self, invoice: InvoiceRecord);
+    /// A page of an account's invoices in one environment, newest first, and the total count.
+    fn list_invoices(
+        &self,
+        account_id: &str,
+        env: Environment,
+        offset: usize,
+        limit: usize,
+    ) -> (Vec<InvoiceRecord>, usize);
+    /// Sandbox invoices the simulated SIFEN still has to move (pending or sent, no `_simulate`).
+    fn simulated_in_flight(&self) -> Vec<InvoiceRecord>;
+    /// Stores a webhook (with its secret).
+    fn insert_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook);
+    /// An account's webhooks in one environment (with secrets, for signing).
+    fn webhooks(&self, account_id: &str, env: Environment) -> Vec<Webhook>;
+    /// Reserves the next document number of a sequence.
+    fn next_number(&mut self, account_id: &str, env: Environment, key: &NumberingKey) -> u32;
+    /// A stored idempotent response: the request body's hash and the response.
+    fn idempotent(&self, account_id: &str, key: &str) -> Option<(String, HttpResponse)>;
+    /// Stores an idempotent response.
+    fn put_idempotent(
+        &mut self,
+        account_id: &str,
+        key: &str,
+        body_hash: String,
+        response: HttpResponse,
+    );
+    /// Queues a delivery.
+    fn put_delivery(&mut self, delivery: Delivery);
+    /// Deliveries with status `pending` due at or before `now`.
+    fn due_deliveries(&self, now: i64) -> Vec<Delivery>;
+    /// A delivery by id.
+    fn delivery(&self, id: &str) -> Option<Delivery>;
+}
+
+/// In-memory [`Store`].
+#[derive(Debug, Default, Clone)]
+pub struct MemoryStore {
+    accounts: BTreeMap<String, Account>,
+    keys: HashMap<String, (String, StoredKey)>,
+    invoices: BTreeMap<String, InvoiceRecord>,
+    order: Vec<String>,
+    webhooks: Vec<(String, Environment, Webhook)>,
+    numbers: HashMap<(String, Environment, NumberingKey), u32>,
+    idempotency: HashMap<(String, String), (String, HttpResponse)>,
+    deliveries: BTreeMap<String, Delivery>,
+}
+
+impl Store for MemoryStore {
+    fn find_key(&self, key_id: &str) -> Option<(String, StoredKey)> {
+        self.keys.get(key_id).cloned()
+    }
+
+    fn account(&self, id: &str) -> Option<Account> {
+        self.accounts.get(id).cloned()
+    }
+
+    fn put_account(&mut self, account: Account) {
+        for k in &account.keys {
+            self.keys
+                .insert(k.key_id.clone(), (account.id.clone(), k.clone()));
+        }
+        self.accounts.insert(account.id.clone(), account);
+    }
+
+    fn insert_invoice(&mut self, invoice: InvoiceRecord) {
+        self.order.push(invoice.id.clone());
+        self.invoices.insert(invoice.id.clone(), invoice);
+    }
+
+    fn invoice(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
+        self.invoices
+            .get(id)
+            .filter(|i| i.account_id == account_id)
+            .cloned()
+    }
+
+    fn update_invoice(&mut self, invoice: InvoiceRecord) {
+        self.invoices.insert(invoice.id.clone(), invoice);
+    }
+
+    fn list_invoices(
+        &self,
+        account_id: &str,
+        env: Environment,
+        offset: usize,
+        limit: usize,
+    ) -> (Vec<InvoiceRecord>, usize) {
+        let mine: Vec<&InvoiceRecord> = self
+            .order
+            .iter()
+            .rev()
+            .filter_map(|id| self.invoices.get(id))
+            .filter(|i| i.account_id == account_id && i.environment == env)
+            .collect();
+        let total = mine.len();
+        (
+            mine.into_iter().skip(offset).take(limit).cloned().collect(),
+            total,
+        )
+    }
+
+    fn simulated_in_flight(&self) -> Vec<InvoiceRecord> {
+        self.invoices
+            .values()
+            .filter(|i| {
+                i.environment == Environment::Sandbox
+                    && i.simulate.is_none()
+                    && matches!(i.status, Estado::Pending | Estado::Sent)
+            })
+            .cloned()
+            .collect()
+    }
+
+    fn insert_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook) {
+        self.webhooks.push((account_id.to_string(), env, webhook));
+    }
+
+    fn webhooks(&self, account_id: &str, env: Environment) -> Vec<Webhook> {
+        self.webhooks
+            .iter()
+            .filter(|(a, e, _)| a == account_id && *e == env)
+            .map(|(_, _, w)| w.clone())
+            .collect()
+    }
+
+    fn next_number(&mut self, account_id: &str, env: Environment, key: &NumberingKey) -> u32 {
+        let n = self
+            .numbers
+            .entry((account_id.to_string(), env, key.clone()))
+            .or_insert(0);
+        *n += 1;
+        *n
+    }
+
+    fn idempotent(&self, account_id: &str, key: &str) -> Option<(String, HttpResponse)> {
+        self.idempotency
+            .get(&(account_id.to_string(), key.to_string()))
+            .cloned()
+    }
+
+    fn put_idempotent(
+        &mut self,
+        account_id: &str,
+        key: &str,
+        body_hash: String,
+        response: HttpResponse,
+    ) {
+        self.idempotency.insert(
+            (account_id.to_string(), key.to_string()),
+            (body_hash, response),
+        );
+    }
+
+    fn put_delivery(&mut self, delivery: Delivery) {
+        self.deliveries.insert(delivery.id.clone(), delivery);
+    }
+
+    fn due_deliveries(&self, now: i64) -> Vec<Delivery> {
+        self.deliveries
+            .values()
+            .filter(|d| d.status == "pending" && d.next_attempt_at <= now)
+            .cloned()
+            .collect()
+    }
+
+    fn delivery(&self, id: &str) -> Option<Delivery> {
+        self.deliveries.get(id).cloned()
+    }
+}

@@ -1,0 +1,209 @@
+//! Webhooks as pure data: registration rules, the event payload, the signature header and the retry schedule.
+//! The host performs the HTTP POST and reports the outcome back with [`super::Service::report_delivery`].
+
+use crate::lifecycle::EventKind;
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use sha2::Sha256;
+
+/// Name of the signature header on every delivery.
+pub const SIGNATURE_HEADER: &str = "Kuatia-Signature";
+/// Seconds after the first attempt at which each retry is due (backoff: 1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h).
+pub const RETRY_SCHEDULE: [i64; 7] = [60, 300, 1_800, 7_200, 21_600, 43_200, 86_400];
+/// Default tolerance when verifying a signature timestamp, in seconds.
+pub const DEFAULT_TOLERANCE: i64 = 300;
+
+/// A registered webhook as returned by the API (`secret` only on creation).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Webhook {
+    /// `wh_…` identifier.
+    pub id: String,
+    /// HTTPS address receiving the events.
+    pub url: String,
+    /// Event kinds delivered to it.
+    pub events: Vec<EventKind>,
+    /// Free-text label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Creation time, RFC 3339 UTC.
+    pub created_at: String,
+    /// Signing secret `whsec_…`; shown once in the creation response, never again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
+}
+
+/// The JSON body POSTed to a webhook.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventPayload {
+    /// Event id `evt_…` (the same across retries: receivers deduplicate on it).
+    pub id: String,
+    /// Event kind, e.g. `factura.approved`.
+    #[serde(rename = "type")]
+    pub kind: EventKind,
+    /// Unix time the event was created.
+    pub created: i64,
+    /// The invoice concerned.
+    pub data: EventData,
+}
+
+/// `data` of an event: the invoice's id, status and CDC.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventData {
+    /// Invoice id `fact_…`.
+    pub id: String,
+    /// Invoice status after the event.
+    pub status: String,
+    /// CDC.
+    pub cdc: String,
+}
+
+/// One HTTP call the host must make (or retry).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Delivery {
+    /// Delivery id `dlv_…`, used to report the outcome.
+    pub id: String,
+    /// Account of the invoice.
+    pub account_id: String,
+    /// Environment of the invoice.
+    pub environment: super::auth::Environment,
+    /// The webhook it goes to.
+    pub webhook_id: String,
+    /// Target URL.
+    pub url: String,
+    /// The event id.
+    pub event_id: String,
+    /// Exact JSON body to POST.
+    pub body: String,
+    /// Headers to send: `Content-Type` and the signature header (filled by `due_deliveries`, signed at that time).
+    pub headers: Vec<(String, String)>,
+    /// Attempts already made.
+    pub attempts: u32,
+    /// Unix time the next attempt is due.
+    pub next_attempt_at: i64,
+    /// Unix time of the first attempt's due date (the schedule counts from it).
+    pub first_due_at: i64,
+    /// `pending`, `delivered` or `failed` (gave up after the schedule).
+    pub status: String,
+}
+
+/// Signature header value: `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`.
+pub fn signature_header(secret: &str, timestamp: i64, body: &str) -> String {
+    format!(
+        "t={timestamp},v1={}",
+        super::auth::hex(&mac(secret, timestamp, body))
+    )
+}
+
+fn mac(secret: &str, timestamp: i64, body: &str) -> Vec<u8> {
+    // HMAC accepts keys of any length, so construction cannot fail; an empty MAC would simply never verify.
+    let Ok(mut m) = Hmac::<Sha256>::new_from_slice(secret.as_bytes()) else {
+        return Vec::new();
+    };
+    m.update(timestamp.to_string().as_bytes());
+    m.update(b".");
+    m.update(body.as_bytes());
+    m.finalize().into_bytes().to_vec()
+}
+
+/// Why a delivered payload's signature was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignatureError {
+    /// The header is not `t=…,v1=…`.
+    Malformed,
+    /// The timestamp is outside the tolerance (replay protection).
+    Expired,
+    /// No `v1` value matches.
+    Mismatch,
+}
+
+/// Verifies a delivery on the receiving side: the header, the raw body, the secret, the receiver's clock.
+pub fn verify_signature(
+    secret: &str,
+    header: &str,
+    body: &str,
+    now: i64,
+    tolerance: i64,
+) -> Result<(), SignatureError> {
+    let mut t = None;
+    let mut sigs = Vec::new();
+    for part in header.split(',') {
+        match part.trim().split_once('=') {
+            Some(("t", v)) => t = v.parse::<i64>().ok(),
+            Some(("v1", v)) => sigs.push(v),
+            _ => {}
+        }
+    }
+    let t = t.ok_or(SignatureError::Malformed)?;
+    if sigs.is_empty() {
+        return Err(SignatureError::Malformed);
+    }
+    if (now - t).abs() > tolerance {
+        return Err(SignatureError::Expired);
+    }
+    let expected = super::auth::hex(&mac(secret, t, body));
+    if sigs
+        .iter()
+        .any(|s| super::auth::ct_eq(s.as_bytes(), expected.as_bytes()))
+    {
+        Ok(())
+    } else {
+        Err(SignatureError::Mismatch)
+    }
+}
+
+/// Checks a registration body; returns the cleaned fields or the findings.
+pub fn check_registration(
+    url: &str,
+    events: &[String],
+    description: Option<&str>,
+) -> Result<Vec<EventKind>, Vec<crate::Finding>> {
+    use crate::error::code;
+    let mut out = Vec::new();
+    let host = url
+        .strip_prefix("https://")
+        .map(|r| r.split(['/', '?', '#']).next().unwrap_or_default());
+    match host {
+        None => out.push(crate::Finding::new(
+            code::INVALID_FORMAT,
+            "url",
+            "the webhook URL must use https://",
+        )),
+        Some(h) if h.is_empty() || h.contains(char::is_whitespace) || url.len() > 2048 => out.push(
+            crate::Finding::new(code::INVALID_FORMAT, "url", "not a valid https URL"),
+        ),
+        _ => {}
+    }
+    let mut kinds = Vec::new();
+    if events.is_empty() {
+        out.push(crate::Finding::new(
+            code::REQUIRED,
+            "events",
+            "list at least one event kind",
+        ));
+    }
+    for (i, e) in events.iter().enumerate() {
+        match EventKind::parse(e) {
+            Some(k) if !kinds.contains(&k) => kinds.push(k),
+            Some(_) => {}
+            None => out.push(crate::Finding::new(
+                code::INVALID_VALUE,
+                format!("events[{i}]"),
+                format!("'{e}' is not an event kind (factura.approved, factura.rejected, factura.cancelled)"),
+            )),
+        }
+    }
+    if let Some(d) = description {
+        if d.chars().count() > 500 {
+            out.push(crate::Finding::new(
+                code::INVALID_FORMAT,
+                "description",
+                "at most 500 characters",
+            ));
+        }
+    }
+    if out.is_empty() {
+        Ok(kinds)
+    } else {
+        Err(out)
+    }
+}

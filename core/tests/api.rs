@@ -1,0 +1,621 @@
+//! Drives the sans-IO service like an HTTP client would: the spec's flows, every status and error code, account
+//! isolation, webhooks (fan-out, signature, retries), idempotency and the production rules.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use kuatia_core::api::auth::Environment;
+use kuatia_core::api::webhook::{
+    verify_signature, SignatureError, DEFAULT_TOLERANCE, RETRY_SCHEDULE, SIGNATURE_HEADER,
+};
+use kuatia_core::api::{Config, Host, HttpRequest, HttpResponse, MemoryStore, Service, Store};
+use kuatia_core::lifecycle::{Estado, SifenError, Trigger};
+use kuatia_core::sign::{sandbox_test_signer, Signer, SoftwareSigner};
+use serde_json::{json, Value};
+use time::OffsetDateTime;
+
+struct TestHost {
+    now: OffsetDateTime,
+    state: u64,
+    signer: Option<SoftwareSigner>,
+}
+
+impl TestHost {
+    fn new() -> TestHost {
+        TestHost {
+            // 2025-03-10 13:11:00 UTC = 10:11 in Asunción.
+            now: OffsetDateTime::from_unix_timestamp(1_741_612_260).unwrap(),
+            state: 0x9E37_79B9_7F4A_7C15,
+            signer: Some(sandbox_test_signer().unwrap()),
+        }
+    }
+    fn advance(&mut self, secs: i64) {
+        self.now += time::Duration::seconds(secs);
+    }
+}
+
+impl Host for TestHost {
+    fn now(&mut self) -> OffsetDateTime {
+        self.now
+    }
+    fn random_u32(&mut self) -> u32 {
+        // xorshift64*: deterministic for tests; hosts pass a CSPRNG.
+        self.state ^= self.state >> 12;
+        self.state ^= self.state << 25;
+        self.state ^= self.state >> 27;
+        (self.state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) as u32
+    }
+    fn signer(&self, _account: &str, _env: Environment) -> Option<&dyn Signer> {
+        self.signer.as_ref().map(|s| s as &dyn Signer)
+    }
+}
+
+struct Client {
+    svc: Service<MemoryStore>,
+    host: TestHost,
+    key: String,
+    account: String,
+}
+
+fn client() -> Client {
+    let mut host = TestHost::new();
+    let config = Config {
+        base_url: "https://api.example.test".into(),
+        ..Config::default()
+    };
+    let mut svc = Service::new(MemoryStore::default(), config);
+    let (account, key) = svc.create_account("Empresa de prueba", &mut host);
+    Client {
+        svc,
+        host,
+        key,
+        account: account.id,
+    }
+}
+
+impl Client {
+    fn call(
+        &mut self,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+        extra: &[(&str, &str)],
+        key: Option<&str>,
+        sandbox: bool,
+    ) -> HttpResponse {
+        let mut headers = vec![];
+        if let Some(k) = key {
+            headers.push(("Authorization".to_string(), format!("Bearer {k}")));
+        }
+        if sandbox {
+            headers.push(("X-Environment".to_string(), "sandbox".to_string()));
+        }
+        for (k, v) in extra {
+            headers.push((k.to_string(), v.to_string()));
+        }
+        let req = HttpRequest {
+            method: method.into(),
+            path: path.into(),
+            headers,
+            body: body.map(|b| b.to_string().into_bytes()).unwrap_or_default(),
+        };
+        self.svc.handle(&req, &mut self.host)
+    }
+    fn sandbox(&mut self, method: &str, path: &str, body: Option<Value>) -> HttpResponse {
+        let key = self.key.clone();
+        self.call(method, path, body, &[], Some(&key), true)
+    }
+}
+
+fn factura(simulate: Option<&str>) -> Value {
+    let mut v = json!({
+        "tipo_documento": 1,
+        "receptor": {"ruc": "80069563-1", "razon_social": "Cliente Ejemplo S.A.", "email": "cliente@example.com"},
+        "items": [{"descripcion": "Servicio de consultoría", "cantidad": 1, "precio_unitario": 1100000, "iva": 10}],
+        "condicion_pago": 1
+    });
+    if let Some(s) = simulate {
+        v["_simulate"] = json!(s);
+    }
+    v
+}
+
+#[test]
+fn spec_flow_simulate_approved() {
+    let mut c = client();
+    let r = c.sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))));
+    assert_eq!(r.status, 201);
+    let body = r.json();
+    assert_eq!(body["ok"], json!(true));
+    let d = &body["data"];
+    assert_eq!(d["status"], json!("approved"));
+    assert!(d["id"].as_str().unwrap().starts_with("fact_"));
+    assert_eq!(d["cdc"].as_str().unwrap().len(), 44);
+    assert_eq!(d["numero"], json!("001-001-0000001"));
+    let id = d["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        d["kude_url"],
+        json!(format!("https://api.example.test/v1/facturas/{id}/kude"))
+    );
+    let k = c.sandbox("GET", &format!("/v1/facturas/{id}/kude"), None);
+    assert_eq!(k.status, 200);
+    assert_eq!(k.header("Content-Type"), Some("application/pdf"));
+    assert!(k.body.starts_with(b"%PDF-"));
+}
+
+#[test]
+fn spec_flow_create_poll_approved_kude() {
+    let mut c = client();
+    let r = c.sandbox("POST", "/v1/facturas", Some(factura(None)));
+    assert_eq!(r.status, 201);
+    let id = r.json()["data"]["id"].as_str().unwrap().to_string();
+    assert_eq!(r.json()["data"]["status"], json!("pending"));
+    // KuDE refused before approval (spec §3 rule 4).
+    let k = c.sandbox("GET", &format!("/v1/facturas/{id}/kude"), None);
+    assert_eq!(
+        (k.status, k.json()["error"]["code"].clone()),
+        (409, json!("KUDE_NOT_AVAILABLE"))
+    );
+    c.host.advance(2);
+    assert_eq!(
+        c.sandbox("GET", &format!("/v1/facturas/{id}"), None).json()["data"]["status"],
+        json!("sent")
+    );
+    c.host.advance(3);
+    let g = c.sandbox("GET", &format!("/v1/facturas/{id}"), None);
+    assert_eq!(g.json()["data"]["status"], json!("approved"));
+    assert_eq!(
+        c.sandbox("GET", &format!("/v1/facturas/{id}/kude"), None)
+            .status,
+        200
+    );
+}
+
+#[test]
+fn rejections_carry_sifen_errors() {
+    let mut c = client();
+    let r = c.sandbox("POST", "/v1/facturas", Some(factura(Some("rejected"))));
+    let d = r.json()["data"].clone();
+    assert_eq!(d["status"], json!("rejected"));
+    assert_eq!(d["sifen_errors"][0]["code"], json!("0160"));
+
+    // The simulated SIFEN rejects the documented unknown receiver RUC.
+    let mut body = factura(None);
+    body["receptor"]["ruc"] = json!("88888801-5");
+    let id = c.sandbox("POST", "/v1/facturas", Some(body)).json()["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    c.host.advance(10);
+    let d = c.sandbox("GET", &format!("/v1/facturas/{id}"), None).json()["data"].clone();
+    assert_eq!(d["status"], json!("rejected"));
+    assert_eq!(
+        d["sifen_errors"][0],
+        json!({"code": "1264", "message": "RUC del receptor inexistente (sandbox)", "field": "receptor.ruc"})
+    );
+}
+
+#[test]
+fn status_and_error_codes() {
+    let mut c = client();
+    let key = c.key.clone();
+    // 401: missing, malformed, unknown.
+    assert_eq!(
+        c.call("GET", "/v1/facturas", None, &[], None, true).status,
+        401
+    );
+    assert_eq!(
+        c.call("GET", "/v1/facturas", None, &[], Some("nope"), true)
+            .json()["error"]["code"],
+        json!("UNAUTHORIZED")
+    );
+    let unknown = format!("dk_test_{}", "A".repeat(40));
+    assert_eq!(
+        c.call("GET", "/v1/facturas", None, &[], Some(&unknown), true)
+            .status,
+        401
+    );
+    // A test key without the sandbox header.
+    let r = c.call("GET", "/v1/facturas", None, &[], Some(&key), false);
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, json!("SANDBOX_HEADER_REQUIRED"))
+    );
+    // Routes and methods.
+    assert_eq!(c.sandbox("GET", "/v1/nothing", None).status, 404);
+    assert_eq!(c.sandbox("GET", "/v2/facturas", None).status, 404);
+    let r = c.sandbox("DELETE", "/v1/facturas", None);
+    assert_eq!((r.status, r.header("Allow")), (405, Some("GET, POST")));
+    assert_eq!(
+        c.sandbox("GET", "/v1/facturas/fact_doesnotexist", None)
+            .status,
+        404
+    );
+    // Empty list.
+    let l = c.sandbox("GET", "/v1/facturas", None).json();
+    assert_eq!(
+        (
+            l["data"].clone(),
+            l["meta"]["total"].clone(),
+            l["meta"]["page"].clone()
+        ),
+        (json!([]), json!(0), json!(1))
+    );
+    // Malformed JSON → 400; validation → 422 with every finding.
+    let key2 = c.key.clone();
+    let bad = HttpRequest {
+        method: "POST".into(),
+        path: "/v1/facturas".into(),
+        headers: vec![
+            ("Authorization".into(), format!("Bearer {key2}")),
+            ("X-Environment".into(), "sandbox".into()),
+        ],
+        body: b"{\"tipo_documento\":".to_vec(),
+    };
+    let r = c.svc.handle(&bad, &mut c.host);
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, json!("MALFORMED_JSON"))
+    );
+    let mut body = factura(None);
+    body["receptor"]["ruc"] = json!("80069563-2");
+    body["items"][0]["iva"] = json!(12);
+    let r = c.sandbox("POST", "/v1/facturas", Some(body));
+    assert_eq!(r.status, 422);
+    assert_eq!(r.json()["error"]["code"], json!("INVALID_RUC"));
+    assert_eq!(r.json()["error"]["details"].as_array().unwrap().len(), 2);
+    let mut body = factura(None);
+    body["establecimiento"] = json!("009");
+    let r = c.sandbox("POST", "/v1/facturas", Some(body));
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (422, json!("INVALID_TIMBRADO"))
+    );
+    // ... but not with _simulate in the sandbox (spec §7).
+    let mut body = factura(Some("approved"));
+    body["establecimiento"] = json!("009");
+    assert_eq!(c.sandbox("POST", "/v1/facturas", Some(body)).status, 201);
+    assert_eq!(c.sandbox("GET", "/v1/health", None).status, 200);
+}
+
+#[test]
+fn paging_and_account_isolation() {
+    let mut c = client();
+    for _ in 0..5 {
+        assert_eq!(
+            c.sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))))
+                .status,
+            201
+        );
+    }
+    let p = c
+        .sandbox("GET", "/v1/facturas?page=2&per_page=2", None)
+        .json();
+    assert_eq!(p["meta"], json!({"page": 2, "per_page": 2, "total": 5}));
+    assert_eq!(p["data"].as_array().unwrap().len(), 2);
+    assert_eq!(c.sandbox("GET", "/v1/facturas?page=0", None).status, 400);
+    let first = c.sandbox("GET", "/v1/facturas", None).json()["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let (_, other_key) = c.svc.create_account("Otra empresa", &mut c.host);
+    let l = c
+        .call("GET", "/v1/facturas", None, &[], Some(&other_key), true)
+        .json();
+    assert_eq!(l["meta"]["total"], json!(0));
+    let r = c.call(
+        "GET",
+        &format!("/v1/facturas/{first}"),
+        None,
+        &[],
+        Some(&other_key),
+        true,
+    );
+    assert_eq!(r.status, 404);
+    // Numbers are per account: the other account starts at 1.
+    let r = c.call(
+        "POST",
+        "/v1/facturas",
+        Some(factura(Some("approved"))),
+        &[],
+        Some(&other_key),
+        true,
+    );
+    assert_eq!(r.json()["data"]["numero"], json!("001-001-0000001"));
+}
+
+#[test]
+fn idempotency_key_returns_the_first_result() {
+    let mut c = client();
+    let key = c.key.clone();
+    let a = c.call(
+        "POST",
+        "/v1/facturas",
+        Some(factura(None)),
+        &[("Idempotency-Key", "order-42")],
+        Some(&key),
+        true,
+    );
+    let b = c.call(
+        "POST",
+        "/v1/facturas",
+        Some(factura(None)),
+        &[("Idempotency-Key", "order-42")],
+        Some(&key),
+        true,
+    );
+    assert_eq!(a, b);
+    assert_eq!(
+        c.sandbox("GET", "/v1/facturas", None).json()["meta"]["total"],
+        json!(1)
+    );
+    let conflict = c.call(
+        "POST",
+        "/v1/facturas",
+        Some(factura(Some("approved"))),
+        &[("Idempotency-Key", "order-42")],
+        Some(&key),
+        true,
+    );
+    assert_eq!(
+        (conflict.status, conflict.json()["error"]["code"].clone()),
+        (409, json!("IDEMPOTENCY_CONFLICT"))
+    );
+}
+
+#[test]
+fn webhooks_fan_out_sign_and_retry() {
+    let mut c = client();
+    let bad = c.sandbox(
+        "POST",
+        "/v1/webhooks",
+        Some(json!({"url": "http://x.example/hook", "events": ["factura.paid"]})),
+    );
+    assert_eq!(bad.status, 422);
+    let paths: Vec<Value> = bad.json()["error"]["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].clone())
+        .collect();
+    assert_eq!(paths, vec![json!("url"), json!("events[0]")]);
+
+    let approved = c.sandbox("POST", "/v1/webhooks", Some(json!({"url": "https://erp.example/a", "events": ["factura.approved"], "description": "ERP"})));
+    assert_eq!(approved.status, 201);
+    let hook = approved.json()["data"].clone();
+    let secret = hook["secret"].as_str().unwrap().to_string();
+    assert!(secret.starts_with("whsec_"));
+    let rejected = c.sandbox(
+        "POST",
+        "/v1/webhooks",
+        Some(json!({"url": "https://erp.example/r", "events": ["factura.rejected"]})),
+    );
+    assert_eq!(rejected.status, 201);
+    // Listing never shows secrets again.
+    let list = c.sandbox("GET", "/v1/webhooks", None).json();
+    assert_eq!(list["meta"]["total"], json!(2));
+    assert!(list["data"][0].get("secret").is_none());
+
+    let id = c
+        .sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))))
+        .json()["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let now = c.host.now.unix_timestamp();
+    let due = c.svc.due_deliveries(now);
+    assert_eq!(
+        due.len(),
+        1,
+        "only the approved-subscribed hook receives factura.approved"
+    );
+    let d = &due[0];
+    assert_eq!(d.url, "https://erp.example/a");
+    let payload: Value = serde_json::from_str(&d.body).unwrap();
+    assert_eq!(payload["type"], json!("factura.approved"));
+    assert_eq!(payload["data"]["id"], json!(id));
+    assert_eq!(payload["data"]["status"], json!("approved"));
+    assert!(payload["id"].as_str().unwrap().starts_with("evt_"));
+    let header = d
+        .headers
+        .iter()
+        .find(|(k, _)| k == SIGNATURE_HEADER)
+        .unwrap()
+        .1
+        .clone();
+    assert_eq!(
+        verify_signature(&secret, &header, &d.body, now, DEFAULT_TOLERANCE),
+        Ok(())
+    );
+    assert_eq!(
+        verify_signature("whsec_wrong", &header, &d.body, now, DEFAULT_TOLERANCE),
+        Err(SignatureError::Mismatch)
+    );
+    assert_eq!(
+        verify_signature(
+            &secret,
+            &header,
+            &d.body.replace("approved", "rejected"),
+            now,
+            DEFAULT_TOLERANCE
+        ),
+        Err(SignatureError::Mismatch)
+    );
+    assert_eq!(
+        verify_signature(&secret, &header, &d.body, now + 3600, DEFAULT_TOLERANCE),
+        Err(SignatureError::Expired)
+    );
+    assert_eq!(
+        verify_signature(&secret, "garbage", &d.body, now, DEFAULT_TOLERANCE),
+        Err(SignatureError::Malformed)
+    );
+
+    // Failure → retry on the backoff schedule; success → delivered; exhausted → failed.
+    let r = c.svc.report_delivery(&d.id, false).unwrap();
+    assert_eq!(
+        (r.status.as_str(), r.next_attempt_at),
+        ("pending", now + RETRY_SCHEDULE[0])
+    );
+    assert!(c.svc.due_deliveries(now).is_empty());
+    assert_eq!(c.svc.due_deliveries(now + RETRY_SCHEDULE[0]).len(), 1);
+    for _ in 0..RETRY_SCHEDULE.len() {
+        c.svc.report_delivery(&d.id, false);
+    }
+    assert_eq!(
+        c.svc.store.delivery(&d.id).map(|d| d.status),
+        Some("failed".into())
+    );
+
+    // A rejection reaches only the rejected-subscribed hook.
+    let mut body = factura(Some("rejected"));
+    body["receptor"]["ruc"] = json!("4554737-8");
+    c.sandbox("POST", "/v1/facturas", Some(body));
+    let due: Vec<_> = c
+        .svc
+        .due_deliveries(now)
+        .into_iter()
+        .filter(|d| d.url.ends_with("/r"))
+        .collect();
+    assert_eq!(due.len(), 1);
+}
+
+#[test]
+fn production_rules_and_preflight() {
+    let mut c = client();
+    let account = c.account.clone();
+    let live = c
+        .svc
+        .create_key(&account, Environment::Production, &mut c.host)
+        .unwrap();
+    assert!(live.starts_with("dk_live_"));
+    // A live key with the sandbox header is refused with its own code.
+    let r = c.call("GET", "/v1/facturas", None, &[], Some(&live), true);
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, json!("LIVE_KEY_IN_SANDBOX"))
+    );
+    // _simulate is refused in production.
+    let r = c.call(
+        "POST",
+        "/v1/facturas",
+        Some(factura(Some("approved"))),
+        &[],
+        Some(&live),
+        false,
+    );
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (422, json!("SIMULATE_NOT_ALLOWED"))
+    );
+    // No production profile yet.
+    let r = c.call(
+        "POST",
+        "/v1/facturas",
+        Some(factura(None)),
+        &[],
+        Some(&live),
+        false,
+    );
+    assert_eq!(
+        r.json()["error"]["code"],
+        json!("PRODUCTION_NOT_CONFIGURED")
+    );
+    let checks = c.svc.preflight(&account, &mut c.host);
+    let failing: Vec<&str> = checks
+        .iter()
+        .filter(|k| !k.ok)
+        .map(|k| k.name.as_str())
+        .collect();
+    assert_eq!(
+        failing,
+        [
+            "sandbox_completed",
+            "production_profile",
+            "certificate",
+            "timbrado",
+            "ruc_enabled",
+            "webhooks"
+        ]
+    );
+    // Sandbox keys never see production data and vice versa.
+    assert_eq!(
+        c.call("GET", "/v1/facturas", None, &[], Some(&live), false)
+            .json()["meta"]["total"],
+        json!(0)
+    );
+    // A production key with the sandbox test certificate (RUC of another taxpayer) is refused.
+    let mut prof = kuatia_core::profile::Emisor::sandbox();
+    prof.ambiente = kuatia_core::profile::Ambiente::Produccion;
+    prof.ruc = "80069563-1".into();
+    let mut acc = c.svc.store.account(&account).unwrap();
+    acc.production = Some(prof);
+    c.svc.store.put_account(acc);
+    let r = c.call(
+        "POST",
+        "/v1/facturas",
+        Some(factura(None)),
+        &[],
+        Some(&live),
+        false,
+    );
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (422, json!("CERTIFICATE_RUC_MISMATCH"))
+    );
+}
+
+#[test]
+fn host_reports_sifen_outcomes() {
+    let mut c = client();
+    let account = c.account.clone();
+    let id = c
+        .sandbox("POST", "/v1/facturas", Some(factura(Some("pending"))))
+        .json()["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    c.host.advance(60);
+    // _simulate: pending stays pending (no automatic progress).
+    assert_eq!(
+        c.sandbox("GET", &format!("/v1/facturas/{id}"), None).json()["data"]["status"],
+        json!("pending")
+    );
+    assert_eq!(
+        c.svc
+            .apply(&account, &id, &Trigger::Submitted, &mut c.host)
+            .unwrap(),
+        Estado::Sent
+    );
+    let err = c
+        .svc
+        .apply(&account, &id, &Trigger::Resubmitted, &mut c.host)
+        .unwrap_err();
+    assert_eq!(err.code, "INVALID_TRANSITION");
+    let reasons = vec![SifenError {
+        code: "1003".into(),
+        message: "DV del CDC inválido".into(),
+        field: None,
+    }];
+    assert_eq!(
+        c.svc
+            .apply(
+                &account,
+                &id,
+                &Trigger::Rejected { errors: reasons },
+                &mut c.host
+            )
+            .unwrap(),
+        Estado::Rejected
+    );
+    let d = c.sandbox("GET", &format!("/v1/facturas/{id}"), None).json()["data"].clone();
+    assert_eq!(d["sifen_errors"][0]["code"], json!("1003"));
+}
+
+#[test]
+fn sandbox_without_a_signer_still_works_unsigned() {
+    let mut c = client();
+    c.host.signer = None;
+    let r = c.sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))));
+    assert_eq!(r.status, 201);
+    let d = r.json()["data"].clone();
+    assert!(d["qr"].as_str().unwrap().contains("&cHashQR="));
+}
