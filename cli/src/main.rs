@@ -11,6 +11,7 @@ use std::process::ExitCode;
 mod ids;
 mod invoice;
 mod issue;
+mod kude;
 mod output;
 
 /// Shown after `--help`: the exit-code contract scripts rely on.
@@ -60,7 +61,10 @@ enum Command {
         #[arg(long)]
         at: Option<String>,
     },
-    // Next: Kude (kude.rs), Sifen (sifen.rs), Serve.
+    /// Render the KuDE (A4 or 80 mm ticket PDF) of a signed DE. Example: kuatia kude doc.xml --out doc.pdf
+    #[command(after_help = AFTER_HELP)]
+    Kude(kude::KudeArgs),
+    // Next: Sifen (sifen.rs), Serve.
     // Return an `output::Outcome` so exit codes and error lines stay uniform.
 }
 
@@ -72,6 +76,7 @@ fn run(command: Command) -> output::Outcome {
         Command::Totals { input } => invoice::totals(input),
         Command::Issue(a) => issue::run_issue(a),
         Command::Verify { file, at } => issue::run_verify(&file, &at),
+        Command::Kude(a) => kude::run(a),
     }
 }
 

@@ -140,3 +140,45 @@ fn issue_refuses_invalid_requests_and_bad_keys() {
         "the password leaked: {all}"
     );
 }
+
+#[test]
+fn kude_renders_a_pdf_that_qpdf_accepts() {
+    let dir = TempDir::new("kude");
+    let out_dir = dir.0.display().to_string();
+    let (_, out, _) = run(&["issue", &example(), "--out", &out_dir, "--at", AT], None);
+    let xml = out["xml"].as_str().unwrap().to_string();
+    for format in ["a4", "ticket"] {
+        let pdf = dir.0.join(format!("{format}.pdf")).display().to_string();
+        let (code, res, err) = run(&["kude", &xml, "--out", &pdf, "--format", format], None);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(res["cdc"], out["cdc"]);
+        let check = std::process::Command::new("qpdf")
+            .args(["--check", &pdf])
+            .output()
+            .unwrap();
+        assert!(
+            check.status.success(),
+            "{}",
+            String::from_utf8_lossy(&check.stdout)
+        );
+        let text = std::process::Command::new("pdftotext")
+            .args([&pdf, "-"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8(text.stdout).unwrap();
+        assert!(text.contains("Ñandutí Comercial S.A."), "{text}");
+        assert!(text.contains("213.000"), "{text}");
+    }
+    // A document without its QR group cannot be rendered.
+    let unsigned = dir.0.join("no-qr.xml");
+    let full = std::fs::read_to_string(&xml).unwrap();
+    let cut = full.find("<gCamFuFD>").unwrap();
+    std::fs::write(&unsigned, format!("{}</rDE>", &full[..cut])).unwrap();
+    let pdf = dir.0.join("x.pdf").display().to_string();
+    let (code, res, _) = run(
+        &["kude", &unsigned.display().to_string(), "--out", &pdf],
+        None,
+    );
+    assert_eq!(code, 1);
+    assert_eq!(res["error"]["code"], json!("MALFORMED_XML"));
+}
