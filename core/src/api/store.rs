@@ -139,6 +139,24 @@ pub struct MemoryStore {
     numbers: HashMap<(String, Environment, NumberingKey), u32>,
     idempotency: HashMap<(String, String), (String, HttpResponse)>,
     deliveries: BTreeMap<String, Delivery>,
+    /// Ids of sandbox invoices the simulator still moves, so a request does not scan every invoice.
+    in_flight: std::collections::BTreeSet<String>,
+}
+
+fn simulated_in_flight(i: &InvoiceRecord) -> bool {
+    i.environment == Environment::Sandbox
+        && i.simulate.is_none()
+        && matches!(i.status, Estado::Pending | Estado::Sent)
+}
+
+impl MemoryStore {
+    fn track(&mut self, invoice: &InvoiceRecord) {
+        if simulated_in_flight(invoice) {
+            self.in_flight.insert(invoice.id.clone());
+        } else {
+            self.in_flight.remove(&invoice.id);
+        }
+    }
 }
 
 impl Store for MemoryStore {
@@ -159,6 +177,7 @@ impl Store for MemoryStore {
     }
 
     fn insert_invoice(&mut self, invoice: InvoiceRecord) {
+        self.track(&invoice);
         self.order.push(invoice.id.clone());
         self.invoices.insert(invoice.id.clone(), invoice);
     }
@@ -171,6 +190,7 @@ impl Store for MemoryStore {
     }
 
     fn update_invoice(&mut self, invoice: InvoiceRecord) {
+        self.track(&invoice);
         self.invoices.insert(invoice.id.clone(), invoice);
     }
 
@@ -196,13 +216,9 @@ impl Store for MemoryStore {
     }
 
     fn simulated_in_flight(&self) -> Vec<InvoiceRecord> {
-        self.invoices
-            .values()
-            .filter(|i| {
-                i.environment == Environment::Sandbox
-                    && i.simulate.is_none()
-                    && matches!(i.status, Estado::Pending | Estado::Sent)
-            })
+        self.in_flight
+            .iter()
+            .filter_map(|id| self.invoices.get(id))
             .cloned()
             .collect()
     }
