@@ -41,7 +41,10 @@ impl Estado {
 
     /// Whether no SIFEN answer can change the state any more (approved only moves by an explicit cancellation).
     pub fn is_final(self) -> bool {
-        matches!(self, Estado::Approved | Estado::Rejected | Estado::Cancelled)
+        matches!(
+            self,
+            Estado::Approved | Estado::Rejected | Estado::Cancelled
+        )
     }
 }
 
@@ -113,7 +116,11 @@ pub enum EventKind {
 
 impl EventKind {
     /// Every kind, for validating webhook registrations.
-    pub const ALL: [EventKind; 3] = [EventKind::FacturaApproved, EventKind::FacturaRejected, EventKind::FacturaCancelled];
+    pub const ALL: [EventKind; 3] = [
+        EventKind::FacturaApproved,
+        EventKind::FacturaRejected,
+        EventKind::FacturaCancelled,
+    ];
 
     /// The wire name (`factura.approved`, ...).
     pub fn as_str(self) -> &'static str {
@@ -148,14 +155,21 @@ impl TransitionError {
 
 impl fmt::Display for TransitionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "an invoice in state '{}' cannot be {}", self.from, self.trigger)
+        write!(
+            f,
+            "an invoice in state '{}' cannot be {}",
+            self.from, self.trigger
+        )
     }
 }
 
 impl std::error::Error for TransitionError {}
 
 /// Applies `trigger` to `from`: the new state and the events to deliver, or an error for an invalid transition.
-pub fn transition(from: Estado, trigger: &Trigger) -> Result<(Estado, Vec<EventKind>), TransitionError> {
+pub fn transition(
+    from: Estado,
+    trigger: &Trigger,
+) -> Result<(Estado, Vec<EventKind>), TransitionError> {
     use Estado::*;
     let to = match (from, trigger) {
         (Pending, Trigger::Submitted) => (Sent, vec![]),
@@ -163,7 +177,12 @@ pub fn transition(from: Estado, trigger: &Trigger) -> Result<(Estado, Vec<EventK
         (Pending | Sent, Trigger::Rejected { .. }) => (Rejected, vec![EventKind::FacturaRejected]),
         (Rejected, Trigger::Resubmitted) => (Pending, vec![]),
         (Approved, Trigger::Cancelled) => (Cancelled, vec![EventKind::FacturaCancelled]),
-        _ => return Err(TransitionError { from, trigger: trigger.name() }),
+        _ => {
+            return Err(TransitionError {
+                from,
+                trigger: trigger.name(),
+            })
+        }
     };
     Ok(to)
 }
@@ -177,24 +196,53 @@ mod tests {
     fn happy_path_and_events() {
         let (s, e) = transition(Estado::Pending, &Trigger::Submitted).unwrap();
         assert_eq!((s, e), (Estado::Sent, vec![]));
-        let (s, e) = transition(s, &Trigger::Approved { protocolo: Some("123".into()) }).unwrap();
+        let (s, e) = transition(
+            s,
+            &Trigger::Approved {
+                protocolo: Some("123".into()),
+            },
+        )
+        .unwrap();
         assert_eq!((s, e), (Estado::Approved, vec![EventKind::FacturaApproved]));
         let (s, e) = transition(s, &Trigger::Cancelled).unwrap();
-        assert_eq!((s, e), (Estado::Cancelled, vec![EventKind::FacturaCancelled]));
+        assert_eq!(
+            (s, e),
+            (Estado::Cancelled, vec![EventKind::FacturaCancelled])
+        );
     }
 
     #[test]
     fn rejection_from_pending_or_sent_and_resubmission() {
-        let r = Trigger::Rejected { errors: vec![SifenError { code: "1003".into(), message: "DV".into(), field: None }] };
+        let r = Trigger::Rejected {
+            errors: vec![SifenError {
+                code: "1003".into(),
+                message: "DV".into(),
+                field: None,
+            }],
+        };
         for from in [Estado::Pending, Estado::Sent] {
-            assert_eq!(transition(from, &r).unwrap(), (Estado::Rejected, vec![EventKind::FacturaRejected]));
+            assert_eq!(
+                transition(from, &r).unwrap(),
+                (Estado::Rejected, vec![EventKind::FacturaRejected])
+            );
         }
-        assert_eq!(transition(Estado::Rejected, &Trigger::Resubmitted).unwrap().0, Estado::Pending);
+        assert_eq!(
+            transition(Estado::Rejected, &Trigger::Resubmitted)
+                .unwrap()
+                .0,
+            Estado::Pending
+        );
     }
 
     #[test]
     fn invalid_transitions_are_errors() {
-        let all = [Estado::Pending, Estado::Sent, Estado::Approved, Estado::Rejected, Estado::Cancelled];
+        let all = [
+            Estado::Pending,
+            Estado::Sent,
+            Estado::Approved,
+            Estado::Rejected,
+            Estado::Cancelled,
+        ];
         let triggers = [
             Trigger::Submitted,
             Trigger::Approved { protocolo: None },
@@ -222,9 +270,18 @@ mod tests {
 
     #[test]
     fn wire_names() {
-        assert_eq!(serde_json::to_string(&Estado::Approved).unwrap(), "\"approved\"");
-        assert_eq!(serde_json::to_string(&EventKind::FacturaRejected).unwrap(), "\"factura.rejected\"");
-        assert_eq!(EventKind::parse("factura.approved"), Some(EventKind::FacturaApproved));
+        assert_eq!(
+            serde_json::to_string(&Estado::Approved).unwrap(),
+            "\"approved\""
+        );
+        assert_eq!(
+            serde_json::to_string(&EventKind::FacturaRejected).unwrap(),
+            "\"factura.rejected\""
+        );
+        assert_eq!(
+            EventKind::parse("factura.approved"),
+            Some(EventKind::FacturaApproved)
+        );
         assert_eq!(EventKind::parse("factura.paid"), None);
     }
 }
