@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs the criterion benchmarks and writes target/bench-report.json: mean time per benchmark and the targets of the
+# issues, each with its verdict. Usage: bash scripts/bench.sh [--quick]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+args=(--warm-up-time 2 --measurement-time 5)
+[ "${1:-}" = "--quick" ] && args=(--warm-up-time 1 --measurement-time 2)
+for b in ids invoice xml sign kude api; do
+  cargo bench -q -p kuatia-core --bench "$b" -- "${args[@]}" >/dev/null
+done
+python3 - <<'PY'
+import json, pathlib, os
+root = pathlib.Path("target/criterion")
+res = {}
+for est in root.glob("**/new/estimates.json"):
+    bench = json.loads((est.parent / "benchmark.json").read_text())
+    res[bench["full_id"]] = json.loads(est.read_text())["mean"]["point_estimate"]  # nanoseconds
+def get(name):
+    return res.get(name)
+def us(ns):
+    return None if ns is None else round(ns / 1000, 3)
+raw = get("rsa2048_raw_sign")
+issue = get("issue_3_items")
+targets = [
+    ("RUC DV ≤ 50 ns", get("ruc_dv"), 50),
+    ("CDC build ≤ 200 ns", get("cdc_build"), 200),
+    ("validate+totals, 3 items ≤ 5 µs", get("validate_totals_3_items"), 5_000),
+    ("XML build, 3 items ≤ 10 µs", get("xml_write_3_items"), 10_000),
+    ("full issue ≤ 1.25 × raw RSA-2048 signature", issue, None if raw is None else 1.25 * raw),
+    ("KuDE A4, 10-item FE ≤ 1 ms", get("kude_pdf_a4_10_items"), 1_000_000),
+    ("KuDE ticket, 10-item FE ≤ 0.5 ms", get("kude_pdf_ticket_10_items"), 500_000),
+]
+report = {
+    "machine": {"cores": os.cpu_count(), "load": os.getloadavg()[0]},
+    "mean_ns": dict(sorted(res.items())),
+    "targets": [{"target": t, "measured_ns": m, "limit_ns": l, "ok": (m is not None and l is not None and m <= l)}
+                for t, m, l in targets],
+}
+pathlib.Path("target/bench-report.json").write_text(json.dumps(report, indent=2) + "\n")
+for name, ns in sorted(res.items()):
+    print(f"{name:45s} {us(ns):>12} µs")
+print()
+for t in report["targets"]:
+    print(("PASS " if t["ok"] else "MISS ") + t["target"] + f"  ({us(t['measured_ns'])} µs)")
+print("\nwritten: target/bench-report.json")
+PY
