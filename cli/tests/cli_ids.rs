@@ -1,38 +1,11 @@
 //! Runs the built `kuatia` binary: `ruc` and `cdc` commands, JSON output, exit codes 0/1/2.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::{kuatia, run};
+
 use serde_json::{json, Value};
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-fn kuatia(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kuatia"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    if let Some(bytes) = stdin {
-        pipe.write_all(bytes).unwrap();
-    }
-    drop(pipe);
-    child.wait_with_output().unwrap()
-}
-
-/// Runs and returns (exit code, parsed stdout JSON or Null, stderr).
-fn run(args: &[&str], stdin: Option<&[u8]>) -> (i32, Value, String) {
-    let out = kuatia(args, stdin);
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    let json = if stdout.trim().is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(&stdout).unwrap()
-    };
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    (out.status.code().unwrap(), json, stderr)
-}
 
 /// One clear line on stderr.
 fn assert_one_line(stderr: &str) {
