@@ -1,5 +1,5 @@
 //! The KuDE (Kuatia Documento Electrónico, the printed representation of a DE; SIFEN.md §8) as a pure layout
-//! model, plus its PDF renderer in [`pdf`].
+//! model, plus its PDF renderer in [`mod@pdf`].
 //!
 //! [`layout`] turns a [`DocumentoElectronico`] and its QR text (`dCarQR`) into pages of positioned items (text
 //! runs, lines, boxes, the QR module matrix, the logo); [`pdf::render_pdf`] writes those pages as PDF. The
