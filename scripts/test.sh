@@ -18,5 +18,7 @@ cargo check -p kuatia-core --no-default-features --target wasm32-unknown-unknown
 step "docs"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 
+step "C ABI (header drift, C tests under ASAN/UBSAN and valgrind)"; bash scripts/ffi-check.sh
+
 step "tests"
 cargo test --workspace --locked
