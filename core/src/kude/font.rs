@@ -1,15 +1,17 @@
-//! The embedded fonts (DejaVu Sans Condensed, regular and bold; Bitstream Vera licence, see
-//! `core/assets/DejaVu-LICENSE.txt`): glyph lookup and real advance widths for text measurement.
+//! The embedded fonts (Kuatia Sans Condensed, regular and bold: DejaVu Sans Condensed reduced to the
+//! characters a KuDE needs by `tools/subset_fonts.py`; licence in `core/assets/KuatiaSans-LICENSE.txt`):
+//! glyph lookup and real advance widths for text measurement.
 //!
 //! The font files are parsed once per process and kept in a [`OnceLock`]; glyph ids and advances of
 //! the Latin ranges are precomputed into a table so that measuring a line does not walk the `cmap`.
+//! Characters outside the reduced set print as the `.notdef` box.
 
 use std::sync::OnceLock;
 
 /// The regular face, as shipped in `core/assets`.
-pub(crate) static REGULAR_TTF: &[u8] = include_bytes!("../../assets/DejaVuSansCondensed.ttf");
+pub(crate) static REGULAR_TTF: &[u8] = include_bytes!("../../assets/KuatiaSansCondensed.ttf");
 /// The bold face, as shipped in `core/assets`.
-pub(crate) static BOLD_TTF: &[u8] = include_bytes!("../../assets/DejaVuSansCondensed-Bold.ttf");
+pub(crate) static BOLD_TTF: &[u8] = include_bytes!("../../assets/KuatiaSansCondensed-Bold.ttf");
 
 /// Characters below this code point have their glyph and advance in a table (Latin, IPA, combining marks).
 const TABLE_LEN: usize = 0x370;
@@ -83,6 +85,29 @@ impl FontData {
             .unwrap_or(0)
     }
 
+    /// Number of glyphs in the face.
+    pub fn num_glyphs(&self) -> u16 {
+        self.face.number_of_glyphs()
+    }
+
+    /// Every (glyph id, char) of the Unicode `cmap`, keeping the lowest char when several map to one glyph
+    /// (the reverse mapping a PDF `ToUnicode` CMap needs).
+    pub fn chars(&self) -> Vec<(u16, char)> {
+        let mut out: Vec<(u16, char)> = Vec::new();
+        if let Some(cmap) = self.face.tables().cmap {
+            for sub in cmap.subtables.into_iter().filter(|s| s.is_unicode()) {
+                sub.codepoints(|cp| {
+                    if let (Some(c), Some(g)) = (char::from_u32(cp), sub.glyph_index(cp)) {
+                        out.push((g.0, c));
+                    }
+                });
+            }
+        }
+        out.sort_unstable();
+        out.dedup_by_key(|(g, _)| *g);
+        out
+    }
+
     /// Horizontal extent (x_min, x_max) of a glyph's outline in design units, if it has one.
     pub fn x_extent(&self, gid: u16) -> Option<(f32, f32)> {
         self.face
@@ -126,8 +151,8 @@ pub(crate) fn fonts() -> Option<&'static Fonts> {
     FONTS
         .get_or_init(|| {
             Some(Fonts {
-                regular: FontData::load(REGULAR_TTF, "DejaVuSansCondensed")?,
-                bold: FontData::load(BOLD_TTF, "DejaVuSansCondensed-Bold")?,
+                regular: FontData::load(REGULAR_TTF, "KuatiaSansCondensed")?,
+                bold: FontData::load(BOLD_TTF, "KuatiaSansCondensed-Bold")?,
             })
         })
         .as_ref()

@@ -1,9 +1,12 @@
 //! Writes a [`Layout`] as PDF 1.7 with `pdf-writer`.
 //!
-//! Text uses the embedded DejaVu Sans Condensed faces as CID fonts (Type0 + CIDFontType2, Identity-H) holding
-//! only the glyphs used, with a ToUnicode CMap so text can be searched and extracted. Combining marks (the
-//! Guaraní nasal tilde U+0303 in `g̃`, …) are centred over the preceding glyph. Streams are deflated. The output
-//! is deterministic: same layout, same bytes (no dates, ids derived from content).
+//! Text uses the embedded Kuatia Sans Condensed faces (see [`super::font`]) as CID fonts (Type0 +
+//! CIDFontType2, Identity-H, CID = glyph id) with a ToUnicode CMap so text can be searched and extracted.
+//! The faces are already reduced to the characters a KuDE needs (~32 KB each), so each is embedded whole: its
+//! compressed program, widths and CMap are computed once per process and copied into every PDF, which is much
+//! cheaper than subsetting and deflating per document. Combining marks (the Guaraní nasal tilde U+0303 in
+//! `g̃`, …) are centred over the preceding glyph. Page streams are deflated. The output is deterministic:
+//! same layout, same bytes (no dates, ids derived from content).
 
 use super::font::{fonts, FontData};
 use super::image::{decode, Samples};
@@ -11,7 +14,7 @@ use super::{layout, Align, DocumentoElectronico, Item, KudeOptions, Layout, Rgb}
 use crate::error::Finding;
 use pdf_writer::types::{CidFontType, FontFlags, SystemInfo, UnicodeCmap};
 use pdf_writer::{Content, Filter, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
-use subsetter::GlyphRemapper;
+use std::sync::OnceLock;
 
 /// Lays out and renders the KuDE in one call: [`layout`] then [`render_pdf`].
 pub fn pdf(
@@ -22,38 +25,65 @@ pub fn pdf(
     Ok(render_pdf(&layout(de, dcarqr, opts)?))
 }
 
-/// Deflate level: 1 (fastest). Level 6 saved ~10 % of bytes at three times the time of the whole KuDE.
+/// Deflate level of per-document streams: 1 (fastest). Level 6 saved ~10 % of bytes at three times the time of
+/// the whole KuDE.
 const LEVEL: u8 = 1;
+
+/// Deflate level of the font streams, compressed once per process: the maximum, since it costs nothing per
+/// document and the fonts are most of every file.
+const FONT_LEVEL: u8 = 10;
 
 fn deflate(data: &[u8]) -> Vec<u8> {
     miniz_oxide::deflate::compress_to_vec_zlib(data, LEVEL)
 }
 
-/// Glyphs used by one face: old→new glyph ids and the char each new id stands for.
-struct Used {
-    remap: GlyphRemapper,
-    chars: Vec<(u16, char)>,
-    used: bool,
+/// One face as written into every PDF.
+struct Embedded {
+    /// The font program, deflated.
+    file: Vec<u8>,
+    /// Its uncompressed length (`Length1`).
+    length1: i32,
+    /// Advance of every glyph id, in 1/1000 em.
+    widths: Vec<f32>,
+    /// ToUnicode CMap, deflated.
+    cmap: Vec<u8>,
 }
 
-impl Used {
-    fn new() -> Used {
-        Used {
-            remap: GlyphRemapper::new(),
-            chars: Vec::new(),
-            used: false,
+impl Embedded {
+    fn new(face: &FontData) -> Embedded {
+        let scale = 1000.0 / face.units_per_em;
+        let widths = (0..face.num_glyphs())
+            .map(|g| f32::from(face.advance(g)) * scale)
+            .collect();
+        let mut cmap = UnicodeCmap::new(
+            Name(b"Custom"),
+            SystemInfo {
+                registry: Str(b"Adobe"),
+                ordering: Str(b"UCS"),
+                supplement: 0,
+            },
+        );
+        for (g, c) in face.chars() {
+            cmap.pair(g, c);
+        }
+        Embedded {
+            file: miniz_oxide::deflate::compress_to_vec_zlib(face.data, FONT_LEVEL),
+            length1: i32::try_from(face.data.len()).unwrap_or(i32::MAX),
+            widths,
+            cmap: miniz_oxide::deflate::compress_to_vec_zlib(&cmap.finish(), FONT_LEVEL),
         }
     }
+}
 
-    fn glyph(&mut self, gid: u16, c: char) -> u16 {
-        self.used = true;
-        let before = self.remap.num_gids();
-        let new = self.remap.remap(gid);
-        if self.remap.num_gids() != before {
-            self.chars.push((new, c));
-        }
-        new
-    }
+/// Both faces ready to embed, built on first use.
+fn embedded() -> Option<&'static [Embedded; 2]> {
+    static EMBEDDED: OnceLock<Option<[Embedded; 2]>> = OnceLock::new();
+    EMBEDDED
+        .get_or_init(|| {
+            let f = fonts()?;
+            Some([Embedded::new(&f.regular), Embedded::new(&f.bold)])
+        })
+        .as_ref()
 }
 
 fn rgb(c: Rgb) -> [f32; 3] {
@@ -80,18 +110,18 @@ impl TextState {
     }
 }
 
-/// Encodes `text` as 2-byte CIDs with TJ adjustments that centre combining marks over their base glyph.
-fn show(c: &mut Content, face: &FontData, used: &mut Used, text: &str) {
+/// Encodes `text` as 2-byte CIDs (= glyph ids) with TJ adjustments that centre combining marks over their base
+/// glyph.
+fn show(c: &mut Content, face: &FontData, text: &str) {
     let mut pos = c.show_positioned();
     let mut items = pos.items();
     let mut run: Vec<u8> = Vec::with_capacity(text.len() * 2);
-    // Previous glyph (old id) and advance, for mark positioning.
+    // Previous glyph and advance, for mark positioning.
     let mut prev: Option<(u16, f32)> = None;
     let upem = face.units_per_em;
     for ch in text.chars() {
         let (gid, adv) = face.glyph(ch);
         let adv = f32::from(adv);
-        let new = used.glyph(gid, ch);
         if super::is_mark(ch) {
             if let (Some((pg, padv)), Some((mx0, mx1))) = (prev, face.x_extent(gid)) {
                 let (px0, px1) = face.x_extent(pg).unwrap_or((0.0, padv));
@@ -102,13 +132,13 @@ fn show(c: &mut Content, face: &FontData, used: &mut Used, text: &str) {
                     run.clear();
                 }
                 items.adjust(-shift * 1000.0 / upem);
-                items.show(Str(&new.to_be_bytes()));
+                items.show(Str(&gid.to_be_bytes()));
                 // Return to the pen position after the base, ignoring the mark's own advance.
                 items.adjust((shift + adv) * 1000.0 / upem);
                 continue;
             }
         }
-        run.extend_from_slice(&new.to_be_bytes());
+        run.extend_from_slice(&gid.to_be_bytes());
         prev = Some((gid, adv));
     }
     if !run.is_empty() {
@@ -151,7 +181,6 @@ pub fn render_pdf(layout: &Layout) -> Vec<u8> {
         });
     let page_ids: Vec<(Ref, Ref)> = layout.pages.iter().map(|_| (alloc(), alloc())).collect();
 
-    let mut used = [Used::new(), Used::new()];
     let mut uses_gs = false;
     for (page, (page_id, content_id)) in layout.pages.iter().zip(&page_ids) {
         let h = page.height;
@@ -207,7 +236,7 @@ pub fn render_pdf(layout: &Layout) -> Vec<u8> {
                             .properties()
                             .actual_text(TextStr(text));
                     }
-                    show(&mut c, face, &mut used[usize::from(*bold)], text);
+                    show(&mut c, face, text);
                     if marks {
                         c.end_marked_content();
                     }
@@ -314,7 +343,7 @@ pub fn render_pdf(layout: &Layout) -> Vec<u8> {
                     let [r, g, b] = rgb(*color);
                     c.set_fill_rgb(r, g, b);
                     c.set_text_matrix([co, s, -s, co, tx, ty]);
-                    show(&mut c, &f.bold, &mut used[1], text);
+                    show(&mut c, &f.bold, text);
                     c.end_text();
                     c.restore_state();
                 }
@@ -355,11 +384,9 @@ pub fn render_pdf(layout: &Layout) -> Vec<u8> {
         .non_stroking_alpha(0.25)
         .stroking_alpha(0.25);
 
-    if let Some(f) = fonts {
-        for (i, face) in [&f.regular, &f.bold].into_iter().enumerate() {
-            if let Some(u) = used.get(i) {
-                write_font(&mut pdf, &mut alloc, font_ids[i], face, u);
-            }
+    if let (Some(f), Some(e)) = (fonts, embedded()) {
+        for ((face, emb), id) in [&f.regular, &f.bold].into_iter().zip(e).zip(font_ids) {
+            write_font(&mut pdf, &mut alloc, id, face, emb);
         }
     }
     if let Some((id, mask, img)) = &image_id {
@@ -373,34 +400,22 @@ fn write_font(
     alloc: &mut impl FnMut() -> Ref,
     type0_id: Ref,
     face: &FontData,
-    used: &Used,
+    emb: &Embedded,
 ) {
     let (cid_id, descriptor_id, file_id, cmap_id) = (alloc(), alloc(), alloc(), alloc());
-    // Subset tag: six capitals derived from the glyph set, so equal inputs give equal files.
-    let mut hash: u32 = 0x811c_9dc5;
-    for g in used.remap.remapped_gids() {
-        hash = (hash ^ u32::from(g)).wrapping_mul(0x0100_0193);
-    }
-    let tag: String = (0..6)
-        .map(|i| char::from(b'A' + ((hash >> (i * 5)) % 26) as u8))
-        .collect();
-    let base = format!("{tag}+{}", face.name);
+    // The whole (already reduced) face is embedded, so the name carries no subset tag.
+    let base = Name(face.name.as_bytes());
     let scale = 1000.0 / face.units_per_em;
 
     pdf.type0_font(type0_id)
-        .base_font(Name(base.as_bytes()))
+        .base_font(base)
         .encoding_predefined(Name(b"Identity-H"))
         .descendant_font(cid_id)
         .to_unicode(cmap_id);
 
-    let widths: Vec<f32> = used
-        .remap
-        .remapped_gids()
-        .map(|g| f32::from(face.advance(g)) * scale)
-        .collect();
     let mut cid = pdf.cid_font(cid_id);
     cid.subtype(CidFontType::Type2);
-    cid.base_font(Name(base.as_bytes()));
+    cid.base_font(base);
     cid.system_info(SystemInfo {
         registry: Str(b"Adobe"),
         ordering: Str(b"Identity"),
@@ -408,13 +423,13 @@ fn write_font(
     });
     cid.font_descriptor(descriptor_id);
     cid.default_width(0.0);
-    cid.widths().consecutive(0, widths);
+    cid.widths().consecutive(0, emb.widths.iter().copied());
     cid.cid_to_gid_map_predefined(Name(b"Identity"));
     cid.finish();
 
     let [x0, y0, x1, y1] = face.bbox;
     pdf.font_descriptor(descriptor_id)
-        .name(Name(base.as_bytes()))
+        .name(base)
         .flags(FontFlags::NON_SYMBOLIC)
         .bbox(Rect::new(x0 * scale, y0 * scale, x1 * scale, y1 * scale))
         .italic_angle(0.0)
@@ -428,29 +443,10 @@ fn write_font(
         })
         .font_file2(file_id);
 
-    let subset = if used.used {
-        subsetter::subset(face.data, 0, &used.remap).unwrap_or_default()
-    } else {
-        Vec::new()
-    };
-    let data = deflate(&subset);
-    pdf.stream(file_id, &data)
+    pdf.stream(file_id, &emb.file)
         .filter(Filter::FlateDecode)
-        .pair(Name(b"Length1"), subset.len() as i32);
-
-    let mut cmap = UnicodeCmap::new(
-        Name(b"Custom"),
-        SystemInfo {
-            registry: Str(b"Adobe"),
-            ordering: Str(b"UCS"),
-            supplement: 0,
-        },
-    );
-    for (g, c) in &used.chars {
-        cmap.pair(*g, *c);
-    }
-    let cmap = cmap.finish();
-    pdf.cmap(cmap_id, &cmap);
+        .pair(Name(b"Length1"), emb.length1);
+    pdf.stream(cmap_id, &emb.cmap).filter(Filter::FlateDecode);
 }
 
 fn write_image(pdf: &mut Pdf, id: Ref, mask: Option<Ref>, img: &super::image::Decoded) {
