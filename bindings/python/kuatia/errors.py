@@ -1,0 +1,79 @@
+"""Exceptions raised by kuatia: one class per ``kuatia_status``, all carrying code, message, path and findings."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Dict, List, Type
+
+
+class Status(enum.IntEnum):
+    """``kuatia_status`` of the C library (the numbers are part of the ABI and never change)."""
+
+    OK = 0
+    INVALID_ARGUMENT = 1
+    INVALID_UTF8 = 2
+    TOO_LARGE = 3
+    INVALID_INPUT = 4
+    SIGN_ERROR = 5
+    PANIC = 6
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem: a stable ``code`` (``VALIDATION_ERROR.REQUIRED``), the JSON ``path`` (``items[1].iva``), a message."""
+
+    code: str
+    path: str
+    message: str
+
+
+class KuatiaError(Exception):
+    """A failed call: ``status``, the first problem's ``code``, ``message`` and ``path``, and every ``findings``."""
+
+    def __init__(self, status: int, code: str, message: str, path: str, findings: List[Finding]) -> None:
+        super().__init__(f"{code} at {path}: {message}" if path else f"{code}: {message}")
+        self.status = Status(status) if status in Status._value2member_map_ else status
+        self.code = code
+        self.message = message
+        self.path = path
+        self.findings = findings
+
+
+class InvalidArgumentError(KuatiaError, ValueError):
+    """A required argument was missing (``INVALID_ARGUMENT``)."""
+
+
+class InvalidUtf8Error(KuatiaError, UnicodeError):
+    """A text input was not valid UTF-8 (``INVALID_UTF8``)."""
+
+
+class TooLargeError(KuatiaError, ValueError):
+    """An input exceeded a size limit (``TOO_LARGE``)."""
+
+
+class InvalidInputError(KuatiaError, ValueError):
+    """The input was read but rejected; ``findings`` lists every problem."""
+
+
+class SignError(KuatiaError):
+    """A key, certificate or signature operation failed (``P12_INVALID``, ``P12_WRONG_PASSWORD``, ...)."""
+
+
+class PanicError(KuatiaError):
+    """A bug inside kuatia was caught at the C boundary; please report it."""
+
+
+_BY_STATUS: Dict[int, Type[KuatiaError]] = {
+    Status.INVALID_ARGUMENT: InvalidArgumentError,
+    Status.INVALID_UTF8: InvalidUtf8Error,
+    Status.TOO_LARGE: TooLargeError,
+    Status.INVALID_INPUT: InvalidInputError,
+    Status.SIGN_ERROR: SignError,
+    Status.PANIC: PanicError,
+}
+
+
+def error_class(status: int) -> Type[KuatiaError]:
+    """The exception class for a status (``KuatiaError`` itself for a number this binding does not know)."""
+    return _BY_STATUS.get(status, KuatiaError)
