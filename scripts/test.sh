@@ -21,4 +21,9 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 step "C ABI (header drift, C tests under ASAN/UBSAN and valgrind)"; bash scripts/ffi-check.sh
 
 step "tests"
-cargo test --workspace --locked
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+cargo test --workspace --locked 2>&1 | tee "$log"
+# One closing line for the whole Rust suite (cargo prints one per test binary, the last one often a 0-test doc run).
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed;?$/) p += $(i-1); if ($i ~ /^failed;?$/) f += $(i-1) } }
+     END { printf "rust tests: %d passed, %d failed\n", p, f }' "$log"
