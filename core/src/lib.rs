@@ -25,3 +25,8 @@ pub mod validate;
 pub mod xml;
 
 pub use error::{Finding, Findings};
+
+/// The README's Rust examples, compiled and run as doctests so the quickstart never rots.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
