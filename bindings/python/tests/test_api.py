@@ -26,7 +26,7 @@ def test_version_matches_the_header() -> None:
 
 def test_status_numbers_match_the_header() -> None:
     header = (ROOT / "include" / "kuatia.h").read_text()
-    declared = {m[0]: int(m[1]) for m in re.findall(r"KUATIA_STATUS_(\w+) = (\d+)", header)}
+    declared = {m[0]: int(m[1]) for m in re.findall(r"(?m)^\s+KUATIA_STATUS_(\w+) = (\d+),", header)}
     assert declared == {s.name: s.value for s in kuatia.Status}
 
 

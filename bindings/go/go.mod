@@ -1,0 +1,3 @@
+module github.com/kuatia/kuatia/bindings/go
+
+go 1.22
