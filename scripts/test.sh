@@ -20,6 +20,8 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 
 step "C ABI (header drift, C tests under ASAN/UBSAN and valgrind)"; bash scripts/ffi-check.sh
 
+step "Java binding"; bash scripts/java-check.sh
+
 step "tests"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
