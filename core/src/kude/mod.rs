@@ -20,6 +20,7 @@
 mod font;
 mod image;
 pub mod pdf;
+mod qrsym;
 
 pub use image::Logo;
 pub use pdf::{pdf, render_pdf};
@@ -28,6 +29,7 @@ use crate::de::*;
 use crate::error::{code, Finding};
 use crate::fmt::{currency_decimals, date_dmy, human_amount};
 use font::Fonts;
+use qrsym::{encode_qr, QrMatrix};
 use rust_decimal::Decimal;
 
 /// An sRGB colour.
@@ -244,171 +246,6 @@ pub fn layout(
         logo: opts.logo.clone(),
         title: format!("{} {}", c.titulo, c.numero),
     })
-}
-
-/// Encodes the QR symbol (byte mode, error correction M) with the `qrcode` crate, choosing the mask here with
-/// the ISO/IEC 18004 penalty rules on plain booleans: the crate's own mask search allocates per module and took
-/// ~4 ms, four times the whole KuDE budget. The chosen mask is then applied by the crate (with its format bits).
-fn encode_qr(data: &str) -> Result<QrMatrix, Finding> {
-    use qrcode::canvas::{Canvas, MaskPattern, Module};
-    let err = |e: qrcode::types::QrError| {
-        Finding::new(
-            code::INVALID_VALUE,
-            "dCarQR",
-            format!("cannot encode as QR: {e}"),
-        )
-    };
-    let level = qrcode::EcLevel::M;
-    let bits = qrcode::bits::encode_auto(data.as_bytes(), level).map_err(err)?;
-    let version = bits.version();
-    let (codewords, ec) =
-        qrcode::ec::construct_codewords(&bits.into_bytes(), version, level).map_err(err)?;
-    let mut canvas = Canvas::new(version, level);
-    canvas.draw_all_functional_patterns();
-    canvas.draw_data(&codewords, &ec);
-    let w = version.width();
-    let width = usize::try_from(w).unwrap_or(0);
-    // Unmasked picture and which modules the mask applies to (data and error correction).
-    let mut base = vec![false; width * width];
-    let mut maskable = vec![false; width * width];
-    for y in 0..w {
-        for x in 0..w {
-            let i = usize::try_from(y).unwrap_or(0) * width + usize::try_from(x).unwrap_or(0);
-            let (dark, data) = match canvas.get(x, y) {
-                Module::Unmasked(c) => (c == qrcode::Color::Dark, true),
-                Module::Masked(c) => (c == qrcode::Color::Dark, false),
-                Module::Empty => (false, false),
-            };
-            if let (Some(b), Some(m)) = (base.get_mut(i), maskable.get_mut(i)) {
-                *b = dark;
-                *m = data;
-            }
-        }
-    }
-    const PATTERNS: [MaskPattern; 8] = [
-        MaskPattern::Checkerboard,
-        MaskPattern::HorizontalLines,
-        MaskPattern::VerticalLines,
-        MaskPattern::DiagonalLines,
-        MaskPattern::LargeCheckerboard,
-        MaskPattern::Fields,
-        MaskPattern::Diamonds,
-        MaskPattern::Meadow,
-    ];
-    let mut buf = vec![false; width * width];
-    let mut scratch = vec![false; width * width];
-    let mut best = (u32::MAX, MaskPattern::Checkerboard);
-    // Column terms of the mask formulas, so the inner loop has no division.
-    let x3: Vec<usize> = (0..width).map(|x| x % 3).collect();
-    let x3h: Vec<usize> = (0..width).map(|x| (x / 3) % 2).collect();
-    for (k, pattern) in PATTERNS.into_iter().enumerate() {
-        for (y, ((out, b), m)) in buf
-            .chunks_mut(width.max(1))
-            .zip(base.chunks(width.max(1)))
-            .zip(maskable.chunks(width.max(1)))
-            .enumerate()
-        {
-            let (y2, y3, y2h) = (y % 2, y % 3, (y / 2) % 2);
-            for (x, ((o, &b), &m)) in out.iter_mut().zip(b).zip(m).enumerate() {
-                let (xm2, xm3, xh) = (
-                    x & 1,
-                    x3.get(x).copied().unwrap_or(0),
-                    x3h.get(x).copied().unwrap_or(0),
-                );
-                // (y·x) mod 2 and mod 3 from the residues of y and x.
-                let (p2, p3) = (y2 & xm2, (y3 * xm3) % 3);
-                let invert = match k {
-                    0 => (y2 + xm2) % 2 == 0,
-                    1 => y2 == 0,
-                    2 => xm3 == 0,
-                    3 => (y3 + xm3) % 3 == 0,
-                    4 => (y2h + xh) % 2 == 0,
-                    5 => p2 + p3 == 0,
-                    6 => (p2 + p3) % 2 == 0,
-                    _ => ((y2 + xm2) % 2 + p3) % 2 == 0,
-                };
-                *o = b ^ (invert && m);
-            }
-        }
-        let score = qr_penalty(&buf, &mut scratch, width);
-        if score < best.0 {
-            best = (score, pattern);
-        }
-    }
-    canvas.apply_mask(best.1);
-    let modules = canvas
-        .into_colors()
-        .into_iter()
-        .map(|m| m == qrcode::Color::Dark)
-        .collect();
-    Ok(QrMatrix { width, modules })
-}
-
-/// ISO/IEC 18004 §7.8.3 mask penalty: runs (N1), 2×2 blocks (N2), finder-like patterns (N3), balance (N4).
-/// `scratch` receives the transposed symbol so columns are scanned as rows.
-fn qr_penalty(m: &[bool], scratch: &mut [bool], w: usize) -> u32 {
-    let mut score = 0u32;
-    for (i, t) in scratch.iter_mut().enumerate() {
-        *t = m
-            .get((i % w.max(1)) * w + i / w.max(1))
-            .copied()
-            .unwrap_or(false);
-    }
-    for grid in [m, &*scratch] {
-        for row in grid.chunks(w.max(1)) {
-            // N1: five or more equal modules in a row.
-            let mut run = 0u32;
-            let mut last = row.first().copied().unwrap_or(false);
-            // N3: 1:1:3:1:1 dark pattern with four light modules on one side; outside the symbol is light.
-            let mut window = 0u16;
-            for &v in row {
-                if v == last {
-                    run += 1;
-                } else {
-                    if run >= 5 {
-                        score += run - 2;
-                    }
-                    run = 1;
-                    last = v;
-                }
-                window = ((window << 1) | u16::from(v)) & 0x7FF;
-                if window == 0b101_1101_0000 || window == 0b000_0101_1101 {
-                    score += 40;
-                }
-            }
-            if run >= 5 {
-                score += run - 2;
-            }
-            for _ in 0..4 {
-                window = (window << 1) & 0x7FF;
-                if window == 0b101_1101_0000 {
-                    score += 40;
-                }
-            }
-        }
-    }
-    // N2: 2×2 blocks of one colour.
-    let rows: Vec<&[bool]> = m.chunks(w.max(1)).collect();
-    for pair in rows.windows(2) {
-        if let [a, b] = pair {
-            for (x, y) in a.windows(2).zip(b.windows(2)) {
-                if let ([p, q], [r, s]) = (x, y) {
-                    if p == q && q == r && r == s {
-                        score += 3;
-                    }
-                }
-            }
-        }
-    }
-    // N4: 10 points per 5 % of deviation from half dark.
-    let dark = m.iter().filter(|d| **d).count();
-    let pct = dark * 100 / m.len().max(1);
-    score + 10 * (pct.abs_diff(50) / 5) as u32
-}
-
-struct QrMatrix {
-    width: usize,
-    modules: Vec<bool>,
 }
 
 struct Ctx<'a> {

@@ -12,7 +12,7 @@ use super::font::{fonts, FontData};
 use super::image::{decode, Samples};
 use super::{layout, Align, DocumentoElectronico, Item, KudeOptions, Layout, Rgb};
 use crate::error::Finding;
-use pdf_writer::types::{CidFontType, FontFlags, SystemInfo, UnicodeCmap};
+use pdf_writer::types::{CidFontType, FontFlags, SystemInfo};
 use pdf_writer::{Content, Filter, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
 use std::sync::OnceLock;
 
@@ -43,36 +43,123 @@ struct Embedded {
     file: Vec<u8>,
     /// Its uncompressed length (`Length1`).
     length1: i32,
-    /// Advance of every glyph id, in 1/1000 em.
-    widths: Vec<f32>,
+    /// The `W` array: advances in 1/1000 em (one decimal), as runs of equal widths or lists.
+    widths: Vec<Widths>,
     /// ToUnicode CMap, deflated.
     cmap: Vec<u8>,
+}
+
+/// One segment of a CID font's `W` array.
+enum Widths {
+    /// CIDs `first..=last` share one width.
+    Same(u16, u16, f32),
+    /// Widths of consecutive CIDs from `first`.
+    List(u16, Vec<f32>),
 }
 
 impl Embedded {
     fn new(face: &FontData) -> Embedded {
         let scale = 1000.0 / face.units_per_em;
-        let widths = (0..face.num_glyphs())
-            .map(|g| f32::from(face.advance(g)) * scale)
+        // One decimal of 1/1000 em is far below a device pixel and keeps the (uncompressed) array short.
+        let all: Vec<f32> = (0..face.num_glyphs())
+            .map(|g| (f32::from(face.advance(g)) * scale * 10.0).round() / 10.0)
             .collect();
-        let mut cmap = UnicodeCmap::new(
-            Name(b"Custom"),
-            SystemInfo {
-                registry: Str(b"Adobe"),
-                ordering: Str(b"UCS"),
-                supplement: 0,
-            },
-        );
-        for (g, c) in face.chars() {
-            cmap.pair(g, c);
+        let mut widths = Vec::new();
+        let mut list: Vec<f32> = Vec::new();
+        let mut i = 0;
+        while let Some(&w) = all.get(i) {
+            let run = all.iter().skip(i).take_while(|&&v| v == w).count();
+            let at = u16::try_from(i).unwrap_or(u16::MAX);
+            if run >= 3 {
+                if !list.is_empty() {
+                    let first = at.saturating_sub(u16::try_from(list.len()).unwrap_or(0));
+                    widths.push(Widths::List(first, std::mem::take(&mut list)));
+                }
+                let last = u16::try_from(i + run - 1).unwrap_or(u16::MAX);
+                widths.push(Widths::Same(at, last, w));
+                i += run;
+            } else {
+                list.push(w);
+                i += 1;
+            }
+        }
+        if !list.is_empty() {
+            let n = u16::try_from(all.len() - list.len()).unwrap_or(0);
+            widths.push(Widths::List(n, list));
         }
         Embedded {
             file: miniz_oxide::deflate::compress_to_vec_zlib(face.data, FONT_LEVEL),
             length1: i32::try_from(face.data.len()).unwrap_or(i32::MAX),
             widths,
-            cmap: miniz_oxide::deflate::compress_to_vec_zlib(&cmap.finish(), FONT_LEVEL),
+            cmap: miniz_oxide::deflate::compress_to_vec_zlib(
+                &to_unicode(&face.chars()),
+                FONT_LEVEL,
+            ),
         }
     }
+}
+
+/// A ToUnicode CMap for 2-byte CIDs, with `bfrange`s where glyph ids and code points both run consecutively
+/// (most of the Latin ranges), `bfchar`s elsewhere.
+fn to_unicode(chars: &[(u16, char)]) -> Vec<u8> {
+    use std::fmt::Write;
+    let utf16 = |c: char| {
+        let mut buf = [0u16; 2];
+        c.encode_utf16(&mut buf)
+            .iter()
+            .fold(String::new(), |mut s, u| {
+                let _ = write!(s, "{u:04X}");
+                s
+            })
+    };
+    let mut ranges: Vec<(u16, u16, char)> = Vec::new();
+    let mut singles: Vec<(u16, char)> = Vec::new();
+    let mut i = 0;
+    while let Some(&(g, c)) = chars.get(i) {
+        // A range keeps the high byte of the glyph id and of a BMP code point, as readers expect.
+        let mut n = 1usize;
+        while let Some(&(g2, c2)) = chars.get(i + n) {
+            let step = u16::try_from(n).unwrap_or(u16::MAX);
+            let same_g = g.checked_add(step) == Some(g2) && g2 >> 8 == g >> 8;
+            let same_c = (c as u32) < 0xFFFF
+                && c as u32 + n as u32 == c2 as u32
+                && (c2 as u32) >> 8 == (c as u32) >> 8;
+            if !(same_g && same_c) {
+                break;
+            }
+            n += 1;
+        }
+        if n >= 2 {
+            let last = g.saturating_add(u16::try_from(n - 1).unwrap_or(0));
+            ranges.push((g, last, c));
+        } else {
+            singles.push((g, c));
+        }
+        i += n;
+    }
+    let mut out = String::from(
+        "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n\
+         /CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n\
+         /CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n\
+         1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n",
+    );
+    // At most 100 entries per block.
+    for block in ranges.chunks(100) {
+        let _ = writeln!(out, "{} beginbfrange", block.len());
+        for (a, b, c) in block {
+            let _ = writeln!(out, "<{a:04X}> <{b:04X}> <{}>", utf16(*c));
+        }
+        out.push_str("endbfrange\n");
+    }
+    for block in singles.chunks(100) {
+        let _ = writeln!(out, "{} beginbfchar", block.len());
+        for (g, c) in block {
+            let _ = writeln!(out, "<{g:04X}> <{}>", utf16(*c));
+        }
+        out.push_str("endbfchar\n");
+    }
+    out.push_str("endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n");
+    out.into_bytes()
 }
 
 /// Both faces ready to embed, built on first use.
@@ -182,8 +269,11 @@ pub fn render_pdf(layout: &Layout) -> Vec<u8> {
     let page_ids: Vec<(Ref, Ref)> = layout.pages.iter().map(|_| (alloc(), alloc())).collect();
 
     let mut uses_gs = false;
+    // QR image masks: (object, modules per side, packed rows).
+    let mut qrs: Vec<(Ref, usize, Vec<u8>)> = Vec::new();
     for (page, (page_id, content_id)) in layout.pages.iter().zip(&page_ids) {
         let h = page.height;
+        let mut page_qrs: Vec<(String, Ref)> = Vec::new();
         let mut c = Content::new();
         let mut ts = TextState {
             open: false,
@@ -288,29 +378,17 @@ pub fn render_pdf(layout: &Layout) -> Vec<u8> {
                     width,
                 } => {
                     ts.close(&mut c);
-                    let n = (*width).max(1);
-                    let m = size / n as f32;
-                    // One unit per module, y downwards, so each run is four small integers.
+                    // A 1-bit image mask painted black: ~1 KB instead of ~20 KB of rectangles to format and
+                    // deflate; without /Interpolate viewers keep the module edges sharp.
+                    let id = alloc();
+                    let name = format!("Qr{}", qrs.len() + 1);
                     c.save_state();
-                    c.transform([m, 0.0, 0.0, -m, *x, h - y]);
+                    c.transform([*size, 0.0, 0.0, *size, *x, h - y - size]);
                     c.set_fill_rgb(0.0, 0.0, 0.0);
-                    for (row, cells) in modules.chunks(n).enumerate() {
-                        // One rectangle per horizontal run of dark modules.
-                        let mut col = 0;
-                        while col < cells.len() {
-                            if cells.get(col) == Some(&true) {
-                                let start = col;
-                                while cells.get(col) == Some(&true) {
-                                    col += 1;
-                                }
-                                c.rect(start as f32, row as f32, (col - start) as f32, 1.0);
-                            } else {
-                                col += 1;
-                            }
-                        }
-                    }
-                    c.fill_nonzero();
+                    c.x_object(Name(name.as_bytes()));
                     c.restore_state();
+                    page_qrs.push((name, id));
+                    qrs.push((id, *width, qr_mask(modules, *width)));
                 }
                 Item::Image { x, y, w, h: ih } => {
                     ts.close(&mut c);
@@ -363,8 +441,14 @@ pub fn render_pdf(layout: &Layout) -> Vec<u8> {
             fd.pair(Name(b"F1"), font_ids[0]);
             fd.pair(Name(b"F2"), font_ids[1]);
         }
-        if let Some((id, _, _)) = &image_id {
-            res.x_objects().pair(Name(b"Im1"), *id);
+        if image_id.is_some() || !page_qrs.is_empty() {
+            let mut xo = res.x_objects();
+            if let Some((id, _, _)) = &image_id {
+                xo.pair(Name(b"Im1"), *id);
+            }
+            for (name, id) in &page_qrs {
+                xo.pair(Name(name.as_bytes()), *id);
+            }
         }
         res.ext_g_states().pair(Name(b"GS1"), gs_id);
         res.finish();
@@ -389,10 +473,37 @@ pub fn render_pdf(layout: &Layout) -> Vec<u8> {
             write_font(&mut pdf, &mut alloc, id, face, emb);
         }
     }
+    for (id, n, data) in &qrs {
+        let n = i32::try_from(*n).unwrap_or(0);
+        let packed = deflate(data);
+        let smaller = packed.len() < data.len();
+        let mut x = pdf.image_xobject(*id, if smaller { &packed } else { data });
+        if smaller {
+            x.filter(Filter::FlateDecode);
+        }
+        x.width(n).height(n).image_mask(true).bits_per_component(1);
+    }
     if let Some((id, mask, img)) = &image_id {
         write_image(&mut pdf, *id, *mask, img);
     }
     pdf.finish()
+}
+
+/// Packs QR modules as 1-bit image-mask rows (each padded to a byte): 0 paints, so dark modules are 0.
+fn qr_mask(modules: &[bool], width: usize) -> Vec<u8> {
+    let stride = width.div_ceil(8);
+    let mut out = vec![0xFFu8; stride * width];
+    for (row, cells) in out
+        .chunks_mut(stride.max(1))
+        .zip(modules.chunks(width.max(1)))
+    {
+        for (x, _) in cells.iter().enumerate().filter(|(_, d)| **d) {
+            if let Some(b) = row.get_mut(x / 8) {
+                *b &= !(0x80 >> (x % 8));
+            }
+        }
+    }
+    out
 }
 
 fn write_font(
@@ -423,7 +534,18 @@ fn write_font(
     });
     cid.font_descriptor(descriptor_id);
     cid.default_width(0.0);
-    cid.widths().consecutive(0, emb.widths.iter().copied());
+    let mut w = cid.widths();
+    for seg in &emb.widths {
+        match seg {
+            Widths::Same(first, last, v) => {
+                w.same(*first, *last, *v);
+            }
+            Widths::List(first, list) => {
+                w.consecutive(*first, list.iter().copied());
+            }
+        }
+    }
+    w.finish();
     cid.cid_to_gid_map_predefined(Name(b"Identity"));
     cid.finish();
 
