@@ -142,6 +142,8 @@ def raise_for(status: int, err: c_void_p) -> None:
     try:
         if not err.value:
             raise error_class(status)(status, "UNKNOWN", f"kuatia call failed with status {status}", "", [])
+        # The error's own status is authoritative (the same number the call returned).
+        status = lib.kuatia_error_status(err)
         code = _text(lib.kuatia_error_code(err))
         message = _text(lib.kuatia_error_message(err))
         path = _text(lib.kuatia_error_path(err))

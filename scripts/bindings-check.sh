@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The Python and Go binding check: builds libkuatia (crate kuatia-ffi, debug: the build ffi-check.sh and
+# `cargo test` share), runs the pytest suite of bindings/python and `go vet` + `go test` (race detector on, and once
+# linked statically) of bindings/go against it, then the parity check (tools/binding_parity.py: every function of
+# include/kuatia.h is wrapped by every C-ABI binding) and a test that the parity check does fail on a gap.
+# Idempotent; needs cargo, gcc, python3 (with venv when pytest is missing) and Go >= 1.22. No Go modules are
+# downloaded (the Go package has no dependencies); pytest is installed pinned into target/ only when missing.
+#
+#   KUATIA_PROFILE=release   build and test the release library instead
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+PYTEST_VERSION="8.3.5"
+
+note() { printf -- '--> %s\n' "$*"; }
+die() { echo "bindings-check: $*" >&2; exit 1; }
+
+PROFILE="${KUATIA_PROFILE:-debug}"
+TARGET_DIR="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+LIB_DIR="$TARGET_DIR/$PROFILE"
+WORK="$TARGET_DIR/bindings-check"
+mkdir -p "$WORK"
+
+note "building libkuatia ($PROFILE)"
+if [ "$PROFILE" = release ]; then
+  cargo build -p kuatia-ffi --release --locked
+else
+  cargo build -p kuatia-ffi --locked
+fi
+[ -f "$LIB_DIR/libkuatia.so" ] && [ -f "$LIB_DIR/libkuatia.a" ] || die "libkuatia.so/.a not found in $LIB_DIR"
+
+# --- Python ---------------------------------------------------------------------------------------------------
+PY=python3
+if ! python3 -m pytest --version >/dev/null 2>&1; then
+  VENV="$WORK/venv"
+  if ! "$VENV/bin/python" -m pytest --version >/dev/null 2>&1; then
+    note "installing pytest $PYTEST_VERSION into $VENV"
+    python3 -m venv "$VENV" || die "python3 -m venv failed (install python3-venv)"
+    "$VENV/bin/python" -m pip install --quiet "pytest==$PYTEST_VERSION"
+  fi
+  PY="$VENV/bin/python"
+fi
+note "Python binding: pytest ($("$PY" -m pytest --version 2>&1 | head -n 1))"
+set +e
+KUATIA_LIB="$LIB_DIR/libkuatia.so" PYTHONDONTWRITEBYTECODE=1 \
+  "$PY" -m pytest -q -p no:cacheprovider bindings/python
+rc=$?
+set -e
+# Exit code 5 means "no tests collected": a broken glob or import path must not pass as success.
+[ "$rc" -eq 5 ] && die "pytest collected no tests in bindings/python"
+[ "$rc" -eq 0 ] || die "pytest failed (exit code $rc)"
+
+# --- Go -------------------------------------------------------------------------------------------------------
+command -v go >/dev/null || die "go is not installed (need Go >= 1.22 with cgo)"
+note "Go binding: go vet, go test -race, static link ($(go version))"
+(
+  cd bindings/go
+  export CGO_ENABLED=1 GOTOOLCHAIN=local GOFLAGS=-mod=mod GOPROXY=off
+  # cgo puts CGO_LDFLAGS before the package's own #cgo flags, so this library wins over target/release.
+  export CGO_LDFLAGS="-L$LIB_DIR -Wl,-rpath,$LIB_DIR"
+  go vet ./...
+  go test -race -count=1 ./...
+  go test -count=1 -tags kuatia_static -run 'TestConformanceCases|TestBadP12' ./...
+  # The static test binary must not need libkuatia.so at run time.
+  go test -c -tags kuatia_static -o "$WORK/kuatia_static.test" . >/dev/null
+  if ldd "$WORK/kuatia_static.test" | grep -q libkuatia; then
+    die "the kuatia_static build still links libkuatia.so"
+  fi
+)
+
+# --- Parity ---------------------------------------------------------------------------------------------------
+note "binding parity"
+python3 tools/binding_parity.py
+# The check must notice a function no binding wraps.
+sed 's/^void kuatia_signer_free(struct kuatia_signer \*signer);$/&\nbool kuatia_parity_canary(const uint8_t *p,\n                           size_t n);/' \
+  include/kuatia.h >"$WORK/canary.h"
+grep -q kuatia_parity_canary "$WORK/canary.h" || die "could not plant the parity canary"
+if python3 tools/binding_parity.py --root "$ROOT" --header "$WORK/canary.h" >"$WORK/canary.log" 2>&1; then
+  cat "$WORK/canary.log" >&2
+  die "binding_parity.py passed a header with an unwrapped function"
+fi
+grep -q "python: does not wrap kuatia_parity_canary" "$WORK/canary.log" || { cat "$WORK/canary.log" >&2; die "canary"; }
+note "Python + Go bindings OK"
