@@ -22,6 +22,8 @@ step "C ABI (header drift, C tests under ASAN/UBSAN and valgrind)"; bash scripts
 
 step "Java binding"; bash scripts/java-check.sh
 
+step "Bindings (Python, Go, parity)"; bash scripts/bindings-check.sh
+
 step "tests"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
