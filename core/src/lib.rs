@@ -19,6 +19,7 @@ pub mod lifecycle;
 pub mod profile;
 pub mod qr;
 pub mod ruc;
+pub mod sifen;
 pub mod sign;
 pub mod totals;
 pub mod validate;
