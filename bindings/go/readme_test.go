@@ -1,0 +1,36 @@
+package kuatia
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestReadmeExample checks that README.md shows exactly the body of Example (example_test.go), which go test runs.
+func TestReadmeExample(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)<!-- go-example -->\\s*```go\n(.*?)```").FindSubmatch(readme)
+	if m == nil || len(m[1]) < 200 {
+		t.Fatal("README.md has no Go example after <!-- go-example -->")
+	}
+	src, err := os.ReadFile("example_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := regexp.MustCompile(`(?s)// README-BEGIN\n(.*?)\t// README-END`).FindSubmatch(src)
+	if body == nil {
+		t.Fatal("example_test.go lacks README-BEGIN/END")
+	}
+	var lines []string
+	for _, l := range strings.SplitAfter(string(body[1]), "\n") {
+		lines = append(lines, strings.TrimPrefix(l, "\t"))
+	}
+	if got, want := string(m[1]), strings.Join(lines, ""); got != want {
+		t.Fatalf("README Go example differs from example_test.go\nREADME:\n%s\nexample_test.go:\n%s", got, want)
+	}
+}
