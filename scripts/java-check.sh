@@ -42,5 +42,18 @@ fi
 note "Java tests (mvn test in bindings/java, against $LIB_DIR)"
 cd bindings/java
 # -Djna.library.path wins over every default, so the tests use exactly this build.
-KUATIA_LIB_DIR="$LIB_DIR" mvn -q -B -Dstyle.color=never -Djna.library.path="$LIB_DIR" test
+# Debian's Maven 3.8 prints bare colour resets even with -B; sed drops them (pipefail keeps mvn's status).
+KUATIA_LIB_DIR="$LIB_DIR" mvn -q -B -Dstyle.color=never -Djna.library.path="$LIB_DIR" test 2>&1 \
+  | sed -u 's/\x1b\[0m//g'
+# One closing line, as the Rust step prints (mvn -q is silent on success).
+python3 - target/surefire-reports <<'PY'
+import glob, sys, xml.etree.ElementTree as ET
+n = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+for f in glob.glob(sys.argv[1] + "/TEST-*.xml"):
+    root = ET.parse(f).getroot()
+    for k in n:
+        n[k] += int(root.get(k, 0))
+print(f"java tests: {n['tests'] - n['failures'] - n['errors'] - n['skipped']} passed, "
+      f"{n['failures'] + n['errors']} failed, {n['skipped']} skipped")
+PY
 note "Java binding OK"

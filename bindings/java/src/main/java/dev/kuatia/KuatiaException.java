@@ -15,7 +15,7 @@ public final class KuatiaException extends RuntimeException {
     private final Status status;
     private final String code;
     private final String path;
-    private final transient List<Finding> findings;
+    private final List<Finding> findings;
     private final String findingsJson;
 
     /** An exception with the given parts (for tests and hosts that rethrow). */
