@@ -72,6 +72,13 @@ pub fn excerpt(bytes: &[u8]) -> String {
 
 pub fn unexpected(bytes: &[u8], why: impl std::fmt::Display) -> Finding {
     let ex = excerpt(bytes);
+    // SIFEN's F5 BIG-IP gateway answers with an HTML logout page when the session fails (SIFEN.md §10 #14).
+    let head = String::from_utf8_lossy(bytes.get(..600).unwrap_or(bytes)).to_ascii_lowercase();
+    let why = if head.contains("<html") {
+        format!("{why}; it is an HTML page (the SET gateway's logout page: retry later)")
+    } else {
+        why.to_string()
+    };
     let ex = if ex.is_empty() {
         "(empty)".to_string()
     } else {
