@@ -105,7 +105,7 @@ struct IssueOutput<'a> {
     test_only: bool,
 }
 
-fn load_signer(args: &IssueArgs) -> Result<(SoftwareSigner, bool), Outcome> {
+pub(crate) fn load_signer(args: &IssueArgs) -> Result<(SoftwareSigner, bool), Outcome> {
     match (&args.p12, &args.password_env) {
         (Some(path), Some(var)) => {
             let bytes = std::fs::read(path).map_err(|e| {

@@ -13,6 +13,7 @@ mod invoice;
 mod issue;
 mod kude;
 mod output;
+mod sifen;
 
 /// Shown after `--help`: the exit-code contract scripts rely on.
 const AFTER_HELP: &str = "\
@@ -64,7 +65,11 @@ enum Command {
     /// Render the KuDE (A4 or 80 mm ticket PDF) of a signed DE. Example: kuatia kude doc.xml --out doc.pdf
     #[command(after_help = AFTER_HELP)]
     Kude(kude::KudeArgs),
-    // Next: Sifen (sifen.rs), Serve.
+    /// SIFEN web services: print the SOAP request of consulta, consulta-ruc, consulta-lote, recibe, lote or a
+    /// cancellation event (kuatia does not send it), or parse an answer. Example: kuatia sifen parse answer.xml
+    #[command(subcommand, after_help = AFTER_HELP)]
+    Sifen(sifen::SifenCommand),
+    // Next: Serve.
     // Return an `output::Outcome` so exit codes and error lines stay uniform.
 }
 
@@ -77,6 +82,7 @@ fn run(command: Command) -> output::Outcome {
         Command::Issue(a) => issue::run_issue(a),
         Command::Verify { file, at } => issue::run_verify(&file, &at),
         Command::Kude(a) => kude::run(a),
+        Command::Sifen(c) => sifen::run(c),
     }
 }
 

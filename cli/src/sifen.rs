@@ -1,0 +1,235 @@
+//! `kuatia sifen`: print the SOAP request SIFEN expects (for debugging; kuatia does not send it) and parse SIFEN's
+//! answers into typed JSON. Output: `{"service","url","content_type","xml"}` for requests.
+
+use crate::invoice::at_arg;
+use crate::issue::{load_signer, IssueArgs};
+use crate::output::{read_input, Outcome};
+use clap::{Args, Parser, Subcommand};
+use kuatia_core::cdc::Cdc;
+use kuatia_core::qr::Ambiente;
+use kuatia_core::ruc::Ruc;
+use kuatia_core::sifen::event::{sign_event, Evento, EventoInput};
+use kuatia_core::sifen::{request, response, Request, CONTENT_TYPE};
+use kuatia_core::Finding;
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// Options shared by every request.
+#[derive(Debug, Args)]
+pub struct Common {
+    /// Request identifier dId (1..=999999999999999).
+    #[arg(long, default_value_t = 1)]
+    pub id: u64,
+    /// Use the production endpoint (default: test).
+    #[arg(long)]
+    pub prod: bool,
+}
+
+/// `kuatia sifen` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum SifenCommand {
+    /// consulta: query a DE by CDC. Example: kuatia sifen consulta 0144444401700100100000012202503101123456789 --id 7
+    Consulta {
+        /// The CDC (44 characters).
+        cdc: String,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// consulta-ruc: query a RUC (with or without DV).
+    ConsultaRuc {
+        /// The RUC.
+        ruc: String,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// consulta-lote: query a lot by its number (dProtConsLote).
+    ConsultaLote {
+        /// The lot number SIFEN returned.
+        protocolo: String,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// recibe: send one signed DE synchronously.
+    Recibe {
+        /// Signed rDE file, or - for standard input.
+        file: String,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// recibe-lote: up to 50 signed DE of one emitter and one type, zipped.
+    Lote {
+        /// Signed rDE files.
+        #[arg(required = true)]
+        files: Vec<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// evento: cancel an approved DE (signed with --p12, or the built-in TEST-ONLY certificate).
+    Cancelar {
+        /// CDC of the document to cancel.
+        cdc: String,
+        /// Reason (5 to 500 characters).
+        #[arg(long)]
+        motivo: String,
+        /// Event Id (rEve/@Id, 1..=9999999999).
+        #[arg(long, default_value_t = 1)]
+        event_id: u64,
+        /// PKCS#12 file with the emitter's key and certificate.
+        #[arg(long, requires = "password_env")]
+        p12: Option<PathBuf>,
+        /// Name of the environment variable holding the P12 password.
+        #[arg(long)]
+        password_env: Option<String>,
+        /// Signing time (default: now, Paraguay time).
+        #[arg(long)]
+        at: Option<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Parse a SIFEN answer (SOAP XML) into typed JSON with the lifecycle action; exit 1 on a non-SIFEN answer.
+    Parse {
+        /// Answer file, or - for standard input.
+        file: String,
+    },
+}
+
+#[derive(Serialize)]
+struct RequestOut<'a> {
+    service: &'a str,
+    url: &'a str,
+    content_type: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cdcs: Option<&'a [String]>,
+    xml: &'a str,
+}
+
+fn print(r: &Request, common: &Common, cdcs: Option<&[String]>) -> Outcome {
+    let amb = if common.prod {
+        Ambiente::Produccion
+    } else {
+        Ambiente::Test
+    };
+    Outcome::ok(&RequestOut {
+        service: r.service.as_str(),
+        url: r.url(amb),
+        content_type: CONTENT_TYPE,
+        cdcs,
+        xml: &r.xml,
+    })
+}
+
+fn cdc_arg(s: &str) -> Result<Cdc, Outcome> {
+    Cdc::parse(s).map_err(|e| Outcome::error(&e.to_finding("cdc")))
+}
+
+/// `kuatia issue`'s signer options, built through clap so `issue::load_signer` is reused as is whatever other
+/// options `IssueArgs` grows.
+fn signer_args(p12: Option<PathBuf>, password_env: Option<String>) -> Result<IssueArgs, Outcome> {
+    #[derive(Parser)]
+    struct Wrap {
+        #[command(flatten)]
+        args: IssueArgs,
+    }
+    // The positional request file is irrelevant here; "-" satisfies it whether it is required or optional.
+    let mut argv = vec!["kuatia-issue".into(), "-".into()];
+    if let (Some(p), Some(v)) = (p12, password_env) {
+        argv.extend([
+            "--p12".into(),
+            p.into_os_string(),
+            "--password-env".into(),
+            v.into(),
+        ]);
+    }
+    Wrap::try_parse_from(argv)
+        .map(|w| w.args)
+        .map_err(|e| Outcome::unreadable(format!("signer options: {e}")))
+}
+
+fn err(f: Finding) -> Outcome {
+    Outcome::error(&f)
+}
+
+/// Runs a `kuatia sifen` subcommand.
+pub fn run(cmd: SifenCommand) -> Outcome {
+    let run = || -> Result<Outcome, Outcome> {
+        Ok(match cmd {
+            SifenCommand::Consulta { cdc, common } => print(
+                &request::consulta(common.id, &cdc_arg(&cdc)?).map_err(err)?,
+                &common,
+                None,
+            ),
+            SifenCommand::ConsultaRuc { ruc, common } => {
+                let ruc = Ruc::parse(&ruc)
+                    .or_else(|_| Ruc::from_body(&ruc))
+                    .map_err(|e| Outcome::error(&e.to_finding("ruc")))?;
+                print(
+                    &request::consulta_ruc(common.id, &ruc).map_err(err)?,
+                    &common,
+                    None,
+                )
+            }
+            SifenCommand::ConsultaLote { protocolo, common } => print(
+                &request::consulta_lote(common.id, &protocolo).map_err(err)?,
+                &common,
+                None,
+            ),
+            SifenCommand::Recibe { file, common } => {
+                let xml = read_input(&file)?;
+                print(
+                    &request::recibe(common.id, &xml).map_err(err)?,
+                    &common,
+                    None,
+                )
+            }
+            SifenCommand::Lote { files, common } => {
+                let xmls = files
+                    .iter()
+                    .map(|f| read_input(f))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let refs: Vec<&str> = xmls.iter().map(String::as_str).collect();
+                let lot = request::recibe_lote(common.id, &refs)
+                    .map_err(|f| crate::invoice::findings_outcome(f.0))?;
+                print(&lot.request, &common, Some(&lot.cdcs))
+            }
+            SifenCommand::Cancelar {
+                cdc,
+                motivo,
+                event_id,
+                p12,
+                password_env,
+                at,
+                common,
+            } => {
+                let cdc = cdc_arg(&cdc)?;
+                let (signer, _test_only) = load_signer(&signer_args(p12, password_env)?)?;
+                let input = EventoInput {
+                    id: event_id,
+                    fecha_firma: at_arg(&at)?,
+                    evento: Evento::Cancelacion { cdc, motivo },
+                };
+                let signed = sign_event(&input, &cdc.fields().ruc, &signer)
+                    .map_err(|f| crate::invoice::findings_outcome(f.0))?;
+                print(
+                    &request::evento(common.id, &[signed]).map_err(err)?,
+                    &common,
+                    None,
+                )
+            }
+            SifenCommand::Parse { file } => {
+                let text = read_input(&file)?;
+                let parsed = response::parse_response(text.as_bytes()).map_err(err)?;
+                #[derive(Serialize)]
+                struct Parsed<'a> {
+                    #[serde(flatten)]
+                    response: &'a response::Response,
+                    action: Option<response::Action>,
+                }
+                Outcome::ok(&Parsed {
+                    action: parsed.action(),
+                    response: &parsed,
+                })
+            }
+        })
+    };
+    run().unwrap_or_else(|o| o)
+}
