@@ -18,7 +18,8 @@ use zeroize::Zeroizing;
 #[derive(Debug, Args)]
 pub struct IssueArgs {
     /// JSON request file (the body of POST /v1/facturas), or - for standard input.
-    pub input: String,
+    #[arg(required_unless_present = "batch")]
+    pub input: Option<String>,
     /// Directory for `<cdc>.xml` and the numbering file (created if missing).
     #[arg(long, default_value = "kuatia-out")]
     pub out: PathBuf,
@@ -34,10 +35,13 @@ pub struct IssueArgs {
     /// Issuing time: RFC 3339 (converted to Paraguay time) or local YYYY-MM-DDThh:mm:ss (default: now).
     #[arg(long)]
     pub at: Option<String>,
+    /// `--batch DIR [-j N]`: issue a whole directory (batch.rs).
+    #[command(flatten)]
+    pub batch: crate::batch::BatchArgs,
 }
 
 /// Security codes from the operating system's CSPRNG.
-struct OsRandom;
+pub(crate) struct OsRandom;
 
 impl SecurityCodeSource for OsRandom {
     fn next_u32(&mut self) -> u32 {
@@ -55,8 +59,8 @@ impl SecurityCodeSource for OsRandom {
 }
 
 /// Numbering kept in `<out>/numbering.json`, one counter per stamp/establishment/point/type.
-struct FileNumbering {
-    path: PathBuf,
+pub(crate) struct FileNumbering {
+    pub(crate) path: PathBuf,
 }
 
 impl Numbering for FileNumbering {
@@ -126,14 +130,18 @@ pub(crate) fn load_signer(args: &IssueArgs) -> Result<(SoftwareSigner, bool), Ou
 
 /// `kuatia issue`: validate, number, build, sign, add the QR, write `<out>/<cdc>.xml`.
 pub fn run_issue(args: IssueArgs) -> Outcome {
+    if let Some(dir) = &args.batch.batch {
+        return crate::batch::run(&args, dir);
+    }
+    let input = args.input.clone().unwrap_or_else(|| "-".to_string());
     let run = || -> Result<Outcome, Outcome> {
         let emisor = profile(&args.profile)?;
         let now = at_arg(&args.at)?;
-        let text = read_input(&args.input)?;
+        let text = read_input(&input)?;
         let req = match kuatia_core::invoice::parse_request(&text) {
             Ok(r) => r,
             Err(f) if f.code == code::MALFORMED_JSON => {
-                return Err(Outcome::unreadable(format!("{}: {f}", args.input)))
+                return Err(Outcome::unreadable(format!("{input}: {f}")))
             }
             Err(f) => return Ok(crate::invoice::findings_outcome(vec![f])),
         };

@@ -1,0 +1,109 @@
+//! `kuatia issue --batch`: parallel issuing keeps the numbering file consistent; failures are listed; and
+//! `kuatia keys create` on a serve data directory.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kuatia-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn batch_issues_in_parallel_with_unique_numbers() {
+    let dir = temp_dir("batch");
+    let input = dir.join("in");
+    let out = dir.join("out");
+    std::fs::create_dir_all(&input).unwrap();
+    let example = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/factura.json"
+    ))
+    .unwrap();
+    for i in 0..24 {
+        std::fs::write(input.join(format!("f{i:02}.json")), &example).unwrap();
+    }
+    std::fs::write(input.join("zz-bad.json"), r#"{"tipo_documento":1,"receptor":{"ruc":"80069563-9","razon_social":"Cliente"},"items":[]}"#).unwrap();
+    std::fs::write(input.join("notes.txt"), "ignored").unwrap();
+
+    let (code, v, stderr) = common::run(
+        &[
+            "issue",
+            "--batch",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "-j",
+            "4",
+        ],
+        None,
+    );
+    assert_eq!(code, 1, "{v} {stderr}");
+    assert_eq!(v["ok"], 24);
+    assert_eq!(v["failed"], 1);
+    assert_eq!(v["jobs"], 4);
+    let failure = &v["failures"][0];
+    assert!(failure["file"].as_str().unwrap().ends_with("zz-bad.json"));
+    assert!(!failure["code"].as_str().unwrap().is_empty());
+    assert!(stderr.contains("1 of 25 documents failed"), "{stderr}");
+
+    // 24 distinct numbers 1..=24 (the failing request is refused before it reserves one), one XML per CDC.
+    let numeros: HashSet<String> = v["issued"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["numero"].as_str().unwrap().to_string())
+        .collect();
+    let expected: HashSet<String> = (1..=24).map(|n| format!("001-001-{n:07}")).collect();
+    assert_eq!(numeros, expected);
+    for i in v["issued"].as_array().unwrap() {
+        let xml = std::fs::read_to_string(i["xml"].as_str().unwrap()).unwrap();
+        assert!(xml.contains(i["cdc"].as_str().unwrap()));
+    }
+    let numbering: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("numbering.json")).unwrap())
+            .unwrap();
+    assert_eq!(numbering.as_object().unwrap().values().next().unwrap(), 25);
+
+    // A second batch continues the sequence.
+    let (code, v, _) = common::run(
+        &[
+            "issue",
+            "--batch",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(code, 1);
+    assert!(v["issued"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|i| i["numero"].as_str().unwrap() > "001-001-0000024"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn keys_create_prints_a_live_key_once() {
+    let dir = temp_dir("keys");
+    let (code, v, _) = common::run(
+        &["keys", "create", "--live", "--data", dir.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(code, 0, "{v}");
+    let key = v["key"].as_str().unwrap();
+    assert!(key.starts_with("dk_live_") && key.len() == 48, "{key}");
+    // Only the hash is stored (database and WAL files alike).
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        assert!(!bytes.windows(key.len()).any(|w| w == key.as_bytes()));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

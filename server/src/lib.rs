@@ -1,0 +1,543 @@
+//! `kuatia serve`: the `/v1` service of [`kuatia_core::api`] behind a real HTTP server.
+//!
+//! The server is a thin host. Every request goes, whole, through one catch-all handler into
+//! [`Service::handle`]; the server owns no route, rule or status code of the API. What it adds is the machine's
+//! side: the socket ([axum]), durable storage ([`SqliteStore`]), the clock, the CSPRNG and the signers
+//! ([`SystemHost`]), a background task that advances the simulated SIFEN ([`Service::tick`]) and a webhook worker
+//! that POSTs [`Service::due_deliveries`] and reports each outcome ([`Service::report_delivery`]).
+//!
+//! Concurrency: the [`Service`] and its store sit behind one `std::sync::Mutex`, and each request runs on tokio's
+//! blocking pool inside one SQLite transaction (`BEGIN IMMEDIATE … COMMIT`). SQLite has a single writer anyway, and
+//! holding the lock across the whole request is what makes idempotency keys and document numbering race-free
+//! without any rule in the host. Signing takes well under a millisecond, so one writer is not the bottleneck on
+//! loopback (see the README for the measured figures).
+#![forbid(unsafe_code)]
+
+pub mod host;
+pub mod store;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::response::Response;
+use axum::Router;
+pub use host::SystemHost;
+use kuatia_core::api::auth::Environment;
+use kuatia_core::api::webhook::Delivery;
+use kuatia_core::api::{Config, HttpRequest, HttpResponse, Service, Store};
+use kuatia_core::profile::Emisor;
+use kuatia_core::sign::SoftwareSigner;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+pub use store::SqliteStore;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+/// Meta key of the account created on first start.
+const ACCOUNT_META: &str = "default_account_id";
+
+/// Everything `kuatia serve` can be told.
+pub struct ServerConfig {
+    /// Address to listen on (`127.0.0.1:0` picks a free port).
+    pub addr: SocketAddr,
+    /// Directory of the SQLite database.
+    pub data_dir: PathBuf,
+    /// Absolute base URL for `kude_url` (default: `http://<bound address>`).
+    pub base_url: Option<String>,
+    /// Sandbox: seconds until the simulated SIFEN receives an invoice (`pending → sent`).
+    pub sandbox_send_after: i64,
+    /// Sandbox: seconds until the simulated SIFEN answers (`sent → approved/rejected`).
+    pub sandbox_answer_after: i64,
+    /// Period of the background task calling [`Service::tick`].
+    pub tick_interval: Duration,
+    /// Period of the webhook worker.
+    pub webhook_interval: Duration,
+    /// Timeout of one webhook POST (connect + answer).
+    pub webhook_timeout: Duration,
+    /// Largest request body accepted, in bytes.
+    pub max_body: usize,
+    /// TEST ONLY: deliver webhooks registered as `https://127.0.0.1…`/`https://localhost…` over plain HTTP.
+    pub insecure_webhooks_http: bool,
+    /// Whether the webhook worker runs (off: deliveries stay queued in SQLite).
+    pub deliver_webhooks: bool,
+    /// Signer of production invoices (a P12); `None`: live keys get the core's `CERTIFICATE_MISSING`.
+    pub production_signer: Option<SoftwareSigner>,
+    /// Production emitter profile stored on the account at start; `None` keeps what is stored.
+    pub production_profile: Option<Emisor>,
+}
+
+impl std::fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("addr", &self.addr)
+            .field("data_dir", &self.data_dir)
+            .field("base_url", &self.base_url)
+            .field("production_signer", &self.production_signer.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerConfig {
+    /// Defaults for a data directory: 127.0.0.1:8080, the core's sandbox timings, 500 ms tick, 1 MiB bodies.
+    pub fn new(data_dir: PathBuf) -> ServerConfig {
+        let core = Config::default();
+        ServerConfig {
+            addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            data_dir,
+            base_url: None,
+            sandbox_send_after: core.sandbox_send_after,
+            sandbox_answer_after: core.sandbox_answer_after,
+            tick_interval: Duration::from_millis(500),
+            webhook_interval: Duration::from_millis(500),
+            webhook_timeout: Duration::from_secs(10),
+            max_body: 1024 * 1024,
+            insecure_webhooks_http: false,
+            deliver_webhooks: true,
+            production_signer: None,
+            production_profile: None,
+        }
+    }
+}
+
+/// The service, its store and the host, used under one lock.
+pub struct Engine {
+    /// The core's service over SQLite.
+    pub service: Service<SqliteStore>,
+    /// Clock, CSPRNG, signers.
+    pub host: SystemHost,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").finish_non_exhaustive()
+    }
+}
+
+impl Engine {
+    /// Runs `f` inside one SQLite transaction; a failed statement rolls everything back and becomes `Err`.
+    pub fn transact<T>(
+        &mut self,
+        f: impl FnOnce(&mut Service<SqliteStore>, &mut SystemHost) -> T,
+    ) -> Result<T, String> {
+        self.service.store.begin()?;
+        let out = f(&mut self.service, &mut self.host);
+        self.service.store.finish()?;
+        Ok(out)
+    }
+
+    /// The account created on first start; creates it (with the built-in sandbox profile) and returns its new
+    /// sandbox key when there is none yet.
+    pub fn ensure_account(&mut self) -> Result<(String, Option<String>), String> {
+        if let Some(id) = self.service.store.meta(ACCOUNT_META) {
+            if self.service.store.account(&id).is_some() {
+                return Ok((id, None));
+            }
+        }
+        self.transact(|svc, host| {
+            let (account, key) = svc.create_account("kuatia serve", host);
+            svc.store.set_meta(ACCOUNT_META, &account.id);
+            (account.id, Some(key))
+        })
+    }
+}
+
+fn lock(engine: &Mutex<Engine>) -> MutexGuard<'_, Engine> {
+    // Every critical section is a whole SQLite transaction that `begin` rolls back if it was left open, so the data
+    // behind a poisoned lock is consistent.
+    engine.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Opens the store of a data directory with a host that has no signer (for key management commands).
+pub fn open_engine(config: &ServerConfig, base_url: &str) -> Result<Engine, String> {
+    let store = SqliteStore::open(&config.data_dir)?;
+    let core = Config {
+        base_url: base_url.to_string(),
+        sandbox_send_after: config.sandbox_send_after,
+        sandbox_answer_after: config.sandbox_answer_after,
+        ..Config::default()
+    };
+    Ok(Engine {
+        service: Service::new(store, core),
+        host: SystemHost::new(None, None)?,
+    })
+}
+
+/// `kuatia keys create [--live]`: a new key for the data directory's account, shown once (stored hashed).
+pub fn create_key(data_dir: PathBuf, env: Environment) -> Result<String, String> {
+    let config = ServerConfig::new(data_dir);
+    let mut engine = open_engine(&config, "http://127.0.0.1")?;
+    let (account, _) = engine.ensure_account()?;
+    engine
+        .transact(|svc, host| svc.create_key(&account, env, host))?
+        .ok_or_else(|| "the account vanished".to_string())
+}
+
+/// A running server.
+pub struct RunningServer {
+    /// The bound address.
+    pub addr: SocketAddr,
+    /// Base URL used in `kude_url`.
+    pub base_url: String,
+    /// The account of this data directory.
+    pub account_id: String,
+    /// The sandbox key created on first start (print it once); `None` on later starts.
+    pub new_sandbox_key: Option<String>,
+    engine: Arc<Mutex<Engine>>,
+    stop: watch::Sender<bool>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for RunningServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunningServer")
+            .field("addr", &self.addr)
+            .field("account_id", &self.account_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RunningServer {
+    /// Runs `f` on the engine under its lock (tests, admin tasks).
+    pub fn with_engine<T>(&self, f: impl FnOnce(&mut Engine) -> T) -> T {
+        f(&mut lock(&self.engine))
+    }
+
+    /// Stops accepting connections, lets in-flight requests finish, stops the background tasks.
+    pub async fn shutdown(self) {
+        let _ = self.stop.send(true);
+        for t in self.tasks {
+            let _ = t.await;
+        }
+    }
+}
+
+#[derive(Clone)]
+struct App {
+    engine: Arc<Mutex<Engine>>,
+    max_body: usize,
+}
+
+/// Binds, opens the data directory (creating the sandbox account on first start) and spawns the HTTP server, the
+/// simulated-SIFEN tick and the webhook worker on the current tokio runtime.
+pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
+    let listener = tokio::net::TcpListener::bind(config.addr)
+        .await
+        .map_err(|e| format!("{}: {e}", config.addr))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let base_url = config
+        .base_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{addr}"));
+    let sandbox = kuatia_core::sign::sandbox_test_signer()
+        .map_err(|e| format!("built-in sandbox certificate: {e}"))?;
+    let mut engine = open_engine(&config, &base_url)?;
+    let ServerConfig {
+        production_signer,
+        production_profile,
+        ..
+    } = config;
+    engine.host = SystemHost::new(Some(sandbox), production_signer)?;
+    let (account_id, new_sandbox_key) = engine.ensure_account()?;
+    if let Some(profile) = production_profile {
+        // Host configuration, not a rule: the account's production profile comes from the operator's file.
+        let id = account_id.clone();
+        engine.transact(|svc, _| {
+            if let Some(mut account) = svc.store.account(&id) {
+                account.production = Some(profile);
+                svc.store.put_account(account);
+            }
+        })?;
+    }
+    let engine = Arc::new(Mutex::new(engine));
+    let (stop, stopped) = watch::channel(false);
+
+    let app = Router::new().fallback(handle).with_state(App {
+        engine: engine.clone(),
+        max_body: config.max_body,
+    });
+    let mut on_stop = stopped.clone();
+    let http = tokio::spawn(async move {
+        let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
+            let _ = on_stop.wait_for(|s| *s).await;
+        });
+        if let Err(e) = serve.await {
+            tracing::error!(error = %e, "http server stopped");
+        }
+    });
+    let mut tasks = vec![
+        http,
+        tokio::spawn(tick_loop(
+            engine.clone(),
+            config.tick_interval,
+            stopped.clone(),
+        )),
+    ];
+    if config.deliver_webhooks {
+        let client = reqwest::Client::builder()
+            .timeout(config.webhook_timeout)
+            .connect_timeout(config.webhook_timeout)
+            // A webhook answer is its status code; redirects could bounce the payload anywhere.
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| format!("webhook client: {e}"))?;
+        tasks.push(tokio::spawn(webhook_loop(
+            engine.clone(),
+            client,
+            config.webhook_interval,
+            config.insecure_webhooks_http,
+            stopped,
+        )));
+    }
+    tracing::info!(%addr, base_url = %base_url, data = %config.data_dir.display(), "kuatia serve listening");
+    Ok(RunningServer {
+        addr,
+        base_url,
+        account_id,
+        new_sandbox_key,
+        engine,
+        stop,
+        tasks,
+    })
+}
+
+fn json_error(status: StatusCode, code: &str, message: &str) -> Response {
+    let body = serde_json::json!({"ok": false, "error": {"code": code, "message": message}});
+    let mut r = Response::new(Body::from(body.to_string()));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json; charset=utf-8"),
+    );
+    r
+}
+
+fn to_response(r: HttpResponse) -> Response {
+    let mut out = Response::new(Body::from(r.body));
+    *out.status_mut() = StatusCode::from_u16(r.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    for (k, v) in r.headers {
+        if let (Ok(k), Ok(v)) = (
+            HeaderName::from_bytes(k.as_bytes()),
+            HeaderValue::from_str(&v),
+        ) {
+            out.headers_mut().append(k, v);
+        }
+    }
+    out
+}
+
+/// The only handler: the request, whole, into [`Service::handle`].
+async fn handle(State(app): State<App>, req: Request) -> Response {
+    let started = Instant::now();
+    let (parts, body) = req.into_parts();
+    let declared = parts
+        .headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    let too_large = || {
+        json_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "TOO_LARGE",
+            &format!("request bodies are limited to {} bytes", app.max_body),
+        )
+    };
+    if declared.is_some_and(|n| n > app.max_body) {
+        return too_large();
+    }
+    let Ok(bytes) = axum::body::to_bytes(body, app.max_body).await else {
+        return too_large();
+    };
+    let path = parts.uri.path().to_string();
+    let method = parts.method.to_string();
+    let request = HttpRequest {
+        method: method.clone(),
+        path: parts
+            .uri
+            .path_and_query()
+            .map(|p| p.as_str().to_string())
+            .unwrap_or_else(|| path.clone()),
+        // Header values that are not text (never sent by real clients) cannot carry anything the API reads.
+        headers: parts
+            .headers
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
+            .collect(),
+        body: bytes.to_vec(),
+    };
+    let engine = app.engine.clone();
+    let outcome = tokio::task::spawn_blocking(move || {
+        lock(&engine).transact(|svc, host| svc.handle(&request, host))
+    })
+    .await;
+    let response = match outcome {
+        Ok(Ok(r)) => to_response(r),
+        Ok(Err(e)) => {
+            tracing::error!(error = %e, "storage failure; request rolled back");
+            json_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "STORAGE_ERROR",
+                "the request could not be stored; nothing was changed, retry it",
+            )
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "request task failed");
+            json_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "INTERNAL_ERROR",
+                "internal error",
+            )
+        }
+    };
+    // Method, path and status only: headers carry keys and bodies carry customer data.
+    tracing::info!(
+        %method,
+        %path,
+        status = response.status().as_u16(),
+        ms = started.elapsed().as_secs_f64() * 1e3,
+        "request"
+    );
+    response
+}
+
+/// Advances the simulated SIFEN every `period`.
+async fn tick_loop(engine: Arc<Mutex<Engine>>, period: Duration, mut stop: watch::Receiver<bool>) {
+    let mut interval = tokio::time::interval(period);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = interval.tick() => {}
+            _ = stop.wait_for(|s| *s) => break,
+        }
+        let engine = engine.clone();
+        let r =
+            tokio::task::spawn_blocking(move || lock(&engine).transact(|svc, host| svc.tick(host)))
+                .await;
+        if let Ok(Err(e)) = r {
+            tracing::error!(error = %e, "tick rolled back");
+        }
+    }
+}
+
+/// Deliveries POSTed per round; the rest wait for the next round.
+const WEBHOOK_BATCH: usize = 64;
+
+/// The webhook worker: takes due deliveries from SQLite (the durable outbox), POSTs them, reports the outcomes.
+async fn webhook_loop(
+    engine: Arc<Mutex<Engine>>,
+    client: reqwest::Client,
+    period: Duration,
+    insecure_http: bool,
+    mut stop: watch::Receiver<bool>,
+) {
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(period) => {}
+            _ = stop.wait_for(|s| *s) => break,
+        }
+        let e = engine.clone();
+        let due = tokio::task::spawn_blocking(move || {
+            let guard = lock(&e);
+            let now = time::OffsetDateTime::now_utc().unix_timestamp();
+            let due = guard.service.due_deliveries(now);
+            match guard.service.store.take_error() {
+                Some(err) => Err(err),
+                None => Ok(due),
+            }
+        })
+        .await;
+        let due: Vec<Delivery> = match due {
+            Ok(Ok(d)) => d.into_iter().take(WEBHOOK_BATCH).collect(),
+            Ok(Err(err)) => {
+                tracing::error!(error = %err, "reading due deliveries failed");
+                continue;
+            }
+            Err(_) => continue,
+        };
+        if due.is_empty() {
+            continue;
+        }
+        let mut posts = tokio::task::JoinSet::new();
+        for d in due {
+            let client = client.clone();
+            posts.spawn(async move {
+                let ok = post(&client, &d, insecure_http).await;
+                (d.id, ok)
+            });
+        }
+        let mut outcomes = Vec::new();
+        while let Some(r) = posts.join_next().await {
+            if let Ok(o) = r {
+                outcomes.push(o);
+            }
+        }
+        let e = engine.clone();
+        let r = tokio::task::spawn_blocking(move || {
+            lock(&e).transact(|svc, _| {
+                for (id, ok) in &outcomes {
+                    svc.report_delivery(id, *ok);
+                }
+            })
+        })
+        .await;
+        if let Ok(Err(err)) = r {
+            tracing::error!(error = %err, "recording delivery outcomes failed; they will be retried");
+        }
+    }
+}
+
+/// Whether a URL's host is this machine (the only place `insecure_webhooks_http` may send plain HTTP to).
+fn loopback_https(url: &str) -> Option<String> {
+    let rest = url.strip_prefix("https://")?;
+    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let name = match host.rsplit_once(':') {
+        Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
+        _ => host,
+    };
+    matches!(name, "127.0.0.1" | "localhost" | "[::1]").then(|| format!("http://{rest}"))
+}
+
+/// One POST; `true` when the receiver answered 2xx.
+async fn post(client: &reqwest::Client, d: &Delivery, insecure_http: bool) -> bool {
+    let url = match insecure_http.then(|| loopback_https(&d.url)).flatten() {
+        Some(u) => u,
+        None => d.url.clone(),
+    };
+    let mut req = client.post(&url).body(d.body.clone());
+    for (k, v) in &d.headers {
+        req = req.header(k, v);
+    }
+    match req.send().await {
+        Ok(r) => {
+            let ok = r.status().is_success();
+            tracing::info!(delivery = %d.id, webhook = %d.webhook_id, status = r.status().as_u16(), attempt = d.attempts + 1, "webhook delivery");
+            ok
+        }
+        Err(e) => {
+            // reqwest errors name the URL, which the account registered; it carries no secret of ours.
+            tracing::warn!(delivery = %d.id, webhook = %d.webhook_id, error = %e, attempt = d.attempts + 1, "webhook delivery failed");
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::loopback_https;
+
+    #[test]
+    fn only_loopback_https_is_downgraded() {
+        assert_eq!(
+            loopback_https("https://127.0.0.1:9000/hook").as_deref(),
+            Some("http://127.0.0.1:9000/hook")
+        );
+        assert_eq!(
+            loopback_https("https://localhost/x").as_deref(),
+            Some("http://localhost/x")
+        );
+        assert_eq!(loopback_https("https://127.0.0.1.evil.com/x"), None);
+        assert_eq!(loopback_https("https://example.com/x"), None);
+        assert_eq!(loopback_https("http://127.0.0.1/x"), None);
+    }
+}

@@ -1,0 +1,493 @@
+//! [`SqliteStore`]: the core's [`Store`] on one SQLite file (WAL), so a restart loses nothing.
+//!
+//! Records are kept as the core's own JSON (serde) plus the few columns the queries need; API keys exist only as
+//! their SHA-256 (the core never hands the host a clear key to store). Webhook signing secrets are stored as given:
+//! the HMAC needs them.
+//!
+//! The [`Store`] trait is infallible, so a failed statement is remembered ([`SqliteStore::take_error`]) and the
+//! server rolls back the request's transaction instead of answering with a half-written state.
+
+use kuatia_core::api::auth::{Environment, StoredKey};
+use kuatia_core::api::webhook::{Delivery, Webhook};
+use kuatia_core::api::{Account, HttpResponse, InvoiceRecord, Store};
+use kuatia_core::issue::NumberingKey;
+use kuatia_core::lifecycle::Estado;
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::de::DeserializeOwned;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Schema migrations, applied in order once each; the `migrations` table records which ran.
+const MIGRATIONS: &[(i64, &str)] = &[(
+    1,
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+     CREATE TABLE accounts (id TEXT PRIMARY KEY, json TEXT NOT NULL);
+     CREATE TABLE api_keys (key_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, json TEXT NOT NULL);
+     CREATE TABLE invoices (
+         seq INTEGER PRIMARY KEY AUTOINCREMENT,
+         id TEXT NOT NULL UNIQUE,
+         account_id TEXT NOT NULL,
+         environment TEXT NOT NULL,
+         in_flight INTEGER NOT NULL,
+         json TEXT NOT NULL);
+     CREATE INDEX invoices_by_account ON invoices (account_id, environment, seq);
+     CREATE INDEX invoices_in_flight ON invoices (in_flight) WHERE in_flight = 1;
+     CREATE TABLE webhooks (
+         seq INTEGER PRIMARY KEY AUTOINCREMENT,
+         id TEXT NOT NULL UNIQUE,
+         account_id TEXT NOT NULL,
+         environment TEXT NOT NULL,
+         json TEXT NOT NULL);
+     CREATE INDEX webhooks_by_account ON webhooks (account_id, environment);
+     CREATE TABLE numbering (
+         account_id TEXT NOT NULL,
+         environment TEXT NOT NULL,
+         sequence TEXT NOT NULL,
+         last INTEGER NOT NULL,
+         PRIMARY KEY (account_id, environment, sequence));
+     CREATE TABLE idempotency (
+         account_id TEXT NOT NULL,
+         key TEXT NOT NULL,
+         body_hash TEXT NOT NULL,
+         response TEXT NOT NULL,
+         PRIMARY KEY (account_id, key));
+     CREATE TABLE deliveries (
+         id TEXT PRIMARY KEY,
+         status TEXT NOT NULL,
+         next_attempt_at INTEGER NOT NULL,
+         json TEXT NOT NULL);
+     CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at);",
+)];
+
+/// Name of the database file inside the data directory.
+pub const DB_FILE: &str = "kuatia.sqlite3";
+
+/// The core's [`Store`] over SQLite.
+pub struct SqliteStore {
+    conn: Connection,
+    /// First error since the last [`SqliteStore::take_error`] (reads take `&self`, hence the cell).
+    error: RefCell<Option<String>>,
+    /// Decoded copies of the `in_flight = 1` rows. The core calls `simulated_in_flight` on every request (its
+    /// `handle` ticks first), so reading and decoding those rows each time would make every request O(in flight).
+    /// This process is the only writer of invoices; the cache is rebuilt whenever a transaction rolls back.
+    in_flight: BTreeMap<String, InvoiceRecord>,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore").finish_non_exhaustive()
+    }
+}
+
+fn env_name(env: Environment) -> &'static str {
+    match env {
+        Environment::Sandbox => "sandbox",
+        Environment::Production => "production",
+    }
+}
+
+fn in_flight(i: &InvoiceRecord) -> bool {
+    // Mirrors the contract of `Store::simulated_in_flight`; the core re-checks every record it gets.
+    i.environment == Environment::Sandbox
+        && i.simulate.is_none()
+        && matches!(i.status, Estado::Pending | Estado::Sent)
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) `<dir>/kuatia.sqlite3`, switches to WAL and applies pending migrations.
+    pub fn open(dir: &Path) -> Result<SqliteStore, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let path = dir.join(DB_FILE);
+        let conn = Connection::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        // WAL: readers never block the writer; NORMAL sync is durable across process crashes (the WAL is fsynced at
+        // checkpoints). busy_timeout lets `kuatia keys create` write while a server runs.
+        conn.execute_batch(
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;
+             PRAGMA foreign_keys = ON;
+             CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL);",
+        )
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut store = SqliteStore {
+            conn,
+            error: RefCell::new(None),
+            in_flight: BTreeMap::new(),
+        };
+        store.migrate()?;
+        store.reload_in_flight()?;
+        Ok(store)
+    }
+
+    fn migrate(&self) -> Result<(), String> {
+        for (version, sql) in MIGRATIONS {
+            let done: Option<i64> = self
+                .conn
+                .query_row(
+                    "SELECT version FROM migrations WHERE version = ?1",
+                    [version],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(|e| e.to_string())?;
+            if done.is_some() {
+                continue;
+            }
+            let now = time::OffsetDateTime::now_utc().unix_timestamp();
+            self.conn
+                .execute_batch(&format!(
+                    "BEGIN IMMEDIATE; {sql}; INSERT INTO migrations (version, applied_at) VALUES ({version}, {now}); COMMIT;"
+                ))
+                .map_err(|e| {
+                    let _ = self.conn.execute_batch("ROLLBACK");
+                    format!("migration {version}: {e}")
+                })?;
+        }
+        Ok(())
+    }
+
+    fn reload_in_flight(&mut self) -> Result<(), String> {
+        let rows: Vec<InvoiceRecord> =
+            self.query_json("SELECT json FROM invoices WHERE in_flight = 1", &[]);
+        if let Some(e) = self.take_error() {
+            return Err(e);
+        }
+        self.in_flight = rows.into_iter().map(|r| (r.id.clone(), r)).collect();
+        Ok(())
+    }
+
+    fn rollback(&mut self) {
+        let _ = self.conn.execute_batch("ROLLBACK");
+        if let Err(e) = self.reload_in_flight() {
+            tracing::error!(error = %e, "reloading in-flight invoices failed");
+        }
+    }
+
+    fn track(&mut self, invoice: &InvoiceRecord) {
+        if in_flight(invoice) {
+            self.in_flight.insert(invoice.id.clone(), invoice.clone());
+        } else {
+            self.in_flight.remove(&invoice.id);
+        }
+    }
+
+    /// Starts a write transaction (one per request, so a request's writes land together or not at all).
+    pub fn begin(&mut self) -> Result<(), String> {
+        if !self.conn.is_autocommit() {
+            // A previous holder left a transaction open (it cannot happen without a panic): drop its writes.
+            self.rollback();
+        }
+        self.error.replace(None);
+        self.conn
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(|e| e.to_string())
+    }
+
+    /// Commits the transaction, or rolls it back when a statement failed since [`SqliteStore::begin`].
+    pub fn finish(&mut self) -> Result<(), String> {
+        if let Some(e) = self.take_error() {
+            self.rollback();
+            return Err(e);
+        }
+        if let Err(e) = self.conn.execute_batch("COMMIT") {
+            self.rollback();
+            return Err(e.to_string());
+        }
+        Ok(())
+    }
+
+    /// The first statement error since the last call, if any.
+    pub fn take_error(&self) -> Option<String> {
+        self.error.replace(None)
+    }
+
+    /// A host setting (e.g. the id of the account created on first start).
+    pub fn meta(&self, key: &str) -> Option<String> {
+        self.read(
+            self.conn
+                .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+                .optional(),
+        )
+        .flatten()
+    }
+
+    /// Sets a host setting.
+    pub fn set_meta(&mut self, key: &str, value: &str) {
+        let r = self.conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            params![key, value],
+        );
+        self.read(r);
+    }
+
+    /// Number of stored invoices (all accounts), for logs and tests.
+    pub fn invoice_count(&self) -> usize {
+        self.read(
+            self.conn
+                .query_row("SELECT COUNT(*) FROM invoices", [], |r| r.get::<_, i64>(0)),
+        )
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(0)
+    }
+
+    /// Keeps the first error and turns a result into an option.
+    fn read<T>(&self, r: rusqlite::Result<T>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(e) => {
+                tracing::error!(error = %e, "sqlite statement failed");
+                let mut slot = self.error.borrow_mut();
+                if slot.is_none() {
+                    *slot = Some(e.to_string());
+                }
+                None
+            }
+        }
+    }
+
+    fn decode<T: DeserializeOwned>(&self, json: &str) -> Option<T> {
+        match serde_json::from_str(json) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                tracing::error!(error = %e, "stored record does not decode");
+                let mut slot = self.error.borrow_mut();
+                if slot.is_none() {
+                    *slot = Some(format!("stored record does not decode: {e}"));
+                }
+                None
+            }
+        }
+    }
+
+    fn encode<T: serde::Serialize>(&self, v: &T) -> String {
+        match serde_json::to_string(v) {
+            Ok(s) => s,
+            Err(e) => {
+                let mut slot = self.error.borrow_mut();
+                if slot.is_none() {
+                    *slot = Some(format!("record does not encode: {e}"));
+                }
+                String::new()
+            }
+        }
+    }
+
+    fn query_json<T: DeserializeOwned>(
+        &self,
+        sql: &str,
+        params: &[&dyn rusqlite::ToSql],
+    ) -> Vec<T> {
+        let rows = self.conn.prepare_cached(sql).and_then(|mut st| {
+            st.query_map(params, |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()
+        });
+        self.read(rows)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|j| self.decode(j))
+            .collect()
+    }
+
+    fn one_json<T: DeserializeOwned>(
+        &self,
+        sql: &str,
+        params: &[&dyn rusqlite::ToSql],
+    ) -> Option<T> {
+        self.query_json(sql, params).into_iter().next()
+    }
+
+    fn write(&self, sql: &str, params: &[&dyn rusqlite::ToSql]) {
+        let r = self
+            .conn
+            .prepare_cached(sql)
+            .and_then(|mut st| st.execute(params));
+        self.read(r);
+    }
+}
+
+impl Store for SqliteStore {
+    fn find_key(&self, key_id: &str) -> Option<(String, StoredKey)> {
+        let r = self
+            .conn
+            .prepare_cached("SELECT account_id, json FROM api_keys WHERE key_id = ?1")
+            .and_then(|mut st| {
+                st.query_row([key_id], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                })
+                .optional()
+            });
+        let (account, json) = self.read(r).flatten()?;
+        Some((account, self.decode(&json)?))
+    }
+
+    fn account(&self, id: &str) -> Option<Account> {
+        self.one_json("SELECT json FROM accounts WHERE id = ?1", &[&id])
+    }
+
+    fn put_account(&mut self, account: Account) {
+        let json = self.encode(&account);
+        self.write(
+            "INSERT INTO accounts (id, json) VALUES (?1, ?2) ON CONFLICT(id) DO UPDATE SET json = excluded.json",
+            &[&account.id, &json],
+        );
+        for k in &account.keys {
+            let key_json = self.encode(k);
+            self.write(
+                "INSERT INTO api_keys (key_id, account_id, json) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(key_id) DO UPDATE SET account_id = excluded.account_id, json = excluded.json",
+                &[&k.key_id, &account.id, &key_json],
+            );
+        }
+    }
+
+    fn insert_invoice(&mut self, invoice: InvoiceRecord) {
+        let json = self.encode(&invoice);
+        self.write(
+            "INSERT INTO invoices (id, account_id, environment, in_flight, json) VALUES (?1, ?2, ?3, ?4, ?5)",
+            &[
+                &invoice.id,
+                &invoice.account_id,
+                &env_name(invoice.environment),
+                &in_flight(&invoice),
+                &json,
+            ],
+        );
+        self.track(&invoice);
+    }
+
+    fn invoice(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
+        self.one_json(
+            "SELECT json FROM invoices WHERE id = ?1 AND account_id = ?2",
+            &[&id, &account_id],
+        )
+    }
+
+    fn update_invoice(&mut self, invoice: InvoiceRecord) {
+        let json = self.encode(&invoice);
+        self.write(
+            "UPDATE invoices SET in_flight = ?2, json = ?3 WHERE id = ?1",
+            &[&invoice.id, &in_flight(&invoice), &json],
+        );
+        self.track(&invoice);
+    }
+
+    fn list_invoices(
+        &self,
+        account_id: &str,
+        env: Environment,
+        offset: usize,
+        limit: usize,
+    ) -> (Vec<InvoiceRecord>, usize) {
+        let env = env_name(env);
+        let total = self
+            .read(self.conn.query_row(
+                "SELECT COUNT(*) FROM invoices WHERE account_id = ?1 AND environment = ?2",
+                params![account_id, env],
+                |r| r.get::<_, i64>(0),
+            ))
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(0);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        let items = self.query_json(
+            "SELECT json FROM invoices WHERE account_id = ?1 AND environment = ?2
+             ORDER BY seq DESC LIMIT ?3 OFFSET ?4",
+            &[&account_id, &env, &limit, &offset],
+        );
+        (items, total)
+    }
+
+    fn simulated_in_flight(&self) -> Vec<InvoiceRecord> {
+        self.in_flight.values().cloned().collect()
+    }
+
+    fn insert_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook) {
+        let json = self.encode(&webhook);
+        self.write(
+            "INSERT INTO webhooks (id, account_id, environment, json) VALUES (?1, ?2, ?3, ?4)",
+            &[&webhook.id, &account_id, &env_name(env), &json],
+        );
+    }
+
+    fn webhooks(&self, account_id: &str, env: Environment) -> Vec<Webhook> {
+        self.query_json(
+            "SELECT json FROM webhooks WHERE account_id = ?1 AND environment = ?2 ORDER BY seq",
+            &[&account_id, &env_name(env)],
+        )
+    }
+
+    fn next_number(&mut self, account_id: &str, env: Environment, key: &NumberingKey) -> u32 {
+        let sequence = self.encode(key);
+        let r = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO numbering (account_id, environment, sequence, last) VALUES (?1, ?2, ?3, 1)
+                 ON CONFLICT(account_id, environment, sequence) DO UPDATE SET last = last + 1
+                 RETURNING last",
+            )
+            .and_then(|mut st| {
+                st.query_row(params![account_id, env_name(env), sequence], |r| {
+                    r.get::<_, u32>(0)
+                })
+            });
+        // On failure the transaction is rolled back, so the number handed out here is never used.
+        self.read(r).unwrap_or(0)
+    }
+
+    fn idempotent(&self, account_id: &str, key: &str) -> Option<(String, HttpResponse)> {
+        let r = self
+            .conn
+            .prepare_cached(
+                "SELECT body_hash, response FROM idempotency WHERE account_id = ?1 AND key = ?2",
+            )
+            .and_then(|mut st| {
+                st.query_row([account_id, key], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                })
+                .optional()
+            });
+        let (hash, json) = self.read(r).flatten()?;
+        Some((hash, self.decode(&json)?))
+    }
+
+    fn put_idempotent(
+        &mut self,
+        account_id: &str,
+        key: &str,
+        body_hash: String,
+        response: HttpResponse,
+    ) {
+        let json = self.encode(&response);
+        self.write(
+            "INSERT INTO idempotency (account_id, key, body_hash, response) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT(account_id, key) DO UPDATE SET body_hash = excluded.body_hash, response = excluded.response",
+            &[&account_id, &key, &body_hash, &json],
+        );
+    }
+
+    fn put_delivery(&mut self, delivery: Delivery) {
+        let json = self.encode(&delivery);
+        self.write(
+            "INSERT INTO deliveries (id, status, next_attempt_at, json) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT(id) DO UPDATE SET status = excluded.status,
+                 next_attempt_at = excluded.next_attempt_at, json = excluded.json",
+            &[
+                &delivery.id,
+                &delivery.status,
+                &delivery.next_attempt_at,
+                &json,
+            ],
+        );
+    }
+
+    fn due_deliveries(&self, now: i64) -> Vec<Delivery> {
+        self.query_json(
+            "SELECT json FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?1
+             ORDER BY next_attempt_at, id",
+            &[&now],
+        )
+    }
+
+    fn delivery(&self, id: &str) -> Option<Delivery> {
+        self.one_json("SELECT json FROM deliveries WHERE id = ?1", &[&id])
+    }
+}
