@@ -15,6 +15,7 @@ mod issue;
 mod kude;
 mod output;
 mod serve;
+mod sifen;
 
 /// Shown after `--help`: the exit-code contract scripts rely on.
 const AFTER_HELP: &str = "\
@@ -66,13 +67,16 @@ enum Command {
     /// Render the KuDE (A4 or 80 mm ticket PDF) of a signed DE. Example: kuatia kude doc.xml --out doc.pdf
     #[command(after_help = AFTER_HELP)]
     Kude(kude::KudeArgs),
+    /// SIFEN web services: print the SOAP request of consulta, consulta-ruc, consulta-lote, recibe, lote or a
+    /// cancellation event (kuatia does not send it), or parse an answer. Example: kuatia sifen parse answer.xml
+    #[command(subcommand, after_help = AFTER_HELP)]
+    Sifen(sifen::SifenCommand),
     /// Run the /v1 service on a local HTTP server (SQLite in --data, simulated SIFEN, webhooks). Example:
     /// kuatia serve --addr 127.0.0.1:8080 --data ./kuatia-data
     Serve(serve::ServeArgs),
     /// API keys of a `kuatia serve` data directory: kuatia keys create --live --data ./kuatia-data
     #[command(subcommand, after_help = AFTER_HELP)]
     Keys(serve::KeysCommand),
-    // Next: Sifen (sifen.rs).
     // Return an `output::Outcome` so exit codes and error lines stay uniform.
 }
 
@@ -87,6 +91,7 @@ fn run(command: Command) -> output::Outcome {
         Command::Kude(a) => kude::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Keys(c) => serve::keys(c),
+        Command::Sifen(c) => sifen::run(c),
     }
 }
 
