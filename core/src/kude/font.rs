@@ -34,6 +34,9 @@ pub(crate) struct FontData {
     pub bbox: [f32; 4],
     /// Glyph id and advance for every char below [`TABLE_LEN`].
     table: Vec<(u16, u16)>,
+    /// Horizontal outline extent of every glyph (mark positioning), read once: `ttf-parser` walks the
+    /// outline to get a glyph's bounding box.
+    extents: Vec<Option<(f32, f32)>>,
     face: ttf_parser::Face<'static>,
 }
 
@@ -46,6 +49,12 @@ impl FontData {
                     .and_then(|ch| face.glyph_index(ch))
                     .map(|g| (g.0, face.glyph_hor_advance(g).unwrap_or(0)))
                     .unwrap_or((0, 0))
+            })
+            .collect();
+        let extents = (0..face.number_of_glyphs())
+            .map(|g| {
+                face.glyph_bounding_box(ttf_parser::GlyphId(g))
+                    .map(|r| (f32::from(r.x_min), f32::from(r.x_max)))
             })
             .collect();
         let r = face.global_bounding_box();
@@ -63,6 +72,7 @@ impl FontData {
                 f32::from(r.y_max),
             ],
             table,
+            extents,
             face,
         })
     }
@@ -110,9 +120,7 @@ impl FontData {
 
     /// Horizontal extent (x_min, x_max) of a glyph's outline in design units, if it has one.
     pub fn x_extent(&self, gid: u16) -> Option<(f32, f32)> {
-        self.face
-            .glyph_bounding_box(ttf_parser::GlyphId(gid))
-            .map(|r| (f32::from(r.x_min), f32::from(r.x_max)))
+        self.extents.get(usize::from(gid)).copied().flatten()
     }
 
     /// Width of `text` at `size` points; combining marks take no room (they are drawn over their base).

@@ -33,8 +33,55 @@ const LEVEL: u8 = 1;
 /// document and the fonts are most of every file.
 const FONT_LEVEL: u8 = 10;
 
+/// Zlib-compresses `data` at [`LEVEL`], reusing this thread's compressor: a fresh one is ~300 KB of tables
+/// whose allocation, zeroing and page faults cost more than compressing a KuDE page.
 fn deflate(data: &[u8]) -> Vec<u8> {
-    miniz_oxide::deflate::compress_to_vec_zlib(data, LEVEL)
+    use miniz_oxide::deflate::core::{create_comp_flags_from_zip_params, CompressorOxide};
+    use std::cell::RefCell;
+    thread_local! {
+        static COMPRESSOR: RefCell<Option<Box<CompressorOxide>>> = const { RefCell::new(None) };
+    }
+    COMPRESSOR
+        .with(|cell| {
+            let mut slot = cell.try_borrow_mut().ok()?;
+            let c = slot.get_or_insert_with(|| {
+                Box::new(CompressorOxide::new(create_comp_flags_from_zip_params(
+                    i32::from(LEVEL),
+                    15,
+                    0,
+                )))
+            });
+            c.reset();
+            compress_with(c, data)
+        })
+        .unwrap_or_else(|| miniz_oxide::deflate::compress_to_vec_zlib(data, LEVEL))
+}
+
+/// Runs one whole zlib stream through `c`; `None` if the compressor reports an error.
+fn compress_with(
+    c: &mut miniz_oxide::deflate::core::CompressorOxide,
+    mut input: &[u8],
+) -> Option<Vec<u8>> {
+    use miniz_oxide::deflate::core::{compress, TDEFLFlush, TDEFLStatus};
+    let mut out = vec![0u8; (input.len() / 2).max(64)];
+    let mut pos = 0;
+    loop {
+        let (status, used, written) = compress(c, input, out.get_mut(pos..)?, TDEFLFlush::Finish);
+        pos += written;
+        match status {
+            TDEFLStatus::Done => {
+                out.truncate(pos);
+                return Some(out);
+            }
+            TDEFLStatus::Okay => {
+                input = input.get(used..)?;
+                if out.len() - pos < 64 {
+                    out.resize(out.len() * 2, 0);
+                }
+            }
+            _ => return None,
+        }
+    }
 }
 
 /// One face as written into every PDF.

@@ -6,7 +6,6 @@
 //! word-wide shifts, ANDs and popcounts per row, so scoring all eight masks costs a few microseconds.
 
 use crate::error::{code, Finding};
-use qrcode::canvas::{Canvas, MaskPattern, Module};
 use std::sync::OnceLock;
 
 /// The encoded symbol.
@@ -66,7 +65,13 @@ fn set(r: &mut Row, x: usize) {
     }
 }
 
-#[cfg(test)]
+fn clear(r: &mut Row, x: usize) {
+    let i = x + PAD;
+    if let Some(w) = r.get_mut(i / 64) {
+        *w &= !(1 << (i % 64));
+    }
+}
+
 fn get(r: &Row, x: usize) -> bool {
     let i = x + PAD;
     r.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
@@ -81,7 +86,7 @@ fn span(n: usize) -> Row {
     r
 }
 
-/// Whether mask `k` (ISO/IEC 18004 Table 10, in the order of [`PATTERNS`]) inverts module (`x`, `y`).
+/// Whether mask `k` (ISO/IEC 18004 Table 10, mask reference `k` = 000…111) inverts module (`x`, `y`).
 // Written as in the standard's table, `% n == 0`, so it can be checked against it line by line.
 #[allow(clippy::manual_is_multiple_of)]
 fn inverts(k: usize, x: usize, y: usize) -> bool {
@@ -96,17 +101,6 @@ fn inverts(k: usize, x: usize, y: usize) -> bool {
         _ => ((x + y) % 2 + (x * y) % 3) % 2 == 0,
     }
 }
-
-const PATTERNS: [MaskPattern; 8] = [
-    MaskPattern::Checkerboard,
-    MaskPattern::HorizontalLines,
-    MaskPattern::VerticalLines,
-    MaskPattern::DiagonalLines,
-    MaskPattern::LargeCheckerboard,
-    MaskPattern::Fields,
-    MaskPattern::Diamonds,
-    MaskPattern::Meadow,
-];
 
 /// Every mask repeats every 12 rows (periods 2, 3, 4, 6), so each is kept as 12 rows of the widest symbol.
 fn mask_rows() -> &'static [[Row; 12]; 8] {
@@ -125,6 +119,10 @@ fn mask_rows() -> &'static [[Row; 12]; 8] {
 }
 
 /// Encodes `data` as a QR symbol (byte mode, error correction M) with the lowest-penalty mask.
+///
+/// The `qrcode` crate segments the data and computes the Reed–Solomon codewords; the symbol is drawn here
+/// (ISO/IEC 18004 §7.7–7.9) on bit rows, which the mask scoring needs anyway and which avoids the crate's
+/// per-module canvas.
 pub(super) fn encode_qr(data: &str) -> Result<QrMatrix, Finding> {
     let err = |e: qrcode::types::QrError| {
         Finding::new(
@@ -136,42 +134,206 @@ pub(super) fn encode_qr(data: &str) -> Result<QrMatrix, Finding> {
     let level = qrcode::EcLevel::M;
     let bits = qrcode::bits::encode_auto(data.as_bytes(), level).map_err(err)?;
     let version = bits.version();
+    let qrcode::Version::Normal(v) = version else {
+        return Err(err(qrcode::types::QrError::InvalidVersion));
+    };
     let (codewords, ec) =
         qrcode::ec::construct_codewords(&bits.into_bytes(), version, level).map_err(err)?;
-    let mut canvas = Canvas::new(version, level);
-    canvas.draw_all_functional_patterns();
-    canvas.draw_data(&codewords, &ec);
-    let w = version.width();
-    let width = usize::try_from(w).unwrap_or(0).min(MAX_WIDTH);
-    // Unmasked picture and which modules the mask applies to (data and error correction).
-    let mut base = vec![[0u64; WORDS]; width];
-    let mut maskable = vec![[0u64; WORDS]; width];
-    for (y, (b, m)) in base.iter_mut().zip(&mut maskable).enumerate() {
-        for x in 0..width {
-            let (dark, data) = match canvas.get(x as i16, y as i16) {
-                Module::Unmasked(c) => (c == qrcode::Color::Dark, true),
-                Module::Masked(c) => (c == qrcode::Color::Dark, false),
-                Module::Empty => (false, false),
-            };
+    let mut g = Grid::new(usize::try_from(v).unwrap_or(1));
+    g.function_patterns();
+    g.codewords(codewords.iter().chain(&ec).copied());
+    let maskable: Vec<Row> = g.func.iter().map(|f| and(not(*f), span(g.w))).collect();
+    let mask = choose_mask(&g.dark, &maskable, g.w);
+    Ok(g.finish(mask, &maskable))
+}
+
+/// A symbol being drawn: dark modules and which modules belong to function patterns.
+struct Grid {
+    /// Version (1–40).
+    version: usize,
+    /// Modules per side.
+    w: usize,
+    dark: Vec<Row>,
+    func: Vec<Row>,
+}
+
+impl Grid {
+    fn new(version: usize) -> Grid {
+        let version = version.clamp(1, 40);
+        let w = 4 * version + 17;
+        Grid {
+            version,
+            w,
+            dark: vec![[0; WORDS]; w],
+            func: vec![[0; WORDS]; w],
+        }
+    }
+
+    /// Draws a function module; coordinates outside the symbol are ignored.
+    fn put(&mut self, x: usize, y: usize, dark: bool) {
+        if x >= self.w {
+            return;
+        }
+        if let (Some(d), Some(f)) = (self.dark.get_mut(y), self.func.get_mut(y)) {
             if dark {
-                set(b, x);
+                set(d, x);
+            } else {
+                clear(d, x);
             }
-            if data {
-                set(m, x);
+            set(f, x);
+        }
+    }
+
+    /// Finder, separators, timing, alignment patterns, dark module, version information, and the format
+    /// information area (drawn for mask 0; [`Grid::finish`] redraws it).
+    fn function_patterns(&mut self) {
+        let w = self.w;
+        for i in 0..w {
+            self.put(6, i, i % 2 == 0);
+            self.put(i, 6, i % 2 == 0);
+        }
+        for (cx, cy) in [(3, 3), (w - 4, 3), (3, w - 4)] {
+            for dy in -4i32..=4 {
+                for dx in -4i32..=4 {
+                    let dist = dx.abs().max(dy.abs());
+                    let (x, y) = (cx as i32 + dx, cy as i32 + dy);
+                    if x >= 0 && y >= 0 {
+                        self.put(x as usize, y as usize, dist != 2 && dist != 4);
+                    }
+                }
+            }
+        }
+        let align = self.alignment_positions();
+        let last = align.len().saturating_sub(1);
+        for (i, &ax) in align.iter().enumerate() {
+            for (j, &ay) in align.iter().enumerate() {
+                // Not over the finder patterns.
+                if (i == 0 && (j == 0 || j == last)) || (i == last && j == 0) {
+                    continue;
+                }
+                for dy in -2i32..=2 {
+                    for dx in -2i32..=2 {
+                        let dist = dx.abs().max(dy.abs());
+                        self.put(
+                            (ax as i32 + dx) as usize,
+                            (ay as i32 + dy) as usize,
+                            dist != 1,
+                        );
+                    }
+                }
+            }
+        }
+        self.format(0);
+        if self.version >= 7 {
+            let mut rem = self.version as u32;
+            for _ in 0..12 {
+                rem = (rem << 1) ^ ((rem >> 11) * 0x1F25);
+            }
+            let bits = (self.version as u32) << 12 | rem;
+            for i in 0..18 {
+                let dark = (bits >> i) & 1 != 0;
+                let (a, b) = (w - 11 + i % 3, i / 3);
+                self.put(a, b, dark);
+                self.put(b, a, dark);
             }
         }
     }
-    let best = choose_mask(&base, &maskable, width);
-    canvas.apply_mask(PATTERNS.get(best).copied().unwrap_or(PATTERNS[0]));
-    let modules = canvas
-        .into_colors()
-        .into_iter()
-        .map(|m| m == qrcode::Color::Dark)
-        .collect();
-    Ok(QrMatrix { width, modules })
+
+    /// Centres of the alignment patterns along one axis (Annex E).
+    fn alignment_positions(&self) -> Vec<usize> {
+        if self.version == 1 {
+            return Vec::new();
+        }
+        let n = self.version / 7 + 2;
+        let step = if self.version == 32 {
+            26
+        } else {
+            (self.version * 4 + n * 2 + 1) / (n * 2 - 2) * 2
+        };
+        let mut out: Vec<usize> = (0..n - 1).map(|i| self.w - 7 - i * step).collect();
+        out.push(6);
+        out.reverse();
+        out
+    }
+
+    /// Format information (level M, `mask`) in both copies, plus the dark module.
+    fn format(&mut self, mask: usize) {
+        // Level M is 00.
+        let data = mask as u32 & 7;
+        let mut rem = data;
+        for _ in 0..10 {
+            rem = (rem << 1) ^ ((rem >> 9) * 0x537);
+        }
+        let bits = (data << 10 | rem) ^ 0x5412;
+        let bit = |i: usize| (bits >> i) & 1 != 0;
+        let w = self.w;
+        for i in 0..6 {
+            self.put(8, i, bit(i));
+        }
+        self.put(8, 7, bit(6));
+        self.put(8, 8, bit(7));
+        self.put(7, 8, bit(8));
+        for i in 9..15 {
+            self.put(14 - i, 8, bit(i));
+        }
+        for i in 0..8 {
+            self.put(w - 1 - i, 8, bit(i));
+        }
+        for i in 8..15 {
+            self.put(8, w - 15 + i, bit(i));
+        }
+        self.put(8, w - 8, true);
+    }
+
+    /// Places the codeword bits in the two-column zigzag, skipping function modules (§7.7.3); the
+    /// remainder bits stay light.
+    fn codewords(&mut self, bytes: impl Iterator<Item = u8>) {
+        let mut bits = bytes.flat_map(|b| (0..8).rev().map(move |i| (b >> i) & 1 != 0));
+        let w = self.w;
+        let mut right = w - 1;
+        while right >= 1 {
+            if right == 6 {
+                right = 5;
+            }
+            let upward = (right + 1) & 2 == 0;
+            for vert in 0..w {
+                let y = if upward { w - 1 - vert } else { vert };
+                for x in [right, right - 1] {
+                    let free = self.func.get(y).is_some_and(|f| !get(f, x));
+                    if free {
+                        if let (Some(true), Some(d)) = (bits.next(), self.dark.get_mut(y)) {
+                            set(d, x);
+                        }
+                    }
+                }
+            }
+            if right < 2 {
+                break;
+            }
+            right -= 2;
+        }
+    }
+
+    /// Applies `mask` to the data modules, writes its format information and returns the modules.
+    fn finish(mut self, mask: usize, maskable: &[Row]) -> QrMatrix {
+        if let Some(pattern) = mask_rows().get(mask) {
+            for (y, (d, m)) in self.dark.iter_mut().zip(maskable).enumerate() {
+                let p = pattern.get(y % 12).copied().unwrap_or_default();
+                *d = xor(*d, and(p, *m));
+            }
+        }
+        self.format(mask);
+        let w = self.w;
+        let modules = self
+            .dark
+            .iter()
+            .flat_map(|r| (0..w).map(move |x| get(r, x)))
+            .collect();
+        QrMatrix { width: w, modules }
+    }
 }
 
-/// Index (into [`PATTERNS`]) of the mask with the lowest penalty, the first one on a tie.
+/// Reference of the mask with the lowest penalty, the lowest one on a tie.
 fn choose_mask(base: &[Row], maskable: &[Row], width: usize) -> usize {
     let mut best = (u32::MAX, 0);
     let mut rows = vec![[0u64; WORDS]; width];
@@ -268,6 +430,7 @@ fn penalty(rows: &[Row], w: usize) -> u32 {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+    use qrcode::canvas::MaskPattern;
 
     /// Straightforward per-module penalty, the reference for [`penalty`].
     fn reference(m: &[Vec<bool>]) -> u32 {
@@ -411,6 +574,75 @@ mod tests {
                 "w {w}: {scores:?}"
             );
         }
+    }
+
+    const PATTERNS: [MaskPattern; 8] = [
+        MaskPattern::Checkerboard,
+        MaskPattern::HorizontalLines,
+        MaskPattern::VerticalLines,
+        MaskPattern::DiagonalLines,
+        MaskPattern::LargeCheckerboard,
+        MaskPattern::Fields,
+        MaskPattern::Diamonds,
+        MaskPattern::Meadow,
+    ];
+
+    /// The symbol as the `qrcode` crate draws it with mask `k`.
+    fn crate_symbol(text: &str, k: usize) -> (usize, Vec<bool>) {
+        use qrcode::canvas::Canvas;
+        let level = qrcode::EcLevel::M;
+        let bits = qrcode::bits::encode_auto(text.as_bytes(), level).unwrap();
+        let version = bits.version();
+        let (cw, ec) = qrcode::ec::construct_codewords(&bits.into_bytes(), version, level).unwrap();
+        let mut canvas = Canvas::new(version, level);
+        canvas.draw_all_functional_patterns();
+        canvas.draw_data(&cw, &ec);
+        canvas.apply_mask(PATTERNS[k]);
+        let w = version.width() as usize;
+        (
+            w,
+            canvas
+                .into_colors()
+                .into_iter()
+                .map(|c| c == qrcode::Color::Dark)
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn drawing_matches_the_qrcode_crate_for_every_mask_and_version_class() {
+        // Every version: 1 (no alignment), 2–6, 7+ (version information), 32 (its irregular spacing), 40.
+        let mut seen = std::collections::BTreeSet::<i16>::new();
+        for n in (1usize..=2331).step_by(11) {
+            let text: String = (0..n)
+                .map(|i| char::from(b'a' + (i * 7 % 26) as u8))
+                .collect();
+            let level = qrcode::EcLevel::M;
+            let bits = qrcode::bits::encode_auto(text.as_bytes(), level).unwrap();
+            let version = bits.version();
+            let qrcode::Version::Normal(v) = version else {
+                panic!()
+            };
+            seen.insert(v);
+            let (cw, ec) =
+                qrcode::ec::construct_codewords(&bits.into_bytes(), version, level).unwrap();
+            // All masks on small symbols, one (rotating) on the larger ones to keep the test quick.
+            let masks = if n < 200 { 0..8 } else { n % 8..n % 8 + 1 };
+            for k in masks {
+                let mut g = Grid::new(v as usize);
+                g.function_patterns();
+                g.codewords(cw.iter().chain(&ec).copied());
+                let maskable: Vec<Row> = g.func.iter().map(|f| and(not(*f), span(g.w))).collect();
+                let ours = g.finish(k, &maskable);
+                let (w, theirs) = crate_symbol(&text, k);
+                assert_eq!(ours.width, w, "n {n}");
+                assert!(
+                    ours.modules == theirs,
+                    "n {n} (version {v}) mask {k} differs"
+                );
+            }
+        }
+        assert_eq!(seen.len(), 40, "{seen:?}");
     }
 
     #[test]
