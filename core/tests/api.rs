@@ -175,7 +175,7 @@ fn rejections_carry_sifen_errors() {
     let r = c.sandbox("POST", "/v1/facturas", Some(factura(Some("rejected"))));
     let d = r.json()["data"].clone();
     assert_eq!(d["status"], json!("rejected"));
-    assert_eq!(d["sifen_errors"][0]["code"], json!("0160"));
+    assert_eq!(d["sifen_errors"][0]["code"], json!("SBX-SIMULATED"));
 
     // The simulated SIFEN rejects the documented unknown receiver RUC.
     let mut body = factura(None);
@@ -189,7 +189,7 @@ fn rejections_carry_sifen_errors() {
     assert_eq!(d["status"], json!("rejected"));
     assert_eq!(
         d["sifen_errors"][0],
-        json!({"code": "1264", "message": "RUC del receptor inexistente (sandbox)", "field": "receptor.ruc"})
+        json!({"code": "SBX-RUC-RECEPTOR", "message": "RUC del receptor inexistente o inactivo (rechazo simulado del sandbox)", "field": "receptor.ruc"})
     );
 }
 

@@ -109,6 +109,12 @@ impl Default for Config {
 /// (like a payment sandbox's test card numbers): `88888801-5` and `80000005-6`.
 pub const SANDBOX_REJECTED_RUCS: [&str; 2] = ["88888801", "80000005"];
 
+/// `sifen_errors[].code` of the simulated rejection of an unknown receiver RUC. Sandbox codes start with `SBX-` so they
+/// are never mistaken for SIFEN's own codes (SIFEN.md documents no code for this check, only the D-group range).
+pub const SANDBOX_CODE_RUC: &str = "SBX-RUC-RECEPTOR";
+/// `sifen_errors[].code` of a rejection asked for with `_simulate: rejected`.
+pub const SANDBOX_CODE_SIMULATED: &str = "SBX-SIMULATED";
+
 /// The service: a store, a configuration, and pure request handling.
 #[derive(Debug, Clone, Default)]
 pub struct Service<S: Store> {
@@ -606,7 +612,7 @@ impl<S: Store> Service<S> {
 
     /// Advances the simulated SIFEN: sandbox invoices without `_simulate` go `pending → sent` after
     /// `sandbox_send_after` seconds and are answered after `sandbox_answer_after` seconds (rejected when the receiver
-    /// RUC is one of [`SANDBOX_REJECTED_RUCS`], approved otherwise).
+    /// RUC is one of [`SANDBOX_REJECTED_RUCS`] with [`SANDBOX_CODE_RUC`], approved otherwise).
     pub fn tick(&mut self, host: &mut dyn Host) {
         let now = host.now().unix_timestamp();
         for mut record in self.store.simulated_in_flight() {
@@ -885,14 +891,15 @@ fn sandbox_approval(record: &InvoiceRecord) -> Trigger {
 fn sandbox_rejection(unknown_receiver: bool) -> Trigger {
     let error = if unknown_receiver {
         SifenError {
-            code: "1264".into(),
-            message: "RUC del receptor inexistente (sandbox)".into(),
+            code: SANDBOX_CODE_RUC.into(),
+            message: "RUC del receptor inexistente o inactivo (rechazo simulado del sandbox)"
+                .into(),
             field: Some("receptor.ruc".into()),
         }
     } else {
         SifenError {
-            code: "0160".into(),
-            message: "XML malformado (rechazo simulado con _simulate)".into(),
+            code: SANDBOX_CODE_SIMULATED.into(),
+            message: "Rechazo simulado con _simulate: rejected".into(),
             field: None,
         }
     };
