@@ -619,3 +619,49 @@ fn sandbox_without_a_signer_still_works_unsigned() {
     let d = r.json()["data"].clone();
     assert!(d["qr"].as_str().unwrap().contains("&cHashQR="));
 }
+
+#[test]
+fn cancellation_moves_to_cancelled_and_notifies() {
+    let mut c = client();
+    let account = c.account.clone();
+    let hook = c.sandbox(
+        "POST",
+        "/v1/webhooks",
+        Some(json!({"url": "https://erp.example/c", "events": ["factura.cancelled"]})),
+    );
+    assert_eq!(hook.status, 201);
+    let id = c
+        .sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))))
+        .json()["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // The approval is not for this hook.
+    let now = c.host.now.unix_timestamp();
+    assert!(c.svc.due_deliveries(now).is_empty());
+    // The host's SIFEN client reports the approved cancellation event (rGeVeCan, code 0600).
+    let state = c
+        .svc
+        .apply(&account, &id, &Trigger::Cancelled, &mut c.host)
+        .unwrap();
+    assert_eq!(state, Estado::Cancelled);
+    let d = c.sandbox("GET", &format!("/v1/facturas/{id}"), None).json()["data"].clone();
+    assert_eq!(d["status"], json!("cancelled"));
+    let due = c.svc.due_deliveries(now);
+    assert_eq!(due.len(), 1);
+    let payload: Value = serde_json::from_str(&due[0].body).unwrap();
+    assert_eq!(payload["type"], json!("factura.cancelled"));
+    assert_eq!(payload["data"]["status"], json!("cancelled"));
+    // A cancelled invoice's KuDE is no longer served.
+    assert_eq!(
+        c.sandbox("GET", &format!("/v1/facturas/{id}/kude"), None)
+            .status,
+        409
+    );
+    // Cancelling twice is an invalid transition.
+    let err = c
+        .svc
+        .apply(&account, &id, &Trigger::Cancelled, &mut c.host)
+        .unwrap_err();
+    assert_eq!(err.code, "INVALID_TRANSITION");
+}
