@@ -13,7 +13,7 @@ use super::image::{decode, Samples};
 use super::{layout, Align, DocumentoElectronico, Item, KudeOptions, Layout, Rgb};
 use crate::error::Finding;
 use pdf_writer::types::{CidFontType, FontFlags, SystemInfo};
-use pdf_writer::{Content, Filter, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
+use pdf_writer::{Chunk, Content, Filter, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
 use std::sync::OnceLock;
 
 /// Lays out and renders the KuDE in one call: [`layout`] then [`render_pdf`].
@@ -290,6 +290,7 @@ fn width(face: &FontData, text: &str, size: f32) -> f32 {
 pub fn render_pdf(layout: &Layout) -> Vec<u8> {
     let fonts = fonts();
     let mut pdf = Pdf::new();
+    // Objects 1–4 are fixed, 5–14 are the fonts (see [`font_chunk`]), the rest depends on the document.
     let mut next = 1i32;
     let mut alloc = || {
         let r = Ref::new(next);
@@ -301,6 +302,9 @@ pub fn render_pdf(layout: &Layout) -> Vec<u8> {
     let info_id = alloc();
     let gs_id = alloc();
     let font_ids = [alloc(), alloc()];
+    for _ in 0..8 {
+        alloc();
+    }
     let image_id = layout
         .logo
         .as_ref()
@@ -515,10 +519,8 @@ pub fn render_pdf(layout: &Layout) -> Vec<u8> {
         .non_stroking_alpha(0.25)
         .stroking_alpha(0.25);
 
-    if let (Some(f), Some(e)) = (fonts, embedded()) {
-        for ((face, emb), id) in [&f.regular, &f.bold].into_iter().zip(e).zip(font_ids) {
-            write_font(&mut pdf, &mut alloc, id, face, emb);
-        }
+    if let Some(chunk) = font_chunk(font_ids) {
+        pdf.extend(chunk);
     }
     for (id, n, data) in &qrs {
         let n = i32::try_from(*n).unwrap_or(0);
@@ -553,14 +555,37 @@ fn qr_mask(modules: &[bool], width: usize) -> Vec<u8> {
     out
 }
 
+/// The objects of both fonts, identical in every PDF since their ids are fixed (5 and 6 for the Type0 fonts,
+/// 7–14 for their parts): written once per process and then copied, so a document does not format the
+/// `W` arrays and CMaps again. `ids` are the ids the caller allocated; any other numbering gets no fonts
+/// (never happens, but must not produce dangling references).
+fn font_chunk(ids: [Ref; 2]) -> Option<&'static Chunk> {
+    static CHUNK: OnceLock<Option<Chunk>> = OnceLock::new();
+    if ids != [Ref::new(5), Ref::new(6)] {
+        return None;
+    }
+    CHUNK
+        .get_or_init(|| {
+            let (f, e) = (fonts()?, embedded()?);
+            let mut chunk = Chunk::new();
+            let mut next = 7;
+            for ((face, emb), id) in [&f.regular, &f.bold].into_iter().zip(e).zip(ids) {
+                let parts = [0, 1, 2, 3].map(|i| Ref::new(next + i));
+                next += 4;
+                write_font(&mut chunk, id, parts, face, emb);
+            }
+            Some(chunk)
+        })
+        .as_ref()
+}
+
 fn write_font(
-    pdf: &mut Pdf,
-    alloc: &mut impl FnMut() -> Ref,
+    pdf: &mut Chunk,
     type0_id: Ref,
+    [cid_id, descriptor_id, file_id, cmap_id]: [Ref; 4],
     face: &FontData,
     emb: &Embedded,
 ) {
-    let (cid_id, descriptor_id, file_id, cmap_id) = (alloc(), alloc(), alloc(), alloc());
     // The whole (already reduced) face is embedded, so the name carries no subset tag.
     let base = Name(face.name.as_bytes());
     let scale = 1000.0 / face.units_per_em;
