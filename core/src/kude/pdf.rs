@@ -1,6 +1,6 @@
 //! Writes a [`Layout`] as PDF 1.7 with `pdf-writer`.
 //!
-//! Text uses the embedded Kuatia Sans Condensed faces (see [`super::font`]) as CID fonts (Type0 +
+//! Text uses the embedded Kuatia Sans Condensed faces (see the private `font` module) as CID fonts (Type0 +
 //! CIDFontType2, Identity-H, CID = glyph id) with a ToUnicode CMap so text can be searched and extracted.
 //! The faces are already reduced to the characters a KuDE needs (~32 KB each), so each is embedded whole: its
 //! compressed program, widths and CMap are computed once per process and copied into every PDF, which is much
