@@ -515,3 +515,53 @@ fn foreign_currency_prints_rate_and_total_in_guaranies() {
         assert_eq!(decode_qr(&path), qr);
     }
 }
+
+/// Every character the reduced fonts promise (tools/subset_fonts.py), as words.
+const PROMISED: &str = "ÁÉÍÓÚÜÑ áéíóúüñ ¿¡ º ª ° € ₲ – — “comillas” ‘simples’ • … ã ẽ ĩ õ ũ ỹ g̃ Ã Ẽ Ĩ Õ Ũ Ỹ G̃ ç ß ø ł ž № ™";
+
+#[test]
+fn ten_item_kude_fits_the_budget_with_the_reduced_fonts() {
+    let json = request(1, 10).replace(GUARANI, PROMISED);
+    let de = build(
+        &parse_request(&json).unwrap(),
+        &Emisor::sandbox(),
+        IssueContext {
+            now: datetime!(2025-03-10 10:11:00),
+            numero: 62,
+            codigo_seguridad: 123456789,
+        },
+    )
+    .unwrap();
+    let qr = dcarqr(&de, Ambiente::Test);
+    for formato in [Formato::A4, Formato::Ticket] {
+        let opts = KudeOptions {
+            formato,
+            ..Default::default()
+        };
+        let pdf = kude::pdf(&de, &qr, &opts).unwrap();
+        assert!(pdf.len() <= 60_000, "{formato:?}: {} bytes", pdf.len());
+        let (path, text) = check_pdf(&format!("budget-{formato:?}"), &pdf);
+        let flat = text.replace('\n', " ");
+        for word in PROMISED.split(' ') {
+            assert!(
+                flat.contains(word),
+                "{formato:?}: '{word}' not extracted:\n{text}"
+            );
+        }
+        // Both faces embedded whole (no subset tag) under the licence-compliant new name.
+        let (ok, fonts) = run("pdffonts", &[path.to_str().unwrap()]);
+        assert!(ok, "pdffonts: {fonts}");
+        let rows: Vec<&str> = fonts.lines().skip(2).collect();
+        assert_eq!(rows.len(), 2, "{fonts}");
+        for (row, name) in rows
+            .iter()
+            .zip(["KuatiaSansCondensed ", "KuatiaSansCondensed-Bold "])
+        {
+            assert!(row.starts_with(name), "{fonts}");
+            let cols: Vec<&str> = row.split_whitespace().collect();
+            // name, type (2 words), encoding, emb, sub, uni, …
+            assert_eq!(&cols[4..7], ["yes", "no", "yes"], "{fonts}");
+        }
+        assert_eq!(decode_qr(&path), qr);
+    }
+}

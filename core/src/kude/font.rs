@@ -165,3 +165,25 @@ pub(crate) fn fonts() -> Option<&'static Fonts> {
         })
         .as_ref()
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn reduced_fonts_cover_spanish_guarani_and_the_kude_symbols() {
+        let f = fonts().unwrap();
+        let needed = "abcxyzABCXYZ0189 ÁÉÍÓÚÜÑáéíóúüñ¿¡ºª°€₲–—“”‘’•…ãẽĩõũỹÃẼĨÕŨỸ\u{303}çßøłž№™";
+        for face in [&f.regular, &f.bold] {
+            for c in needed.chars() {
+                let (gid, adv) = face.glyph(c);
+                assert!(gid != 0, "{}: no glyph for {c:?}", face.name);
+                assert!(adv > 0 || super::super::is_mark(c), "{}: {c:?}", face.name);
+            }
+            // Outside the reduced set (Cyrillic): .notdef, not a panic.
+            assert_eq!(face.glyph('Ж').0, 0);
+            assert!(face.num_glyphs() < 500 && face.data.len() < 40_000);
+        }
+    }
+}
