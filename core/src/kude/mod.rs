@@ -131,7 +131,7 @@ pub enum Item {
         /// Stroke colour (0.6 pt), if stroked.
         stroke: Option<Rgb>,
     },
-    /// A QR symbol drawn as vector squares; the quiet zone around it is kept free by the layout.
+    /// A QR symbol (the PDF draws it as a 1-bit image mask); the quiet zone around it is kept free by the layout.
     Qr {
         /// Left of the first module.
         x: f32,
