@@ -1010,7 +1010,11 @@ fn broken_answers_are_errors_with_an_excerpt() {
         assert!(e.message.len() < 600, "{file}: excerpt too long");
     }
     let e = parse_response(&sample("f5_logout.html")).unwrap_err();
-    assert!(e.message.contains("Logout") && e.message.contains("HTML page"), "{}", e.message);
+    assert!(
+        e.message.contains("Logout") && e.message.contains("HTML page"),
+        "{}",
+        e.message
+    );
     let e = parse_response(&sample("soap_fault.xml")).unwrap_err();
     assert_eq!(e.code, code::SOAP_FAULT);
     assert!(e.message.contains("env:Receiver") && e.message.contains("Error interno del servidor"));
