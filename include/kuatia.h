@@ -34,6 +34,11 @@
 #define KUATIA_MAX_INPUT_LEN ((64 * 1024) * 1024)
 
 /**
+ * Length in bytes of the per-call random seed (`seed`, `seed_len` must be exactly this).
+ */
+#define KUATIA_SEED_LEN 32
+
+/**
  * Outcome of every call. The numbers are part of the ABI: they are never renumbered or reused.
  */
 typedef enum kuatia_status {
@@ -86,6 +91,22 @@ typedef enum kuatia_kude_format {
  * Created by kuatia only on failure; free it with `kuatia_error_free`. Not shared between threads while in use.
  */
 typedef struct kuatia_error kuatia_error;
+
+/**
+ * An in-process kuatia service: the `/v1` API (accounts, API keys, invoices, KuDE, webhooks, the sandbox's
+ * simulated SIFEN) kept in memory, for an ERP that runs it without a server. Created by `kuatia_service_new`,
+ * freed by `kuatia_service_free`.
+ *
+ * The library has no clock and no randomness: the host passes, on each call that needs them, `now_unix` (the
+ * current Unix time in seconds) and `seed`, `KUATIA_SEED_LEN` (32) fresh bytes from its CSPRNG (getrandom(2),
+ * arc4random_buf, BCryptGenRandom). The call's ids, API keys and webhook secrets are drawn from the seed
+ * (SHA-256 in counter mode), so a predictable or reused seed gives predictable or repeated keys. Signers are
+ * borrowed per call (`kuatia_service_handle`), one per environment, so the service never outlives them.
+ *
+ * Thread safety: the state lives behind a mutex inside the handle, so one service may be used by several
+ * threads at once (calls are serialized). Free it once, after every call that uses it has returned.
+ */
+typedef struct kuatia_service kuatia_service;
 
 /**
  * A signing key and its certificate. Immutable once created: one signer may be used by any number of threads
@@ -379,6 +400,149 @@ enum kuatia_status kuatia_qr_parse(const uint8_t *dcarqr,
                                    size_t csc_len,
                                    struct kuatia_bytes *out_json,
                                    struct kuatia_error **err);
+
+/**
+ * Creates a service kept in memory. `config_json` (NULL: defaults) is
+ * `{"base_url","sandbox_send_after","sandbox_answer_after","max_per_page"}`, every field optional: the absolute
+ * URL clients use (for `kude_url`; default `http://127.0.0.1:8080`), the seconds after which the simulated SIFEN
+ * receives (2) and answers (5) sandbox invoices created without `_simulate`, and the largest `per_page` (100).
+ * Free the service with `kuatia_service_free`.
+ *
+ * # Safety
+ * `config_json` is NULL or points to `config_len` readable bytes; `out_service` is writable; `err` is NULL or
+ * writable.
+ */
+enum kuatia_status kuatia_service_new(const uint8_t *config_json,
+                                      size_t config_len,
+                                      struct kuatia_service **out_service,
+                                      struct kuatia_error **err);
+
+/**
+ * Frees a service and everything it stores. Accepts NULL.
+ *
+ * # Safety
+ * `svc` is NULL or a service from kuatia, not yet freed and no longer in use by any thread.
+ */
+void kuatia_service_free(struct kuatia_service *svc);
+
+/**
+ * Creates an account (display name `name`) with the built-in sandbox profile and a sandbox API key, and writes
+ * `{"account_id":"acct_…","key":"dk_test_…"}`. The key is shown only here: the service keeps its hash.
+ * `now_unix` is the current Unix time; `seed` is `KUATIA_SEED_LEN` (32) fresh bytes from a CSPRNG
+ * (getrandom(2), arc4random_buf, BCryptGenRandom), never reused: ids and keys are drawn from it.
+ *
+ * # Safety
+ * `svc` is a live service; `name` points to `name_len` readable bytes and `seed` to `seed_len`; `out_json` is
+ * writable; `err` is NULL or writable.
+ */
+enum kuatia_status kuatia_service_create_account(const struct kuatia_service *svc,
+                                                 const uint8_t *name,
+                                                 size_t name_len,
+                                                 int64_t now_unix,
+                                                 const uint8_t *seed,
+                                                 size_t seed_len,
+                                                 struct kuatia_bytes *out_json,
+                                                 struct kuatia_error **err);
+
+/**
+ * Adds an API key to an account, `dk_live_…` when `live`, else `dk_test_…`, and writes it (shown only here).
+ * Fails with `KUATIA_STATUS_INVALID_INPUT` and `NOT_FOUND` for an unknown account. `now_unix` and `seed` as for
+ * `kuatia_service_create_account`.
+ *
+ * # Safety
+ * `svc` is a live service; `account_id` points to `account_id_len` readable bytes and `seed` to `seed_len`;
+ * `out_key` is writable; `err` is NULL or writable.
+ */
+enum kuatia_status kuatia_service_create_key(const struct kuatia_service *svc,
+                                             const uint8_t *account_id,
+                                             size_t account_id_len,
+                                             bool live,
+                                             int64_t now_unix,
+                                             const uint8_t *seed,
+                                             size_t seed_len,
+                                             struct kuatia_bytes *out_key,
+                                             struct kuatia_error **err);
+
+/**
+ * Handles one HTTP request of the `/v1` API (the routes, envelope and status codes of `service-api.md`).
+ *
+ * Request: `request_json` is `{"method":"POST","path":"/v1/facturas?page=1","headers":[["Authorization",
+ * "Bearer dk_test_…"],["X-Environment","sandbox"]]}` (`headers` optional, names case-insensitive, repeats kept)
+ * and the body goes apart as raw bytes in `body`/`body_len` (NULL: empty).
+ *
+ * Response: `out_head` gets `{"status":201,"headers":[["Content-Type","application/json; charset=utf-8"]]}`
+ * and `out_body` the raw body: JSON text for every route but `GET /v1/facturas/{id}/kude`, whose body is the
+ * PDF (binary, so it travels apart instead of inside JSON; use `len`, not the trailing NUL).
+ *
+ * An HTTP error (401, 404, 422, ...) is still `KUATIA_STATUS_OK`: it is the answer to send. Call errors are for
+ * bad arguments only. `now_unix` and `seed` as for `kuatia_service_create_account` (the sandbox's simulated SIFEN
+ * is advanced to `now_unix` first). `sandbox_signer` signs invoices of sandbox keys (NULL: they are simulated
+ * unsigned); `production_signer` signs those of live keys (NULL: live invoices are refused). The signers are
+ * only borrowed during the call.
+ *
+ * # Safety
+ * `svc` is a live service; `request_json` points to `request_len` readable bytes, `body` is NULL or points to
+ * `body_len`, `seed` to `seed_len`; each signer is NULL or a live signer; `out_head` and `out_body` are
+ * writable; `err` is NULL or writable.
+ */
+enum kuatia_status kuatia_service_handle(const struct kuatia_service *svc,
+                                         const uint8_t *request_json,
+                                         size_t request_len,
+                                         const uint8_t *body,
+                                         size_t body_len,
+                                         int64_t now_unix,
+                                         const uint8_t *seed,
+                                         size_t seed_len,
+                                         const struct kuatia_signer *sandbox_signer,
+                                         const struct kuatia_signer *production_signer,
+                                         struct kuatia_bytes *out_head,
+                                         struct kuatia_bytes *out_body,
+                                         struct kuatia_error **err);
+
+/**
+ * Advances the sandbox's simulated SIFEN to `now_unix` (queueing the webhooks of each change) without a
+ * request; `kuatia_service_handle` does the same first. Call it periodically when webhooks must flow while no
+ * requests arrive. `seed` as for `kuatia_service_create_account`.
+ *
+ * # Safety
+ * `svc` is a live service; `seed` points to `seed_len` readable bytes; `err` is NULL or writable.
+ */
+enum kuatia_status kuatia_service_tick(const struct kuatia_service *svc,
+                                       int64_t now_unix,
+                                       const uint8_t *seed,
+                                       size_t seed_len,
+                                       struct kuatia_error **err);
+
+/**
+ * Writes the webhook deliveries due at `now_unix` as a JSON array: `[{"id":"dlv_…","url","body","headers":
+ * [["Content-Type","application/json"],["Kuatia-Signature","t=…,v1=…"]],"event_id","webhook_id","account_id",
+ * "environment","attempts","next_attempt_at","first_due_at","status"}]`. The host POSTs `body` with exactly
+ * these `headers` to `url` and reports each outcome with `kuatia_service_report_delivery`.
+ *
+ * # Safety
+ * `svc` is a live service; `out_json` is writable; `err` is NULL or writable.
+ */
+enum kuatia_status kuatia_service_due_deliveries(const struct kuatia_service *svc,
+                                                 int64_t now_unix,
+                                                 struct kuatia_bytes *out_json,
+                                                 struct kuatia_error **err);
+
+/**
+ * Records the outcome of one delivery attempt (`ok`: the receiver answered 2xx) and writes the delivery as
+ * JSON: `status` `delivered`, or `pending` with the next retry's `next_attempt_at` on the backoff schedule, or
+ * `failed` once the schedule is exhausted. Fails with `KUATIA_STATUS_INVALID_INPUT` and `NOT_FOUND` for an
+ * unknown id.
+ *
+ * # Safety
+ * `svc` is a live service; `delivery_id` points to `delivery_id_len` readable bytes; `out_json` is writable;
+ * `err` is NULL or writable.
+ */
+enum kuatia_status kuatia_service_report_delivery(const struct kuatia_service *svc,
+                                                  const uint8_t *delivery_id,
+                                                  size_t delivery_id_len,
+                                                  bool ok,
+                                                  struct kuatia_bytes *out_json,
+                                                  struct kuatia_error **err);
 
 /**
  * Loads a signer from PKCS#12 (`.p12` / `.pfx`) bytes and their UTF-8 password (RSA ≥ 2048 bits). Fails with

@@ -8,7 +8,8 @@
 //!   are written only on success; every `_free` accepts NULL;
 //! - every export runs inside one panic boundary ([`abi`]'s `call`/`guard`), so a bug returns
 //!   `KUATIA_STATUS_PANIC` instead of unwinding into C;
-//! - no thread-local state: a [`kuatia_signer`] may be shared by threads; everything else is per call.
+//! - no thread-local state: a [`kuatia_signer`] or a [`kuatia_service`] may be shared by threads; everything else
+//!   is per call.
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod abi;
@@ -16,6 +17,7 @@ pub mod ids;
 pub mod invoice;
 pub mod kude;
 pub mod qr;
+pub mod service;
 pub mod sign;
 
 pub use abi::{
@@ -30,6 +32,11 @@ pub use invoice::{
 };
 pub use kude::{kuatia_kude_format, kuatia_kude_pdf};
 pub use qr::{kuatia_qr_build, kuatia_qr_parse};
+pub use service::{
+    kuatia_service, kuatia_service_create_account, kuatia_service_create_key,
+    kuatia_service_due_deliveries, kuatia_service_free, kuatia_service_handle, kuatia_service_new,
+    kuatia_service_report_delivery, kuatia_service_tick, KUATIA_SEED_LEN,
+};
 pub use sign::{
     kuatia_signer, kuatia_signer_free, kuatia_signer_from_p12, kuatia_signer_from_pem,
     kuatia_signer_sandbox, kuatia_xml_sign, kuatia_xml_verify,
