@@ -10,9 +10,11 @@
 #include "vectors.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 static int failures = 0;
 static int checks = 0;
@@ -455,6 +457,179 @@ static void test_threads(kuatia_signer *signer) {
     }
 }
 
+/* --- kuatia_service: the in-process /v1 API ------------------------------------------------------------------ */
+
+/* 2025-03-10 13:11:00 UTC = 10:11 in Asunción. */
+static const int64_t SERVICE_NOW = 1741612260;
+
+/* A fresh seed from the kernel's CSPRNG, as the header asks of every host. */
+static const uint8_t *fresh_seed(uint8_t seed[KUATIA_SEED_LEN]) {
+    size_t got = 0;
+    while (got < KUATIA_SEED_LEN) {
+        ssize_t n = getrandom(seed + got, KUATIA_SEED_LEN - got, 0);
+        if (n <= 0) {
+            fprintf(stderr, "getrandom failed\n");
+            exit(2);
+        }
+        got += (size_t)n;
+    }
+    return seed;
+}
+
+/* The integer after "key": in a JSON text; -1 when absent. */
+static long json_int(const char *json, const char *key) {
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, "\"%s\":", key);
+    const char *p = strstr(json, pattern);
+    return p ? strtol(p + strlen(pattern), NULL, 10) : -1;
+}
+
+/* One request; returns the HTTP status (or -1 when the call failed) and fills head and body. */
+static long service_call(kuatia_service *svc, const char *method, const char *path, const char *key,
+                         const char *body, int64_t now, kuatia_signer *signer, kuatia_bytes *head,
+                         kuatia_bytes *out) {
+    char req[512];
+    if (key)
+        snprintf(req, sizeof req,
+                 "{\"method\":\"%s\",\"path\":\"%s\",\"headers\":[[\"Authorization\",\"Bearer %s\"],"
+                 "[\"X-Environment\",\"sandbox\"]]}",
+                 method, path, key);
+    else
+        snprintf(req, sizeof req, "{\"method\":\"%s\",\"path\":\"%s\"}", method, path);
+    uint8_t seed[KUATIA_SEED_LEN];
+    kuatia_error *err = NULL;
+    kuatia_status st = kuatia_service_handle(svc, S(req), (const uint8_t *)body, body ? strlen(body) : 0, now,
+                                             fresh_seed(seed), sizeof seed, signer, NULL, head, out, &err);
+    CHECK(st == KUATIA_STATUS_OK, "%s %s: status %d %s", method, path, st, code_of(err));
+    kuatia_error_free(err);
+    return st == KUATIA_STATUS_OK ? json_int((const char *)head->ptr, "status") : -1;
+}
+
+static void test_service(kuatia_signer *signer) {
+    kuatia_service *svc = NULL;
+    kuatia_error *err = NULL;
+    CHECK(kuatia_service_new(S("{\"base_url\":\"https://erp.example.test\"}"), &svc, &err) == KUATIA_STATUS_OK,
+          "new: %s", code_of(err));
+    if (!svc) return;
+
+    uint8_t seed[KUATIA_SEED_LEN];
+    kuatia_bytes acct = {NULL, 0};
+    CHECK(kuatia_service_create_account(svc, S("Empresa de prueba"), SERVICE_NOW, fresh_seed(seed), sizeof seed,
+                                        &acct, &err) == KUATIA_STATUS_OK,
+          "create_account: %s", code_of(err));
+    char account[64], key[96];
+    json_str(acct.ptr ? (const char *)acct.ptr : "", "account_id", account, sizeof account);
+    json_str(acct.ptr ? (const char *)acct.ptr : "", "key", key, sizeof key);
+    kuatia_bytes_free(&acct);
+    CHECK(strncmp(account, "acct_", 5) == 0, "account %s", account);
+    CHECK(strncmp(key, "dk_test_", 8) == 0, "key %s", key);
+
+    /* A second key for the account, live this time; an unknown account is NOT_FOUND. */
+    kuatia_bytes live = {NULL, 0};
+    CHECK(kuatia_service_create_key(svc, S(account), true, SERVICE_NOW, fresh_seed(seed), sizeof seed, &live,
+                                    &err) == KUATIA_STATUS_OK,
+          "create_key: %s", code_of(err));
+    CHECK(live.ptr && strncmp((const char *)live.ptr, "dk_live_", 8) == 0, "live key");
+    kuatia_bytes_free(&live);
+    CHECK(kuatia_service_create_key(svc, S("acct_nobody"), false, SERVICE_NOW, fresh_seed(seed), sizeof seed,
+                                    &live, &err) == KUATIA_STATUS_INVALID_INPUT,
+          "unknown account");
+    CHECK(strcmp(code_of(err), "NOT_FOUND") == 0, "%s", code_of(err));
+    kuatia_error_free(err);
+    err = NULL;
+    CHECK(live.ptr == NULL, "out untouched on failure");
+    /* A seed of the wrong length is refused before anything is drawn. */
+    CHECK(kuatia_service_create_account(svc, S("x"), SERVICE_NOW, seed, 16, &acct, &err) ==
+              KUATIA_STATUS_INVALID_ARGUMENT,
+          "short seed");
+    CHECK(strcmp(kuatia_error_path(err), "seed") == 0, "%s", kuatia_error_path(err));
+    kuatia_error_free(err);
+    err = NULL;
+
+    /* The spec flow: POST with _simulate approved, GET it back, fetch the KuDE. */
+    const char *factura =
+        "{\"tipo_documento\":1,\"receptor\":{\"ruc\":\"80069563-1\",\"razon_social\":\"Cliente Ejemplo S.A.\"},"
+        "\"items\":[{\"descripcion\":\"Servicio de consultor\xc3\xad" "a\",\"cantidad\":1,"
+        "\"precio_unitario\":1100000,\"iva\":10}],\"condicion_pago\":1,\"_simulate\":\"approved\"}";
+    kuatia_bytes head = {NULL, 0}, body = {NULL, 0};
+    long status = service_call(svc, "POST", "/v1/facturas", key, factura, SERVICE_NOW, signer, &head, &body);
+    CHECK(status == 201, "POST /v1/facturas: %ld %s", status, body.ptr ? (const char *)body.ptr : "");
+    char id[64] = "", cdc[64] = "", st[32] = "", kude_url[160] = "";
+    if (body.ptr) {
+        json_str((const char *)body.ptr, "id", id, sizeof id);
+        json_str((const char *)body.ptr, "cdc", cdc, sizeof cdc);
+        json_str((const char *)body.ptr, "status", st, sizeof st);
+        json_str((const char *)body.ptr, "kude_url", kude_url, sizeof kude_url);
+    }
+    CHECK(strncmp(id, "fact_", 5) == 0, "id %s", id);
+    CHECK(strlen(cdc) == 44, "cdc %s", cdc);
+    CHECK(strcmp(st, "approved") == 0, "status %s", st);
+    char want_url[160];
+    snprintf(want_url, sizeof want_url, "https://erp.example.test/v1/facturas/%s/kude", id);
+    CHECK(strcmp(kude_url, want_url) == 0, "kude_url %s", kude_url);
+    kuatia_bytes_free(&head);
+    kuatia_bytes_free(&body);
+    /* The CDC is valid for the library's own parser (check digit, sandbox RUC). */
+    kuatia_bytes parsed = {NULL, 0};
+    CHECK(kuatia_cdc_parse(S(cdc), &parsed, NULL) == KUATIA_STATUS_OK, "cdc parses");
+    char ruc[32];
+    CHECK(strcmp(json_str(parsed.ptr ? (const char *)parsed.ptr : "", "ruc", ruc, sizeof ruc), "44444401-7") == 0,
+          "ruc %s", ruc);
+    kuatia_bytes_free(&parsed);
+
+    char path[160];
+    snprintf(path, sizeof path, "/v1/facturas/%s", id);
+    status = service_call(svc, "GET", path, key, NULL, SERVICE_NOW + 1, NULL, &head, &body);
+    CHECK(status == 200, "GET %s: %ld", path, status);
+    char got[64] = "";
+    if (body.ptr) json_str((const char *)body.ptr, "cdc", got, sizeof got);
+    CHECK(strcmp(got, cdc) == 0, "GET returns the same CDC: %s", got);
+    kuatia_bytes_free(&head);
+    kuatia_bytes_free(&body);
+
+    snprintf(path, sizeof path, "/v1/facturas/%s/kude", id);
+    status = service_call(svc, "GET", path, key, NULL, SERVICE_NOW + 2, NULL, &head, &body);
+    CHECK(status == 200, "GET %s: %ld", path, status);
+    CHECK(head.ptr && strstr((const char *)head.ptr, "[\"Content-Type\",\"application/pdf\"]"), "%s",
+          head.ptr ? (const char *)head.ptr : "");
+    CHECK(body.len > 1000 && memcmp(body.ptr, "%PDF-", 5) == 0, "a PDF of %zu bytes", body.len);
+    /* Binary-safe: the PDF holds NUL-free binary streams; its end marker is within len. */
+    int eof = 0;
+    for (size_t i = 0; body.ptr && i + 5 <= body.len; i++)
+        if (memcmp(body.ptr + i, "%%EOF", 5) == 0) eof = 1;
+    CHECK(eof, "%%%%EOF within the body");
+    kuatia_bytes_free(&head);
+    kuatia_bytes_free(&body);
+
+    /* 401: no key, and a key the service never issued. */
+    status = service_call(svc, "GET", "/v1/facturas", NULL, NULL, SERVICE_NOW, NULL, &head, &body);
+    CHECK(status == 401, "no key: %ld", status);
+    char code[64] = "";
+    if (body.ptr) json_str((const char *)body.ptr, "code", code, sizeof code);
+    CHECK(strcmp(code, "UNAUTHORIZED") == 0, "code %s", code);
+    CHECK(head.ptr && strstr((const char *)head.ptr, "WWW-Authenticate"), "WWW-Authenticate header");
+    kuatia_bytes_free(&head);
+    kuatia_bytes_free(&body);
+    status = service_call(svc, "GET", "/v1/facturas", "dk_test_AAAAAAAABBBBBBBBCCCCCCCCDDDDDDDDEEEEEEEE", NULL,
+                          SERVICE_NOW, NULL, &head, &body);
+    CHECK(status == 401, "unknown key: %ld", status);
+    kuatia_bytes_free(&head);
+    kuatia_bytes_free(&body);
+
+    /* No webhook registered: nothing due; an unknown delivery is NOT_FOUND. */
+    kuatia_bytes due = {NULL, 0};
+    CHECK(kuatia_service_due_deliveries(svc, SERVICE_NOW + 3, &due, NULL) == KUATIA_STATUS_OK, "due");
+    CHECK(due.ptr && strcmp((const char *)due.ptr, "[]") == 0, "due %s", due.ptr ? (const char *)due.ptr : "");
+    kuatia_bytes_free(&due);
+    CHECK(kuatia_service_report_delivery(svc, S("dlv_nope"), true, &due, &err) == KUATIA_STATUS_INVALID_INPUT,
+          "unknown delivery");
+    CHECK(strcmp(code_of(err), "NOT_FOUND") == 0, "%s", code_of(err));
+    kuatia_error_free(err);
+    CHECK(kuatia_service_tick(svc, SERVICE_NOW + 4, fresh_seed(seed), sizeof seed, NULL) == KUATIA_STATUS_OK, "tick");
+    kuatia_service_free(svc);
+    kuatia_service_free(NULL);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: %s <repository root> [--quick]\n", argv[0]);
@@ -478,6 +653,7 @@ int main(int argc, char **argv) {
     CHECK(ok_cases >= 10 && bad_cases >= 2, "%d valid and %d invalid cases", ok_cases, bad_cases);
     test_issue_arguments(signer);
     test_threads(signer);
+    test_service(signer);
     kuatia_signer_free(signer);
     printf("C tests: %d checks, %d failures, %d conformance cases\n", checks, failures, (int)N_VECTORS);
     return failures == 0 ? 0 : 1;
