@@ -24,6 +24,8 @@ step "Java binding"; bash scripts/java-check.sh
 
 step "Bindings (Python, Go, parity)"; bash scripts/bindings-check.sh
 
+step "WebAssembly (build, node tests, tsc, size budget, browser demo)"; bash scripts/wasm-check.sh
+
 step "tests"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT

@@ -1,3 +1,232 @@
-//! WebAssembly face of kuatia. The wasm-bindgen exports arrive with their own issue.
+//! WebAssembly face of kuatia: stateless `wasm-bindgen` exports over plain JS objects for the browser and Node.
+//!
+//! No business rule lives here: each export converts its JS arguments to JSON text, calls one function of
+//! [`face`] (which calls `kuatia-core`) and converts the answer back with `JSON.parse`. Rejections are thrown as a
+//! JS `Error` named `KuatiaError` with `code`, `path` and `errors` (every finding). The TypeScript declarations
+//! (`types.d.ts`) are emitted into the generated `.d.ts` next to the functions that use them.
+//!
+//! Built without core's `native-sign` feature: no private-key code reaches the browser.
+
+pub mod face;
 
 pub use kuatia_core as core;
+
+use kuatia_core::error::code;
+use kuatia_core::{Finding, Findings};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &str = include_str!("types.d.ts");
+
+/// The JS `Error` thrown for rejected input: message of the first finding, plus `code`, `path` and `errors`.
+fn js_error(findings: &Findings) -> JsValue {
+    let first = findings.0.first();
+    let err = js_sys::Error::new(first.map(|f| f.message.as_str()).unwrap_or("rejected"));
+    err.set_name("KuatiaError");
+    let set = |k: &str, v: &JsValue| {
+        // Setting a property on a fresh Error object cannot fail; there is nothing better to do if it did.
+        let _ = js_sys::Reflect::set(&err, &JsValue::from_str(k), v);
+    };
+    set("code", &JsValue::from_str(findings.code()));
+    set(
+        "path",
+        &JsValue::from_str(first.map(|f| f.path.as_str()).unwrap_or("")),
+    );
+    let all = serde_json::to_string(&findings.0)
+        .ok()
+        .and_then(|t| js_sys::JSON::parse(&t).ok())
+        .unwrap_or(JsValue::NULL);
+    set("errors", &all);
+    err.into()
+}
+
+/// JSON text of an argument: strings are taken as JSON text already, anything else goes through `JSON.stringify`.
+fn json_text(value: &JsValue, path: &str) -> Result<String, Findings> {
+    if let Some(s) = value.as_string() {
+        return Ok(s);
+    }
+    if value.is_undefined() || value.is_null() {
+        return Err(Finding::new(code::REQUIRED, path, format!("{path} is required")).into());
+    }
+    js_sys::JSON::stringify(value)
+        .ok()
+        .and_then(|s| s.as_string())
+        .ok_or_else(|| {
+            Finding::new(
+                code::MALFORMED_JSON,
+                path,
+                format!("{path} cannot be written as JSON"),
+            )
+            .into()
+        })
+}
+
+/// Like [`json_text`] for optional arguments: `undefined` and `null` mean "not given".
+fn opt_text(value: Option<JsValue>, path: &str) -> Result<Option<String>, Findings> {
+    match value {
+        Some(v) if !v.is_undefined() && !v.is_null() => json_text(&v, path).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// Turns a face answer (JSON text) into a JS value, or its findings into a thrown `KuatiaError`.
+fn answer(out: Result<String, Findings>) -> Result<JsValue, JsValue> {
+    let text = out.map_err(|f| js_error(&f))?;
+    js_sys::JSON::parse(&text)
+}
+
+/// Current Paraguay local time from the JS clock: Paraguay has kept UTC-3 all year since October 2024.
+fn paraguay_now() -> time::PrimitiveDateTime {
+    // f64 → i64 saturates; Date.now() is a whole number of milliseconds well inside i64.
+    let secs = (js_sys::Date::now() / 1000.0).floor() as i64;
+    let utc =
+        time::OffsetDateTime::from_unix_timestamp(secs).unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    let local = time::UtcOffset::from_hms(-3, 0, 0)
+        .map(|o| utc.to_offset(o))
+        .unwrap_or(utc);
+    time::PrimitiveDateTime::new(local.date(), local.time())
+}
+
+/// Validates a create request: `{ok, errors}` with every finding (codes and paths as in Rust). `profile` defaults
+/// to the sandbox emitter, `now` (Paraguay local `YYYY-MM-DDThh:mm:ss`) to the current time.
+#[wasm_bindgen(js_name = validate, unchecked_return_type = "Report")]
+pub fn validate(
+    #[wasm_bindgen(unchecked_param_type = "FacturaRequest | string")] request: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Emisor | string | null")] profile: Option<
+        JsValue,
+    >,
+    #[wasm_bindgen(unchecked_optional_param_type = "string | null")] now: Option<String>,
+) -> Result<JsValue, JsValue> {
+    let profile = opt_text(profile, "profile").map_err(|f| js_error(&f))?;
+    let out = match json_text(&request, "request") {
+        Ok(text) => face::validate(&text, profile.as_deref(), now.as_deref(), paraguay_now),
+        Err(f) => face::report(f.0),
+    };
+    answer(out)
+}
+
+/// Validation and totals from one parse: `{ok, errors, totals}`; `totals` is `null` when items cannot be computed.
+#[wasm_bindgen(js_name = check, unchecked_return_type = "CheckResult")]
+pub fn check(
+    #[wasm_bindgen(unchecked_param_type = "FacturaRequest | string")] request: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Emisor | string | null")] profile: Option<
+        JsValue,
+    >,
+    #[wasm_bindgen(unchecked_optional_param_type = "string | null")] now: Option<String>,
+) -> Result<JsValue, JsValue> {
+    let profile = opt_text(profile, "profile").map_err(|f| js_error(&f))?;
+    let out = match json_text(&request, "request") {
+        Ok(text) => face::check(&text, profile.as_deref(), now.as_deref(), paraguay_now),
+        Err(f) => face::report(f.0),
+    };
+    answer(out)
+}
+
+/// Item values and document totals of a request (amounts as decimal strings). Throws when items cannot be computed.
+#[wasm_bindgen(js_name = totals, unchecked_return_type = "Calculo")]
+pub fn totals(
+    #[wasm_bindgen(unchecked_param_type = "FacturaRequest | string")] request: JsValue,
+) -> Result<JsValue, JsValue> {
+    answer(json_text(&request, "request").and_then(|t| face::totals(&t)))
+}
+
+/// The check digit of a RUC body (`"80069563"` → `{ruc: "80069563-1", dv: 1}`). Throws `INVALID_RUC`.
+#[wasm_bindgen(js_name = rucDv, unchecked_return_type = "RucDv")]
+pub fn ruc_dv(body: &str) -> Result<JsValue, JsValue> {
+    answer(face::ruc_dv(body))
+}
+
+/// Checks a RUC with its check digit: `{valid: true, ruc}` or `{valid: false, error}`.
+#[wasm_bindgen(js_name = rucCheck, unchecked_return_type = "RucCheck")]
+pub fn ruc_check(ruc: &str) -> Result<JsValue, JsValue> {
+    answer(face::ruc_check(ruc))
+}
+
+/// Builds a CDC from its fields: `{cdc, grouped}`. Throws `INVALID_CDC` / `INVALID_RUC` with the field as `path`.
+#[wasm_bindgen(js_name = cdcBuild, unchecked_return_type = "CdcBuilt")]
+pub fn cdc_build(
+    #[wasm_bindgen(unchecked_param_type = "CdcFieldsInput | string")] fields: JsValue,
+) -> Result<JsValue, JsValue> {
+    answer(json_text(&fields, "fields").and_then(|t| face::cdc_build(&t)))
+}
+
+/// Checks a CDC (44 digits, or grouped 4 by 4) and returns its fields. Throws `INVALID_CDC`.
+#[wasm_bindgen(js_name = cdcParse, unchecked_return_type = "CdcParsed")]
+pub fn cdc_parse(cdc: &str) -> Result<JsValue, JsValue> {
+    answer(face::cdc_parse(cdc))
+}
+
+/// The unsigned `rDE` XML of a valid request built with `context` (`{now, numero, codigo_seguridad}`): `{cdc, xml}`.
+/// Throws with every finding when the request is not valid.
+#[wasm_bindgen(js_name = previewXml, unchecked_return_type = "XmlPreview")]
+pub fn preview_xml(
+    #[wasm_bindgen(unchecked_param_type = "FacturaRequest | string")] request: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "IssueContext | string")] context: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Emisor | string | null")] profile: Option<
+        JsValue,
+    >,
+) -> Result<JsValue, JsValue> {
+    answer((|| {
+        let request = json_text(&request, "request")?;
+        let context = json_text(&context, "context")?;
+        let profile = opt_text(profile, "profile")?;
+        face::preview_xml(&request, &context, profile.as_deref())
+    })())
+}
+
+/// Builds the QR text `dCarQR` (raw URL, not XML-escaped) from its parts.
+#[wasm_bindgen(js_name = qrBuild)]
+pub fn qr_build(
+    #[wasm_bindgen(unchecked_param_type = "QrInput | string")] input: JsValue,
+) -> Result<String, JsValue> {
+    json_text(&input, "input")
+        .and_then(|t| face::qr_build(&t))
+        .map_err(|f| js_error(&f))
+}
+
+/// Parses a `dCarQR`; with the secret `csc` also reports whether `cHashQR` matches (`hash_ok`).
+#[wasm_bindgen(js_name = qrParse, unchecked_return_type = "QrParts")]
+pub fn qr_parse(
+    dcarqr: &str,
+    #[wasm_bindgen(unchecked_optional_param_type = "string | null")] csc: Option<String>,
+) -> Result<JsValue, JsValue> {
+    answer(face::qr_parse(dcarqr, csc.as_deref()))
+}
+
+/// Verifies the XMLDSig signature of a signed document with the certificate it carries (public key only).
+/// `at` (Paraguay local time) also checks the certificate's validity dates. Never throws for a bad document.
+#[wasm_bindgen(js_name = verify, unchecked_return_type = "VerifyReport")]
+pub fn verify(
+    signed_xml: &str,
+    #[wasm_bindgen(unchecked_optional_param_type = "string | null")] at: Option<String>,
+) -> Result<JsValue, JsValue> {
+    answer(face::verify(signed_xml, at.as_deref()))
+}
+
+/// The KuDE PDF of a valid request built with `context`, watermarked "VISTA PREVIA - NO VÁLIDO". Its QR is the
+/// one the issued document will carry with the same context. Only in the `kude` build (`kuatia/kude`).
+#[cfg(feature = "kude")]
+#[wasm_bindgen(js_name = kudePreview)]
+pub fn kude_preview(
+    #[wasm_bindgen(unchecked_param_type = "FacturaRequest | string")] request: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "IssueContext | string")] context: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Emisor | string | null")] profile: Option<
+        JsValue,
+    >,
+    #[wasm_bindgen(unchecked_optional_param_type = "KudeOptions | null")] options: Option<JsValue>,
+) -> Result<Vec<u8>, JsValue> {
+    (|| {
+        let request = json_text(&request, "request")?;
+        let context = json_text(&context, "context")?;
+        let profile = opt_text(profile, "profile")?;
+        let options = opt_text(options, "options")?;
+        face::kude_preview(&request, &context, profile.as_deref(), options.as_deref())
+    })()
+    .map_err(|f| js_error(&f))
+}
+
+/// The version of kuatia this module was built from.
+#[wasm_bindgen(js_name = version)]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}

@@ -1,0 +1,423 @@
+//! The face as plain Rust over JSON text: every export of [`crate`] is one of these functions plus the conversion
+//! of JS values to and from JSON text. Kept free of `wasm-bindgen` so native tests and benches run it as is.
+//!
+//! Why JSON text and not `serde-wasm-bindgen`: core reads amounts from their exact decimal text (money never passes
+//! through `f64`) and reports shape errors with JSON paths; handing it the JSON text of the caller's object keeps
+//! every code, path and amount identical to the Rust and CLI faces. `JSON.stringify` of a JS number writes the
+//! shortest text that round-trips, i.e. what the user typed (`123.45`).
+
+use kuatia_core::cdc::{Cdc, CdcFields};
+use kuatia_core::document::{self, IssueContext};
+use kuatia_core::error::code;
+use kuatia_core::invoice;
+use kuatia_core::profile::Emisor;
+use kuatia_core::qr::{self, Ambiente, QrInput, QrReceptor, ReceptorQr};
+use kuatia_core::ruc::Ruc;
+use kuatia_core::validate::{self, Report};
+use kuatia_core::{fmt, sign, totals, xml};
+use kuatia_core::{Finding, Findings};
+use serde::{Deserialize, Serialize};
+use time::PrimitiveDateTime;
+
+/// The result of every face function: JSON text of the answer, or the findings that reject the input.
+pub type Outcome = Result<String, Findings>;
+
+fn to_json<T: Serialize>(value: &T) -> Outcome {
+    serde_json::to_string(value)
+        .map_err(|e| Findings::from(Finding::new(code::VALIDATION_ERROR, "", e.to_string())))
+}
+
+/// Reads a small JSON argument (context, options, QR input) into its DTO; `path` names the argument.
+fn read<'a, T: Deserialize<'a>>(text: &'a str, path: &str) -> Result<T, Findings> {
+    serde_json::from_str(text).map_err(|e| {
+        let message = e.to_string();
+        let code = if e.is_syntax() || e.is_eof() {
+            code::MALFORMED_JSON
+        } else if message.starts_with("missing field") {
+            code::REQUIRED
+        } else {
+            code::INVALID_TYPE
+        };
+        Findings::from(Finding::new(code, path, message))
+    })
+}
+
+/// The emitter profile: the given JSON (errors located under `profile`), else the built-in sandbox profile.
+pub fn emisor(profile: Option<&str>) -> Result<Emisor, Findings> {
+    match profile {
+        None => Ok(Emisor::sandbox()),
+        Some(text) => Emisor::from_json(text).map_err(|mut f| {
+            f.path = if f.path.is_empty() {
+                "profile".into()
+            } else {
+                format!("profile.{}", f.path)
+            };
+            Findings::from(f)
+        }),
+    }
+}
+
+/// Parses a Paraguay local date-time argument (`YYYY-MM-DDThh:mm:ss`) named `path`.
+pub fn datetime(text: &str, path: &str) -> Result<PrimitiveDateTime, Findings> {
+    fmt::parse_datetime(text)
+        .map_err(|m| Findings::from(Finding::new(code::INVALID_FORMAT, path, m)))
+}
+
+/// A validation report as JSON, for inputs rejected before validation could start.
+pub fn report(findings: Vec<Finding>) -> Outcome {
+    to_json(&Report::from(findings))
+}
+
+/// `validate`: every finding of a request, `{ok, errors}` exactly as the Rust `validate::Report`.
+/// Fails only on a bad profile or `now`; request problems are findings in the report.
+pub fn validate(
+    request: &str,
+    profile: Option<&str>,
+    now: Option<&str>,
+    clock: impl FnOnce() -> PrimitiveDateTime,
+) -> Outcome {
+    let emisor = emisor(profile)?;
+    let now = match now {
+        Some(t) => datetime(t, "now")?,
+        None => clock(),
+    };
+    to_json(&validate::validate_json(request, &emisor, now))
+}
+
+/// What `check` answers: the validation report and, when the items can be computed, the totals.
+#[derive(Serialize)]
+struct Check {
+    ok: bool,
+    errors: Vec<Finding>,
+    totals: Option<totals::Calculo>,
+}
+
+/// `check`: validation and totals from one parse, for a form that validates as the user types.
+pub fn check(
+    request: &str,
+    profile: Option<&str>,
+    now: Option<&str>,
+    clock: impl FnOnce() -> PrimitiveDateTime,
+) -> Outcome {
+    let emisor = emisor(profile)?;
+    let now = match now {
+        Some(t) => datetime(t, "now")?,
+        None => clock(),
+    };
+    let answer = match invoice::parse_request(request) {
+        Ok(req) => {
+            let errors = validate::validate(&req, &emisor, now);
+            Check {
+                ok: errors.is_empty(),
+                errors,
+                totals: totals::compute(&req).ok(),
+            }
+        }
+        Err(f) => Check {
+            ok: false,
+            errors: vec![f],
+            totals: None,
+        },
+    };
+    to_json(&answer)
+}
+
+/// `totals`: item values and document totals (amounts as decimal strings), as `kuatia totals` prints them.
+pub fn totals(request: &str) -> Outcome {
+    let req = invoice::parse_request(request)?;
+    to_json(&totals::compute(&req)?)
+}
+
+/// `rucDv`: the check digit of a RUC body, `{ruc: "80069563-1", dv: 1}`.
+pub fn ruc_dv(body: &str) -> Outcome {
+    #[derive(Serialize)]
+    struct Answer {
+        ruc: Ruc,
+        dv: u8,
+    }
+    let ruc = Ruc::from_body(body.trim()).map_err(|e| Findings::from(e.to_finding("")))?;
+    to_json(&Answer { ruc, dv: ruc.dv() })
+}
+
+/// `rucCheck`: `{valid: true, ruc}` or `{valid: false, error}`; never fails.
+pub fn ruc_check(ruc: &str) -> Outcome {
+    #[derive(Serialize)]
+    struct Answer {
+        valid: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ruc: Option<Ruc>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<Finding>,
+    }
+    to_json(&match Ruc::parse(ruc) {
+        Ok(r) => Answer {
+            valid: true,
+            ruc: Some(r),
+            error: None,
+        },
+        Err(e) => Answer {
+            valid: false,
+            ruc: None,
+            error: Some(e.to_finding("")),
+        },
+    })
+}
+
+/// `cdcBuild`: the CDC of its fields (codes as numbers or zero-padded strings), `{cdc, grouped}`.
+pub fn cdc_build(fields: &str) -> Outcome {
+    #[derive(Serialize)]
+    struct Built {
+        cdc: Cdc,
+        grouped: String,
+    }
+    let fields = CdcFields::from_json(fields)?;
+    let cdc = Cdc::build(&fields).map_err(|e| e.to_finding(e.field().unwrap_or("")))?;
+    to_json(&Built {
+        cdc,
+        grouped: cdc.grouped(),
+    })
+}
+
+/// `cdcParse`: a checked CDC's fields plus `cdc`, `grouped` and `dv`.
+pub fn cdc_parse(cdc: &str) -> Outcome {
+    #[derive(Serialize)]
+    struct Parsed {
+        cdc: Cdc,
+        grouped: String,
+        dv: u8,
+        #[serde(flatten)]
+        fields: CdcFields,
+    }
+    let cdc = Cdc::parse(cdc).map_err(|e| Findings::from(e.to_finding("")))?;
+    to_json(&Parsed {
+        cdc,
+        grouped: cdc.grouped(),
+        dv: cdc.dv(),
+        fields: cdc.fields(),
+    })
+}
+
+/// What the host supplies for a preview: clock, number, security code (see [`IssueContext`]).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextDto {
+    now: String,
+    numero: u32,
+    codigo_seguridad: u32,
+}
+
+/// Reads the `context` argument into core's [`IssueContext`].
+pub fn context(text: &str) -> Result<IssueContext, Findings> {
+    let c: ContextDto = read(text, "context")?;
+    Ok(IssueContext {
+        now: datetime(&c.now, "context.now")?,
+        numero: c.numero,
+        codigo_seguridad: c.codigo_seguridad,
+    })
+}
+
+/// Builds the resolved document of a request (validation first: any finding rejects it).
+fn build(
+    request: &str,
+    context_json: &str,
+    profile: Option<&str>,
+) -> Result<(kuatia_core::de::DocumentoElectronico, Emisor), Findings> {
+    let emisor = emisor(profile)?;
+    let ctx = context(context_json)?;
+    let req = invoice::parse_request(request)?;
+    let de = document::build(&req, &emisor, ctx)?;
+    Ok((de, emisor))
+}
+
+/// `previewXml`: the unsigned `rDE` (canonical form, the bytes that will be signed) and its CDC.
+pub fn preview_xml(request: &str, context_json: &str, profile: Option<&str>) -> Outcome {
+    #[derive(Serialize)]
+    struct Preview {
+        cdc: String,
+        xml: String,
+    }
+    let (de, _) = build(request, context_json, profile)?;
+    let xml = xml::write(&de);
+    to_json(&Preview { cdc: de.cdc, xml })
+}
+
+/// Receiver identification of a QR input, `{"ruc": "80069563"}`, `{"documento": "…"}` or `"sin_documento"`.
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum ReceptorDto {
+    Ruc(String),
+    Documento(String),
+    SinDocumento,
+}
+
+/// [`QrInput`] with owned strings, as JS sends it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QrInputDto {
+    cdc: String,
+    fecha_emision: String,
+    receptor: ReceptorDto,
+    total: String,
+    total_iva: String,
+    items: usize,
+    digest_value: String,
+    csc_id: String,
+    csc: String,
+    ambiente: Ambiente,
+}
+
+/// `qrBuild`: the dCarQR text (raw, not XML-escaped).
+pub fn qr_build(input: &str) -> Result<String, Findings> {
+    let i: QrInputDto = read(input, "input")?;
+    Ok(qr::build(&QrInput {
+        cdc: &i.cdc,
+        fecha_emision: &i.fecha_emision,
+        receptor: match &i.receptor {
+            ReceptorDto::Ruc(r) => QrReceptor::Ruc(r),
+            ReceptorDto::Documento(d) => QrReceptor::Documento(d),
+            ReceptorDto::SinDocumento => QrReceptor::SinDocumento,
+        },
+        total: &i.total,
+        total_iva: &i.total_iva,
+        items: i.items,
+        digest_value: &i.digest_value,
+        csc_id: &i.csc_id,
+        csc: &i.csc,
+        ambiente: i.ambiente,
+    }))
+}
+
+/// `qrParse`: the parts of a dCarQR; with `csc`, also whether its `cHashQR` matches.
+pub fn qr_parse(dcarqr: &str, csc: Option<&str>) -> Outcome {
+    #[derive(Serialize)]
+    #[serde(rename_all = "snake_case")]
+    enum ReceptorOut {
+        Ruc(String),
+        Documento(String),
+    }
+    #[derive(Serialize)]
+    struct Parts {
+        ambiente: Ambiente,
+        version: String,
+        cdc: String,
+        fecha_emision: String,
+        receptor: ReceptorOut,
+        total: String,
+        total_iva: String,
+        items: usize,
+        digest_value: String,
+        csc_id: String,
+        hash: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        hash_ok: Option<bool>,
+    }
+    let p = qr::parse(dcarqr)?;
+    to_json(&Parts {
+        ambiente: p.ambiente,
+        version: p.version,
+        cdc: p.cdc,
+        fecha_emision: p.fecha_emision,
+        receptor: match p.receptor {
+            ReceptorQr::Ruc(r) => ReceptorOut::Ruc(r),
+            ReceptorQr::Documento(d) => ReceptorOut::Documento(d),
+        },
+        total: p.total,
+        total_iva: p.total_iva,
+        items: p.items,
+        digest_value: p.digest_value,
+        csc_id: p.csc_id,
+        hash: p.hash,
+        hash_ok: csc.map(|c| qr::check_hash(dcarqr, c)),
+    })
+}
+
+/// `verify`: the XMLDSig report of a signed document (public key only); `at` also checks the certificate dates.
+pub fn verify(signed_xml: &str, at: Option<&str>) -> Outcome {
+    let at = at.map(|t| datetime(t, "at")).transpose()?;
+    to_json(&sign::verify(signed_xml, at))
+}
+
+#[cfg(feature = "kude")]
+pub use preview::kude_preview;
+
+#[cfg(feature = "kude")]
+mod preview {
+    use super::*;
+    use kuatia_core::issue;
+    use kuatia_core::kude::{self, Formato, KudeOptions};
+    use kuatia_core::sign::{SignError, Signer};
+
+    /// Stands in for the signer of a preview. The `DigestValue` (and so the dCarQR) covers the `DE` only, never
+    /// the signature beside it, so core's own pipeline yields the QR the issued document will carry with the
+    /// same context. The zero "signature" never leaves this module: only the watermarked PDF does. The
+    /// certificate is the public TEST-ONLY sandbox certificate (no key), because the XML embeds one.
+    struct Unsigned(Vec<u8>);
+
+    /// The public TEST-ONLY sandbox certificate of `core/testdata`.
+    const SANDBOX_CERT_PEM: &str = include_str!("../../core/testdata/sandbox.cert.pem");
+
+    fn sandbox_cert_der() -> Vec<u8> {
+        use base64::Engine as _;
+        let b64: String = SANDBOX_CERT_PEM
+            .lines()
+            .filter(|l| !l.starts_with("-----"))
+            .collect();
+        base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap_or_default()
+    }
+
+    impl Signer for Unsigned {
+        fn certificate_der(&self) -> &[u8] {
+            &self.0
+        }
+        fn sign_rsa_sha256(&self, _data: &[u8]) -> Result<Vec<u8>, SignError> {
+            Ok(vec![0; 256])
+        }
+    }
+
+    /// KuDE drawing options a caller may choose.
+    #[derive(Deserialize, Default)]
+    #[serde(deny_unknown_fields)]
+    struct OptionsDto {
+        #[serde(default)]
+        formato: Option<FormatoDto>,
+        #[serde(default)]
+        pie: Option<String>,
+        #[serde(default)]
+        info_adicional: Option<String>,
+    }
+
+    #[derive(Deserialize, Clone, Copy)]
+    #[serde(rename_all = "lowercase")]
+    enum FormatoDto {
+        A4,
+        Ticket,
+    }
+
+    /// `kudePreview`: the KuDE PDF of a request built with `context`, watermarked "VISTA PREVIA - NO VÁLIDO".
+    pub fn kude_preview(
+        request: &str,
+        context_json: &str,
+        profile: Option<&str>,
+        options: Option<&str>,
+    ) -> Result<Vec<u8>, Findings> {
+        let o: OptionsDto = match options {
+            Some(t) => read(t, "options")?,
+            None => OptionsDto::default(),
+        };
+        let (de, emisor) = build(request, context_json, profile)?;
+        let issued = issue::sign_document(de, &emisor, &Unsigned(sandbox_cert_der()))?;
+        let opts = KudeOptions {
+            formato: match o.formato {
+                Some(FormatoDto::Ticket) => Formato::Ticket,
+                Some(FormatoDto::A4) | None => Formato::A4,
+            },
+            pie: o.pie,
+            info_adicional: o.info_adicional,
+            preview: true,
+            ..KudeOptions::default()
+        };
+        Ok(kude::pdf(&issued.documento, &issued.qr, &opts)?)
+    }
+}
