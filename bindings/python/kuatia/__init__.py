@@ -43,6 +43,8 @@ __all__ = [
     "KuatiaError",
     "PanicError",
     "Report",
+    "Response",
+    "Service",
     "SignError",
     "Signer",
     "Status",
@@ -396,5 +398,8 @@ def kude_pdf(xml: Text, format: str = "a4", preview: bool = False) -> bytes:
 
 LIB_PATH = _ffi.LIB_PATH
 """The path of the loaded libkuatia."""
+
+# Last: service.py builds on Signer and _InUse above.
+from .service import Response, Service  # noqa: E402
 
 del ctypes

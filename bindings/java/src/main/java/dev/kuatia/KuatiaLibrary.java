@@ -109,4 +109,26 @@ interface KuatiaLibrary extends Library {
 
     int kuatia_xml_verify(Pointer xml, SizeT xmlLen, Pointer at, SizeT atLen, ByteByReference outValid,
             Bytes outReport, PointerByReference err);
+
+    int kuatia_service_new(Pointer configJson, SizeT configLen, PointerByReference outService,
+            PointerByReference err);
+
+    void kuatia_service_free(Pointer svc);
+
+    int kuatia_service_create_account(Pointer svc, Pointer name, SizeT nameLen, long nowUnix, Pointer seed,
+            SizeT seedLen, Bytes outJson, PointerByReference err);
+
+    int kuatia_service_create_key(Pointer svc, Pointer accountId, SizeT accountIdLen, byte live, long nowUnix,
+            Pointer seed, SizeT seedLen, Bytes outKey, PointerByReference err);
+
+    int kuatia_service_handle(Pointer svc, Pointer requestJson, SizeT requestLen, Pointer body, SizeT bodyLen,
+            long nowUnix, Pointer seed, SizeT seedLen, Pointer sandboxSigner, Pointer productionSigner,
+            Bytes outHead, Bytes outBody, PointerByReference err);
+
+    int kuatia_service_tick(Pointer svc, long nowUnix, Pointer seed, SizeT seedLen, PointerByReference err);
+
+    int kuatia_service_due_deliveries(Pointer svc, long nowUnix, Bytes outJson, PointerByReference err);
+
+    int kuatia_service_report_delivery(Pointer svc, Pointer deliveryId, SizeT deliveryIdLen, byte ok,
+            Bytes outJson, PointerByReference err);
 }

@@ -1,0 +1,275 @@
+package dev.kuatia;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.jna.Pointer;
+import com.sun.jna.ptr.PointerByReference;
+import java.lang.ref.Cleaner;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
+
+/**
+ * The in-process {@code /v1} service ({@code kuatia_service}): accounts, API keys, invoices, KuDE and webhooks
+ * kept in memory, answering HTTP-shaped requests without a server. One service may be used by any number of
+ * threads at once (the library serializes the calls). {@link #close()} frees it, waiting for calls in flight;
+ * closing twice is harmless, using a closed service throws {@link IllegalStateException}, and a service never
+ * closed is freed when collected. The library has no clock and no randomness: each call passes the {@link Clock}'s
+ * time and 32 fresh bytes of {@link SecureRandom}.
+ */
+public final class Service implements AutoCloseable {
+    private static final Cleaner CLEANER = Cleaner.create();
+    private static final SecureRandom RANDOM = new SecureRandom();
+    /** {@code KUATIA_SEED_LEN}. */
+    private static final int SEED_LEN = 32;
+
+    /** A new account and its sandbox API key ({@code dk_test_…}, shown only once). */
+    public record Account(String id, String key) {}
+
+    /**
+     * An answer of the service: the HTTP status, the headers in order, and the raw body (JSON text, or the KuDE
+     * PDF of {@code GET /v1/facturas/{id}/kude}).
+     */
+    public record Response(int status, List<Map.Entry<String, String>> headers, byte[] body) {
+        /** The first header with this name (case-insensitive), or {@code null}. */
+        public String header(String name) {
+            for (Map.Entry<String, String> h : headers) {
+                if (h.getKey().equalsIgnoreCase(name)) {
+                    return h.getValue();
+                }
+            }
+            return null;
+        }
+
+        /** The body as UTF-8 text. */
+        public String text() {
+            return new String(body, StandardCharsets.UTF_8);
+        }
+
+        /** The body parsed as JSON (the {@code {ok, data, meta, error}} envelope). */
+        public JsonNode json() {
+            return Ffi.parse(text());
+        }
+    }
+
+    /** The native handle, apart from the Service so the cleaner does not keep the Service reachable. */
+    private static final class Handle implements Runnable {
+        private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+        private Pointer ptr;
+
+        Handle(Pointer ptr) {
+            this.ptr = ptr;
+        }
+
+        @Override
+        public void run() {
+            lock.writeLock().lock();
+            try {
+                if (ptr != null) {
+                    Ffi.LIB.kuatia_service_free(ptr);
+                    ptr = null;
+                }
+            } finally {
+                lock.writeLock().unlock();
+            }
+        }
+    }
+
+    private final Handle handle;
+    private final Cleaner.Cleanable cleanable;
+    private final Signer sandboxSigner;
+    private final Signer productionSigner;
+    private final Clock clock;
+
+    /** A service with the default configuration, no signers (sandbox invoices simulated unsigned), the system clock. */
+    public Service() {
+        this(null, null, null, null);
+    }
+
+    /**
+     * A service.
+     *
+     * @param configJson {@code {"base_url","sandbox_send_after","sandbox_answer_after","max_per_page"}}, every
+     *     field optional; {@code null}: the defaults
+     * @param sandboxSigner signs invoices of {@code dk_test_} keys; {@code null}: simulated unsigned
+     * @param productionSigner signs invoices of {@code dk_live_} keys; {@code null}: live invoices are refused
+     * @param clock the time passed to each call; {@code null}: the system UTC clock
+     * @throws KuatiaException {@code INVALID_INPUT} for a bad configuration
+     */
+    public Service(String configJson, Signer sandboxSigner, Signer productionSigner, Clock clock) {
+        this.sandboxSigner = sandboxSigner;
+        this.productionSigner = productionSigner;
+        this.clock = clock != null ? clock : Clock.systemUTC();
+        try (Ffi.In c = Ffi.In.optText(configJson)) {
+            PointerByReference out = new PointerByReference();
+            PointerByReference err = new PointerByReference();
+            Ffi.check(Ffi.LIB.kuatia_service_new(c.ptr, c.len, out, err), err);
+            this.handle = new Handle(out.getValue());
+        }
+        this.cleanable = CLEANER.register(this, handle);
+    }
+
+    /** Runs {@code body} with the live handle; closing waits until it returns. */
+    private <T> T use(Function<Pointer, T> body) {
+        handle.lock.readLock().lock();
+        try {
+            if (handle.ptr == null) {
+                throw new IllegalStateException("the service is closed");
+            }
+            return body.apply(handle.ptr);
+        } finally {
+            handle.lock.readLock().unlock();
+        }
+    }
+
+    /** Holds an optional signer open for {@code body} ({@code null} signer: a NULL handle). */
+    private static <T> T withSigner(Signer s, Function<Pointer, T> body) {
+        return s == null ? body.apply(null) : s.use(body);
+    }
+
+    private long now() {
+        return clock.instant().getEpochSecond();
+    }
+
+    private static Ffi.In seed() {
+        byte[] s = new byte[SEED_LEN];
+        RANDOM.nextBytes(s);
+        return Ffi.In.bytes(s, true);
+    }
+
+    /** Creates an account with the built-in sandbox profile and a {@code dk_test_} key (shown only here). */
+    public Account createAccount(String name) {
+        long now = now();
+        try (Ffi.In n = Ffi.In.text(name, "name"); Ffi.In s = seed()) {
+            JsonNode j = use(h -> Ffi.jsonOf((out, err) ->
+                    Ffi.LIB.kuatia_service_create_account(h, n.ptr, n.len, now, s.ptr, s.len, out, err)));
+            return new Account(j.get("account_id").asText(), j.get("key").asText());
+        }
+    }
+
+    /**
+     * Adds a {@code dk_live_} ({@code live}) or {@code dk_test_} key to an account and returns it (shown only
+     * here).
+     *
+     * @throws KuatiaException {@code INVALID_INPUT} with code {@code NOT_FOUND} for an unknown account
+     */
+    public String createKey(String accountId, boolean live) {
+        long now = now();
+        try (Ffi.In a = Ffi.In.text(accountId, "accountId"); Ffi.In s = seed()) {
+            return use(h -> Ffi.textOf((out, err) -> Ffi.LIB.kuatia_service_create_key(h, a.ptr, a.len,
+                    (byte) (live ? 1 : 0), now, s.ptr, s.len, out, err)));
+        }
+    }
+
+    /** {@link #handle(String, String, Map, byte[])} with a UTF-8 text body ({@code null}: none). */
+    public Response handle(String method, String path, Map<String, String> headers, String body) {
+        return handle(method, path, headers, body == null ? null : body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Answers one request of the {@code /v1} API. HTTP errors (401, 404, 422, ...) are a {@link Response}, not an
+     * exception; exceptions are for bad arguments only.
+     *
+     * @param headers request headers (names case-insensitive); {@code null}: none
+     * @param body raw request body; {@code null}: empty
+     */
+    public Response handle(String method, String path, Map<String, String> headers, byte[] body) {
+        ObjectNode req = Ffi.JSON.createObjectNode();
+        req.put("method", Objects.requireNonNull(method, "method"));
+        req.put("path", Objects.requireNonNull(path, "path"));
+        ArrayNode hs = req.putArray("headers");
+        if (headers != null) {
+            headers.forEach((k, v) -> hs.addArray().add(k).add(v));
+        }
+        String reqText;
+        try {
+            reqText = Ffi.JSON.writeValueAsString(req);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write the request as JSON", e);
+        }
+        long now = now();
+        try (Ffi.In r = Ffi.In.text(reqText, "request"); Ffi.In b = body == null ? Ffi.In.optText(null)
+                : Ffi.In.bytes(body, false); Ffi.In s = seed()) {
+            return use(h -> withSigner(sandboxSigner, sp -> withSigner(productionSigner, pp -> {
+                KuatiaLibrary.Bytes head = new KuatiaLibrary.Bytes();
+                KuatiaLibrary.Bytes out = new KuatiaLibrary.Bytes();
+                PointerByReference err = new PointerByReference();
+                try {
+                    Ffi.check(Ffi.LIB.kuatia_service_handle(h, r.ptr, r.len, b.ptr, b.len, now, s.ptr, s.len, sp,
+                            pp, head, out, err), err);
+                    JsonNode meta = Ffi.parse(new String(Ffi.copy(head), StandardCharsets.UTF_8));
+                    List<Map.Entry<String, String>> list = new ArrayList<>();
+                    for (JsonNode kv : meta.get("headers")) {
+                        list.add(new AbstractMap.SimpleImmutableEntry<>(kv.get(0).asText(), kv.get(1).asText()));
+                    }
+                    return new Response(meta.get("status").asInt(), Collections.unmodifiableList(list),
+                            Ffi.copy(out));
+                } finally {
+                    Ffi.LIB.kuatia_bytes_free(head);
+                    Ffi.LIB.kuatia_bytes_free(out);
+                }
+            })));
+        }
+    }
+
+    /** Advances the sandbox's simulated SIFEN to the clock's time (each request does it too), queueing webhooks. */
+    public void tick() {
+        long now = now();
+        try (Ffi.In s = seed()) {
+            use(h -> {
+                PointerByReference err = new PointerByReference();
+                Ffi.check(Ffi.LIB.kuatia_service_tick(h, now, s.ptr, s.len, err), err);
+                return null;
+            });
+        }
+    }
+
+    /**
+     * The webhook deliveries due now, a JSON array of {@code {id, url, body, headers: [[name, value]...],
+     * event_id, webhook_id, account_id, environment, attempts, next_attempt_at, first_due_at, status}}: POST each
+     * {@code body} with exactly its {@code headers} to its {@code url}, then call {@link #reportDelivery}.
+     */
+    public JsonNode dueDeliveries() {
+        long now = now();
+        return use(h -> Ffi.jsonOf((out, err) -> Ffi.LIB.kuatia_service_due_deliveries(h, now, out, err)));
+    }
+
+    /**
+     * Records one delivery attempt ({@code ok}: the receiver answered 2xx) and returns the delivery with its new
+     * {@code status}: {@code delivered}, {@code pending} with the next {@code next_attempt_at}, or {@code failed}.
+     *
+     * @throws KuatiaException {@code INVALID_INPUT} with code {@code NOT_FOUND} for an unknown id
+     */
+    public JsonNode reportDelivery(String deliveryId, boolean ok) {
+        try (Ffi.In d = Ffi.In.text(deliveryId, "deliveryId")) {
+            return use(h -> Ffi.jsonOf((out, err) ->
+                    Ffi.LIB.kuatia_service_report_delivery(h, d.ptr, d.len, (byte) (ok ? 1 : 0), out, err)));
+        }
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean isClosed() {
+        handle.lock.readLock().lock();
+        try {
+            return handle.ptr == null;
+        } finally {
+            handle.lock.readLock().unlock();
+        }
+    }
+
+    /** Frees the service and everything it stores; safe to call more than once. */
+    @Override
+    public void close() {
+        cleanable.clean();
+    }
+}

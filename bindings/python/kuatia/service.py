@@ -1,0 +1,269 @@
+"""The in-process ``/v1`` service (``kuatia_service``): accounts, API keys, invoices, KuDE and webhooks kept in
+memory, answering HTTP-shaped requests without a server.
+
+Conversions only: the clock reading (Unix seconds) and a 32-byte seed from :func:`secrets.token_bytes` are passed
+on each call, as the C API asks; every rule lives in the Rust core.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import secrets
+import threading
+import time
+from ctypes import byref, c_bool, c_int64, c_size_t, c_void_p
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+
+from . import Signer, _InUse
+from ._ffi import Bytes, Text, _bytes_p, _err_p, _sig, _u8, arg, call, call_bytes, json_arg, lib, take
+
+_sig("kuatia_service_new", ctypes.c_int, _u8, c_size_t, ctypes.POINTER(c_void_p), _err_p)
+_sig("kuatia_service_free", None, c_void_p)
+_sig(
+    "kuatia_service_create_account",
+    ctypes.c_int,
+    *(c_void_p, _u8, c_size_t, c_int64, _u8, c_size_t, _bytes_p, _err_p),
+)
+_sig(
+    "kuatia_service_create_key",
+    ctypes.c_int,
+    *(c_void_p, _u8, c_size_t, c_bool, c_int64, _u8, c_size_t, _bytes_p, _err_p),
+)
+_sig(
+    "kuatia_service_handle",
+    ctypes.c_int,
+    *(c_void_p, _u8, c_size_t, _u8, c_size_t, c_int64, _u8, c_size_t, c_void_p, c_void_p, _bytes_p, _bytes_p, _err_p),
+)
+_sig("kuatia_service_tick", ctypes.c_int, c_void_p, c_int64, _u8, c_size_t, _err_p)
+_sig("kuatia_service_due_deliveries", ctypes.c_int, c_void_p, c_int64, _bytes_p, _err_p)
+_sig("kuatia_service_report_delivery", ctypes.c_int, c_void_p, _u8, c_size_t, c_bool, _bytes_p, _err_p)
+
+SEED_LEN = 32
+"""``KUATIA_SEED_LEN``: bytes of fresh CSPRNG output passed with each call."""
+
+When = Union[int, float, datetime, None]
+"""A moment: Unix seconds, a datetime (naive ones are taken as local time), or None for the system clock."""
+Headers = Union[Mapping[str, str], Iterable[Tuple[str, str]], None]
+"""Request headers: a dict, or (name, value) pairs (repeats kept)."""
+Body = Union[Dict[str, Any], List[Any], str, bytes, bytearray, memoryview, None]
+"""A request body: a dict or list (sent as JSON), text, or raw bytes."""
+
+
+def _unix(now: When) -> int:
+    if now is None:
+        return int(time.time())
+    if isinstance(now, datetime):
+        return int(now.timestamp())
+    if isinstance(now, bool) or not isinstance(now, (int, float)):
+        raise TypeError(f"now must be Unix seconds, a datetime or None, not {type(now).__name__}")
+    return int(now)
+
+
+def _seed() -> bytes:
+    return secrets.token_bytes(SEED_LEN)
+
+
+@dataclass(frozen=True)
+class Response:
+    """An answer of the service: HTTP ``status``, ``headers`` as (name, value) pairs, raw ``body`` bytes (JSON
+    text, or the PDF of ``GET /v1/facturas/{id}/kude``)."""
+
+    status: int
+    headers: List[Tuple[str, str]]
+    body: bytes
+
+    def header(self, name: str) -> Optional[str]:
+        """The first header with this name (case-insensitive), or None."""
+        return next((v for k, v in self.headers if k.lower() == name.lower()), None)
+
+    def json(self) -> Any:
+        """The body parsed as JSON (the ``{ok, data, meta, error}`` envelope)."""
+        return json.loads(self.body)
+
+
+class Service:
+    """The in-process ``/v1`` service. Use it as a context manager or call :meth:`close`; it is also freed when
+    garbage-collected. One service may be used by several threads at once (the library serializes the calls).
+
+    ``config`` (dict, optional): ``base_url`` (for ``kude_url``), ``sandbox_send_after`` and
+    ``sandbox_answer_after`` (seconds until the simulated SIFEN receives and answers an invoice created without
+    ``_simulate``), ``max_per_page``. ``sandbox_signer`` signs invoices of ``dk_test_`` keys (None: simulated
+    unsigned); ``production_signer`` signs those of ``dk_live_`` keys (None: live invoices are refused). The
+    signers stay owned by the caller and must remain open while the service uses them.
+    """
+
+    def __init__(
+        self,
+        config: Optional[Dict[str, Any]] = None,
+        *,
+        sandbox_signer: Optional[Signer] = None,
+        production_signer: Optional[Signer] = None,
+    ) -> None:
+        self._cond = threading.Condition()
+        self._users = 0
+        self._handle: Optional[c_void_p] = None
+        for name, s in (("sandbox_signer", sandbox_signer), ("production_signer", production_signer)):
+            if s is not None and not isinstance(s, Signer):
+                raise TypeError(f"{name} must be a kuatia.Signer or None, not {type(s).__name__}")
+        self._signers = (sandbox_signer, production_signer)
+        handle = c_void_p()
+        call(lib.kuatia_service_new, *json_arg(config, "config"), byref(handle))
+        self._handle = handle
+
+    # --- life cycle -----------------------------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` ran."""
+        return self._handle is None
+
+    def close(self) -> None:
+        """Frees the service and everything it stores; waits for calls running in other threads. Idempotent."""
+        cond = getattr(self, "_cond", None)
+        if cond is None:  # __init__ did not get that far
+            return
+        with cond:
+            while self._users:
+                cond.wait()
+            handle, self._handle = self._handle, None
+        if handle is not None:
+            lib.kuatia_service_free(handle)
+
+    def __enter__(self) -> "Service":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+    def _acquire(self) -> c_void_p:
+        with self._cond:
+            if self._handle is None:
+                raise ValueError("the service is closed")
+            self._users += 1
+            return self._handle
+
+    def _release(self) -> None:
+        with self._cond:
+            self._users -= 1
+            self._cond.notify_all()
+
+    # --- calls ----------------------------------------------------------------------------------------------
+
+    def create_account(self, name: Text, now: When = None) -> Dict[str, str]:
+        """Creates an account with the built-in sandbox profile: ``{"account_id": "acct_…", "key": "dk_test_…"}``.
+        The key is shown only here."""
+        n, t = arg(name, "name"), _unix(now)
+        h = self._acquire()
+        try:
+            out = call_bytes(lib.kuatia_service_create_account, h, *n, t, *arg(_seed(), "seed"))
+        finally:
+            self._release()
+        return json.loads(out)
+
+    def create_key(self, account_id: Text, live: bool = False, now: When = None) -> str:
+        """Adds a ``dk_live_`` (``live``) or ``dk_test_`` key to an account and returns it (shown only here).
+        Raises InvalidInputError ``NOT_FOUND`` for an unknown account."""
+        a, t = arg(account_id, "account_id"), _unix(now)
+        h = self._acquire()
+        try:
+            out = call_bytes(lib.kuatia_service_create_key, h, *a, bool(live), t, *arg(_seed(), "seed"))
+        finally:
+            self._release()
+        return out.decode()
+
+    def handle(
+        self,
+        method: str,
+        path: str,
+        headers: Headers = None,
+        body: Body = None,
+        now: When = None,
+    ) -> Response:
+        """Handles one request of the ``/v1`` API and returns the answer. HTTP errors (401, 404, 422, ...) are
+        answers, not exceptions; exceptions are for bad arguments only."""
+        pairs = list(headers.items()) if isinstance(headers, Mapping) else list(headers or [])
+        request = {"method": method, "path": path, "headers": [[str(k), str(v)] for k, v in pairs]}
+        if isinstance(body, (dict, list)):
+            raw: Optional[bytes] = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+        elif body is None:
+            raw = None
+        else:
+            raw = arg(body, "body")[0]
+        r, t = json_arg(request, "request"), _unix(now)
+        sandbox, production = self._signers
+        head, out = Bytes(), Bytes()
+        h = self._acquire()
+        try:
+            with _Signers(sandbox, production) as (sp, pp):
+                call(
+                    lib.kuatia_service_handle,
+                    *(h, *r, raw, len(raw or b""), t, *arg(_seed(), "seed"), sp, pp, byref(head), byref(out)),
+                )
+        finally:
+            self._release()
+        meta = json.loads(take(head))
+        data = take(out)
+        return Response(meta["status"], [(k, v) for k, v in meta["headers"]], data)
+
+    def tick(self, now: When = None) -> None:
+        """Advances the sandbox's simulated SIFEN to ``now`` (each request does it too), queueing webhooks."""
+        t = _unix(now)
+        h = self._acquire()
+        try:
+            call(lib.kuatia_service_tick, h, t, *arg(_seed(), "seed"))
+        finally:
+            self._release()
+
+    def due_deliveries(self, now: When = None) -> List[Dict[str, Any]]:
+        """Webhook deliveries due at ``now``: POST each ``body`` with its ``headers`` (signed) to its ``url``, then
+        call :meth:`report_delivery` with its ``id``."""
+        t = _unix(now)
+        h = self._acquire()
+        try:
+            out = call_bytes(lib.kuatia_service_due_deliveries, h, t)
+        finally:
+            self._release()
+        return json.loads(out)
+
+    def report_delivery(self, delivery_id: Text, ok: bool) -> Dict[str, Any]:
+        """Records one delivery attempt (``ok``: the receiver answered 2xx); returns the delivery with its new
+        ``status`` (``delivered``, ``pending`` with the next ``next_attempt_at``, or ``failed``)."""
+        d = arg(delivery_id, "delivery_id")
+        h = self._acquire()
+        try:
+            out = call_bytes(lib.kuatia_service_report_delivery, h, *d, bool(ok))
+        finally:
+            self._release()
+        return json.loads(out)
+
+
+class _Signers:
+    """Holds the (optional) signers open for one call; yields their handles (None for NULL)."""
+
+    def __init__(self, *signers: Optional[Signer]) -> None:
+        self._uses = [_InUse(s) if s is not None else None for s in signers]
+        self._entered: List[_InUse] = []
+
+    def __enter__(self) -> Tuple[Optional[c_void_p], ...]:
+        handles: List[Optional[c_void_p]] = []
+        try:
+            for u in self._uses:
+                if u is None:
+                    handles.append(None)
+                else:
+                    handles.append(u.__enter__())
+                    self._entered.append(u)
+        except BaseException:
+            self.__exit__()
+            raise
+        return tuple(handles)
+
+    def __exit__(self, *exc: Any) -> None:
+        while self._entered:
+            self._entered.pop().__exit__()
