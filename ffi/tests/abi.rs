@@ -1448,3 +1448,63 @@ fn one_service_many_threads() {
     assert_eq!(sorted.last().unwrap(), "001-001-0000012");
     unsafe { kuatia_service_free(svc.0) };
 }
+
+#[test]
+fn service_null_arguments_are_named_and_nothing_is_written() {
+    let svc = new_service(None);
+    let s = seed(1);
+    let req = r#"{"method":"GET","path":"/v1/health"}"#;
+    let mut body = zero();
+    let mut err = null_mut();
+    let st = unsafe {
+        kuatia_service_handle(
+            svc,
+            req.as_ptr(),
+            req.len(),
+            null(),
+            0,
+            NOW_UNIX,
+            s.as_ptr(),
+            s.len(),
+            null(),
+            null(),
+            null_mut(),
+            &mut body,
+            &mut err,
+        )
+    };
+    assert_eq!(st, kuatia_status::InvalidArgument);
+    assert_eq!(err_parts(err).2, "out_head");
+    assert!(body.ptr.is_null());
+    let (mut head, mut err) = (zero(), null_mut());
+    let st = unsafe {
+        kuatia_service_handle(
+            svc,
+            null(),
+            0,
+            null(),
+            0,
+            NOW_UNIX,
+            s.as_ptr(),
+            s.len(),
+            null(),
+            null(),
+            &mut head,
+            &mut body,
+            &mut err,
+        )
+    };
+    assert_eq!(st, kuatia_status::InvalidArgument);
+    assert_eq!(err_parts(err).2, "request_json");
+    // The health route answers without a key, and an empty body is a valid (non-NULL) buffer.
+    let r = handle(svc, "GET", "/v1/health", None, None, NOW_UNIX, 2, null());
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["data"]["status"], "ok");
+    let mut err = null_mut();
+    assert_eq!(
+        unsafe { kuatia_service_due_deliveries(svc, NOW_UNIX, null_mut(), &mut err) },
+        kuatia_status::InvalidArgument
+    );
+    assert_eq!(err_parts(err).2, "out_json");
+    unsafe { kuatia_service_free(svc) };
+}
