@@ -345,36 +345,6 @@ mod preview {
     use super::*;
     use kuatia_core::issue;
     use kuatia_core::kude::{self, Formato, KudeOptions};
-    use kuatia_core::sign::{SignError, Signer};
-
-    /// Stands in for the signer of a preview. The `DigestValue` (and so the dCarQR) covers the `DE` only, never
-    /// the signature beside it, so core's own pipeline yields the QR the issued document will carry with the
-    /// same context. The zero "signature" never leaves this module: only the watermarked PDF does. The
-    /// certificate is the public TEST-ONLY sandbox certificate (no key), because the XML embeds one.
-    struct Unsigned(Vec<u8>);
-
-    /// The public TEST-ONLY sandbox certificate of `core/testdata`.
-    const SANDBOX_CERT_PEM: &str = include_str!("../../core/testdata/sandbox.cert.pem");
-
-    fn sandbox_cert_der() -> Vec<u8> {
-        use base64::Engine as _;
-        let b64: String = SANDBOX_CERT_PEM
-            .lines()
-            .filter(|l| !l.starts_with("-----"))
-            .collect();
-        base64::engine::general_purpose::STANDARD
-            .decode(b64)
-            .unwrap_or_default()
-    }
-
-    impl Signer for Unsigned {
-        fn certificate_der(&self) -> &[u8] {
-            &self.0
-        }
-        fn sign_rsa_sha256(&self, _data: &[u8]) -> Result<Vec<u8>, SignError> {
-            Ok(vec![0; 256])
-        }
-    }
 
     /// KuDE drawing options a caller may choose.
     #[derive(Deserialize, Default)]
@@ -407,7 +377,8 @@ mod preview {
             None => OptionsDto::default(),
         };
         let (de, emisor) = build(request, context_json, profile)?;
-        let issued = issue::sign_document(de, &emisor, &Unsigned(sandbox_cert_der()))?;
+        // No key in the browser: core writes the document and computes its QR from the real digest of `DE`.
+        let issued = issue::simulate_unsigned(de, &emisor)?;
         let opts = KudeOptions {
             formato: match o.formato {
                 Some(FormatoDto::Ticket) => Formato::Ticket,
