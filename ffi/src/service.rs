@@ -10,11 +10,10 @@ use crate::abi::{
 };
 use crate::sign::kuatia_signer;
 use kuatia_core::api::auth::Environment;
-use kuatia_core::api::{Config, Host, HttpRequest, MemoryStore, Service};
+use kuatia_core::api::{Config, Host, HttpRequest, MemoryStore, SeedRng, Service};
 use kuatia_core::error::{code, Finding};
 use kuatia_core::sign::{Signer, SoftwareSigner};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::sync::{Mutex, MutexGuard};
 use time::OffsetDateTime;
 
@@ -43,43 +42,6 @@ impl kuatia_service {
     /// mutex; the store only ever replaces whole records, so the state stays usable and later calls proceed.
     fn lock(&self) -> MutexGuard<'_, Service<MemoryStore>> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
-/// Draws `u32` values from SHA-256 in counter mode over the caller's seed: `SHA-256(seed || counter_le64)`, eight
-/// values per block. As unpredictable as the seed, and reproducible in tests.
-struct SeedRng {
-    seed: [u8; KUATIA_SEED_LEN],
-    counter: u64,
-    block: [u8; 32],
-    used: usize,
-}
-
-impl SeedRng {
-    fn new(seed: [u8; KUATIA_SEED_LEN]) -> SeedRng {
-        SeedRng {
-            seed,
-            counter: 0,
-            block: [0; 32],
-            used: 32,
-        }
-    }
-
-    fn next_u32(&mut self) -> u32 {
-        if self.used + 4 > self.block.len() {
-            let mut h = Sha256::new();
-            h.update(self.seed);
-            h.update(self.counter.to_le_bytes());
-            self.block = h.finalize().into();
-            self.counter = self.counter.wrapping_add(1);
-            self.used = 0;
-        }
-        let mut word = [0u8; 4];
-        if let Some(chunk) = self.block.get(self.used..self.used + 4) {
-            word.copy_from_slice(chunk);
-        }
-        self.used += 4;
-        u32::from_le_bytes(word)
     }
 }
 
@@ -489,6 +451,7 @@ pub unsafe extern "C" fn kuatia_service_report_delivery(
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+    use sha2::{Digest, Sha256};
 
     #[test]
     fn seed_rng_is_sha256_in_counter_mode() {

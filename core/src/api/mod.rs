@@ -81,6 +81,47 @@ pub trait Host {
     fn signer(&self, account_id: &str, env: Environment) -> Option<&dyn Signer>;
 }
 
+/// `u32` values drawn from SHA-256 in counter mode over a host-supplied seed: `SHA-256(seed || counter_le64)`, eight
+/// values per block. For hosts that can hand the core a CSPRNG seed per call but not a callback (C, WebAssembly): as
+/// unpredictable as the seed, and reproducible in tests.
+#[derive(Debug, Clone)]
+pub struct SeedRng {
+    seed: [u8; 32],
+    counter: u64,
+    block: [u8; 32],
+    used: usize,
+}
+
+impl SeedRng {
+    /// A generator over a 32-byte seed from the host's CSPRNG.
+    pub fn new(seed: [u8; 32]) -> SeedRng {
+        SeedRng {
+            seed,
+            counter: 0,
+            block: [0; 32],
+            used: 32,
+        }
+    }
+
+    /// The next value.
+    pub fn next_u32(&mut self) -> u32 {
+        if self.used + 4 > self.block.len() {
+            let mut h = Sha256::new();
+            h.update(self.seed);
+            h.update(self.counter.to_le_bytes());
+            self.block = h.finalize().into();
+            self.counter = self.counter.wrapping_add(1);
+            self.used = 0;
+        }
+        let mut word = [0u8; 4];
+        if let Some(chunk) = self.block.get(self.used..self.used + 4) {
+            word.copy_from_slice(chunk);
+        }
+        self.used += 4;
+        u32::from_le_bytes(word)
+    }
+}
+
 /// Configuration of the service.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Config {
