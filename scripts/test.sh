@@ -26,6 +26,8 @@ step "Bindings (Python, Go, parity)"; bash scripts/bindings-check.sh
 
 step "WebAssembly (build, node tests, tsc, size budget, browser demo)"; bash scripts/wasm-check.sh
 
+step "Reliability (cargo-deny, fuzz smoke, Miri)"; bash scripts/reliability.sh
+
 step "tests"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
