@@ -24,6 +24,9 @@ fuzz_target!(|data: &[u8]| {
         let xml = kuatia_core::xml::write(&de);
         let _ = kuatia_core::issue::simulate_unsigned(de, &emisor);
         // What we write, we read back.
-        assert!(kuatia_core::xml::parse(&xml).is_ok(), "written DE does not parse");
+        assert!(
+            kuatia_core::xml::parse(&xml).is_ok(),
+            "written DE does not parse"
+        );
     }
 });
