@@ -61,6 +61,14 @@ pub fn verify(xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
         certificate_valid_at: None,
         error: None,
     };
+    // The same bound as the DE parser: a signed DE or event is far smaller, and a huge input is refused unread.
+    if xml.len() > crate::xml::MAX_XML_BYTES {
+        let limit = crate::xml::MAX_XML_BYTES;
+        return report.fail(
+            crate::error::code::TOO_LARGE,
+            &format!("the document exceeds {limit} bytes"),
+        );
+    }
     let sig = match find_signature(xml) {
         Ok(Some(sig)) => sig,
         Ok(None) => {
