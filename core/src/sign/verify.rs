@@ -66,7 +66,7 @@ pub fn verify(xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
         let limit = crate::xml::MAX_XML_BYTES;
         return report.fail(
             crate::error::code::TOO_LARGE,
-            &format!("the document exceeds {limit} bytes"),
+            format!("the document exceeds {limit} bytes"),
         );
     }
     let sig = match find_signature(xml) {
