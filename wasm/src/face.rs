@@ -392,3 +392,149 @@ mod preview {
         Ok(kude::pdf(&issued.documento, &issued.qr, &opts)?)
     }
 }
+
+/// The whole sandboxed `/v1` API in memory (`core::api` over `MemoryStore`), for a front-end that runs it offline.
+/// The browser build has no private key, so documents are simulated unsigned (`issue::simulate_unsigned`); the
+/// clock and a CSPRNG seed come from the JS side on every call.
+#[cfg(feature = "kude")]
+pub mod sandbox {
+    use super::*;
+    use kuatia_core::api::auth::Environment;
+    use kuatia_core::api::{Config, Host, HttpRequest, MemoryStore, SeedRng, Service};
+    use kuatia_core::sign::Signer;
+    use time::OffsetDateTime;
+
+    struct BrowserHost {
+        now: OffsetDateTime,
+        rng: SeedRng,
+    }
+
+    impl Host for BrowserHost {
+        fn now(&mut self) -> OffsetDateTime {
+            self.now
+        }
+        fn random_u32(&mut self) -> u32 {
+            self.rng.next_u32()
+        }
+        fn signer(&self, _account_id: &str, _env: Environment) -> Option<&dyn Signer> {
+            None
+        }
+    }
+
+    fn host(now_unix: i64, seed: [u8; 32]) -> Result<BrowserHost, Findings> {
+        let now = OffsetDateTime::from_unix_timestamp(now_unix).map_err(|e| {
+            Findings::from(Finding::new(
+                code::INVALID_VALUE,
+                "now",
+                format!("not a representable time: {e}"),
+            ))
+        })?;
+        Ok(BrowserHost {
+            now,
+            rng: SeedRng::new(seed),
+        })
+    }
+
+    /// Optional settings; defaults as in `core::api::Config`.
+    #[derive(Deserialize, Default)]
+    #[serde(deny_unknown_fields)]
+    struct ConfigIn {
+        base_url: Option<String>,
+        sandbox_send_after: Option<i64>,
+        sandbox_answer_after: Option<i64>,
+        max_per_page: Option<usize>,
+    }
+
+    /// The request line and headers of `handle` (the body travels apart).
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Head {
+        method: String,
+        path: String,
+        #[serde(default)]
+        headers: Vec<(String, String)>,
+    }
+
+    /// An in-memory sandbox service.
+    pub struct Sandbox {
+        svc: Service<MemoryStore>,
+    }
+
+    impl Sandbox {
+        /// A fresh service; `config` is JSON text of the optional settings.
+        pub fn new(config: Option<&str>) -> Result<Sandbox, Findings> {
+            let c: ConfigIn = match config {
+                Some(t) => read(t, "config")?,
+                None => ConfigIn::default(),
+            };
+            let d = Config::default();
+            let config = Config {
+                base_url: c.base_url.unwrap_or(d.base_url),
+                sandbox_send_after: c.sandbox_send_after.unwrap_or(d.sandbox_send_after),
+                sandbox_answer_after: c.sandbox_answer_after.unwrap_or(d.sandbox_answer_after),
+                max_per_page: c.max_per_page.unwrap_or(d.max_per_page),
+            };
+            Ok(Sandbox {
+                svc: Service::new(MemoryStore::default(), config),
+            })
+        }
+
+        /// Creates an account with the sandbox profile: `{"account_id","key"}` (the `dk_test_` key, shown once).
+        pub fn create_account(
+            &mut self,
+            name: &str,
+            now_unix: i64,
+            seed: [u8; 32],
+        ) -> Result<String, Findings> {
+            let mut h = host(now_unix, seed)?;
+            let (account, key) = self.svc.create_account(name, &mut h);
+            Ok(serde_json::json!({"account_id": account.id, "key": key}).to_string())
+        }
+
+        /// One request: `head` is JSON `{method, path, headers: [[k, v], ...]}`; returns the response head
+        /// `{status, headers}` as JSON and the raw body.
+        pub fn handle(
+            &mut self,
+            head: &str,
+            body: Vec<u8>,
+            now_unix: i64,
+            seed: [u8; 32],
+        ) -> Result<(String, Vec<u8>), Findings> {
+            let head: Head = read(head, "request")?;
+            let mut h = host(now_unix, seed)?;
+            let req = HttpRequest {
+                method: head.method,
+                path: head.path,
+                headers: head.headers,
+                body,
+            };
+            let res = self.svc.handle(&req, &mut h);
+            let head =
+                serde_json::json!({"status": res.status, "headers": res.headers}).to_string();
+            Ok((head, res.body))
+        }
+
+        /// Advances the simulated SIFEN to `now_unix`.
+        pub fn tick(&mut self, now_unix: i64, seed: [u8; 32]) -> Result<(), Findings> {
+            let mut h = host(now_unix, seed)?;
+            self.svc.tick(&mut h);
+            Ok(())
+        }
+
+        /// Webhook deliveries due at `now_unix`, signed, as JSON.
+        pub fn due_deliveries(&self, now_unix: i64) -> String {
+            serde_json::to_string(&self.svc.due_deliveries(now_unix))
+                .unwrap_or_else(|_| "[]".into())
+        }
+
+        /// Records a delivery attempt's outcome; the updated delivery as JSON.
+        pub fn report_delivery(&mut self, id: &str, ok: bool) -> Result<String, Findings> {
+            let d = self.svc.report_delivery(id, ok).ok_or_else(|| {
+                Findings::from(Finding::new("NOT_FOUND", "id", "no delivery with that id"))
+            })?;
+            serde_json::to_string(&d).map_err(|e| {
+                Findings::from(Finding::new(code::VALIDATION_ERROR, "", e.to_string()))
+            })
+        }
+    }
+}

@@ -230,3 +230,154 @@ pub fn kude_preview(
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
 }
+
+/// 32 fresh bytes from the platform CSPRNG (`crypto.getRandomValues`, in browsers and Node ≥ 19); never a weaker
+/// fallback, because keys and security codes come from them.
+#[cfg(feature = "kude")]
+fn csprng_seed() -> Result<[u8; 32], JsValue> {
+    let crypto = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("crypto"))?;
+    let get = js_sys::Reflect::get(&crypto, &JsValue::from_str("getRandomValues"))?;
+    let get: js_sys::Function = get
+        .dyn_into()
+        .map_err(|_| js_sys::Error::new("crypto.getRandomValues is not available"))?;
+    let arr = js_sys::Uint8Array::new_with_length(32);
+    get.call1(&crypto, &arr)?;
+    let mut seed = [0u8; 32];
+    arr.copy_to(&mut seed);
+    Ok(seed)
+}
+
+#[cfg(feature = "kude")]
+fn now_unix() -> i64 {
+    // f64 → i64 saturates; Date.now() is a whole number of milliseconds well inside i64.
+    (js_sys::Date::now() / 1000.0).floor() as i64
+}
+
+/// The whole sandboxed `/v1` API running in the page (or in Node) with an in-memory store: the same routes, codes,
+/// `_simulate`, simulated SIFEN and webhooks as the server. Documents are simulated unsigned (no keys in the
+/// browser). Only in the `kude` build (`kuatia/kude`), since it serves KuDE PDFs.
+#[cfg(feature = "kude")]
+#[wasm_bindgen]
+pub struct Sandbox {
+    inner: face::sandbox::Sandbox,
+}
+
+#[cfg(feature = "kude")]
+#[wasm_bindgen]
+impl Sandbox {
+    /// A fresh sandbox; `config` may set `base_url`, `sandbox_send_after`, `sandbox_answer_after`, `max_per_page`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_optional_param_type = "SandboxConfig | string | null")]
+        config: Option<JsValue>,
+    ) -> Result<Sandbox, JsValue> {
+        let config = opt_text(config, "config").map_err(|f| js_error(&f))?;
+        let inner = face::sandbox::Sandbox::new(config.as_deref()).map_err(|f| js_error(&f))?;
+        Ok(Sandbox { inner })
+    }
+
+    /// Creates an account with the sandbox profile: `{account_id, key}` (the `dk_test_` key).
+    #[wasm_bindgen(js_name = createAccount, unchecked_return_type = "SandboxAccount")]
+    pub fn create_account(&mut self, name: &str) -> Result<JsValue, JsValue> {
+        let seed = csprng_seed()?;
+        answer(self.inner.create_account(name, now_unix(), seed))
+    }
+
+    /// Handles one request. `headers`: an object or `[name, value]` pairs; `body`: string, `Uint8Array`, a plain
+    /// object (sent as JSON) or nothing. Returns `{status, headers, body: Uint8Array, json}` (`json` when the body
+    /// is JSON, else `null`).
+    #[wasm_bindgen(unchecked_return_type = "SandboxResponse")]
+    pub fn handle(
+        &mut self,
+        method: &str,
+        path: &str,
+        #[wasm_bindgen(
+            unchecked_optional_param_type = "Record<string, string> | [string, string][] | null"
+        )]
+        headers: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | Uint8Array | object | null")] body: Option<JsValue>,
+    ) -> Result<JsValue, JsValue> {
+        let headers = headers_pairs(headers).map_err(|f| js_error(&f))?;
+        let head =
+            serde_json::json!({"method": method, "path": path, "headers": headers}).to_string();
+        let body = match body {
+            None => Vec::new(),
+            Some(b) if b.is_undefined() || b.is_null() => Vec::new(),
+            Some(b) if b.is_instance_of::<js_sys::Uint8Array>() => {
+                js_sys::Uint8Array::new(&b).to_vec()
+            }
+            Some(b) => json_text(&b, "body")
+                .map_err(|f| js_error(&f))?
+                .into_bytes(),
+        };
+        let seed = csprng_seed()?;
+        let (head, body) = self
+            .inner
+            .handle(&head, body, now_unix(), seed)
+            .map_err(|f| js_error(&f))?;
+        let out = js_sys::JSON::parse(&head)?;
+        let json = std::str::from_utf8(&body)
+            .ok()
+            .and_then(|t| js_sys::JSON::parse(t).ok())
+            .unwrap_or(JsValue::NULL);
+        js_sys::Reflect::set(
+            &out,
+            &JsValue::from_str("body"),
+            &js_sys::Uint8Array::from(body.as_slice()),
+        )?;
+        js_sys::Reflect::set(&out, &JsValue::from_str("json"), &json)?;
+        Ok(out)
+    }
+
+    /// Advances the simulated SIFEN to the current time (it also advances on every `handle`).
+    pub fn tick(&mut self) -> Result<(), JsValue> {
+        let seed = csprng_seed()?;
+        self.inner.tick(now_unix(), seed).map_err(|f| js_error(&f))
+    }
+
+    /// Webhook deliveries due now, each with its body and signed headers, for the page to POST.
+    #[wasm_bindgen(js_name = dueDeliveries, unchecked_return_type = "SandboxDelivery[]")]
+    pub fn due_deliveries(&self) -> Result<JsValue, JsValue> {
+        js_sys::JSON::parse(&self.inner.due_deliveries(now_unix()))
+    }
+
+    /// Records the outcome of a delivery attempt (retries follow the backoff schedule).
+    #[wasm_bindgen(js_name = reportDelivery, unchecked_return_type = "SandboxDelivery")]
+    pub fn report_delivery(&mut self, id: &str, ok: bool) -> Result<JsValue, JsValue> {
+        answer(self.inner.report_delivery(id, ok))
+    }
+}
+
+/// Header pairs from a JS object or an array of pairs.
+#[cfg(feature = "kude")]
+fn headers_pairs(headers: Option<JsValue>) -> Result<Vec<(String, String)>, Findings> {
+    let Some(text) = opt_text(headers, "headers")? else {
+        return Ok(Vec::new());
+    };
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        Findings::from(Finding::new(code::MALFORMED_JSON, "headers", e.to_string()))
+    })?;
+    let bad = || {
+        Findings::from(Finding::new(
+            code::INVALID_TYPE,
+            "headers",
+            "headers must be an object or [name, value] pairs of strings",
+        ))
+    };
+    match v {
+        serde_json::Value::Object(m) => m
+            .into_iter()
+            .map(|(k, v)| v.as_str().map(|s| (k, s.to_string())).ok_or_else(bad))
+            .collect(),
+        serde_json::Value::Array(a) => a
+            .into_iter()
+            .map(|p| match p.as_array().map(|x| x.as_slice()) {
+                Some([serde_json::Value::String(k), serde_json::Value::String(v)]) => {
+                    Ok((k.clone(), v.clone()))
+                }
+                _ => Err(bad()),
+            })
+            .collect(),
+        _ => Err(bad()),
+    }
+}

@@ -412,3 +412,41 @@ export interface KudeOptions {
   pie?: string;
   info_adicional?: string;
 }
+
+/** Settings of an in-page `Sandbox`; every field optional. */
+export interface SandboxConfig {
+  base_url?: string;
+  sandbox_send_after?: number;
+  sandbox_answer_after?: number;
+  max_per_page?: number;
+}
+
+/** A sandbox account and its `dk_test_` key (shown once). */
+export interface SandboxAccount {
+  account_id: string;
+  key: string;
+}
+
+/** A response of `Sandbox.handle`. */
+export interface SandboxResponse {
+  status: number;
+  headers: [string, string][];
+  body: Uint8Array;
+  json: any;
+}
+
+/** A webhook delivery the page should POST. */
+export interface SandboxDelivery {
+  id: string;
+  account_id: string;
+  environment: "sandbox" | "production";
+  webhook_id: string;
+  url: string;
+  event_id: string;
+  body: string;
+  headers: [string, string][];
+  attempts: number;
+  next_attempt_at: number;
+  first_due_at: number;
+  status: "pending" | "delivered" | "failed";
+}

@@ -1,0 +1,77 @@
+// The whole sandboxed /v1 API in the page (kuatia/kude): the spec's flows through Sandbox.handle, same codes as Rust.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as kude from "../kude-node.js";
+import * as lite from "../node.js";
+
+const factura = (simulate) => ({
+  tipo_documento: 1,
+  ...(simulate ? { _simulate: simulate } : {}),
+  receptor: { ruc: "80069563-1", razon_social: "Cliente Ejemplo S.A.", email: "cliente@example.com" },
+  items: [{ descripcion: "Servicio de consultoría", cantidad: 1, precio_unitario: 1100000, iva: 10 }],
+  condicion_pago: 1,
+});
+
+test("only the kude build carries the sandbox", () => {
+  assert.equal(typeof kude.Sandbox, "function");
+  assert.equal(lite.Sandbox, undefined);
+});
+
+test("spec flow offline: _simulate approved → approved with CDC → KuDE PDF", () => {
+  const sb = new kude.Sandbox({ base_url: "https://api.example.test" });
+  const { key } = sb.createAccount("demo");
+  assert.match(key, /^dk_test_[0-9A-Za-z]{40}$/);
+  const h = { Authorization: `Bearer ${key}`, "X-Environment": "sandbox" };
+  const created = sb.handle("POST", "/v1/facturas", h, factura("approved"));
+  assert.equal(created.status, 201);
+  const d = created.json.data;
+  assert.equal(d.status, "approved");
+  assert.equal(d.cdc.length, 44);
+  assert.equal(d.numero, "001-001-0000001");
+  assert.equal(d.kude_url, `https://api.example.test/v1/facturas/${d.id}/kude`);
+  assert.equal(sb.handle("GET", `/v1/facturas/${d.id}`, h).json.data.status, "approved");
+  const pdf = sb.handle("GET", `/v1/facturas/${d.id}/kude`, h);
+  assert.equal(pdf.status, 200);
+  assert.equal(new TextDecoder().decode(pdf.body.slice(0, 5)), "%PDF-");
+  assert.equal(pdf.json, null);
+  sb.free();
+});
+
+test("errors: 401, sandbox header, validation 422 with every finding, 404, 405", () => {
+  const sb = new kude.Sandbox();
+  const { key } = sb.createAccount("demo");
+  assert.equal(sb.handle("GET", "/v1/facturas").status, 401);
+  assert.equal(sb.handle("GET", "/v1/facturas", [["Authorization", `Bearer ${key}`]]).json.error.code, "SANDBOX_HEADER_REQUIRED");
+  const h = [["Authorization", `Bearer ${key}`], ["X-Environment", "sandbox"]];
+  const bad = factura();
+  bad.receptor.ruc = "80069563-2";
+  bad.items[0].iva = 12;
+  const r = sb.handle("POST", "/v1/facturas", h, bad);
+  assert.equal(r.status, 422);
+  assert.equal(r.json.error.code, "INVALID_RUC");
+  assert.deepEqual(r.json.error.details.map((f) => f.path), ["receptor.ruc", "items[0].iva"]);
+  assert.equal(sb.handle("GET", "/v1/facturas/fact_nope", h).status, 404);
+  assert.equal(sb.handle("DELETE", "/v1/facturas", h).status, 405);
+  assert.equal(sb.handle("POST", "/v1/facturas", h, "{not json").json.error.code, "MALFORMED_JSON");
+  assert.throws(() => sb.handle("GET", "/v1/facturas", 42), { name: "KuatiaError" });
+  const list = sb.handle("GET", "/v1/facturas", h).json;
+  assert.deepEqual([list.data, list.meta.total], [[], 0]);
+  sb.free();
+});
+
+test("webhooks: registration shows the secret once; an approval is queued for delivery", () => {
+  const sb = new kude.Sandbox();
+  const { key } = sb.createAccount("demo");
+  const h = { Authorization: `Bearer ${key}`, "X-Environment": "sandbox" };
+  const w = sb.handle("POST", "/v1/webhooks", h, { url: "https://erp.example/hook", events: ["factura.approved"] });
+  assert.equal(w.status, 201);
+  assert.match(w.json.data.secret, /^whsec_/);
+  sb.handle("POST", "/v1/facturas", h, factura("approved"));
+  const due = sb.dueDeliveries();
+  assert.equal(due.length, 1);
+  assert.equal(JSON.parse(due[0].body).type, "factura.approved");
+  assert.ok(due[0].headers.some(([k, v]) => k === "Kuatia-Signature" && /^t=\d+,v1=[0-9a-f]{64}$/.test(v)));
+  const after = sb.reportDelivery(due[0].id, true);
+  assert.equal(after.status, "delivered");
+  sb.free();
+});
