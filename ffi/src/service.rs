@@ -10,10 +10,10 @@ use crate::abi::{
 };
 use crate::sign::kuatia_signer;
 use kuatia_core::api::auth::Environment;
-use kuatia_core::api::{Config, Host, HttpRequest, MemoryStore, SeedRng, Service};
+use kuatia_core::api::{Config, Host, MemoryStore, RequestHead, SeedRng, Service};
 use kuatia_core::error::{code, Finding};
 use kuatia_core::sign::{Signer, SoftwareSigner};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::sync::{Mutex, MutexGuard};
 use time::OffsetDateTime;
 
@@ -114,26 +114,6 @@ unsafe fn service<'a>(svc: *const kuatia_service) -> Result<&'a kuatia_service, 
     unsafe { svc.as_ref() }.ok_or_else(|| Error::null("svc"))
 }
 
-/// `config_json`: every field optional, defaults as in `kuatia_core::api::Config`.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ConfigIn {
-    base_url: Option<String>,
-    sandbox_send_after: Option<i64>,
-    sandbox_answer_after: Option<i64>,
-    max_per_page: Option<usize>,
-}
-
-/// `request_json` of [`kuatia_service_handle`].
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RequestIn {
-    method: String,
-    path: String,
-    #[serde(default)]
-    headers: Vec<(String, String)>,
-}
-
 /// Parses JSON text into `T`, naming the argument and the field at fault.
 fn parse_json<T: serde::de::DeserializeOwned>(text: &str, arg: &str) -> Result<T, Error> {
     let de = &mut serde_json::Deserializer::from_str(text);
@@ -182,16 +162,10 @@ pub unsafe extern "C" fn kuatia_service_new(
         // SAFETY: contract of this function.
         let text = unsafe { opt_text_in(config_json, config_len, "config_json") }?;
         let slot = unsafe { out(out_service, "out_service") }?;
-        let mut config = Config::default();
-        if let Some(text) = text {
-            let c: ConfigIn = parse_json(text, "config")?;
-            config.base_url = c.base_url.unwrap_or(config.base_url);
-            config.sandbox_send_after = c.sandbox_send_after.unwrap_or(config.sandbox_send_after);
-            config.sandbox_answer_after = c
-                .sandbox_answer_after
-                .unwrap_or(config.sandbox_answer_after);
-            config.max_per_page = c.max_per_page.unwrap_or(config.max_per_page);
-        }
+        let config: Config = match text {
+            Some(text) => parse_json(text, "config")?,
+            None => Config::default(),
+        };
         let svc = kuatia_service {
             inner: Mutex::new(Service::new(MemoryStore::default(), config)),
         };
@@ -345,13 +319,8 @@ pub unsafe extern "C" fn kuatia_service_handle(
             unsafe { host(now_unix, seed, seed_len, sandbox_signer, production_signer) }?;
         let head_slot = unsafe { out(out_head, "out_head") }?;
         let body_slot = unsafe { out(out_body, "out_body") }?;
-        let r: RequestIn = parse_json(request, "request")?;
-        let req = HttpRequest {
-            method: r.method,
-            path: r.path,
-            headers: r.headers,
-            body: body.to_vec(),
-        };
+        let head: RequestHead = parse_json(request, "request")?;
+        let req = head.with_body(body.to_vec());
         let resp = svc.lock().handle(&req, &mut host);
         #[derive(Serialize)]
         struct Head<'a> {

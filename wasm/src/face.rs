@@ -400,7 +400,7 @@ mod preview {
 pub mod sandbox {
     use super::*;
     use kuatia_core::api::auth::Environment;
-    use kuatia_core::api::{Config, Host, HttpRequest, MemoryStore, SeedRng, Service};
+    use kuatia_core::api::{Config, Host, MemoryStore, RequestHead, SeedRng, Service};
     use kuatia_core::sign::Signer;
     use time::OffsetDateTime;
 
@@ -435,26 +435,6 @@ pub mod sandbox {
         })
     }
 
-    /// Optional settings; defaults as in `core::api::Config`.
-    #[derive(Deserialize, Default)]
-    #[serde(deny_unknown_fields)]
-    struct ConfigIn {
-        base_url: Option<String>,
-        sandbox_send_after: Option<i64>,
-        sandbox_answer_after: Option<i64>,
-        max_per_page: Option<usize>,
-    }
-
-    /// The request line and headers of `handle` (the body travels apart).
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Head {
-        method: String,
-        path: String,
-        #[serde(default)]
-        headers: Vec<(String, String)>,
-    }
-
     /// An in-memory sandbox service.
     pub struct Sandbox {
         svc: Service<MemoryStore>,
@@ -463,16 +443,9 @@ pub mod sandbox {
     impl Sandbox {
         /// A fresh service; `config` is JSON text of the optional settings.
         pub fn new(config: Option<&str>) -> Result<Sandbox, Findings> {
-            let c: ConfigIn = match config {
+            let config: Config = match config {
                 Some(t) => read(t, "config")?,
-                None => ConfigIn::default(),
-            };
-            let d = Config::default();
-            let config = Config {
-                base_url: c.base_url.unwrap_or(d.base_url),
-                sandbox_send_after: c.sandbox_send_after.unwrap_or(d.sandbox_send_after),
-                sandbox_answer_after: c.sandbox_answer_after.unwrap_or(d.sandbox_answer_after),
-                max_per_page: c.max_per_page.unwrap_or(d.max_per_page),
+                None => Config::default(),
             };
             Ok(Sandbox {
                 svc: Service::new(MemoryStore::default(), config),
@@ -500,14 +473,9 @@ pub mod sandbox {
             now_unix: i64,
             seed: [u8; 32],
         ) -> Result<(String, Vec<u8>), Findings> {
-            let head: Head = read(head, "request")?;
+            let head: RequestHead = read(head, "request")?;
             let mut h = host(now_unix, seed)?;
-            let req = HttpRequest {
-                method: head.method,
-                path: head.path,
-                headers: head.headers,
-                body,
-            };
+            let req = head.with_body(body);
             let res = self.svc.handle(&req, &mut h);
             let head =
                 serde_json::json!({"status": res.status, "headers": res.headers}).to_string();

@@ -45,6 +45,31 @@ impl HttpRequest {
     }
 }
 
+/// The request line and headers of a request whose body travels apart (C and WebAssembly hosts pass raw bytes).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestHead {
+    /// `GET`, `POST`, ...
+    pub method: String,
+    /// Path with optional query string.
+    pub path: String,
+    /// Headers as `[name, value]` pairs.
+    #[serde(default)]
+    pub headers: Vec<(String, String)>,
+}
+
+impl RequestHead {
+    /// The full request with its body.
+    pub fn with_body(self, body: Vec<u8>) -> HttpRequest {
+        HttpRequest {
+            method: self.method,
+            path: self.path,
+            headers: self.headers,
+            body,
+        }
+    }
+}
+
 /// The response the host must send.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HttpResponse {
@@ -122,8 +147,9 @@ impl SeedRng {
     }
 }
 
-/// Configuration of the service.
+/// Configuration of the service. In JSON every field is optional (defaults below); unknown fields are refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Absolute base URL clients use (`https://api.example.com`), for `kude_url`.
     pub base_url: String,
