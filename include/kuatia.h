@@ -545,6 +545,52 @@ enum kuatia_status kuatia_service_report_delivery(const struct kuatia_service *s
                                                   struct kuatia_error **err);
 
 /**
+ * Builds the SOAP request of one SIFEN web service and writes `{"service","url","content_type","xml"}` (plus
+ * `"cdcs"` for a lot). `kind` is `recibe` (`arg`: a signed rDE), `recibe-lote` (`arg`: a JSON array of signed
+ * rDE strings), `consulta` (`arg`: a CDC), `consulta-lote` (`arg`: the lot number SIFEN returned) or
+ * `consulta-ruc` (`arg`: a RUC, with or without DV). `d_id` is the request identifier (1..=999999999999999);
+ * `production` picks the production endpoint instead of the test one.
+ *
+ * # Safety
+ * `kind` points to `kind_len` readable bytes and `arg` to `arg_len`; `out_json` is writable; `err` is NULL or
+ * writable.
+ */
+enum kuatia_status kuatia_sifen_request(const uint8_t *kind,
+                                        size_t kind_len,
+                                        const uint8_t *arg,
+                                        size_t arg_len,
+                                        uint64_t d_id,
+                                        bool production,
+                                        struct kuatia_bytes *out_json,
+                                        struct kuatia_error **err);
+
+/**
+ * Parses a SIFEN answer (the SOAP XML body of the HTTP response) and writes `{"service","result","action"}`:
+ * the typed result of that service and what it means for the invoice lifecycle (`null` for RUC queries and
+ * events). Fails with `SIFEN_UNEXPECTED_RESPONSE` for anything that is not SIFEN SOAP (gateway pages, empty
+ * bodies) and `SIFEN_SOAP_FAULT` for a SOAP Fault.
+ *
+ * # Safety
+ * `bytes` points to `len` readable bytes; `out_json` is writable; `err` is NULL or writable.
+ */
+enum kuatia_status kuatia_sifen_parse_response(const uint8_t *bytes,
+                                               size_t len,
+                                               struct kuatia_bytes *out_json,
+                                               struct kuatia_error **err);
+
+/**
+ * What a SIFEN response code means and its usual fix: writes `{"code","meaning","fix"}`, or `null` when the
+ * catalog does not document the code.
+ *
+ * # Safety
+ * `code` points to `len` readable bytes; `out_json` is writable; `err` is NULL or writable.
+ */
+enum kuatia_status kuatia_sifen_describe(const uint8_t *code,
+                                         size_t len,
+                                         struct kuatia_bytes *out_json,
+                                         struct kuatia_error **err);
+
+/**
  * Loads a signer from PKCS#12 (`.p12` / `.pfx`) bytes and their UTF-8 password (RSA ≥ 2048 bits). Fails with
  * `KUATIA_STATUS_SIGN_ERROR` and `P12_INVALID`, `P12_WRONG_PASSWORD`, `KEY_UNSUPPORTED`, ... The password is only
  * read during the call; kuatia keeps no copy of it.

@@ -218,16 +218,7 @@ pub fn run(cmd: SifenCommand) -> Outcome {
             SifenCommand::Parse { file } => {
                 let text = read_input(&file)?;
                 let parsed = response::parse_response(text.as_bytes()).map_err(err)?;
-                #[derive(Serialize)]
-                struct Parsed<'a> {
-                    #[serde(flatten)]
-                    response: &'a response::Response,
-                    action: Option<response::Action>,
-                }
-                Outcome::ok(&Parsed {
-                    action: parsed.action(),
-                    response: &parsed,
-                })
+                Outcome::ok(&parsed.with_action())
             }
         })
     };

@@ -18,6 +18,7 @@ pub mod invoice;
 pub mod kude;
 pub mod qr;
 pub mod service;
+pub mod sifen;
 pub mod sign;
 
 pub use abi::{
@@ -37,6 +38,7 @@ pub use service::{
     kuatia_service_due_deliveries, kuatia_service_free, kuatia_service_handle, kuatia_service_new,
     kuatia_service_report_delivery, kuatia_service_tick, KUATIA_SEED_LEN,
 };
+pub use sifen::{kuatia_sifen_describe, kuatia_sifen_parse_response, kuatia_sifen_request};
 pub use sign::{
     kuatia_signer, kuatia_signer_free, kuatia_signer_from_p12, kuatia_signer_from_pem,
     kuatia_signer_sandbox, kuatia_xml_sign, kuatia_xml_verify,

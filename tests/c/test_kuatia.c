@@ -630,6 +630,36 @@ static void test_service(kuatia_signer *signer) {
     kuatia_service_free(NULL);
 }
 
+static void test_sifen(const char *root) {
+    const char *cdc = "01444444017001001000000122025031011234567890";
+    kuatia_bytes req = {NULL, 0};
+    kuatia_error *err = NULL;
+    CHECK(kuatia_sifen_request(S("consulta"), S(cdc), 7, false, &req, &err) == KUATIA_STATUS_OK, "%s", code_of(err));
+    CHECK(req.ptr && strstr((char *)req.ptr, cdc) && strstr((char *)req.ptr, "\"service\":\"consulta\"") &&
+              strstr((char *)req.ptr, "sifen-test.set.gov.py"),
+          "%s", req.ptr ? (char *)req.ptr : "");
+    kuatia_bytes_free(&req);
+    CHECK(kuatia_sifen_request(S("nope"), S(cdc), 7, false, &req, &err) == KUATIA_STATUS_INVALID_INPUT, "bad kind");
+    kuatia_error_free(err);
+    err = NULL;
+    char path[4096];
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/core/tests/sifen_samples/consulta_0422.xml", root);
+    uint8_t *xml = read_file(path, &len);
+    CHECK(xml != NULL, "%s", path);
+    if (!xml) return;
+    kuatia_bytes parsed = {NULL, 0};
+    CHECK(kuatia_sifen_parse_response(xml, len, &parsed, &err) == KUATIA_STATUS_OK, "%s", code_of(err));
+    CHECK(parsed.ptr && strstr((char *)parsed.ptr, "\"0422\"") && strstr((char *)parsed.ptr, "\"action\""), "%s",
+          parsed.ptr ? (char *)parsed.ptr : "");
+    kuatia_bytes_free(&parsed);
+    free(xml);
+    kuatia_bytes d = {NULL, 0};
+    CHECK(kuatia_sifen_describe(S("0160"), &d, NULL) == KUATIA_STATUS_OK, "describe");
+    CHECK(d.ptr && strstr((char *)d.ptr, "\"code\":\"0160\""), "%s", d.ptr ? (char *)d.ptr : "");
+    kuatia_bytes_free(&d);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: %s <repository root> [--quick]\n", argv[0]);
@@ -641,6 +671,7 @@ int main(int argc, char **argv) {
     test_ruc_cdc();
     test_qr();
     test_signers(argv[1]);
+    test_sifen(argv[1]);
     kuatia_signer *signer = sandbox_signer();
     int ok_cases = 0, bad_cases = 0;
     for (size_t i = 0; i < N_VECTORS; i++) {

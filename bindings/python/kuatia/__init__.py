@@ -62,6 +62,9 @@ __all__ = [
     "random_security_code",
     "ruc_check",
     "ruc_dv",
+    "sifen_describe",
+    "sifen_parse_response",
+    "sifen_request",
     "sign",
     "totals",
     "validate",
@@ -383,6 +386,35 @@ def qr_build(fields: Json) -> str:
 def qr_parse(dcarqr: Text, csc: Optional[Text] = None) -> Dict[str, Any]:
     """The parts of a ``dCarQR``; with ``csc`` also ``hash_ok`` (the ``cHashQR`` check)."""
     return _json_out(call_bytes(lib.kuatia_qr_parse, *arg(dcarqr, "dcarqr"), *arg(csc, "csc")))
+
+
+# --- SIFEN web services ------------------------------------------------------------------------------------
+
+
+def sifen_request(kind: str, arg: Union[Text, List[str]], d_id: int, production: bool = False) -> Dict[str, Any]:
+    """The SOAP request of a SIFEN web service, ``{"service", "url", "content_type", "xml"}`` (plus ``"cdcs"`` for a
+    lot), for the host to ``POST`` over mutual TLS. ``kind`` is ``"recibe"`` (``arg``: a signed rDE),
+    ``"recibe-lote"`` (a list of signed rDEs, or their JSON array), ``"consulta"`` (a CDC), ``"consulta-lote"``
+    (the lot number) or ``"consulta-ruc"`` (a RUC); ``d_id`` is the request identifier."""
+    if isinstance(arg, list):
+        arg = json.dumps(arg)
+    if not isinstance(d_id, int) or isinstance(d_id, bool) or not 0 <= d_id < 2**64:
+        raise ValueError(f"d_id must be an integer in 0..2**64, not {d_id!r}")
+    return _json_out(
+        call_bytes(lib.kuatia_sifen_request, *_ffi.arg(kind, "kind"), *_ffi.arg(arg, "arg"), d_id, bool(production))
+    )
+
+
+def sifen_parse_response(data: Text) -> Dict[str, Any]:
+    """SIFEN's answer (the SOAP XML of the HTTP response) as ``{"service", "result", "action"}``: the typed result
+    and what it means for the invoice lifecycle. Raises InvalidInputError (``SIFEN_UNEXPECTED_RESPONSE``,
+    ``SIFEN_SOAP_FAULT``) for anything else."""
+    return _json_out(call_bytes(lib.kuatia_sifen_parse_response, *_ffi.arg(data, "bytes")))
+
+
+def sifen_describe(code: Text) -> Optional[Dict[str, str]]:
+    """What a SIFEN response code means and its usual fix, ``{"code", "meaning", "fix"}``; None when undocumented."""
+    return _json_out(call_bytes(lib.kuatia_sifen_describe, *_ffi.arg(code, "code")))
 
 
 _FORMATS = {"a4": 0, "ticket": 1}

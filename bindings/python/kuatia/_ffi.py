@@ -9,7 +9,7 @@ import ctypes
 import json
 import os
 import sys
-from ctypes import POINTER, Structure, byref, c_bool, c_char_p, c_size_t, c_uint8, c_uint32, c_void_p
+from ctypes import POINTER, Structure, byref, c_bool, c_char_p, c_size_t, c_uint8, c_uint32, c_uint64, c_void_p
 from pathlib import Path
 from typing import Any, Callable, Optional, Union
 
@@ -93,6 +93,9 @@ _sig(
     *(_u8, c_size_t, _u8, c_size_t, c_void_p, _u8, c_size_t, c_uint32, c_uint32, _bytes_p, _bytes_p, _err_p),
 )
 _sig("kuatia_kude_pdf", ctypes.c_int, _u8, c_size_t, ctypes.c_int, c_bool, _bytes_p, _err_p)
+_sig("kuatia_sifen_request", ctypes.c_int, _u8, c_size_t, _u8, c_size_t, c_uint64, c_bool, _bytes_p, _err_p)
+_sig("kuatia_sifen_parse_response", ctypes.c_int, _u8, c_size_t, _bytes_p, _err_p)
+_sig("kuatia_sifen_describe", ctypes.c_int, _u8, c_size_t, _bytes_p, _err_p)
 _sig("kuatia_qr_build", ctypes.c_int, _u8, c_size_t, _bytes_p, _err_p)
 _sig("kuatia_qr_parse", ctypes.c_int, _u8, c_size_t, _u8, c_size_t, _bytes_p, _err_p)
 _sig("kuatia_signer_from_p12", ctypes.c_int, _u8, c_size_t, _u8, c_size_t, POINTER(c_void_p), _err_p)

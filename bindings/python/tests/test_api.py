@@ -298,3 +298,22 @@ def test_kuatia_lib_override() -> None:
     r = subprocess.run([sys.executable, "-c", "import kuatia; print(kuatia.LIB_PATH)"], env=env,
                        capture_output=True, text=True, cwd=Path(kuatia.__file__).parent.parent)
     assert r.returncode == 0 and r.stdout.strip() == kuatia.LIB_PATH
+
+
+def test_sifen_request_parse_and_describe() -> None:
+    cdc = "01444444017001001000000122025031011234567890"
+    req = kuatia.sifen_request("consulta", cdc, 7)
+    assert req["service"] == "consulta" and f"<dCDC>{cdc}</dCDC>" in req["xml"]
+    assert req["url"].startswith("https://sifen-test.")
+    assert kuatia.sifen_request("consulta", cdc, 7, production=True)["url"].startswith("https://sifen.set")
+    with pytest.raises(kuatia.InvalidInputError) as e:
+        kuatia.sifen_request("recibe-lote", [], 1)
+    assert e.value.code == "SIFEN_LOT_EMPTY"
+    answer = (Path(ROOT) / "core/tests/sifen_samples/consulta_0422.xml").read_bytes()
+    parsed = kuatia.sifen_parse_response(answer)
+    assert parsed["service"] == "consulta" and "0422" in str(parsed["result"]) and "action" in parsed
+    with pytest.raises(kuatia.InvalidInputError) as e:
+        kuatia.sifen_parse_response(b"<html></html>")
+    assert e.value.code == "SIFEN_UNEXPECTED_RESPONSE"
+    assert kuatia.sifen_describe("0160")["code"] == "0160"
+    assert kuatia.sifen_describe("9999") is None

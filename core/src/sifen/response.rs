@@ -388,6 +388,27 @@ impl Response {
     }
 }
 
+/// An answer with its lifecycle action: the JSON shape hosts receive (`kuatia sifen parse`, the C ABI), the
+/// response's own fields (`service`, `result`) flattened next to `action`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Parsed<'a> {
+    /// The typed answer.
+    #[serde(flatten)]
+    pub response: &'a Response,
+    /// [`Response::action`].
+    pub action: Option<Action>,
+}
+
+impl Response {
+    /// This answer with its lifecycle action, ready to serialize.
+    pub fn with_action(&self) -> Parsed<'_> {
+        Parsed {
+            response: self,
+            action: self.action(),
+        }
+    }
+}
+
 /// Reads required and optional children, reporting a missing required one with its path.
 struct Reader<'t, 'a> {
     t: &'t Tree<'a>,

@@ -233,6 +233,42 @@ public final class Kuatia {
         }
     }
 
+    /**
+     * The SOAP request of a SIFEN web service, for the host to {@code POST} over mutual TLS:
+     * {@code {"service","url","content_type","xml"}} (plus {@code "cdcs"} for a lot). {@code kind} is
+     * {@code recibe} ({@code arg}: a signed rDE), {@code recibe-lote} (a JSON array of signed rDEs), {@code consulta}
+     * (a CDC), {@code consulta-lote} (the lot number) or {@code consulta-ruc} (a RUC); {@code dId} is the request
+     * identifier (unsigned).
+     *
+     * @throws KuatiaException {@code INVALID_CDC}, {@code SIFEN_LOT_EMPTY}, ... when the request cannot be built
+     */
+    public static JsonNode sifenRequest(String kind, String arg, long dId, boolean production) {
+        try (Ffi.In k = Ffi.In.text(kind, "kind"); Ffi.In a = Ffi.In.text(arg, "arg")) {
+            return Ffi.jsonOf((out, err) -> Ffi.LIB.kuatia_sifen_request(k.ptr, k.len, a.ptr, a.len, dId,
+                    (byte) (production ? 1 : 0), out, err));
+        }
+    }
+
+    /**
+     * SIFEN's answer (the SOAP XML of the HTTP response) as {@code {"service","result","action"}}: the typed result
+     * and what it means for the invoice lifecycle.
+     *
+     * @throws KuatiaException {@code SIFEN_UNEXPECTED_RESPONSE} or {@code SIFEN_SOAP_FAULT} for anything else
+     */
+    public static JsonNode sifenParseResponse(byte[] response) {
+        try (Ffi.In r = Ffi.In.bytes(Objects.requireNonNull(response, "response"), false)) {
+            return Ffi.jsonOf((out, err) -> Ffi.LIB.kuatia_sifen_parse_response(r.ptr, r.len, out, err));
+        }
+    }
+
+    /** What a SIFEN response code means and its usual fix ({@code {"code","meaning","fix"}}); null when undocumented. */
+    public static JsonNode sifenDescribe(String code) {
+        try (Ffi.In c = Ffi.In.text(code, "code")) {
+            JsonNode info = Ffi.jsonOf((out, err) -> Ffi.LIB.kuatia_sifen_describe(c.ptr, c.len, out, err));
+            return info.isNull() ? null : info;
+        }
+    }
+
     /** The KuDE (printed form) of a signed {@code rDE} as a PDF. */
     public static byte[] kudePdf(String xml, KudeFormat format) {
         return kudePdf(xml, format, false);

@@ -89,6 +89,13 @@ interface KuatiaLibrary extends Library {
 
     int kuatia_kude_pdf(Pointer xml, SizeT xmlLen, int format, byte preview, Bytes outPdf, PointerByReference err);
 
+    int kuatia_sifen_request(Pointer kind, SizeT kindLen, Pointer arg, SizeT argLen, long dId, byte production,
+            Bytes outJson, PointerByReference err);
+
+    int kuatia_sifen_parse_response(Pointer bytes, SizeT len, Bytes outJson, PointerByReference err);
+
+    int kuatia_sifen_describe(Pointer code, SizeT len, Bytes outJson, PointerByReference err);
+
     int kuatia_qr_build(Pointer fieldsJson, SizeT fieldsLen, Bytes outQr, PointerByReference err);
 
     int kuatia_qr_parse(Pointer dcarqr, SizeT dcarqrLen, Pointer csc, SizeT cscLen, Bytes outJson,

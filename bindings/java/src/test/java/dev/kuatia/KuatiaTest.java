@@ -182,6 +182,26 @@ class KuatiaTest {
     }
 
     @Test
+    void sifenRequestParseAndDescribe() throws Exception {
+        String cdc = "01444444017001001000000122025031011234567890";
+        JsonNode req = Kuatia.sifenRequest("consulta", cdc, 7, false);
+        assertEquals("consulta", req.get("service").asText());
+        assertTrue(req.get("xml").asText().contains("<dCDC>" + cdc + "</dCDC>"));
+        assertTrue(req.get("url").asText().startsWith("https://sifen-test."));
+        assertEquals("SIFEN_LOT_EMPTY",
+                assertThrows(KuatiaException.class, () -> Kuatia.sifenRequest("recibe-lote", "[]", 1, false)).code());
+        byte[] answer = Files.readAllBytes(Fixtures.root().resolve("core/tests/sifen_samples/consulta_0422.xml"));
+        JsonNode parsed = Kuatia.sifenParseResponse(answer);
+        assertEquals("consulta", parsed.get("service").asText());
+        assertTrue(parsed.get("result").toString().contains("0422"));
+        assertTrue(parsed.has("action"));
+        assertEquals("SIFEN_UNEXPECTED_RESPONSE", assertThrows(KuatiaException.class,
+                () -> Kuatia.sifenParseResponse("<html></html>".getBytes(StandardCharsets.UTF_8))).code());
+        assertEquals("0160", Kuatia.sifenDescribe("0160").get("code").asText());
+        assertNull(Kuatia.sifenDescribe("9999"));
+    }
+
+    @Test
     void kudePdfInBothFormatsPassesQpdf(@TempDir Path dir) throws Exception {
         JsonNode c = Fixtures.kase("fe_guarani_text");
         JsonNode ctx = c.get("context");
