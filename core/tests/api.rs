@@ -479,6 +479,83 @@ fn webhooks_fan_out_sign_and_retry() {
 }
 
 #[test]
+fn the_delivery_log_shows_each_webhooks_attempts() {
+    let mut c = client();
+    let hook = c
+        .sandbox(
+            "POST",
+            "/v1/webhooks",
+            Some(json!({"url": "https://erp.example/a", "events": ["factura.approved"]})),
+        )
+        .json()["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let log = c.sandbox("GET", &format!("/v1/webhooks/{hook}/deliveries"), None);
+    assert_eq!(log.status, 200);
+    assert_eq!(log.json()["data"], json!([]));
+    assert_eq!(log.json()["meta"]["total"], json!(0));
+    for _ in 0..3 {
+        c.sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))));
+    }
+    let now = c.host.now.unix_timestamp();
+    let due = c.svc.due_deliveries(now);
+    assert_eq!(due.len(), 3);
+    c.svc.report_delivery(&due[0].id, true);
+    c.svc.report_delivery(&due[1].id, false);
+    let log = c
+        .sandbox(
+            "GET",
+            &format!("/v1/webhooks/{hook}/deliveries?per_page=2"),
+            None,
+        )
+        .json();
+    assert_eq!(log["meta"]["total"], json!(3));
+    assert_eq!(log["data"].as_array().unwrap().len(), 2);
+    let all = c
+        .sandbox("GET", &format!("/v1/webhooks/{hook}/deliveries"), None)
+        .json()["data"]
+        .clone();
+    let by_id = |id: &str| {
+        all.as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["id"] == json!(id))
+            .unwrap()
+            .clone()
+    };
+    let delivered = by_id(&due[0].id);
+    assert_eq!(delivered["status"], "delivered");
+    assert_eq!(delivered["attempts"], 1);
+    assert_eq!(delivered["type"], "factura.approved");
+    assert_eq!(delivered["next_attempt_at"], Value::Null);
+    assert!(
+        delivered.get("headers").is_none(),
+        "no signature in the log"
+    );
+    let retrying = by_id(&due[1].id);
+    assert_eq!(retrying["status"], "pending");
+    assert_eq!(retrying["attempts"], 1);
+    assert!(retrying["next_attempt_at"].is_string());
+    assert_eq!(retrying["payload"]["data"]["status"], "approved");
+    // Another account cannot read it; an unknown webhook is 404.
+    let (_, other) = c.svc.create_account("Otra empresa", &mut c.host);
+    let path = format!("/v1/webhooks/{hook}/deliveries");
+    let r = c.call("GET", &path, None, &[], Some(&other), true);
+    assert_eq!(r.status, 404);
+    let r = c.sandbox("GET", "/v1/webhooks/wh_nope/deliveries", None);
+    assert_eq!(r.status, 404);
+    let r = c.sandbox("POST", &format!("/v1/webhooks/{hook}/deliveries"), None);
+    assert_eq!(r.status, 405);
+    let r = c.sandbox(
+        "GET",
+        &format!("/v1/webhooks/{hook}/deliveries?per_page=0"),
+        None,
+    );
+    assert_eq!(r.status, 400);
+}
+
+#[test]
 fn production_rules_and_preflight() {
     let mut c = client();
     let account = c.account.clone();

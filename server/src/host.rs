@@ -4,13 +4,15 @@ use kuatia_core::api::auth::Environment;
 use kuatia_core::api::Host;
 use kuatia_core::sign::{Signer, SoftwareSigner};
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
 use time::OffsetDateTime;
 
 /// System clock, `getrandom`, and one signer per environment (the server is single-tenant: every account of a data
 /// directory signs with the same certificate).
 pub struct SystemHost {
     sandbox: Option<SoftwareSigner>,
-    production: Option<SoftwareSigner>,
+    /// Shared with the SIFEN client, which signs the TLS handshake with it.
+    production: Option<Arc<SoftwareSigner>>,
     /// Secret seed drawn from the OS at start, for the fallback generator below.
     seed: [u8; 32],
     counter: u64,
@@ -30,7 +32,7 @@ impl SystemHost {
     /// A host with these signers; fails only when the OS random generator is unavailable.
     pub fn new(
         sandbox: Option<SoftwareSigner>,
-        production: Option<SoftwareSigner>,
+        production: Option<Arc<SoftwareSigner>>,
     ) -> Result<SystemHost, String> {
         let mut seed = [0u8; 32];
         getrandom::fill(&mut seed).map_err(|e| format!("OS random generator: {e}"))?;
@@ -70,7 +72,7 @@ impl Host for SystemHost {
     fn signer(&self, _account_id: &str, env: Environment) -> Option<&dyn Signer> {
         match env {
             Environment::Sandbox => self.sandbox.as_ref().map(|s| s as &dyn Signer),
-            Environment::Production => self.production.as_ref().map(|s| s as &dyn Signer),
+            Environment::Production => self.production.as_deref().map(|s| s as &dyn Signer),
         }
     }
 }

@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 pub mod host;
+pub mod sifen;
 pub mod store;
 
 use axum::body::Body;
@@ -23,6 +24,7 @@ use axum::response::Response;
 use axum::Router;
 pub use host::SystemHost;
 use kuatia_core::api::auth::Environment;
+use kuatia_core::api::transmit::SifenMode;
 use kuatia_core::api::webhook::Delivery;
 use kuatia_core::api::{Config, HttpRequest, HttpResponse, Service, Store};
 use kuatia_core::profile::Emisor;
@@ -66,6 +68,12 @@ pub struct ServerConfig {
     pub production_signer: Option<SoftwareSigner>,
     /// Production emitter profile stored on the account at start; `None` keeps what is stored.
     pub production_profile: Option<Emisor>,
+    /// Production: one synchronous `recibe` per document, or lots.
+    pub sifen_mode: SifenMode,
+    /// Production, lot mode: seconds before a lot is queried, and between queries.
+    pub sifen_lot_poll_after: i64,
+    /// How production documents reach SIFEN (the worker runs when there is a production signer).
+    pub sifen: sifen::SifenTransport,
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -97,6 +105,9 @@ impl ServerConfig {
             deliver_webhooks: true,
             production_signer: None,
             production_profile: None,
+            sifen_mode: core.sifen_mode,
+            sifen_lot_poll_after: core.sifen_lot_poll_after,
+            sifen: sifen::SifenTransport::default(),
         }
     }
 }
@@ -143,7 +154,7 @@ impl Engine {
     }
 }
 
-fn lock(engine: &Mutex<Engine>) -> MutexGuard<'_, Engine> {
+pub(crate) fn lock(engine: &Mutex<Engine>) -> MutexGuard<'_, Engine> {
     // Every critical section is a whole SQLite transaction that `begin` rolls back if it was left open, so the data
     // behind a poisoned lock is consistent.
     engine.lock().unwrap_or_else(|p| p.into_inner())
@@ -152,11 +163,18 @@ fn lock(engine: &Mutex<Engine>) -> MutexGuard<'_, Engine> {
 /// Opens the store of a data directory with a host that has no signer (for key management commands).
 pub fn open_engine(config: &ServerConfig, base_url: &str) -> Result<Engine, String> {
     let store = SqliteStore::open(&config.data_dir)?;
+    let defaults = Config::default();
     let core = Config {
         base_url: base_url.to_string(),
         sandbox_send_after: config.sandbox_send_after,
         sandbox_answer_after: config.sandbox_answer_after,
-        ..Config::default()
+        sifen_mode: config.sifen_mode,
+        sifen_lot_poll_after: config.sifen_lot_poll_after,
+        // A job may stay unreported for a whole call (connect + answer) and the report's turn at the lock.
+        sifen_lease: defaults.sifen_lease.max(
+            i64::try_from(config.sifen.timeout.as_secs().saturating_mul(2)).unwrap_or(i64::MAX),
+        ),
+        ..defaults
     };
     Ok(Engine {
         service: Service::new(store, core),
@@ -233,11 +251,12 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
     let sandbox = kuatia_core::sign::sandbox_test_signer()
         .map_err(|e| format!("built-in sandbox certificate: {e}"))?;
     let mut engine = open_engine(&config, &base_url)?;
-    let ServerConfig {
-        production_signer,
-        production_profile,
-        ..
-    } = config;
+    let production_signer = config.production_signer.map(Arc::new);
+    let production_profile = config.production_profile;
+    let sifen_client = match &production_signer {
+        Some(s) => Some(sifen::client(s.clone(), &config.sifen)?),
+        None => None,
+    };
     engine.host = SystemHost::new(Some(sandbox), production_signer)?;
     let (account_id, new_sandbox_key) = engine.ensure_account()?;
     if let Some(profile) = production_profile {
@@ -274,6 +293,14 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
             stopped.clone(),
         )),
     ];
+    if let Some(client) = sifen_client {
+        tasks.push(tokio::spawn(sifen::sifen_loop(
+            engine.clone(),
+            client,
+            config.sifen.clone(),
+            stopped.clone(),
+        )));
+    }
     if config.deliver_webhooks {
         let client = reqwest::Client::builder()
             .timeout(config.webhook_timeout)

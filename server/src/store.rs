@@ -19,9 +19,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Schema migrations, applied in order once each; the `migrations` table records which ran.
-const MIGRATIONS: &[(i64, &str)] = &[(
-    1,
-    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+const MIGRATIONS: &[(i64, &str)] = &[
+    (
+        1,
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
      CREATE TABLE accounts (id TEXT PRIMARY KEY, json TEXT NOT NULL);
      CREATE TABLE api_keys (key_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, json TEXT NOT NULL);
      CREATE TABLE invoices (
@@ -58,7 +59,19 @@ const MIGRATIONS: &[(i64, &str)] = &[(
          next_attempt_at INTEGER NOT NULL,
          json TEXT NOT NULL);
      CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at);",
-)];
+    ),
+    (
+        2,
+        // Production transmission to SIFEN (the due time of each invoice's next step) and the delivery log.
+        "ALTER TABLE invoices ADD COLUMN sifen_due_at INTEGER;
+         CREATE INDEX invoices_sifen_due ON invoices (sifen_due_at) WHERE sifen_due_at IS NOT NULL;
+         ALTER TABLE deliveries ADD COLUMN webhook_id TEXT NOT NULL DEFAULT '';
+         ALTER TABLE deliveries ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;
+         UPDATE deliveries SET webhook_id = json_extract(json, '$.webhook_id'),
+                               created_at = json_extract(json, '$.first_due_at');
+         CREATE INDEX deliveries_by_webhook ON deliveries (webhook_id, created_at);",
+    ),
+];
 
 /// Name of the database file inside the data directory.
 pub const DB_FILE: &str = "kuatia.sqlite3";
@@ -85,6 +98,11 @@ fn env_name(env: Environment) -> &'static str {
         Environment::Sandbox => "sandbox",
         Environment::Production => "production",
     }
+}
+
+/// The `sifen_due_at` column: when the invoice's next SIFEN step is due, `NULL` when there is none.
+fn sifen_due_at(i: &InvoiceRecord) -> Option<i64> {
+    (!i.transmission.is_idle()).then_some(i.transmission.due_at)
 }
 
 fn in_flight(i: &InvoiceRecord) -> bool {
@@ -342,12 +360,14 @@ impl Store for SqliteStore {
     fn insert_invoice(&mut self, invoice: InvoiceRecord) {
         let json = self.encode(&invoice);
         self.write(
-            "INSERT INTO invoices (id, account_id, environment, in_flight, json) VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO invoices (id, account_id, environment, in_flight, sifen_due_at, json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             &[
                 &invoice.id,
                 &invoice.account_id,
                 &env_name(invoice.environment),
                 &in_flight(&invoice),
+                &sifen_due_at(&invoice),
                 &json,
             ],
         );
@@ -364,8 +384,13 @@ impl Store for SqliteStore {
     fn update_invoice(&mut self, invoice: InvoiceRecord) {
         let json = self.encode(&invoice);
         self.write(
-            "UPDATE invoices SET in_flight = ?2, json = ?3 WHERE id = ?1",
-            &[&invoice.id, &in_flight(&invoice), &json],
+            "UPDATE invoices SET in_flight = ?2, sifen_due_at = ?3, json = ?4 WHERE id = ?1",
+            &[
+                &invoice.id,
+                &in_flight(&invoice),
+                &sifen_due_at(&invoice),
+                &json,
+            ],
         );
         self.track(&invoice);
     }
@@ -398,6 +423,15 @@ impl Store for SqliteStore {
 
     fn simulated_in_flight(&self) -> Vec<InvoiceRecord> {
         self.in_flight.values().cloned().collect()
+    }
+
+    fn sifen_due(&self, now: i64, limit: usize) -> Vec<InvoiceRecord> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.query_json(
+            "SELECT json FROM invoices WHERE sifen_due_at IS NOT NULL AND sifen_due_at <= ?1
+             ORDER BY sifen_due_at, seq LIMIT ?2",
+            &[&now, &limit],
+        )
     }
 
     fn insert_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook) {
@@ -467,13 +501,16 @@ impl Store for SqliteStore {
     fn put_delivery(&mut self, delivery: Delivery) {
         let json = self.encode(&delivery);
         self.write(
-            "INSERT INTO deliveries (id, status, next_attempt_at, json) VALUES (?1, ?2, ?3, ?4)
+            "INSERT INTO deliveries (id, status, next_attempt_at, webhook_id, created_at, json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
              ON CONFLICT(id) DO UPDATE SET status = excluded.status,
                  next_attempt_at = excluded.next_attempt_at, json = excluded.json",
             &[
                 &delivery.id,
                 &delivery.status,
                 &delivery.next_attempt_at,
+                &delivery.webhook_id,
+                &delivery.first_due_at,
                 &json,
             ],
         );
@@ -489,5 +526,29 @@ impl Store for SqliteStore {
 
     fn delivery(&self, id: &str) -> Option<Delivery> {
         self.one_json("SELECT json FROM deliveries WHERE id = ?1", &[&id])
+    }
+
+    fn webhook_deliveries(
+        &self,
+        webhook_id: &str,
+        offset: usize,
+        limit: usize,
+    ) -> (Vec<Delivery>, usize) {
+        let total = self
+            .read(self.conn.query_row(
+                "SELECT COUNT(*) FROM deliveries WHERE webhook_id = ?1",
+                [webhook_id],
+                |r| r.get::<_, i64>(0),
+            ))
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(0);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        let items = self.query_json(
+            "SELECT json FROM deliveries WHERE webhook_id = ?1
+             ORDER BY created_at DESC, id DESC LIMIT ?2 OFFSET ?3",
+            &[&webhook_id, &limit, &offset],
+        );
+        (items, total)
     }
 }

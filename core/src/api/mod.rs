@@ -7,6 +7,7 @@
 
 pub mod auth;
 pub mod store;
+pub mod transmit;
 pub mod webhook;
 
 use crate::document::{build, IssueContext};
@@ -159,6 +160,13 @@ pub struct Config {
     pub sandbox_answer_after: i64,
     /// Largest `per_page` of list endpoints.
     pub max_per_page: usize,
+    /// Production: one synchronous `recibe` per document, or lots.
+    pub sifen_mode: transmit::SifenMode,
+    /// Production, lot mode: seconds from a lot's reception to its first query, and between queries (GMP: ≥ 600).
+    pub sifen_lot_poll_after: i64,
+    /// Production: seconds a handed-out SIFEN job may stay unreported before its invoices are queried by CDC;
+    /// longer than the host's request timeout.
+    pub sifen_lease: i64,
 }
 
 impl Default for Config {
@@ -168,6 +176,9 @@ impl Default for Config {
             sandbox_send_after: 2,
             sandbox_answer_after: 5,
             max_per_page: 100,
+            sifen_mode: transmit::SifenMode::Sync,
+            sifen_lot_poll_after: 600,
+            sifen_lease: 300,
         }
     }
 }
@@ -328,7 +339,9 @@ impl<S: Store> Service<S> {
         let allowed: &[&str] = match segments.as_slice() {
             ["v1", "health"] => &["GET"],
             ["v1", "facturas"] | ["v1", "webhooks"] => &["GET", "POST"],
-            ["v1", "facturas", _] | ["v1", "facturas", _, "kude"] => &["GET"],
+            ["v1", "facturas", _]
+            | ["v1", "facturas", _, "kude"]
+            | ["v1", "webhooks", _, "deliveries"] => &["GET"],
             _ => return err(404, "NOT_FOUND", "no such route"),
         };
         if !allowed.contains(&route.1) {
@@ -359,6 +372,7 @@ impl<S: Store> Service<S> {
             },
             (["v1", "facturas", id, "kude"], _) => self.kude(&caller, id),
             (["v1", "webhooks"], "POST") => self.create_webhook(&caller, req, host),
+            (["v1", "webhooks", id, "deliveries"], _) => self.deliveries(&caller, id, query),
             (["v1", "webhooks"], _) => {
                 let list: Vec<Webhook> = self
                     .store
@@ -451,10 +465,14 @@ impl<S: Store> Service<S> {
         if let Some(p) = &inv.protocolo {
             v["protocolo"] = json!(p);
         }
+        if let Some(t) = transmit::transmission_json(&inv.transmission) {
+            v["transmission"] = t;
+        }
         v
     }
 
-    fn list_invoices(&self, caller: &Caller, query: &str) -> HttpResponse {
+    /// `page` and `per_page` of a list query (defaults 1 and 20), or the 400 answer.
+    fn paging(&self, query: &str) -> Result<(usize, usize), HttpResponse> {
         let mut page = 1usize;
         let mut per_page = 20usize;
         for pair in query.split('&').filter(|p| !p.is_empty()) {
@@ -464,23 +482,54 @@ impl<S: Store> Service<S> {
                 ("page", Some(n)) => page = n,
                 ("per_page", Some(n)) if n <= self.config.max_per_page => per_page = n,
                 ("page" | "per_page", _) => {
-                    return err(
+                    return Err(err(
                         400,
                         "INVALID_QUERY",
                         &format!(
                             "{k} must be a positive integer (per_page ≤ {})",
                             self.config.max_per_page
                         ),
-                    )
+                    ))
                 }
                 _ => {}
             }
         }
+        Ok((page, per_page))
+    }
+
+    fn list_invoices(&self, caller: &Caller, query: &str) -> HttpResponse {
+        let (page, per_page) = match self.paging(query) {
+            Ok(p) => p,
+            Err(r) => return r,
+        };
         let offset = (page - 1).saturating_mul(per_page);
         let (items, total) =
             self.store
                 .list_invoices(&caller.account.id, caller.env, offset, per_page);
         let data: Vec<Value> = items.iter().map(|i| self.invoice_json(i)).collect();
+        respond(
+            200,
+            &json!({"ok": true, "data": data, "meta": {"page": page, "per_page": per_page, "total": total}}),
+        )
+    }
+
+    /// The delivery log of one of the caller's webhooks, newest first.
+    fn deliveries(&self, caller: &Caller, webhook_id: &str, query: &str) -> HttpResponse {
+        let mine = self
+            .store
+            .webhooks(&caller.account.id, caller.env)
+            .iter()
+            .any(|w| w.id == webhook_id);
+        if !mine {
+            return err(404, "NOT_FOUND", "no webhook with that id");
+        }
+        let (page, per_page) = match self.paging(query) {
+            Ok(p) => p,
+            Err(r) => return r,
+        };
+        let offset = (page - 1).saturating_mul(per_page);
+        let (items, total) = self.store.webhook_deliveries(webhook_id, offset, per_page);
+        let data: Vec<Value> = items.iter().map(webhook::delivery_json).collect();
         respond(
             200,
             &json!({"ok": true, "data": data, "meta": {"page": page, "per_page": per_page, "total": total}}),
@@ -633,6 +682,11 @@ impl<S: Store> Service<S> {
             signed,
             created_at: ts,
             updated_at: ts,
+            // Production documents go to SIFEN (see `transmit`); the sandbox's SIFEN is simulated by `tick`.
+            transmission: match caller.env {
+                Environment::Production => transmit::Transmission::start(ts),
+                Environment::Sandbox => transmit::Transmission::default(),
+            },
         };
         let steps = match request.simulate.as_deref() {
             Some("approved") => vec![Trigger::Submitted, sandbox_approval(&record)],
@@ -672,6 +726,9 @@ impl<S: Store> Service<S> {
             .ok_or_else(|| Finding::new("NOT_FOUND", "id", "no invoice with that id"))?;
         let ts = host.now().unix_timestamp();
         let events = apply_to(&mut record, trigger, ts)?;
+        if record.status.is_final() {
+            record.transmission = transmit::Transmission::default();
+        }
         self.store.update_invoice(record.clone());
         self.emit(&record, &events, host, ts);
         Ok(record.status)

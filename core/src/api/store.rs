@@ -2,6 +2,7 @@
 //! browsers, single-process hosts). Hosts bring SQLite, PostgreSQL, ... by implementing [`Store`].
 
 use super::auth::{Environment, StoredKey};
+use super::transmit::Transmission;
 use super::webhook::{Delivery, Webhook};
 use super::HttpResponse;
 use crate::issue::NumberingKey;
@@ -78,6 +79,9 @@ pub struct InvoiceRecord {
     pub created_at: i64,
     /// Unix time of the last state change.
     pub updated_at: i64,
+    /// Production: where the document stands in its transmission to SIFEN (idle in the sandbox).
+    #[serde(default, skip_serializing_if = "Transmission::is_idle")]
+    pub transmission: Transmission,
 }
 
 /// What the service needs to persist.
@@ -104,6 +108,9 @@ pub trait Store {
     ) -> (Vec<InvoiceRecord>, usize);
     /// Sandbox invoices the simulated SIFEN still has to move (pending or sent, no `_simulate`).
     fn simulated_in_flight(&self) -> Vec<InvoiceRecord>;
+    /// Invoices whose next SIFEN step ([`InvoiceRecord::transmission`]) is due at or before `now`, earliest due
+    /// first, at most `limit`.
+    fn sifen_due(&self, now: i64, limit: usize) -> Vec<InvoiceRecord>;
     /// Stores a webhook (with its secret).
     fn insert_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook);
     /// An account's webhooks in one environment (with secrets, for signing).
@@ -126,6 +133,13 @@ pub trait Store {
     fn due_deliveries(&self, now: i64) -> Vec<Delivery>;
     /// A delivery by id.
     fn delivery(&self, id: &str) -> Option<Delivery>;
+    /// A page of one webhook's deliveries, newest first, and their total count (the delivery log).
+    fn webhook_deliveries(
+        &self,
+        webhook_id: &str,
+        offset: usize,
+        limit: usize,
+    ) -> (Vec<Delivery>, usize);
 }
 
 /// In-memory [`Store`].
@@ -141,6 +155,10 @@ pub struct MemoryStore {
     deliveries: BTreeMap<String, Delivery>,
     /// Ids of sandbox invoices the simulator still moves, so a request does not scan every invoice.
     in_flight: std::collections::BTreeSet<String>,
+    /// `(due_at, id)` of invoices with a SIFEN step to take.
+    transmitting: std::collections::BTreeSet<(i64, String)>,
+    /// The `due_at` under which each of those is indexed.
+    transmit_due: HashMap<String, i64>,
 }
 
 fn simulated_in_flight(i: &InvoiceRecord) -> bool {
@@ -155,6 +173,14 @@ impl MemoryStore {
             self.in_flight.insert(invoice.id.clone());
         } else {
             self.in_flight.remove(&invoice.id);
+        }
+        if let Some(due) = self.transmit_due.remove(&invoice.id) {
+            self.transmitting.remove(&(due, invoice.id.clone()));
+        }
+        if !invoice.transmission.is_idle() {
+            let due = invoice.transmission.due_at;
+            self.transmit_due.insert(invoice.id.clone(), due);
+            self.transmitting.insert((due, invoice.id.clone()));
         }
     }
 }
@@ -223,6 +249,16 @@ impl Store for MemoryStore {
             .collect()
     }
 
+    fn sifen_due(&self, now: i64, limit: usize) -> Vec<InvoiceRecord> {
+        self.transmitting
+            .iter()
+            .take_while(|(due, _)| *due <= now)
+            .filter_map(|(_, id)| self.invoices.get(id))
+            .take(limit)
+            .cloned()
+            .collect()
+    }
+
     fn insert_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook) {
         self.webhooks.push((account_id.to_string(), env, webhook));
     }
@@ -277,5 +313,24 @@ impl Store for MemoryStore {
 
     fn delivery(&self, id: &str) -> Option<Delivery> {
         self.deliveries.get(id).cloned()
+    }
+
+    fn webhook_deliveries(
+        &self,
+        webhook_id: &str,
+        offset: usize,
+        limit: usize,
+    ) -> (Vec<Delivery>, usize) {
+        let mut mine: Vec<&Delivery> = self
+            .deliveries
+            .values()
+            .filter(|d| d.webhook_id == webhook_id)
+            .collect();
+        mine.sort_by(|a, b| (b.first_due_at, &b.id).cmp(&(a.first_due_at, &a.id)));
+        let total = mine.len();
+        (
+            mine.into_iter().skip(offset).take(limit).cloned().collect(),
+            total,
+        )
     }
 }

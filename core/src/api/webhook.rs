@@ -86,6 +86,24 @@ pub struct Delivery {
     pub status: String,
 }
 
+/// A delivery as the delivery log shows it: what was sent, to where, and how it went (no headers: they carry the
+/// signature of one attempt).
+pub fn delivery_json(d: &Delivery) -> serde_json::Value {
+    let event: serde_json::Value = serde_json::from_str(&d.body).unwrap_or(serde_json::Value::Null);
+    serde_json::json!({
+        "id": d.id,
+        "webhook_id": d.webhook_id,
+        "event_id": d.event_id,
+        "type": event.get("type"),
+        "url": d.url,
+        "status": d.status,
+        "attempts": d.attempts,
+        "created_at": super::rfc3339(d.first_due_at),
+        "next_attempt_at": (d.status == "pending").then(|| super::rfc3339(d.next_attempt_at)),
+        "payload": event,
+    })
+}
+
 /// Signature header value: `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`.
 pub fn signature_header(secret: &str, timestamp: i64, body: &str) -> String {
     format!(

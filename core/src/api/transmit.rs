@@ -1,0 +1,480 @@
+//! Transmission of production invoices to SIFEN, sans-IO: [`Service::due_sifen`] hands the host the SOAP requests
+//! to `POST` (over mutual TLS with the emitter's certificate), [`Service::report_sifen`] takes back what came of
+//! each one and moves the invoices through the lifecycle, queueing their webhooks.
+//!
+//! Rules (SIFEN.md §6.3, §6.4, §10):
+//! - A document is never resent blindly. Before a job is handed out, each of its invoices is recorded as "query by
+//!   CDC next" (with a lease), so an answer that never arrives — a timeout, the gateway's HTML page, a crash of the
+//!   host between the `POST` and the report — leads to `consulta` first; the document is sent again only when
+//!   SIFEN answers that it does not know the CDC (0420).
+//! - Lot mode ([`SifenMode::Lote`]): up to 50 documents of one account and one document type per `recibe-lote`;
+//!   the lot is queried no sooner than [`Config::sifen_lot_poll_after`] (GMP: ≥ 10 min) and then at that period;
+//!   an unknown or expired lot (0360, 0364) and a document missing from a finished lot are queried by CDC.
+//! - Failures back off ([`RETRY_SCHEDULE`], then hourly) and never give up: the invoice shows `transmission`
+//!   (`attempts`, `last_error`, `next_attempt_at`) meanwhile.
+
+use super::{apply_to, rfc3339, Config, Host, Service, Store};
+use crate::api::store::InvoiceRecord;
+use crate::cdc::Cdc;
+use crate::lifecycle::{Estado, Trigger};
+use crate::qr::Ambiente;
+use crate::sifen::{self, Action, Response};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// How production invoices travel to SIFEN.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SifenMode {
+    /// One synchronous `recibe` per document: the answer (approved or rejected) comes at once.
+    #[default]
+    Sync,
+    /// Asynchronous lots (`recibe-lote`, then `consulta-lote`): SIFEN's recommendation for volume.
+    Lote,
+}
+
+/// The next SIFEN call an invoice needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Step {
+    /// Nothing: sandbox invoices, and production invoices with a final answer.
+    #[default]
+    Idle,
+    /// Send the document (`recibe`, or in a lot).
+    Send,
+    /// Ask SIFEN about the CDC (`consulta`) before anything else.
+    Query,
+    /// Ask for the result of the lot it travelled in (`consulta-lote`).
+    QueryLot,
+}
+
+/// Where a production invoice stands in its transmission to SIFEN.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Transmission {
+    /// The next call.
+    pub next: Step,
+    /// Unix time when it is due.
+    pub due_at: i64,
+    /// Failed attempts in a row (transport errors, unexpected answers, transient SIFEN codes).
+    pub attempts: u32,
+    /// `dProtConsLote` of the lot the document travelled in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lote: Option<String>,
+    /// What went wrong last (no secret: transport messages and SIFEN codes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+}
+
+impl Transmission {
+    /// Whether nothing is left to do.
+    pub fn is_idle(&self) -> bool {
+        self.next == Step::Idle
+    }
+
+    /// A production invoice just created: send it now.
+    pub fn start(now: i64) -> Transmission {
+        Transmission {
+            next: Step::Send,
+            due_at: now,
+            ..Transmission::default()
+        }
+    }
+
+    fn schedule(&mut self, next: Step, due_at: i64) {
+        self.next = next;
+        self.due_at = due_at;
+    }
+
+    fn fail(&mut self, next: Step, now: i64, error: String) {
+        self.attempts = self.attempts.saturating_add(1);
+        self.last_error = Some(error);
+        self.schedule(next, now + backoff(self.attempts));
+    }
+}
+
+/// Delays in seconds after the 1st, 2nd, ... failed attempt; later failures wait [`MAX_BACKOFF`].
+pub const RETRY_SCHEDULE: [i64; 6] = [30, 60, 120, 300, 600, 1800];
+/// The longest wait between two attempts.
+pub const MAX_BACKOFF: i64 = 3600;
+
+/// Delay after `attempts` failures in a row.
+pub fn backoff(attempts: u32) -> i64 {
+    usize::try_from(attempts.saturating_sub(1))
+        .ok()
+        .and_then(|i| RETRY_SCHEDULE.get(i).copied())
+        .unwrap_or(MAX_BACKOFF)
+}
+
+/// One SIFEN web-service call the host must make: `POST body` to `url` with `Content-Type: content_type`, over
+/// TLS 1.2 with the emitter's certificate, then report the outcome with [`Service::report_sifen`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SifenJob {
+    /// The account whose certificate authenticates the connection.
+    pub account_id: String,
+    /// The web service.
+    pub service: sifen::Service,
+    /// Where to post.
+    pub url: String,
+    /// `Content-Type` of the request.
+    pub content_type: String,
+    /// The SOAP envelope.
+    pub body: String,
+    /// The request id (`dId`) inside the envelope.
+    pub d_id: u64,
+    /// The invoices (`fact_…`) this call concerns.
+    pub invoices: Vec<String>,
+}
+
+/// What came of a [`SifenJob`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SifenOutcome {
+    /// SIFEN (or something in front of it) answered with this HTTP status and body.
+    Answer {
+        /// HTTP status.
+        status: u16,
+        /// Raw body.
+        body: Vec<u8>,
+    },
+    /// No answer within the host's timeout: the request may or may not have been processed.
+    Timeout,
+    /// The call failed before an answer (connection refused, TLS handshake, DNS).
+    Failed {
+        /// The transport's message.
+        message: String,
+    },
+}
+
+/// The state an invoice reached after a report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    /// `fact_…`.
+    pub invoice_id: String,
+    /// Its state now.
+    pub status: Estado,
+    /// Its transmission now.
+    pub transmission: Transmission,
+}
+
+fn random_u64(host: &mut dyn Host) -> u64 {
+    (u64::from(host.random_u32()) << 32) | u64::from(host.random_u32())
+}
+
+/// A fresh `dId` in SIFEN's range (1..=15 digits).
+fn d_id(host: &mut dyn Host) -> u64 {
+    random_u64(host) % sifen::MAX_DID + 1
+}
+
+/// The transmission as shown in the invoice resource while something is left to do.
+pub(super) fn transmission_json(t: &Transmission) -> Option<Value> {
+    (!t.is_idle()).then(|| {
+        json!({
+            "attempts": t.attempts,
+            "last_error": t.last_error,
+            "lote": t.lote,
+            "next_attempt_at": rfc3339(t.due_at),
+        })
+    })
+}
+
+impl<S: Store> Service<S> {
+    /// The SIFEN calls due now for production invoices (at most `limit` invoices), each recorded as "query by CDC
+    /// next" until its outcome is reported, so nothing is ever sent twice blindly.
+    pub fn due_sifen(&mut self, host: &mut dyn Host, limit: usize) -> Vec<SifenJob> {
+        let now = host.now().unix_timestamp();
+        let due = self.store.sifen_due(now, limit);
+        let mut ambientes: BTreeMap<String, Option<Ambiente>> = BTreeMap::new();
+        let mut groups: BTreeMap<(String, Step, String), Vec<InvoiceRecord>> = BTreeMap::new();
+        for record in due {
+            if record.status.is_final() || record.transmission.is_idle() {
+                continue;
+            }
+            let ambiente = *ambientes
+                .entry(record.account_id.clone())
+                .or_insert_with(|| {
+                    self.store
+                        .account(&record.account_id)
+                        .and_then(|a| a.production.map(|p| p.ambiente))
+                });
+            if ambiente.is_none() {
+                // The production profile was removed after issuing: nothing to authenticate with; wait.
+                let mut r = record;
+                r.transmission.fail(
+                    r.transmission.next,
+                    now,
+                    "the account has no production profile".into(),
+                );
+                self.store.update_invoice(r);
+                continue;
+            }
+            // Lots group by document type (SIFEN refuses mixed lots); lot queries by lot number; the rest alone.
+            let group = match (record.transmission.next, self.config.sifen_mode) {
+                (Step::Send, SifenMode::Lote) => record.tipo_documento.to_string(),
+                (Step::QueryLot, _) => record.transmission.lote.clone().unwrap_or_default(),
+                _ => record.id.clone(),
+            };
+            groups
+                .entry((record.account_id.clone(), record.transmission.next, group))
+                .or_default()
+                .push(record);
+        }
+        let mut jobs = Vec::new();
+        for ((account_id, step, _), records) in groups {
+            let Some(Some(ambiente)) = ambientes.get(&account_id).copied() else {
+                continue;
+            };
+            let chunk = if step == Step::Send && self.config.sifen_mode == SifenMode::Lote {
+                sifen::request::MAX_LOT_DOCUMENTS
+            } else {
+                records.len().max(1)
+            };
+            for part in records.chunks(chunk) {
+                let id = d_id(host);
+                let built = build_request(step, self.config.sifen_mode, id, part);
+                // The fallback if no report ever comes: lots are asked again by lot number, the rest by CDC.
+                let (fallback, lease) = match step {
+                    Step::QueryLot => (Step::QueryLot, self.config.sifen_lease),
+                    _ => (Step::Query, self.config.sifen_lease),
+                };
+                match built {
+                    Ok(request) => {
+                        for r in part {
+                            let mut r = r.clone();
+                            r.transmission.schedule(fallback, now + lease);
+                            self.store.update_invoice(r);
+                        }
+                        jobs.push(SifenJob {
+                            account_id: account_id.clone(),
+                            service: request.service,
+                            url: request.url(ambiente).to_string(),
+                            content_type: sifen::CONTENT_TYPE.to_string(),
+                            body: request.xml,
+                            d_id: id,
+                            invoices: part.iter().map(|r| r.id.clone()).collect(),
+                        });
+                    }
+                    // Our own stored documents always build; should one not (data edited in the store), say why
+                    // on the invoice and retry later rather than stopping the others.
+                    Err(message) => {
+                        for r in part {
+                            let mut r = r.clone();
+                            r.transmission.fail(step, now, message.clone());
+                            self.store.update_invoice(r);
+                        }
+                    }
+                }
+            }
+        }
+        jobs
+    }
+
+    /// Applies the outcome of a [`SifenJob`]: SIFEN's verdicts move invoices (and queue `factura.approved` /
+    /// `factura.rejected`), anything else schedules the safe next step after a back-off. Returns where each
+    /// invoice of the job stands.
+    pub fn report_sifen(
+        &mut self,
+        job: &SifenJob,
+        outcome: &SifenOutcome,
+        host: &mut dyn Host,
+    ) -> Vec<Progress> {
+        let now = host.now().unix_timestamp();
+        let mut records: Vec<InvoiceRecord> = job
+            .invoices
+            .iter()
+            .filter_map(|id| self.store.invoice(&job.account_id, id))
+            .filter(|r| !r.status.is_final())
+            .collect();
+        let fallback = if job.service == sifen::Service::ConsultaLote {
+            Step::QueryLot
+        } else {
+            Step::Query
+        };
+        let answer = match outcome {
+            SifenOutcome::Answer { status, body } => {
+                sifen::response::parse_for(job.service, body).map_err(|f| {
+                    // The gateway's HTML page, a SOAP fault, a truncated body: SIFEN's code when it gave one.
+                    format!("HTTP {status}: {}: {}", f.code, f.message)
+                })
+            }
+            SifenOutcome::Timeout => Err("no answer within the timeout".to_string()),
+            SifenOutcome::Failed { message } => Err(format!("transport: {message}")),
+        };
+        let mut triggers: Vec<(usize, Vec<Trigger>)> = Vec::new();
+        match answer {
+            Err(message) => {
+                for r in &mut records {
+                    r.transmission.fail(fallback, now, message.clone());
+                }
+            }
+            Ok(response) => {
+                let plan = plan(&response, &records, &self.config, now);
+                for (i, p) in plan.into_iter().enumerate() {
+                    let Some(r) = records.get_mut(i) else {
+                        continue;
+                    };
+                    match p {
+                        Plan::Verdict(trigger) => {
+                            let steps = match (&trigger, r.status) {
+                                // A synchronous approval of a document never marked as received.
+                                (Trigger::Approved { .. }, Estado::Pending) => {
+                                    vec![Trigger::Submitted, trigger]
+                                }
+                                _ => vec![trigger],
+                            };
+                            triggers.push((i, steps));
+                        }
+                        Plan::Received { lote, query_at } => {
+                            triggers.push((i, vec![Trigger::Submitted]));
+                            r.transmission.lote = Some(lote);
+                            r.transmission.attempts = 0;
+                            r.transmission.last_error = None;
+                            r.transmission.schedule(Step::QueryLot, query_at);
+                        }
+                        Plan::Next(step, due_at) => {
+                            r.transmission.attempts = 0;
+                            r.transmission.last_error = None;
+                            r.transmission.schedule(step, due_at);
+                        }
+                        Plan::Retry(step, message) => r.transmission.fail(step, now, message),
+                    }
+                }
+            }
+        }
+        let mut events = vec![Vec::new(); records.len()];
+        for (i, steps) in triggers {
+            let (Some(r), Some(ev)) = (records.get_mut(i), events.get_mut(i)) else {
+                continue;
+            };
+            for t in &steps {
+                // A trigger that no longer applies (the state moved meanwhile) changes nothing.
+                if let Ok(e) = apply_to(r, t, now) {
+                    ev.extend(e);
+                }
+            }
+            if r.status.is_final() {
+                r.transmission = Transmission::default();
+            }
+        }
+        let mut out = Vec::with_capacity(records.len());
+        for (r, ev) in records.into_iter().zip(events) {
+            self.store.update_invoice(r.clone());
+            self.emit(&r, &ev, host, now);
+            out.push(Progress {
+                invoice_id: r.id,
+                status: r.status,
+                transmission: r.transmission,
+            });
+        }
+        out
+    }
+}
+
+/// What an answer means for one invoice of the job.
+enum Plan {
+    /// SIFEN's verdict.
+    Verdict(Trigger),
+    /// The lot was queued with this number; ask for its result at `query_at`.
+    Received { lote: String, query_at: i64 },
+    /// Nothing wrong: do this next at that time.
+    Next(Step, i64),
+    /// A transient or unexpected answer: this next, after a back-off.
+    Retry(Step, String),
+}
+
+fn reason(r: &sifen::response::Resultado) -> String {
+    if r.code.is_empty() {
+        "SIFEN gave no result code".to_string()
+    } else {
+        format!("SIFEN {}: {}", r.code, r.message)
+    }
+}
+
+/// One plan per record, in order.
+fn plan(response: &Response, records: &[InvoiceRecord], config: &Config, now: i64) -> Vec<Plan> {
+    let each = |f: &dyn Fn() -> Plan| records.iter().map(|_| f()).collect::<Vec<_>>();
+    match (response, response.action()) {
+        (Response::RecibeLote(r), Some(Action::Apply { .. })) => {
+            let lote = r.protocolo_lote.clone().unwrap_or_default();
+            let wait = config.sifen_lot_poll_after.max(
+                r.tiempo_proceso
+                    .and_then(|t| i64::try_from(t).ok())
+                    .unwrap_or(0),
+            );
+            each(&|| Plan::Received {
+                lote: lote.clone(),
+                query_at: now + wait,
+            })
+        }
+        // 0301: the lot was not queued, so nothing of it was received: send again after the back-off.
+        (Response::RecibeLote(r), _) => each(&|| Plan::Retry(Step::Send, reason(&r.resultado))),
+        (Response::Consulta(r), Some(Action::NoChange { .. })) if r.resultado.code == "0420" => {
+            // SIFEN does not know the CDC (or rejected it without keeping it): sending is safe now.
+            each(&|| Plan::Next(Step::Send, now))
+        }
+        (Response::ConsultaLote(r), Some(Action::NoChange { .. }))
+            if r.resultado.code == "0361" =>
+        {
+            each(&|| Plan::Next(Step::QueryLot, now + config.sifen_lot_poll_after))
+        }
+        (_, Some(Action::QueryEachCdc { .. })) => each(&|| Plan::Next(Step::Query, now)),
+        (_, Some(Action::PerDocument { documents })) => records
+            .iter()
+            .map(|rec| {
+                match documents.iter().find(|d| d.cdc == rec.cdc) {
+                    Some(d) => Plan::Verdict(d.trigger.clone()),
+                    // A finished lot that does not list the document: ask for it by CDC.
+                    None => Plan::Next(Step::Query, now),
+                }
+            })
+            .collect(),
+        (_, Some(Action::Apply { trigger })) => each(&|| Plan::Verdict(trigger.clone())),
+        (Response::ConsultaLote(_), Some(Action::NoChange { reason: r })) => {
+            each(&|| Plan::Retry(Step::QueryLot, reason(&r)))
+        }
+        // 0161/0162 (server momentarily unavailable) and any other non-verdict: ask by CDC after the back-off.
+        (_, Some(Action::NoChange { reason: r })) => each(&|| Plan::Retry(Step::Query, reason(&r))),
+        (_, None) => each(&|| {
+            Plan::Retry(
+                Step::Query,
+                format!("unexpected {} answer", response.service().as_str()),
+            )
+        }),
+    }
+}
+
+fn build_request(
+    step: Step,
+    mode: SifenMode,
+    d_id: u64,
+    part: &[InvoiceRecord],
+) -> Result<sifen::Request, String> {
+    let first = part
+        .first()
+        .ok_or_else(|| "no invoice in the job".to_string())?;
+    let finding = |f: crate::error::Finding| format!("{}: {}", f.code, f.message);
+    match step {
+        Step::Send if mode == SifenMode::Lote => {
+            let xmls: Vec<&str> = part.iter().map(|r| r.xml.as_str()).collect();
+            sifen::request::recibe_lote(d_id, &xmls)
+                .map(|l| l.request)
+                .map_err(|fs| {
+                    fs.0.into_iter()
+                        .next()
+                        .map(finding)
+                        .unwrap_or_else(|| "the lot could not be built".into())
+                })
+        }
+        Step::Send => sifen::request::recibe(d_id, &first.xml).map_err(finding),
+        Step::Query => {
+            let cdc = Cdc::parse(&first.cdc).map_err(|e| finding(e.to_finding("cdc")))?;
+            sifen::request::consulta(d_id, &cdc).map_err(finding)
+        }
+        Step::QueryLot => {
+            let lote = first.transmission.lote.as_deref().unwrap_or_default();
+            sifen::request::consulta_lote(d_id, lote).map_err(finding)
+        }
+        Step::Idle => Err("nothing to send".into()),
+    }
+}

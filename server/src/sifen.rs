@@ -1,0 +1,281 @@
+//! The SIFEN transport of `kuatia serve`: HTTPS `POST` over TLS 1.2 with mutual authentication by the emitter's
+//! certificate (SIFEN.md §6.1), for the jobs of [`Service::due_sifen`], each outcome reported back with
+//! [`Service::report_sifen`]. Every decision (what to send, when to query by CDC instead of resending, back-off)
+//! is the core's; this module only moves bytes.
+//!
+//! The private key never leaves the [`Signer`]: the TLS handshake's `CertificateVerify` is signed through it
+//! (RSA PKCS#1 v1.5 SHA-256, which TLS 1.2 client authentication uses), so a token or HSM signer works the same.
+
+use crate::{lock, Engine};
+use kuatia_core::api::transmit::{SifenJob, SifenOutcome};
+use kuatia_core::sign::Signer;
+use rustls::client::ResolvesClientCert;
+use rustls::pki_types::CertificateDer;
+use rustls::sign::{CertifiedKey, SigningKey};
+use rustls::{SignatureAlgorithm, SignatureScheme};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// Invoices handed out per round.
+const SIFEN_BATCH: usize = 64;
+
+/// How `kuatia serve` reaches SIFEN.
+#[derive(Debug, Clone)]
+pub struct SifenTransport {
+    /// Timeout of one call (connect + answer); the core's lease must be longer.
+    pub timeout: Duration,
+    /// Period of the worker.
+    pub interval: Duration,
+    /// Extra trusted root certificates (DER), besides the system's.
+    pub extra_roots: Vec<Vec<u8>>,
+    /// Replaces `https://sifen.set.gov.py` / `https://sifen-test.set.gov.py` in the core's URLs (a local fake SIFEN
+    /// or a proxy); the path is kept.
+    pub base_url: Option<String>,
+}
+
+impl Default for SifenTransport {
+    fn default() -> Self {
+        SifenTransport {
+            timeout: Duration::from_secs(60),
+            interval: Duration::from_secs(1),
+            extra_roots: Vec::new(),
+            base_url: None,
+        }
+    }
+}
+
+/// Signs the TLS handshake with the emitter's [`Signer`].
+struct SignerKey(Arc<dyn Signer>);
+
+impl std::fmt::Debug for SignerKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SignerKey(<redacted>)")
+    }
+}
+
+impl SigningKey for SignerKey {
+    fn choose_scheme(&self, offered: &[SignatureScheme]) -> Option<Box<dyn rustls::sign::Signer>> {
+        offered
+            .contains(&SignatureScheme::RSA_PKCS1_SHA256)
+            .then(|| Box::new(SchemeSigner(self.0.clone())) as Box<dyn rustls::sign::Signer>)
+    }
+
+    fn algorithm(&self) -> SignatureAlgorithm {
+        SignatureAlgorithm::RSA
+    }
+}
+
+struct SchemeSigner(Arc<dyn Signer>);
+
+impl std::fmt::Debug for SchemeSigner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SchemeSigner(<redacted>)")
+    }
+}
+
+impl rustls::sign::Signer for SchemeSigner {
+    fn sign(&self, message: &[u8]) -> Result<Vec<u8>, rustls::Error> {
+        self.0.sign_rsa_sha256(message).map_err(|e| {
+            rustls::Error::General(format!("client certificate signature: {}", e.code()))
+        })
+    }
+
+    fn scheme(&self) -> SignatureScheme {
+        SignatureScheme::RSA_PKCS1_SHA256
+    }
+}
+
+/// Offers the emitter's certificate whenever the server asks for one it can sign for.
+#[derive(Debug)]
+struct ClientCert(Arc<CertifiedKey>);
+
+impl ResolvesClientCert for ClientCert {
+    fn resolve(
+        &self,
+        _root_hint_subjects: &[&[u8]],
+        sigschemes: &[SignatureScheme],
+    ) -> Option<Arc<CertifiedKey>> {
+        sigschemes
+            .contains(&SignatureScheme::RSA_PKCS1_SHA256)
+            .then(|| self.0.clone())
+    }
+
+    fn has_certs(&self) -> bool {
+        true
+    }
+}
+
+/// An HTTPS client for SIFEN: TLS 1.2 only, the system's roots plus `extra_roots`, the signer's certificate for
+/// client authentication, no redirects.
+pub fn client(
+    signer: Arc<dyn Signer>,
+    transport: &SifenTransport,
+) -> Result<reqwest::Client, String> {
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let roots = transport
+        .extra_roots
+        .iter()
+        .map(|der| CertificateDer::from(der.clone()));
+    let verifier =
+        rustls_platform_verifier::Verifier::new_with_extra_roots(roots, provider.clone())
+            .map_err(|e| format!("TLS trust store: {e}"))?;
+    let chain = vec![CertificateDer::from(signer.certificate_der().to_vec())];
+    let key = CertifiedKey::new(chain, Arc::new(SignerKey(signer)));
+    let tls = rustls::ClientConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS12])
+        .map_err(|e| format!("TLS 1.2: {e}"))?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier))
+        .with_client_cert_resolver(Arc::new(ClientCert(Arc::new(key))));
+    reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
+        .timeout(transport.timeout)
+        .connect_timeout(transport.timeout)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| format!("SIFEN client: {e}"))
+}
+
+/// The URL to post a job to: the core's, or its path under `base_url`.
+pub fn target(url: &str, base_url: Option<&str>) -> String {
+    match (base_url, url.find("/de/ws/")) {
+        (Some(base), Some(i)) => format!("{}{}", base.trim_end_matches('/'), &url[i..]),
+        _ => url.to_string(),
+    }
+}
+
+/// One call: the answer whatever its status, a timeout, or the transport's error.
+pub async fn post(
+    client: &reqwest::Client,
+    job: &SifenJob,
+    base_url: Option<&str>,
+) -> SifenOutcome {
+    let sent = client
+        .post(target(&job.url, base_url))
+        .header(reqwest::header::CONTENT_TYPE, &job.content_type)
+        .body(job.body.clone())
+        .send()
+        .await;
+    let response = match sent {
+        Ok(r) => r,
+        Err(e) if e.is_timeout() => return SifenOutcome::Timeout,
+        Err(e) => {
+            return SifenOutcome::Failed {
+                message: error_chain(&e),
+            }
+        }
+    };
+    let status = response.status().as_u16();
+    match response.bytes().await {
+        Ok(body) => SifenOutcome::Answer {
+            status,
+            body: body.to_vec(),
+        },
+        Err(e) if e.is_timeout() => SifenOutcome::Timeout,
+        Err(e) => SifenOutcome::Failed {
+            message: error_chain(&e),
+        },
+    }
+}
+
+/// The error and its causes (reqwest's own message is only "error sending request").
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out
+}
+
+/// The worker: hands out due jobs, posts them concurrently, reports each outcome in its own transaction.
+pub(crate) async fn sifen_loop(
+    engine: Arc<Mutex<Engine>>,
+    client: reqwest::Client,
+    transport: SifenTransport,
+    mut stop: watch::Receiver<bool>,
+) {
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(transport.interval) => {}
+            _ = stop.wait_for(|s| *s) => break,
+        }
+        let e = engine.clone();
+        let jobs = tokio::task::spawn_blocking(move || {
+            lock(&e).transact(|svc, host| svc.due_sifen(host, SIFEN_BATCH))
+        })
+        .await;
+        let jobs = match jobs {
+            Ok(Ok(j)) => j,
+            Ok(Err(err)) => {
+                tracing::error!(error = %err, "taking due SIFEN jobs failed; rolled back");
+                continue;
+            }
+            Err(_) => continue,
+        };
+        let mut calls = tokio::task::JoinSet::new();
+        for job in jobs {
+            let client = client.clone();
+            let base = transport.base_url.clone();
+            calls.spawn(async move {
+                let outcome = post(&client, &job, base.as_deref()).await;
+                (job, outcome)
+            });
+        }
+        while let Some(done) = calls.join_next().await {
+            let Ok((job, outcome)) = done else { continue };
+            let summary = match &outcome {
+                SifenOutcome::Answer { status, .. } => format!("HTTP {status}"),
+                SifenOutcome::Timeout => "timeout".to_string(),
+                SifenOutcome::Failed { message } => message.clone(),
+            };
+            let e = engine.clone();
+            let r = tokio::task::spawn_blocking(move || {
+                lock(&e).transact(|svc, host| {
+                    let progress = svc.report_sifen(&job, &outcome, host);
+                    (job, progress)
+                })
+            })
+            .await;
+            match r {
+                Ok(Ok((job, progress))) => {
+                    for p in progress {
+                        // Ids, states and SIFEN's codes only: no document content, no key material.
+                        tracing::info!(
+                            service = job.service.as_str(),
+                            invoice = %p.invoice_id,
+                            status = %p.status,
+                            attempts = p.transmission.attempts,
+                            error = p.transmission.last_error.as_deref().unwrap_or(""),
+                            outcome = %summary,
+                            "sifen"
+                        );
+                    }
+                }
+                Ok(Err(err)) => {
+                    // The invoices keep their "query by CDC" fallback: the outcome is recovered by a query later.
+                    tracing::error!(error = %err, "recording a SIFEN outcome failed; the documents will be queried");
+                }
+                Err(_) => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::target;
+
+    #[test]
+    fn base_url_replaces_the_origin_only() {
+        let url = "https://sifen-test.set.gov.py/de/ws/sync/recibe.wsdl";
+        assert_eq!(target(url, None), url);
+        assert_eq!(
+            target(url, Some("https://127.0.0.1:9443/")),
+            "https://127.0.0.1:9443/de/ws/sync/recibe.wsdl"
+        );
+    }
+}
