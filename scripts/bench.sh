@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Runs the criterion benchmarks and writes target/bench-report.json: mean time per benchmark and the targets of the
-# issues, each with its verdict. Usage: bash scripts/bench.sh [--quick]
+# Runs the criterion benchmarks and the load test of `kuatia serve` (server/benches/load.rs, which fails on any lost or
+# duplicated invoice) and writes target/bench-report.json: mean time per benchmark, the load figures and the targets of
+# the issues, each with its verdict. Usage: bash scripts/bench.sh [--quick]   (--quick: 2 000 creates instead of 10 000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 args=(--warm-up-time 2 --measurement-time 5)
-[ "${1:-}" = "--quick" ] && args=(--warm-up-time 1 --measurement-time 2)
+creates=10000
+[ "${1:-}" = "--quick" ] && args=(--warm-up-time 1 --measurement-time 2) && creates=2000
 for b in ids invoice xml sign kude api; do
   cargo bench -q -p kuatia-core --bench "$b" -- "${args[@]}" >/dev/null
 done
+rm -f target/load-report.json
+KUATIA_LOAD_CREATES=$creates cargo bench -q -p kuatia-server --bench load >/dev/null
 python3 - <<'PY'
 import json, pathlib, os
 root = pathlib.Path("target/criterion")
@@ -30,11 +34,14 @@ targets = [
     ("KuDE A4, 10-item FE ≤ 1 ms", get("kude_pdf_a4_10_items"), 1_000_000),
     ("KuDE ticket, 10-item FE ≤ 0.5 ms", get("kude_pdf_ticket_10_items"), 500_000),
 ]
+load_file = pathlib.Path("target/load-report.json")
+load = json.loads(load_file.read_text()) if load_file.exists() else None
 report = {
     "machine": {"cores": os.cpu_count(), "load": os.getloadavg()[0]},
     "mean_ns": dict(sorted(res.items())),
     "targets": [{"target": t, "measured_ns": m, "limit_ns": l, "ok": (m is not None and l is not None and m <= l)}
                 for t, m, l in targets],
+    "load": load,
 }
 pathlib.Path("target/bench-report.json").write_text(json.dumps(report, indent=2) + "\n")
 for name, ns in sorted(res.items()):
@@ -42,5 +49,10 @@ for name, ns in sorted(res.items()):
 print()
 for t in report["targets"]:
     print(("PASS " if t["ok"] else "MISS ") + t["target"] + f"  ({us(t['measured_ns'])} µs)")
+if load:
+    ok = load["lost"] == 0 and load["duplicated"] == 0
+    print(("PASS " if ok else "MISS ") + f"load: {load['creates']} creates, {load['clients']} clients, "
+          f"{load['creates_per_s']} creates/s, p50 {load['p50_ms']} ms, p99 {load['p99_ms']} ms, "
+          f"lost {load['lost']}, duplicated {load['duplicated']}")
 print("\nwritten: target/bench-report.json")
 PY
