@@ -3,6 +3,7 @@
 use crate::output::Outcome;
 use clap::{Args, Subcommand};
 use kuatia_core::api::auth::Environment;
+use kuatia_core::api::transmit::SifenMode;
 use kuatia_core::sign::SoftwareSigner;
 use kuatia_server::ServerConfig;
 use std::io::Write;
@@ -47,6 +48,30 @@ pub struct ServeArgs {
     /// Production emitter profile JSON, stored on the account at start.
     #[arg(long)]
     pub production_profile: Option<String>,
+    /// Production: how documents travel to SIFEN: one synchronous recibe each, or lots (recibe-lote).
+    #[arg(long, value_enum, default_value = "sync")]
+    pub sifen_mode: SifenModeArg,
+    /// Production, lot mode: seconds before a lot is queried, and between queries (SIFEN asks for ≥ 600).
+    #[arg(long, default_value_t = 600)]
+    pub sifen_lot_poll_after: i64,
+    /// Production: timeout of one SIFEN call (connect + answer), in seconds.
+    #[arg(long, default_value_t = 60)]
+    pub sifen_timeout: u64,
+    /// Extra root certificate (PEM or DER) trusted for SIFEN's server, besides the system's.
+    #[arg(long)]
+    pub sifen_ca: Option<PathBuf>,
+    /// Post SIFEN requests under this origin instead of SIFEN's (a proxy, or a fake SIFEN in tests).
+    #[arg(long)]
+    pub sifen_url: Option<String>,
+}
+
+/// `--sifen-mode`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum SifenModeArg {
+    /// One synchronous `recibe` per document.
+    Sync,
+    /// Lots of up to 50 documents (`recibe-lote`, then `consulta-lote`).
+    Lote,
 }
 
 /// `kuatia keys …`: API keys of a data directory's account.
@@ -102,6 +127,19 @@ pub fn run(args: ServeArgs) -> Outcome {
         config.insecure_webhooks_http = args.insecure_webhooks_http;
         config.production_signer = p12_signer(&args)?;
         config.production_profile = production_profile;
+        config.sifen_mode = match args.sifen_mode {
+            SifenModeArg::Sync => SifenMode::Sync,
+            SifenModeArg::Lote => SifenMode::Lote,
+        };
+        config.sifen_lot_poll_after = args.sifen_lot_poll_after;
+        config.sifen.timeout = Duration::from_secs(args.sifen_timeout.max(1));
+        config.sifen.base_url = args.sifen_url.clone();
+        if let Some(ca) = &args.sifen_ca {
+            let bytes = std::fs::read(ca)
+                .map_err(|e| Outcome::unreadable(format!("{}: cannot read: {e}", ca.display())))?;
+            config.sifen.extra_roots = kuatia_server::sifen::certificates(&bytes)
+                .map_err(|e| Outcome::unreadable(format!("{}: {e}", ca.display())))?;
+        }
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()

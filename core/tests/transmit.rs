@@ -9,7 +9,7 @@ mod fake_sifen;
 
 use fake_sifen::{FakeSifen, Fault, Reply, Verdict, REJECT_MARKER};
 use kuatia_core::api::auth::Environment;
-use kuatia_core::api::transmit::{backoff, SifenJob, SifenMode, SifenOutcome, MAX_BACKOFF};
+use kuatia_core::api::transmit::{backoff, SifenJob, SifenMode, SifenOutcome, RETRY_SCHEDULE};
 use kuatia_core::api::{Config, Host, HttpRequest, MemoryStore, Service, Store};
 use kuatia_core::profile::Emisor;
 use kuatia_core::sifen;
@@ -156,6 +156,11 @@ impl World {
     }
 }
 
+/// The default wait after `n` failures.
+fn wait(n: u32) -> i64 {
+    backoff(&RETRY_SCHEDULE, n)
+}
+
 fn hook(w: &mut World) {
     let v = w.call(
         "POST",
@@ -246,7 +251,7 @@ fn a_lost_answer_is_queried_by_cdc_never_resent() {
         .unwrap()
         .contains("timeout"));
     assert_eq!(w.pump(), 0, "not before the back-off");
-    w.advance(backoff(1));
+    w.advance(wait(1));
     let jobs = w.due();
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0].service, sifen::Service::Consulta);
@@ -264,7 +269,7 @@ fn a_dropped_request_is_queried_then_sent_again() {
     let cdc = w.cdc(&id);
     w.sifen.faults.push_back(Fault::Drop);
     w.pump();
-    w.advance(backoff(1));
+    w.advance(wait(1));
     // consulta → 0420 (unknown) → sent again at once.
     assert_eq!(w.pump(), 1);
     assert_eq!(w.get(&id)["status"], "pending");
@@ -290,7 +295,7 @@ fn gateway_html_and_soap_faults_back_off_with_a_visible_error() {
         "{err}"
     );
     assert_eq!(inv["status"], "pending");
-    w.advance(backoff(1));
+    w.advance(wait(1));
     w.pump();
     let inv = w.get(&id);
     assert_eq!(inv["transmission"]["attempts"], 2);
@@ -298,11 +303,11 @@ fn gateway_html_and_soap_faults_back_off_with_a_visible_error() {
         .as_str()
         .unwrap()
         .contains(sifen::code::SOAP_FAULT));
-    w.advance(backoff(1));
-    assert_eq!(w.pump(), 0, "the second failure waits {} s", backoff(2));
-    w.advance(backoff(2) - backoff(1));
+    w.advance(wait(1));
+    assert_eq!(w.pump(), 0, "the second failure waits {} s", wait(2));
+    w.advance(wait(2) - wait(1));
     w.pump();
-    w.advance(backoff(3));
+    w.advance(wait(3));
     // Now the fake works: consulta (0420) then recibe.
     w.pump();
     w.pump();
@@ -457,15 +462,17 @@ fn sandbox_invoices_never_reach_sifen() {
 
 #[test]
 fn backoff_grows_and_caps_without_giving_up() {
-    let steps: Vec<i64> = (1..=9).map(backoff).collect();
+    let steps: Vec<i64> = (1..=9).map(|n| backoff(&RETRY_SCHEDULE, n)).collect();
     assert_eq!(steps, [30, 60, 120, 300, 600, 1800, 3600, 3600, 3600]);
-    assert_eq!(backoff(u32::MAX), MAX_BACKOFF);
+    assert_eq!(backoff(&RETRY_SCHEDULE, u32::MAX), 3600);
+    assert_eq!(backoff(&[], 1), 60);
+    assert_eq!(backoff(&[5, 0], 9), 1, "never a zero wait");
     let mut w = world(SifenMode::Sync);
     let id = w.create("Cliente");
     for _ in 0..12 {
         w.sifen.faults.push_back(Fault::Html);
         assert_eq!(w.pump(), 1);
-        w.advance(MAX_BACKOFF);
+        w.advance(3600);
     }
     let inv = w.get(&id);
     assert_eq!(inv["status"], "pending");

@@ -72,6 +72,8 @@ pub struct ServerConfig {
     pub sifen_mode: SifenMode,
     /// Production, lot mode: seconds before a lot is queried, and between queries.
     pub sifen_lot_poll_after: i64,
+    /// Production: seconds to wait after the 1st, 2nd, ... failed SIFEN attempt in a row (the last repeats).
+    pub sifen_retry: Vec<i64>,
     /// How production documents reach SIFEN (the worker runs when there is a production signer).
     pub sifen: sifen::SifenTransport,
 }
@@ -107,6 +109,7 @@ impl ServerConfig {
             production_profile: None,
             sifen_mode: core.sifen_mode,
             sifen_lot_poll_after: core.sifen_lot_poll_after,
+            sifen_retry: core.sifen_retry,
             sifen: sifen::SifenTransport::default(),
         }
     }
@@ -170,6 +173,7 @@ pub fn open_engine(config: &ServerConfig, base_url: &str) -> Result<Engine, Stri
         sandbox_answer_after: config.sandbox_answer_after,
         sifen_mode: config.sifen_mode,
         sifen_lot_poll_after: config.sifen_lot_poll_after,
+        sifen_retry: config.sifen_retry.clone(),
         // A job may stay unreported for a whole call (connect + answer) and the report's turn at the lock.
         sifen_lease: defaults.sifen_lease.max(
             i64::try_from(config.sifen.timeout.as_secs().saturating_mul(2)).unwrap_or(i64::MAX),

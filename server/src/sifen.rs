@@ -137,6 +137,22 @@ pub fn client(
         .map_err(|e| format!("SIFEN client: {e}"))
 }
 
+/// The certificates of a PEM file (every `CERTIFICATE` block), or the file itself when it is one DER certificate.
+pub fn certificates(bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    use rustls::pki_types::pem::PemObject;
+    if bytes.first() == Some(&0x30) {
+        return Ok(vec![bytes.to_vec()]);
+    }
+    let certs = CertificateDer::pem_slice_iter(bytes)
+        .map(|c| c.map(|c| c.to_vec()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("not a PEM certificate file: {e}"))?;
+    if certs.is_empty() {
+        return Err("no CERTIFICATE block".into());
+    }
+    Ok(certs)
+}
+
 /// The URL to post a job to: the core's, or its path under `base_url`.
 pub fn target(url: &str, base_url: Option<&str>) -> String {
     match (base_url, url.find("/de/ws/")) {
@@ -267,7 +283,16 @@ pub(crate) async fn sifen_loop(
 
 #[cfg(test)]
 mod tests {
-    use super::target;
+    use super::{certificates, target};
+
+    #[test]
+    fn certificates_from_pem_or_der() {
+        let pem = include_str!("../../core/testdata/sandbox.cert.pem");
+        let from_pem = certificates(pem.as_bytes()).unwrap();
+        assert_eq!(from_pem.len(), 1);
+        assert_eq!(certificates(&from_pem[0]).unwrap(), from_pem);
+        assert!(certificates(b"hello").is_err());
+    }
 
     #[test]
     fn base_url_replaces_the_origin_only() {

@@ -167,6 +167,8 @@ pub struct Config {
     /// Production: seconds a handed-out SIFEN job may stay unreported before its invoices are queried by CDC;
     /// longer than the host's request timeout.
     pub sifen_lease: i64,
+    /// Production: seconds to wait after the 1st, 2nd, ... failed SIFEN attempt in a row; the last repeats.
+    pub sifen_retry: Vec<i64>,
 }
 
 impl Default for Config {
@@ -179,6 +181,7 @@ impl Default for Config {
             sifen_mode: transmit::SifenMode::Sync,
             sifen_lot_poll_after: 600,
             sifen_lease: 300,
+            sifen_retry: transmit::RETRY_SCHEDULE.to_vec(),
         }
     }
 }

@@ -10,8 +10,8 @@
 //! - Lot mode ([`SifenMode::Lote`]): up to 50 documents of one account and one document type per `recibe-lote`;
 //!   the lot is queried no sooner than [`Config::sifen_lot_poll_after`] (GMP: ≥ 10 min) and then at that period;
 //!   an unknown or expired lot (0360, 0364) and a document missing from a finished lot are queried by CDC.
-//! - Failures back off ([`RETRY_SCHEDULE`], then hourly) and never give up: the invoice shows `transmission`
-//!   (`attempts`, `last_error`, `next_attempt_at`) meanwhile.
+//! - Failures back off ([`Config::sifen_retry`], by default [`RETRY_SCHEDULE`]: 30 s up to hourly) and never give
+//!   up: the invoice shows `transmission` (`attempts`, `last_error`, `next_attempt_at`) meanwhile.
 
 use super::{apply_to, rfc3339, Config, Host, Service, Store};
 use crate::api::store::InvoiceRecord;
@@ -87,24 +87,25 @@ impl Transmission {
         self.due_at = due_at;
     }
 
-    fn fail(&mut self, next: Step, now: i64, error: String) {
+    fn fail(&mut self, next: Step, now: i64, error: String, schedule: &[i64]) {
         self.attempts = self.attempts.saturating_add(1);
         self.last_error = Some(error);
-        self.schedule(next, now + backoff(self.attempts));
+        self.schedule(next, now + backoff(schedule, self.attempts));
     }
 }
 
-/// Delays in seconds after the 1st, 2nd, ... failed attempt; later failures wait [`MAX_BACKOFF`].
-pub const RETRY_SCHEDULE: [i64; 6] = [30, 60, 120, 300, 600, 1800];
-/// The longest wait between two attempts.
-pub const MAX_BACKOFF: i64 = 3600;
+/// Default delays in seconds after the 1st, 2nd, ... failed attempt; the last one repeats (hourly).
+pub const RETRY_SCHEDULE: [i64; 7] = [30, 60, 120, 300, 600, 1800, 3600];
 
-/// Delay after `attempts` failures in a row.
-pub fn backoff(attempts: u32) -> i64 {
-    usize::try_from(attempts.saturating_sub(1))
-        .ok()
-        .and_then(|i| RETRY_SCHEDULE.get(i).copied())
-        .unwrap_or(MAX_BACKOFF)
+/// Delay after `attempts` failures in a row: the schedule's entry, its last one once exhausted (60 s if empty).
+pub fn backoff(schedule: &[i64], attempts: u32) -> i64 {
+    let i = usize::try_from(attempts.saturating_sub(1)).unwrap_or(usize::MAX);
+    schedule
+        .get(i)
+        .or(schedule.last())
+        .copied()
+        .unwrap_or(60)
+        .max(1)
 }
 
 /// One SIFEN web-service call the host must make: `POST body` to `url` with `Content-Type: content_type`, over
@@ -205,6 +206,7 @@ impl<S: Store> Service<S> {
                     r.transmission.next,
                     now,
                     "the account has no production profile".into(),
+                    &self.config.sifen_retry,
                 );
                 self.store.update_invoice(r);
                 continue;
@@ -260,7 +262,12 @@ impl<S: Store> Service<S> {
                     Err(message) => {
                         for r in part {
                             let mut r = r.clone();
-                            r.transmission.fail(step, now, message.clone());
+                            r.transmission.fail(
+                                step,
+                                now,
+                                message.clone(),
+                                &self.config.sifen_retry,
+                            );
                             self.store.update_invoice(r);
                         }
                     }
@@ -305,7 +312,8 @@ impl<S: Store> Service<S> {
         match answer {
             Err(message) => {
                 for r in &mut records {
-                    r.transmission.fail(fallback, now, message.clone());
+                    r.transmission
+                        .fail(fallback, now, message.clone(), &self.config.sifen_retry);
                 }
             }
             Ok(response) => {
@@ -337,7 +345,10 @@ impl<S: Store> Service<S> {
                             r.transmission.last_error = None;
                             r.transmission.schedule(step, due_at);
                         }
-                        Plan::Retry(step, message) => r.transmission.fail(step, now, message),
+                        Plan::Retry(step, message) => {
+                            r.transmission
+                                .fail(step, now, message, &self.config.sifen_retry)
+                        }
                     }
                 }
             }
