@@ -485,3 +485,144 @@ fn backoff_grows_and_caps_without_giving_up() {
         Some(Verdict::Approved(_))
     ));
 }
+
+fn cancel(w: &mut World, id: &str, motivo: &str, sandbox: bool) -> kuatia_core::api::HttpResponse {
+    let key = if sandbox { &w.sandbox } else { &w.live };
+    let mut headers = vec![("Authorization".to_string(), format!("Bearer {key}"))];
+    if sandbox {
+        headers.push(("X-Environment".into(), "sandbox".into()));
+    }
+    let req = HttpRequest {
+        method: "POST".into(),
+        path: format!("/v1/facturas/{id}/cancel"),
+        headers,
+        body: json!({ "motivo": motivo }).to_string().into_bytes(),
+    };
+    w.svc.handle(&req, &mut w.host)
+}
+
+#[test]
+fn a_production_cancellation_is_a_signed_event_sent_to_sifen() {
+    let mut w = world(SifenMode::Sync);
+    let v = w.call(
+        "POST",
+        "/v1/webhooks",
+        Some(json!({"url": "https://erp.example.test/hook", "events": ["factura.cancelled"]})),
+        false,
+    );
+    assert_eq!(v["data"]["events"], json!(["factura.cancelled"]));
+    let id = w.create("Cliente S.A.");
+    // Not approved yet: nothing to cancel.
+    let r = cancel(&mut w, &id, "Error en el precio", false);
+    assert_eq!(r.status, 409);
+    assert_eq!(r.json()["error"]["code"], "NOT_CANCELLABLE");
+    w.pump();
+    assert_eq!(w.get(&id)["status"], "approved");
+    let cdc = w.cdc(&id);
+
+    // The motive follows SIFEN's rule (5 to 500 characters).
+    let r = cancel(&mut w, &id, "mal", false);
+    assert_eq!(r.status, 422);
+    assert_eq!(r.json()["error"]["details"][0]["path"], "motivo");
+
+    w.advance(3600);
+    let r = cancel(&mut w, &id, "Error en el precio", false);
+    assert_eq!(r.status, 202, "{}", r.json());
+    let inv = r.json()["data"].clone();
+    assert_eq!(
+        inv["status"], "approved",
+        "approved until SIFEN registers the event"
+    );
+    assert_eq!(inv["cancellation"]["status"], "pending");
+    let again = cancel(&mut w, &id, "Error en el precio", false);
+    assert_eq!(again.json()["error"]["code"], "CANCELLATION_PENDING");
+
+    // The event's answer is lost once: it is sent again, and SIFEN's 4003 ("already cancelled") completes it.
+    w.sifen.faults.push_back(Fault::LoseAnswer);
+    let jobs = w.due();
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0].service, sifen::Service::Evento);
+    assert_eq!(
+        jobs[0].url,
+        "https://sifen-test.set.gov.py/de/ws/eventos/evento.wsdl"
+    );
+    assert!(jobs[0].body.contains("<rGeVeCan>") && jobs[0].body.contains(&cdc));
+    assert!(jobs[0].body.contains("<mOtEve>Error en el precio</mOtEve>"));
+    assert!(jobs[0].body.contains("<Signature"), "the event is signed");
+    w.run(&jobs[0]);
+    assert_eq!(w.get(&id)["status"], "approved");
+    w.advance(wait(1));
+    assert_eq!(w.pump(), 1);
+    let inv = w.get(&id);
+    assert_eq!(inv["status"], "cancelled", "{inv}");
+    assert_eq!(inv["cancellation"]["status"], "approved");
+    assert!(inv.get("transmission").is_none());
+    assert_eq!(w.sifen.cancelled, [cdc]);
+    assert_eq!(w.sifen.calls, ["recibe", "evento", "evento"]);
+    let events = w.deliveries();
+    assert_eq!(events.len(), 1);
+    assert!(events[0].contains("factura.cancelled"));
+    w.advance(86_400);
+    assert_eq!(w.pump(), 0);
+}
+
+#[test]
+fn a_refused_cancellation_leaves_the_invoice_approved_with_the_reason() {
+    let mut w = world(SifenMode::Sync);
+    let id = w.create("Cliente S.A.");
+    w.pump();
+    let cdc = w.cdc(&id);
+    // SIFEN no longer holds it as approved (here: forgotten by the fake), so it answers 4002.
+    w.sifen.documents.remove(&cdc);
+    assert_eq!(cancel(&mut w, &id, "Operación anulada", false).status, 202);
+    w.pump();
+    let inv = w.get(&id);
+    assert_eq!(inv["status"], "approved");
+    assert_eq!(inv["cancellation"]["status"], "rejected");
+    assert_eq!(inv["cancellation"]["error"]["code"], "4002");
+    assert!(inv.get("transmission").is_none());
+    assert_eq!(w.pump(), 0);
+}
+
+#[test]
+fn the_cancellation_window_is_48_hours_for_a_factura() {
+    let mut w = world(SifenMode::Sync);
+    let id = w.create("Cliente S.A.");
+    w.pump();
+    w.advance(48 * 3600 + 1);
+    let r = cancel(&mut w, &id, "Fuera de plazo", false);
+    assert_eq!(r.status, 422);
+    let e = r.json()["error"].clone();
+    assert_eq!(e["details"][0]["code"], sifen::code::CANCEL_WINDOW_EXPIRED);
+    assert!(e["message"].as_str().unwrap().contains("4009"), "{e}");
+    assert!(w.sifen.calls.iter().all(|c| c != "evento"));
+}
+
+#[test]
+fn a_sandbox_cancellation_is_immediate() {
+    let mut w = world(SifenMode::Sync);
+    let v = w.call(
+        "POST",
+        "/v1/webhooks",
+        Some(json!({"url": "https://erp.example.test/hook", "events": ["factura.cancelled"]})),
+        true,
+    );
+    assert!(v["ok"].as_bool().unwrap());
+    let mut body = factura("Cliente");
+    body["_simulate"] = json!("approved");
+    let id = w.call("POST", "/v1/facturas", Some(body), true)["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = cancel(&mut w, &id, "Pedido anulado por el cliente", true);
+    assert_eq!(r.status, 200, "{}", r.json());
+    assert_eq!(r.json()["data"]["status"], "cancelled");
+    assert_eq!(r.json()["data"]["cancellation"]["status"], "approved");
+    assert!(w.deliveries()[0].contains("factura.cancelled"));
+    let r = cancel(&mut w, &id, "Pedido anulado por el cliente", true);
+    assert_eq!(r.status, 409);
+    // The other environment's key does not see it.
+    let r = cancel(&mut w, &id, "Pedido anulado por el cliente", false);
+    assert_eq!(r.status, 404);
+    assert!(w.sifen.calls.is_empty());
+}

@@ -19,7 +19,7 @@ use auth::{parse_key, Environment};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-pub use store::{Account, InvoiceRecord, MemoryStore, Store};
+pub use store::{Account, Cancellation, CancellationStatus, InvoiceRecord, MemoryStore, Store};
 use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
 use webhook::{Delivery, EventData, EventPayload, Webhook};
 
@@ -345,6 +345,7 @@ impl<S: Store> Service<S> {
             ["v1", "facturas", _]
             | ["v1", "facturas", _, "kude"]
             | ["v1", "webhooks", _, "deliveries"] => &["GET"],
+            ["v1", "facturas", _, "cancel"] => &["POST"],
             _ => return err(404, "NOT_FOUND", "no such route"),
         };
         if !allowed.contains(&route.1) {
@@ -374,6 +375,7 @@ impl<S: Store> Service<S> {
                 _ => err(404, "NOT_FOUND", "no invoice with that id"),
             },
             (["v1", "facturas", id, "kude"], _) => self.kude(&caller, id),
+            (["v1", "facturas", id, "cancel"], _) => self.cancel(&caller, id, req, host),
             (["v1", "webhooks"], "POST") => self.create_webhook(&caller, req, host),
             (["v1", "webhooks", id, "deliveries"], _) => self.deliveries(&caller, id, query),
             (["v1", "webhooks"], _) => {
@@ -470,6 +472,14 @@ impl<S: Store> Service<S> {
         }
         if let Some(t) = transmit::transmission_json(&inv.transmission) {
             v["transmission"] = t;
+        }
+        if let Some(c) = &inv.cancellation {
+            v["cancellation"] = json!({
+                "status": c.status,
+                "motivo": c.motivo,
+                "requested_at": rfc3339(c.requested_at),
+                "error": c.error,
+            });
         }
         v
     }
@@ -685,6 +695,8 @@ impl<S: Store> Service<S> {
             signed,
             created_at: ts,
             updated_at: ts,
+            approved_at: None,
+            cancellation: None,
             // Production documents go to SIFEN (see `transmit`); the sandbox's SIFEN is simulated by `tick`.
             transmission: match caller.env {
                 Environment::Production => transmit::Transmission::start(ts),
@@ -882,6 +894,132 @@ impl<S: Store> Service<S> {
         }
     }
 
+    /// `POST /v1/facturas/:id/cancel {motivo}`: cancels an approved invoice within SIFEN's window (48 h for an FE,
+    /// 168 h for the other types, from the approval). Sandbox: at once. Production: the signed cancellation event
+    /// goes to SIFEN (`transmit`); the invoice becomes `cancelled` when SIFEN registers it (202 meanwhile).
+    fn cancel(
+        &mut self,
+        caller: &Caller,
+        id: &str,
+        req: &HttpRequest,
+        host: &mut dyn Host,
+    ) -> HttpResponse {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Body {
+            motivo: String,
+        }
+        let Some(mut record) = self
+            .store
+            .invoice(&caller.account.id, id)
+            .filter(|i| i.environment == caller.env)
+        else {
+            return err(404, "NOT_FOUND", "no invoice with that id");
+        };
+        let body: Body = match serde_json::from_slice(&req.body) {
+            Ok(b) => b,
+            Err(e) if e.is_syntax() || e.is_eof() => {
+                return err(400, code::MALFORMED_JSON, &e.to_string())
+            }
+            Err(e) => {
+                let c = if e.to_string().starts_with("missing field") {
+                    code::REQUIRED
+                } else {
+                    code::INVALID_TYPE
+                };
+                return findings_response(&[Finding::new(c, "motivo", e.to_string())]);
+            }
+        };
+        if record.cancellation.as_ref().map(|c| c.status) == Some(CancellationStatus::Pending) {
+            return err(
+                409,
+                "CANCELLATION_PENDING",
+                "a cancellation of this invoice is waiting for SIFEN's answer",
+            );
+        }
+        if record.status != Estado::Approved {
+            return err(
+                409,
+                "NOT_CANCELLABLE",
+                &format!(
+                    "only approved invoices can be cancelled; this one is '{}'",
+                    record.status
+                ),
+            );
+        }
+        let now_utc = host.now();
+        let now = paraguay(now_utc);
+        let ts = now_utc.unix_timestamp();
+        let approved = record.approved_at.unwrap_or(record.updated_at);
+        let approved = OffsetDateTime::from_unix_timestamp(approved)
+            .map(paraguay)
+            .unwrap_or(now);
+        if let Err(f) =
+            crate::sifen::deadline::check_cancel_window(record.tipo_documento, approved, now)
+        {
+            return findings_response(&[f]);
+        }
+        let Ok(cdc) = crate::cdc::Cdc::parse(&record.cdc) else {
+            return err(500, code::INVALID_CDC, "the stored CDC does not parse");
+        };
+        let input = crate::sifen::event::EventoInput {
+            id: transmit::event_id(host),
+            fecha_firma: now,
+            evento: crate::sifen::event::Evento::Cancelacion {
+                cdc,
+                motivo: body.motivo.clone(),
+            },
+        };
+        let rules = crate::sifen::event::validate(&input);
+        if !rules.is_empty() {
+            // The event's own paths (`motivo`) are the request's.
+            return findings_response(&rules);
+        }
+        let mut cancellation = Cancellation {
+            status: CancellationStatus::Pending,
+            motivo: body.motivo,
+            requested_at: ts,
+            event_id: None,
+            xml: None,
+            error: None,
+        };
+        match caller.env {
+            Environment::Sandbox => {
+                record.cancellation = Some(cancellation);
+                let events = apply_to(&mut record, &Trigger::Cancelled, ts).unwrap_or_default();
+                self.store.update_invoice(record.clone());
+                self.emit(&record, &events, host, ts);
+                ok(200, self.invoice_json(&record))
+            }
+            Environment::Production => {
+                let emisor = caller.account.profile(caller.env);
+                let ruc = emisor.and_then(|e| crate::ruc::Ruc::parse(&e.ruc).ok());
+                let (Some(ruc), Some(signer)) = (ruc, host.signer(&caller.account.id, caller.env))
+                else {
+                    return err(
+                        422,
+                        "CERTIFICATE_MISSING",
+                        "load a valid P12 certificate for production",
+                    );
+                };
+                let signed = match crate::sifen::event::sign_event(&input, &ruc, signer) {
+                    Ok(s) => s,
+                    Err(fs) => return findings_response(&fs.0),
+                };
+                cancellation.event_id = Some(signed.id);
+                cancellation.xml = Some(signed.xml);
+                record.cancellation = Some(cancellation);
+                record.transmission = transmit::Transmission {
+                    next: transmit::Step::SendEvent,
+                    due_at: ts,
+                    ..transmit::Transmission::default()
+                };
+                self.store.update_invoice(record.clone());
+                ok(202, self.invoice_json(&record))
+            }
+        }
+    }
+
     fn create_webhook(
         &mut self,
         caller: &Caller,
@@ -1001,7 +1139,15 @@ fn apply_to(
     record.updated_at = ts;
     match trigger {
         Trigger::Rejected { errors } => record.sifen_errors = errors.clone(),
-        Trigger::Approved { protocolo } => record.protocolo = protocolo.clone(),
+        Trigger::Approved { protocolo } => {
+            record.protocolo = protocolo.clone();
+            record.approved_at = Some(ts);
+        }
+        Trigger::Cancelled => {
+            if let Some(c) = &mut record.cancellation {
+                c.status = CancellationStatus::Approved;
+            }
+        }
         _ => {}
     }
     Ok(events)

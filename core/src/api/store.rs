@@ -82,6 +82,44 @@ pub struct InvoiceRecord {
     /// Production: where the document stands in its transmission to SIFEN (idle in the sandbox).
     #[serde(default, skip_serializing_if = "Transmission::is_idle")]
     pub transmission: Transmission,
+    /// Unix time of the approval (the cancellation window counts from it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved_at: Option<i64>,
+    /// The cancellation asked for, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancellation: Option<Cancellation>,
+}
+
+/// Where a cancellation stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CancellationStatus {
+    /// The signed event waits for SIFEN's answer.
+    Pending,
+    /// SIFEN registered it: the invoice is `cancelled`.
+    Approved,
+    /// SIFEN refused it (see `error`): the invoice stays `approved`.
+    Rejected,
+}
+
+/// A cancellation event (`rGeVeCan`) of an approved invoice.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cancellation {
+    /// Its state.
+    pub status: CancellationStatus,
+    /// The reason (`mOtEve`).
+    pub motivo: String,
+    /// Unix time of the request.
+    pub requested_at: i64,
+    /// The event `Id` (production).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_id: Option<u64>,
+    /// The signed `rGesEve` (production).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xml: Option<String>,
+    /// SIFEN's reason for a refusal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<SifenError>,
 }
 
 /// What the service needs to persist.

@@ -10,6 +10,8 @@
 //! - Lot mode ([`SifenMode::Lote`]): up to 50 documents of one account and one document type per `recibe-lote`;
 //!   the lot is queried no sooner than [`Config::sifen_lot_poll_after`] (GMP: ≥ 10 min) and then at that period;
 //!   an unknown or expired lot (0360, 0364) and a document missing from a finished lot are queried by CDC.
+//! - A cancellation event (`POST /v1/facturas/:id/cancel` in production) travels the same way (`evento`); after a
+//!   lost answer it is sent again, which is safe: SIFEN answers 4003 ("already cancelled") to a repeat.
 //! - Failures back off ([`Config::sifen_retry`], by default [`RETRY_SCHEDULE`]: 30 s up to hourly) and never give
 //!   up: the invoice shows `transmission` (`attempts`, `last_error`, `next_attempt_at`) meanwhile.
 
@@ -47,6 +49,8 @@ pub enum Step {
     Query,
     /// Ask for the result of the lot it travelled in (`consulta-lote`).
     QueryLot,
+    /// Send the invoice's signed cancellation event (`evento`).
+    SendEvent,
 }
 
 /// Where a production invoice stands in its transmission to SIFEN.
@@ -168,6 +172,16 @@ fn d_id(host: &mut dyn Host) -> u64 {
     random_u64(host) % sifen::MAX_DID + 1
 }
 
+/// A fresh event `Id` in SIFEN's range (1..=10 digits).
+pub(super) fn event_id(host: &mut dyn Host) -> u64 {
+    random_u64(host) % sifen::event::MAX_EVENT_ID + 1
+}
+
+/// Whether a record still needs SIFEN: in flight, or approved with a cancellation to send.
+fn needs_sifen(r: &InvoiceRecord) -> bool {
+    !r.transmission.is_idle() && (!r.status.is_final() || r.transmission.next == Step::SendEvent)
+}
+
 /// The transmission as shown in the invoice resource while something is left to do.
 pub(super) fn transmission_json(t: &Transmission) -> Option<Value> {
     (!t.is_idle()).then(|| {
@@ -189,7 +203,7 @@ impl<S: Store> Service<S> {
         let mut ambientes: BTreeMap<String, Option<Ambiente>> = BTreeMap::new();
         let mut groups: BTreeMap<(String, Step, String), Vec<InvoiceRecord>> = BTreeMap::new();
         for record in due {
-            if record.status.is_final() || record.transmission.is_idle() {
+            if !needs_sifen(&record) {
                 continue;
             }
             let ambiente = *ambientes
@@ -236,10 +250,8 @@ impl<S: Store> Service<S> {
                 let id = d_id(host);
                 let built = build_request(step, self.config.sifen_mode, id, part);
                 // The fallback if no report ever comes: lots are asked again by lot number, the rest by CDC.
-                let (fallback, lease) = match step {
-                    Step::QueryLot => (Step::QueryLot, self.config.sifen_lease),
-                    _ => (Step::Query, self.config.sifen_lease),
-                };
+                let fallback = fallback(step);
+                let lease = self.config.sifen_lease;
                 match built {
                     Ok(request) => {
                         for r in part {
@@ -291,12 +303,12 @@ impl<S: Store> Service<S> {
             .invoices
             .iter()
             .filter_map(|id| self.store.invoice(&job.account_id, id))
-            .filter(|r| !r.status.is_final())
+            .filter(needs_sifen)
             .collect();
-        let fallback = if job.service == sifen::Service::ConsultaLote {
-            Step::QueryLot
-        } else {
-            Step::Query
+        let fallback = match job.service {
+            sifen::Service::ConsultaLote => Step::QueryLot,
+            sifen::Service::Evento => Step::SendEvent,
+            _ => Step::Query,
         };
         let answer = match outcome {
             SifenOutcome::Answer { status, body } => {
@@ -345,6 +357,13 @@ impl<S: Store> Service<S> {
                             r.transmission.last_error = None;
                             r.transmission.schedule(step, due_at);
                         }
+                        Plan::EventRefused(error) => {
+                            if let Some(c) = &mut r.cancellation {
+                                c.status = crate::api::CancellationStatus::Rejected;
+                                c.error = Some(error);
+                            }
+                            r.transmission = Transmission::default();
+                        }
                         Plan::Retry(step, message) => {
                             r.transmission
                                 .fail(step, now, message, &self.config.sifen_retry)
@@ -364,7 +383,9 @@ impl<S: Store> Service<S> {
                     ev.extend(e);
                 }
             }
-            if r.status.is_final() {
+            if r.status.is_final() && r.transmission.next != Step::SendEvent
+                || r.status == Estado::Cancelled
+            {
                 r.transmission = Transmission::default();
             }
         }
@@ -392,6 +413,18 @@ enum Plan {
     Next(Step, i64),
     /// A transient or unexpected answer: this next, after a back-off.
     Retry(Step, String),
+    /// SIFEN refused the cancellation event for this reason.
+    EventRefused(crate::lifecycle::SifenError),
+}
+
+/// What to do when a job handed out for `step` is never reported (or fails): events are sent again (a repeat is
+/// answered 4003), lots are asked again by lot number, everything else is asked by CDC.
+fn fallback(step: Step) -> Step {
+    match step {
+        Step::SendEvent => Step::SendEvent,
+        Step::QueryLot => Step::QueryLot,
+        _ => Step::Query,
+    }
 }
 
 fn reason(r: &sifen::response::Resultado) -> String {
@@ -405,6 +438,41 @@ fn reason(r: &sifen::response::Resultado) -> String {
 /// One plan per record, in order.
 fn plan(response: &Response, records: &[InvoiceRecord], config: &Config, now: i64) -> Vec<Plan> {
     let each = |f: &dyn Fn() -> Plan| records.iter().map(|_| f()).collect::<Vec<_>>();
+    if let Response::Evento(r) = response {
+        return records
+            .iter()
+            .map(|rec| {
+                let id = rec
+                    .cancellation
+                    .as_ref()
+                    .and_then(|c| c.event_id)
+                    .unwrap_or(0);
+                match r.result(id) {
+                    Some(res) if res.estado.is_approved() => Plan::Verdict(Trigger::Cancelled),
+                    // 4003: already cancelled (our own earlier event whose answer was lost).
+                    Some(res) if res.resultados.iter().any(|x| x.code == "4003") => {
+                        Plan::Verdict(Trigger::Cancelled)
+                    }
+                    Some(res) if res.estado == sifen::response::Estado::Rechazado => {
+                        Plan::EventRefused(
+                            res.resultados
+                                .first()
+                                .map(|x| x.to_sifen_error())
+                                .unwrap_or(crate::lifecycle::SifenError {
+                                    code: String::new(),
+                                    message: "rejected without a reason".into(),
+                                    field: None,
+                                }),
+                        )
+                    }
+                    _ => Plan::Retry(
+                        Step::SendEvent,
+                        format!("the evento answer has no result for event {id}"),
+                    ),
+                }
+            })
+            .collect();
+    }
     match (response, response.action()) {
         (Response::RecibeLote(r), Some(Action::Apply { .. })) => {
             let lote = r.protocolo_lote.clone().unwrap_or_default();
@@ -485,6 +553,19 @@ fn build_request(
         Step::QueryLot => {
             let lote = first.transmission.lote.as_deref().unwrap_or_default();
             sifen::request::consulta_lote(d_id, lote).map_err(finding)
+        }
+        Step::SendEvent => {
+            let c = first
+                .cancellation
+                .as_ref()
+                .ok_or_else(|| "no cancellation to send".to_string())?;
+            let event = sifen::event::SignedEvent {
+                id: c.event_id.unwrap_or(0),
+                kind: "rGeVeCan",
+                cdc: Some(first.cdc.clone()),
+                xml: c.xml.clone().unwrap_or_default(),
+            };
+            sifen::request::evento(d_id, &[event]).map_err(finding)
         }
         Step::Idle => Err("nothing to send".into()),
     }

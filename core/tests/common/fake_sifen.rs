@@ -62,8 +62,10 @@ pub struct FakeSifen {
     pub lot_processing_polls: u32,
     /// Faults for the next requests, in order.
     pub faults: VecDeque<Fault>,
-    /// Service names of the requests seen (`recibe`, `recibe-lote`, `consulta`, `consulta-lote`), in order.
+    /// Service names of the requests seen (`recibe`, `recibe-lote`, `consulta`, `consulta-lote`, `evento`), in order.
     pub calls: Vec<String>,
+    /// CDCs cancelled by an event.
+    pub cancelled: Vec<String>,
     next_protocol: u64,
 }
 
@@ -164,6 +166,8 @@ impl FakeSifen {
             "consulta-lote"
         } else if request.contains("<rEnviConsDeRequest") {
             "consulta"
+        } else if request.contains("<rEnviEventoDe") {
+            "evento"
         } else {
             "unknown"
         };
@@ -192,6 +196,7 @@ impl FakeSifen {
             "recibe-lote" => self.recibe_lote(request),
             "consulta-lote" => self.consulta_lote(request),
             "consulta" => self.consulta(request),
+            "evento" => self.evento(request),
             _ => Reply::Http {
                 status: 400,
                 content_type: "text/plain",
@@ -277,6 +282,27 @@ impl FakeSifen {
         };
         soap(&format!(
             "<ns2:rResEnviConsLoteDe xmlns:ns2=\"http://ekuatia.set.gov.py/sifen/xsd\">{inner}</ns2:rResEnviConsLoteDe>"
+        ))
+    }
+
+    /// Cancellations only: 0600 for an approved DTE, 4003 when already cancelled, 4002 when not approved.
+    fn evento(&mut self, request: &str) -> Reply {
+        let id = between(request, "<rEve Id=\"", "\"")
+            .unwrap_or_default()
+            .to_string();
+        let cdc = between(request, "<rGeVeCan><Id>", "</Id>")
+            .unwrap_or_default()
+            .to_string();
+        let (estado, code, msg) = if self.cancelled.contains(&cdc) {
+            ("Rechazado", "4003", "El DTE ya se encuentra cancelado")
+        } else if matches!(self.documents.get(&cdc), Some(Verdict::Approved(_))) {
+            self.cancelled.push(cdc);
+            ("Aprobado", "0600", "Evento registrado correctamente")
+        } else {
+            ("Rechazado", "4002", "El DTE no se encuentra aprobado")
+        };
+        soap(&format!(
+            "<ns2:rRetEnviEventoDe xmlns:ns2=\"http://ekuatia.set.gov.py/sifen/xsd\"><ns2:dFecProc>2025-03-10T12:00:00-03:00</ns2:dFecProc><ns2:gResProcEVe><ns2:dEstRes>{estado}</ns2:dEstRes><ns2:id>{id}</ns2:id><ns2:gResProc><ns2:dCodRes>{code}</ns2:dCodRes><ns2:dMsgRes>{msg}</ns2:dMsgRes></ns2:gResProc></ns2:gResProcEVe></ns2:rRetEnviEventoDe>"
         ))
     }
 
