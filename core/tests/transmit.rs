@@ -626,3 +626,32 @@ fn a_sandbox_cancellation_is_immediate() {
     assert_eq!(r.status, 404);
     assert!(w.sifen.calls.is_empty());
 }
+
+#[test]
+fn contingency_documents_are_tracked_and_sent_when_sifen_is_back() {
+    let mut w = world(SifenMode::Sync);
+    let mut body = factura("Cliente S.A.");
+    body["tipo_emision"] = json!(2);
+    let v = w.call("POST", "/v1/facturas", Some(body), false);
+    let id = v["data"]["id"].as_str().unwrap().to_string();
+    assert_eq!(v["data"]["tipo_emision"], 2);
+    // SIFEN unreachable for a while: the document waits, with the reason, and is never lost.
+    for _ in 0..4 {
+        w.sifen.faults.push_back(Fault::Drop);
+    }
+    for n in 1..=4 {
+        assert_eq!(w.pump(), 1);
+        w.advance(wait(n));
+    }
+    let inv = w.get(&id);
+    assert_eq!(inv["status"], "pending");
+    assert_eq!(inv["tipo_emision"], 2);
+    assert_eq!(inv["transmission"]["attempts"], 4);
+    // Back: consulta (unknown) → recibe → approved; the signed XML says iTipEmi 2.
+    w.pump();
+    let jobs = w.due();
+    assert_eq!(jobs[0].service, sifen::Service::Recibe);
+    assert!(jobs[0].body.contains("<iTipEmi>2</iTipEmi>"));
+    w.run(&jobs[0]);
+    assert_eq!(w.get(&id)["status"], "approved");
+}

@@ -375,6 +375,18 @@ impl Live {
             .clone()
     }
 
+    /// Polls until a cancellation is answered.
+    async fn settle_cancellation(&self, id: &str) -> Value {
+        for _ in 0..200 {
+            let v = self.get(id).await;
+            if v["cancellation"]["status"] != "pending" {
+                return v;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("cancellation of {id} still pending: {}", self.get(id).await);
+    }
+
     /// Polls until the invoice leaves pending/sent.
     async fn settle(&self, id: &str) -> Value {
         for _ in 0..200 {
@@ -472,6 +484,7 @@ async fn production_invoices_reach_sifen_over_mutual_tls() {
     assert_eq!(ev["type"], "factura.approved");
     assert_eq!(ev["data"]["id"], json!(id));
     assert_eq!(ev["data"]["cdc"], json!(cdc));
+    let approved = id.clone();
     {
         let wire = fake.wire.lock().unwrap();
         assert_eq!(
@@ -523,6 +536,29 @@ async fn production_invoices_reach_sifen_over_mutual_tls() {
         assert_eq!(s.calls[before..], ["recibe", "consulta"]);
         assert_eq!(s.received[&cdc], 1);
     }
+
+    // Cancellation: the signed rGeVeCan event goes to SIFEN's evento service; cancelled once registered.
+    let (status, v) = api
+        .call(
+            reqwest::Method::POST,
+            &format!("/v1/facturas/{approved}/cancel"),
+            Some(json!({"motivo": "Error en el precio unitario"})),
+        )
+        .await;
+    assert_eq!(status, 202, "{v}");
+    let inv = api.settle_cancellation(&approved).await;
+    assert_eq!(inv["status"], "cancelled", "{inv}");
+    assert_eq!(
+        fake.sifen.lock().unwrap().calls.last().map(String::as_str),
+        Some("evento")
+    );
+    assert!(fake
+        .wire
+        .lock()
+        .unwrap()
+        .requests
+        .iter()
+        .any(|(p, _)| p == "/de/ws/eventos/evento.wsdl"));
     server.shutdown().await;
 }
 

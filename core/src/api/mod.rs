@@ -458,6 +458,7 @@ impl<S: Store> Service<S> {
             "kude_url": format!("{}/v1/facturas/{}/kude", self.config.base_url.trim_end_matches('/'), inv.id),
             "tipo_documento": inv.tipo_documento,
             "fecha_emision": inv.fecha_emision,
+            "tipo_emision": inv.tipo_emision,
             "total": inv.total,
             "moneda": inv.moneda,
             "qr": inv.qr,
@@ -695,6 +696,7 @@ impl<S: Store> Service<S> {
             signed,
             created_at: ts,
             updated_at: ts,
+            tipo_emision: d.operacion.tipo_emision,
             approved_at: None,
             cancellation: None,
             // Production documents go to SIFEN (see `transmit`); the sandbox's SIFEN is simulated by `tick`.

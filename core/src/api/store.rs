@@ -82,12 +82,19 @@ pub struct InvoiceRecord {
     /// Production: where the document stands in its transmission to SIFEN (idle in the sandbox).
     #[serde(default, skip_serializing_if = "Transmission::is_idle")]
     pub transmission: Transmission,
+    /// `iTipEmi`: 1 normal, 2 contingency (issued while SIFEN was unreachable; the KuDE carries the legend).
+    #[serde(default = "normal_emission")]
+    pub tipo_emision: u8,
     /// Unix time of the approval (the cancellation window counts from it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approved_at: Option<i64>,
     /// The cancellation asked for, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancellation: Option<Cancellation>,
+}
+
+fn normal_emission() -> u8 {
+    1
 }
 
 /// Where a cancellation stands.
