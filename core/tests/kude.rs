@@ -286,6 +286,18 @@ fn long_invoice_paginates_with_each_item_once() {
     };
     assert!(has(last, "Total de la operación"));
     assert!(!has(&layout.pages[0], "Total de la operación"));
+    // Every page repeats the items table's header row (and carries items under it).
+    for (i, p) in layout.pages.iter().enumerate() {
+        assert!(
+            has(p, "Descripción") && has(p, "Cantidad"),
+            "page {} has no table header",
+            i + 1
+        );
+        assert!(has(p, "Producto"), "page {} has no item", i + 1);
+    }
+    // The extracted text agrees: one header per page.
+    let headers = text.lines().filter(|l| l.trim() == "Cantidad").count();
+    assert_eq!(headers, n, "{text}");
 }
 
 #[test]
