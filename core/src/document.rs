@@ -645,9 +645,20 @@ fn build_condicion(
 }
 
 /// Splits `total` into `n` instalments rounded to `dp` decimals; the last one absorbs the remainder.
+///
+/// Instalments are rounded half up, except when that would leave the last one negative (a total of fewer
+/// smallest units than instalments, e.g. 2 PYG in 4: `1, 1, 1, −1`); then they are rounded down (`0, 0, 0, 2`), so
+/// every `dMonCuota` stays within the XSD's `minInclusive 0`.
 pub fn split_cuotas(total: Decimal, n: u16, dp: u32) -> Vec<Decimal> {
     let n = n.max(1);
-    let each = round(total / Decimal::from(n), dp);
+    let others = Decimal::from(n - 1);
+    let share = total / Decimal::from(n);
+    let mut each = round(share, dp);
+    if each * others > total {
+        each = share
+            .round_dp_with_strategy(dp, rust_decimal::RoundingStrategy::ToZero)
+            .normalize();
+    }
     let mut out = vec![each; usize::from(n - 1)];
     out.push(total - each * Decimal::from(n - 1));
     out

@@ -84,6 +84,13 @@ impl V {
                 path,
                 "must not contain control characters (tabs, line breaks)",
             );
+        } else if v.chars().any(|c| matches!(c, '\u{FFFE}' | '\u{FFFF}')) {
+            // The only non-control scalar values outside XML 1.0's `Char`: a document carrying them is not XML.
+            self.push(
+                code::INVALID_FORMAT,
+                path,
+                "must not contain the noncharacters U+FFFE or U+FFFF (not allowed in XML)",
+            );
         }
     }
 
@@ -650,6 +657,7 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
     if v.out.iter().all(|f| !f.path.starts_with("items")) {
         match totals::compute(req) {
             Ok(calc) => {
+                check_net_prices(&mut v, req, &calc);
                 if let Some(t) = &calc.totales {
                     check_totals_rules(&mut v, req, tipo, t, moneda);
                 }
@@ -658,6 +666,37 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
         }
     }
     v.out
+}
+
+/// The net unit price `E721 − EA002 − EA004` (price minus item discount minus the global discount's share) must not
+/// be negative: `dTotOpeItem` and every IVA amount derived from it are unsigned in the XSD (`minInclusive 0`). Each
+/// discount may be valid alone (item discount ≤ price, global % < 100) and still exceed the price together.
+fn check_net_prices(v: &mut V, req: &FacturaRequest, calc: &totals::Calculo) {
+    if v.out.iter().any(|f| f.path == "descuento_global") {
+        return;
+    }
+    for (i, (it, c)) in req.items.iter().zip(&calc.items).enumerate() {
+        let Some(val) = &c.valor else { continue };
+        let neto = val
+            .precio_unitario
+            .checked_sub(val.descuento)
+            .and_then(|n| n.checked_sub(val.descuento_global));
+        if neto.is_some_and(|n| n.is_sign_negative() && !n.is_zero()) {
+            let path = if it.descuento.is_some() {
+                format!("items[{i}].descuento")
+            } else {
+                "descuento_global".to_string()
+            };
+            v.push(
+                code::OUT_OF_RANGE,
+                path,
+                format!(
+                    "items[{i}]: the item discount plus the global discount ({} per unit) exceed the unit price",
+                    crate::fmt::dec(val.descuento_global)
+                ),
+            );
+        }
+    }
 }
 
 fn check_receptor(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento, emisor_ruc: Option<&Ruc>) {
@@ -1386,6 +1425,17 @@ fn check_totals_rules(
             code::OUT_OF_RANGE,
             "items",
             "the grand total exceeds 15 integer digits",
+        );
+    }
+    // dTotalGs (total × exchange rate) is a tMontoBase too: 15 integer digits at most.
+    if moneda != "PYG"
+        && t.total_guaranies
+            .is_some_and(|g| g.trunc() >= Decimal::from(1_000_000_000_000_000u64))
+    {
+        v.push(
+            code::OUT_OF_RANGE,
+            "tipo_cambio",
+            "the grand total in guaraníes (total × tipo_cambio, dTotalGs) exceeds 15 integer digits",
         );
     }
     if tipo == TipoDocumento::Factura || tipo == TipoDocumento::Autofactura {

@@ -501,3 +501,80 @@ fn verify_reports_problems_without_panicking() {
     let json = serde_json::to_string(&verify(&signed, None)).unwrap();
     assert!(json.contains("\"valid\":true"));
 }
+
+/// The production profile of the sandbox certificate's taxpayer (RUC 44444401-7) with a stamp from `desde`.
+fn production_profile(desde: time::Date) -> kuatia_core::profile::Emisor {
+    let mut e = kuatia_core::profile::Emisor::sandbox();
+    e.ambiente = kuatia_core::profile::Ambiente::Produccion;
+    e.timbrados[0].fecha_inicio = desde;
+    e
+}
+
+fn issue_with(
+    emisor: &kuatia_core::profile::Emisor,
+    cert: &str,
+    at: time::PrimitiveDateTime,
+) -> Result<kuatia_core::issue::Issued, kuatia_core::error::Findings> {
+    let key = std::fs::read_to_string(testdata("sandbox.key.pem")).unwrap();
+    let cert = std::fs::read_to_string(testdata(cert)).unwrap();
+    let signer = SoftwareSigner::from_pem(&key, &cert).unwrap();
+    let req = kuatia_core::invoice::parse_request(
+        r#"{"tipo_documento": 1, "receptor": {"ruc": "80069563-1", "razon_social": "Cliente Ejemplo S.A."},
+            "items": [{"descripcion": "Servicio", "cantidad": 1, "precio_unitario": 1100000, "iva": 10}]}"#,
+    )
+    .unwrap();
+    let mut numbering = kuatia_core::issue::MemoryNumbering::default();
+    kuatia_core::issue::issue(
+        emisor,
+        &req,
+        &signer,
+        at,
+        &mut kuatia_core::cdc::FixedSecurityCode(123_456_789),
+        &mut numbering,
+    )
+}
+
+#[test]
+fn an_expired_certificate_fails_issuing_in_production() {
+    // expired.cert.pem: the sandbox key and RUC, valid 2020-01-01 to 2021-01-01 (UTC).
+    let at = datetime!(2025-03-10 10:11:00);
+    let prod = production_profile(time::macros::date!(2024 - 01 - 01));
+    let err = issue_with(&prod, "expired.cert.pem", at).unwrap_err();
+    assert_eq!(
+        err.0
+            .iter()
+            .map(|f| (f.code.as_str(), f.path.as_str()))
+            .collect::<Vec<_>>(),
+        [("CERTIFICATE_EXPIRED", "certificate")],
+        "{err}"
+    );
+    // Not yet valid at emission time: refused too, with its own code.
+    let err = issue_with(&prod, "notyet.cert.pem", at).unwrap_err();
+    assert_eq!(
+        (err.0[0].code.as_str(), err.0[0].path.as_str()),
+        ("CERTIFICATE_NOT_YET_VALID", "certificate")
+    );
+    // The same key with the current certificate issues, and the sandbox tolerates the expired test certificate.
+    assert!(issue_with(&prod, "sandbox.cert.pem", at).is_ok());
+    let sandbox = kuatia_core::profile::Emisor::sandbox();
+    assert!(issue_with(&sandbox, "expired.cert.pem", at).is_ok());
+    // Validity is judged at the emission time, not by the file: within its period the certificate issues in
+    // production (with a stamp valid then), and the result verifies at that time but not today.
+    let then = datetime!(2020-06-01 09:00:00);
+    let prod_2020 = production_profile(time::macros::date!(2020 - 01 - 01));
+    let issued = issue_with(&prod_2020, "expired.cert.pem", then).unwrap();
+    assert!(verify(&issued.xml, Some(then)).valid);
+    let today = verify(&issued.xml, Some(at));
+    assert!(!today.valid && today.digest_ok && today.signature_ok);
+    assert_eq!(today.error.unwrap().code, "CERTIFICATE_EXPIRED");
+    // One second past its end (2021-01-01 00:00 UTC = 2020-12-31 21:00 in Asunción) it no longer issues.
+    let after = datetime!(2020-12-31 21:00:01);
+    let err = issue_with(&prod_2020, "expired.cert.pem", after).unwrap_err();
+    assert_eq!(err.0[0].code, "CERTIFICATE_EXPIRED");
+    assert!(issue_with(
+        &prod_2020,
+        "expired.cert.pem",
+        datetime!(2020-12-31 20:59:59)
+    )
+    .is_ok());
+}

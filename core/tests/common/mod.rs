@@ -87,6 +87,23 @@ impl Schemas {
             Err(String::from_utf8_lossy(&out.stderr).into_owned())
         }
     }
+
+    /// Validates several files against `schema` in one xmllint run; Err carries xmllint's messages.
+    pub fn validate_files(&self, files: &[PathBuf], schema: &str) -> Result<(), String> {
+        let out = Command::new("xmllint")
+            .env("XML_CATALOG_FILES", &self.catalog)
+            .args(["--noout", "--nonet", "--schema"])
+            .arg(self.dir.join(schema))
+            .args(files)
+            .output()
+            .expect("xmllint is required (Debian libxml2-utils; .ci/run installs it)");
+        let log = String::from_utf8_lossy(&out.stderr).into_owned();
+        if out.status.success() && log.matches(" validates").count() == files.len() {
+            Ok(())
+        } else {
+            Err(log)
+        }
+    }
 }
 
 /// Verifies the enveloped signature of a DE (`Id` attribute on `DE`) or event (`rEve`) with xmlsec1.
