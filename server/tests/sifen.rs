@@ -632,3 +632,43 @@ async fn a_refused_client_certificate_keeps_the_invoice_pending_with_the_reason(
     drop(wire);
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_mid_transmission_loses_nothing() {
+    let dir = temp_dir("restart");
+    let pki = pki(&dir);
+    let signer = sandbox_test_signer().unwrap();
+    let fake = fake_sifen(&pki, signer.certificate_der().to_vec()).await;
+    let data = dir.join("data");
+    // SIFEN does not answer the first request.
+    fake.sifen.lock().unwrap().faults.push_back(Fault::Drop);
+    let (server1, key) = server(&data, &fake, &pki, SifenMode::Sync).await;
+    let api = Live {
+        http: reqwest::Client::new(),
+        base: format!("http://{}", server1.addr),
+        key: key.clone(),
+    };
+    let (id, cdc) = api.create("Cliente S.A.").await;
+    for _ in 0..100 {
+        if !fake.wire.lock().unwrap().requests.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(fake.sifen.lock().unwrap().calls, ["recibe"]);
+    // Stop while the call is in flight; the next start resumes from SQLite.
+    server1.shutdown().await;
+    let (server2, _) = server(&data, &fake, &pki, SifenMode::Sync).await;
+    let api = Live {
+        http: reqwest::Client::new(),
+        base: format!("http://{}", server2.addr),
+        key,
+    };
+    let inv = api.settle(&id).await;
+    assert_eq!(inv["status"], "approved", "{inv}");
+    let s = fake.sifen.lock().unwrap();
+    assert_eq!(s.calls, ["recibe", "consulta", "recibe"]);
+    assert_eq!(s.received[&cdc], 1, "processed once");
+    drop(s);
+    server2.shutdown().await;
+}
