@@ -130,6 +130,23 @@ fn bench(c: &mut Criterion) {
     g.finish();
     unsafe { kuatia_signer_free(handle) };
 
+    let emisor = Emisor::sandbox();
+    let now = kuatia_core::fmt::parse_datetime(NOW).unwrap();
+    let mut g = c.benchmark_group("validate");
+    g.bench_function("rust", |b| b.iter(|| validate_rust(&req, &emisor, now)));
+    g.bench_function("c_abi", |b| b.iter(|| validate_c(&req)));
+    g.finish();
+    paired(
+        "validate",
+        50_000,
+        || {
+            validate_rust(&req, &emisor, now);
+        },
+        || {
+            validate_c(&req);
+        },
+    );
+
     let cdc = "01444444017001001000000122025031011234567890";
     let mut g = c.benchmark_group("cdc_parse");
     g.bench_function("rust", |b| b.iter(|| cdc_rust(cdc)));
@@ -145,6 +162,31 @@ fn bench(c: &mut Criterion) {
             cdc_c(cdc);
         },
     );
+}
+
+fn validate_rust(req: &str, emisor: &Emisor, now: time::PrimitiveDateTime) -> usize {
+    let report = kuatia_core::validate::validate_json(black_box(req), emisor, now);
+    black_box(serde_json::to_vec(&report).unwrap().len())
+}
+
+fn validate_c(req: &str) -> usize {
+    let mut out = zero();
+    let st = unsafe {
+        kuatia_invoice_validate(
+            black_box(req.as_ptr()),
+            req.len(),
+            null(),
+            0,
+            NOW.as_ptr(),
+            NOW.len(),
+            &mut out,
+            null_mut(),
+        )
+    };
+    assert_eq!(st, kuatia_status::Ok);
+    let n = out.len;
+    unsafe { kuatia_bytes_free(&mut out) };
+    black_box(n)
 }
 
 /// The JSON `kuatia_cdc_parse` returns, built in Rust.
