@@ -38,7 +38,10 @@ pub fn afectacion_descripcion(afectacion: u8) -> Option<&'static str> {
 }
 
 /// Resolves an item's IVA treatment from `iva`, `afectacion_iva` and `proporcion_iva`; `path` is the item's path.
-pub fn iva_treatment(item: &Item, path: &str) -> Result<IvaTreatment, Vec<Finding>> {
+pub fn iva_treatment(
+    item: &Item,
+    path: impl std::fmt::Display + Copy,
+) -> Result<IvaTreatment, Vec<Finding>> {
     let mut errs = Vec::new();
     let tasa = match item.iva {
         None => None,
@@ -221,6 +224,16 @@ pub fn item_iva(v: Decimal, t: IvaTreatment) -> Option<IvaItem> {
     })
 }
 
+/// The JSON path `items[i]` of an item, formatted only when a finding needs it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ItemPath(pub(crate) usize);
+
+impl std::fmt::Display for ItemPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "items[{}]", self.0)
+    }
+}
+
 /// Options of the document-level computation.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TotalsOptions<'a> {
@@ -369,7 +382,7 @@ pub fn compute(req: &FacturaRequest) -> Result<Calculo, Findings> {
     let mut errs = Vec::new();
     let mut items = Vec::with_capacity(req.items.len());
     for (i, item) in req.items.iter().enumerate() {
-        let path = format!("items[{i}]");
+        let path = ItemPath(i);
         if !tipo.has_values() {
             items.push(ItemCalculo {
                 valor: None,
@@ -386,7 +399,7 @@ pub fn compute(req: &FacturaRequest) -> Result<Calculo, Findings> {
             continue;
         };
         let treatment = if tipo.has_iva() {
-            match iva_treatment(item, &path) {
+            match iva_treatment(item, path) {
                 Ok(t) => Some(t),
                 Err(mut e) => {
                     errs.append(&mut e);
@@ -411,7 +424,7 @@ pub fn compute(req: &FacturaRequest) -> Result<Calculo, Findings> {
         if valor.is_none() || (treatment.is_some() && iva.is_none()) {
             errs.push(Finding::new(
                 code::OUT_OF_RANGE,
-                path,
+                path.to_string(),
                 "amounts are too large to compute exactly",
             ));
             continue;

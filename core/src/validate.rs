@@ -15,6 +15,7 @@ use crate::ruc::Ruc;
 use crate::totals;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
+use std::fmt;
 use time::{Duration, PrimitiveDateTime};
 
 /// Highest number of items SIFEN accepts in one document (`gCamItem` 1..999).
@@ -55,12 +56,14 @@ struct V {
 }
 
 impl V {
-    fn push(&mut self, code: &str, path: impl Into<String>, msg: impl Into<String>) {
-        self.out.push(Finding::new(code, path, msg));
+    /// Paths are formatted only here, when there is a finding: building them eagerly for every field of every item
+    /// cost more than the checks themselves.
+    fn push(&mut self, code: &str, path: impl fmt::Display, msg: impl Into<String>) {
+        self.out.push(Finding::new(code, path.to_string(), msg));
     }
 
     /// Text of `min..=max` characters after trimming; SIFEN rejects leading/trailing blanks, so they count as errors.
-    fn text(&mut self, path: &str, v: &str, min: usize, max: usize) {
+    fn text(&mut self, path: impl fmt::Display + Copy, v: &str, min: usize, max: usize) {
         let n = v.chars().count();
         if v.trim().is_empty() {
             if min > 0 {
@@ -94,14 +97,27 @@ impl V {
         }
     }
 
-    fn opt_text(&mut self, path: &str, v: &Option<String>, min: usize, max: usize) {
+    fn opt_text(
+        &mut self,
+        path: impl fmt::Display + Copy,
+        v: &Option<String>,
+        min: usize,
+        max: usize,
+    ) {
         if let Some(v) = v {
             self.text(path, v, min, max);
         }
     }
 
     /// Decimal with at most `int` integer digits and `frac` fraction digits, and `min` as lower bound.
-    fn amount(&mut self, path: &str, d: Decimal, int: u32, frac: u32, positive: bool) {
+    fn amount(
+        &mut self,
+        path: impl fmt::Display + Copy,
+        d: Decimal,
+        int: u32,
+        frac: u32,
+        positive: bool,
+    ) {
         if d.is_sign_negative() && !d.is_zero() {
             self.push(
                 code::OUT_OF_RANGE,
@@ -125,7 +141,7 @@ impl V {
         }
     }
 
-    fn code_in(&mut self, path: &str, value: u32, ok: bool, what: &str) {
+    fn code_in(&mut self, path: impl fmt::Display + Copy, value: u32, ok: bool, what: &str) {
         if !ok {
             self.push(
                 code::INVALID_VALUE,
@@ -135,7 +151,7 @@ impl V {
         }
     }
 
-    fn not_allowed(&mut self, path: &str, present: bool, tipo: TipoDocumento) {
+    fn not_allowed(&mut self, path: impl fmt::Display + Copy, present: bool, tipo: TipoDocumento) {
         if present {
             self.push(
                 code::NOT_ALLOWED,
@@ -510,7 +526,13 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
                             }
                         }
                         for (i, q) in c.cuotas.iter().enumerate() {
-                            v.amount(&format!("credito.cuotas[{i}].monto"), q.monto, 15, 4, true);
+                            v.amount(
+                                format_args!("credito.cuotas[{i}].monto"),
+                                q.monto,
+                                15,
+                                4,
+                                true,
+                            );
                             v.date(&format!("credito.cuotas[{i}].vencimiento"), &q.vencimiento);
                         }
                     }
@@ -886,23 +908,23 @@ fn check_items(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
         );
     }
     for (i, it) in req.items.iter().enumerate() {
-        check_item(v, &format!("items[{i}]"), it, tipo);
+        check_item(v, totals::ItemPath(i), it, tipo);
     }
 }
 
-fn check_item(v: &mut V, p: &str, it: &Item, tipo: TipoDocumento) {
-    v.text(&format!("{p}.descripcion"), &it.descripcion, 1, 2000);
-    v.opt_text(&format!("{p}.codigo"), &it.codigo, 1, 50);
-    v.amount(&format!("{p}.cantidad"), it.cantidad, 10, 8, true);
+fn check_item(v: &mut V, p: totals::ItemPath, it: &Item, tipo: TipoDocumento) {
+    v.text(format_args!("{p}.descripcion"), &it.descripcion, 1, 2000);
+    v.opt_text(format_args!("{p}.codigo"), &it.codigo, 1, 50);
+    v.amount(format_args!("{p}.cantidad"), it.cantidad, 10, 8, true);
     if let Some(u) = it.unidad_medida {
         v.code_in(
-            &format!("{p}.unidad_medida"),
+            format_args!("{p}.unidad_medida"),
             u.into(),
             codes::unidad_medida(u).is_some(),
             "unit of measure code",
         );
     }
-    v.opt_text(&format!("{p}.informacion"), &it.informacion, 1, 500);
+    v.opt_text(format_args!("{p}.informacion"), &it.informacion, 1, 500);
     if let Some(c) = &it.pais_origen {
         if codes::pais(c).is_none() {
             v.push(
@@ -914,16 +936,16 @@ fn check_item(v: &mut V, p: &str, it: &Item, tipo: TipoDocumento) {
     }
     if !tipo.has_values() {
         v.not_allowed(
-            &format!("{p}.precio_unitario"),
+            format_args!("{p}.precio_unitario"),
             it.precio_unitario.is_some(),
             tipo,
         );
         v.not_allowed(
-            &format!("{p}.iva"),
+            format_args!("{p}.iva"),
             it.iva.is_some() || it.afectacion_iva.is_some(),
             tipo,
         );
-        v.not_allowed(&format!("{p}.descuento"), it.descuento.is_some(), tipo);
+        v.not_allowed(format_args!("{p}.descuento"), it.descuento.is_some(), tipo);
         return;
     }
     match it.precio_unitario {
@@ -934,7 +956,7 @@ fn check_item(v: &mut V, p: &str, it: &Item, tipo: TipoDocumento) {
         ),
         Some(pu) => {
             let before = v.out.len();
-            v.amount(&format!("{p}.precio_unitario"), pu, 15, 8, false);
+            v.amount(format_args!("{p}.precio_unitario"), pu, 15, 8, false);
             // dTotBruOpeItem is dec 23/8: the product must fit 15 integer digits too.
             if v.out.len() == before && it.cantidad > Decimal::ZERO {
                 let fits = pu
@@ -949,7 +971,7 @@ fn check_item(v: &mut V, p: &str, it: &Item, tipo: TipoDocumento) {
                 }
             }
             if let Some(d) = it.descuento {
-                v.amount(&format!("{p}.descuento"), d, 15, 8, false);
+                v.amount(format_args!("{p}.descuento"), d, 15, 8, false);
                 if d > pu {
                     v.push(
                         code::OUT_OF_RANGE,
@@ -962,11 +984,11 @@ fn check_item(v: &mut V, p: &str, it: &Item, tipo: TipoDocumento) {
     }
     if tipo == TipoDocumento::Autofactura {
         v.not_allowed(
-            &format!("{p}.iva"),
+            format_args!("{p}.iva"),
             it.iva.is_some() || it.afectacion_iva.is_some(),
             tipo,
         );
-        v.not_allowed(&format!("{p}.descuento"), it.descuento.is_some(), tipo);
+        v.not_allowed(format_args!("{p}.descuento"), it.descuento.is_some(), tipo);
     } else if let Err(fs) = totals::iva_treatment(it, p) {
         v.out.extend(fs);
     }
@@ -981,14 +1003,14 @@ fn check_pagos(v: &mut V, req: &FacturaRequest, moneda: &str) {
         let p = format!("pagos[{i}]");
         let known = codes::tipo_pago(pg.tipo).is_some() || pg.tipo == 99;
         v.code_in(
-            &format!("{p}.tipo"),
+            format_args!("{p}.tipo"),
             pg.tipo.into(),
             known,
             "payment type (1–21, 99)",
         );
         if pg.tipo == 99 {
             match &pg.descripcion {
-                Some(d) => v.text(&format!("{p}.descripcion"), d, 4, 30),
+                Some(d) => v.text(format_args!("{p}.descripcion"), d, 4, 30),
                 None => v.push(
                     code::REQUIRED,
                     format!("{p}.descripcion"),
@@ -1004,7 +1026,7 @@ fn check_pagos(v: &mut V, req: &FacturaRequest, moneda: &str) {
             );
         }
         match pg.monto {
-            Some(m) => v.amount(&format!("{p}.monto"), m, 15, 4, false),
+            Some(m) => v.amount(format_args!("{p}.monto"), m, 15, 4, false),
             None if many => v.push(
                 code::REQUIRED,
                 format!("{p}.monto"),
@@ -1035,13 +1057,13 @@ fn check_pagos(v: &mut V, req: &FacturaRequest, moneda: &str) {
             );
         }
         if let Some(tc) = pg.tipo_cambio {
-            v.amount(&format!("{p}.tipo_cambio"), tc, 5, 4, true);
+            v.amount(format_args!("{p}.tipo_cambio"), tc, 5, 4, true);
         }
         let card = matches!(pg.tipo, 3 | 4);
         if let Some(t) = pg.tarjeta {
             if card {
                 v.code_in(
-                    &format!("{p}.tarjeta"),
+                    format_args!("{p}.tarjeta"),
                     t.into(),
                     matches!(t, 1..=6 | 99),
                     "card brand (1–6, 99)",
@@ -1054,7 +1076,7 @@ fn check_pagos(v: &mut V, req: &FacturaRequest, moneda: &str) {
                 );
             }
         }
-        v.opt_text(&format!("{p}.procesadora"), &pg.procesadora, 4, 60);
+        v.opt_text(format_args!("{p}.procesadora"), &pg.procesadora, 4, 60);
         if let Some(c) = &pg.codigo_autorizacion {
             v.digits(&format!("{p}.codigo_autorizacion"), c, 6, 10);
         }
@@ -1068,7 +1090,7 @@ fn check_pagos(v: &mut V, req: &FacturaRequest, moneda: &str) {
                 ),
             }
             match &pg.banco {
-                Some(b) => v.text(&format!("{p}.banco"), b, 4, 20),
+                Some(b) => v.text(format_args!("{p}.banco"), b, 4, 20),
                 None => v.push(
                     code::REQUIRED,
                     format!("{p}.banco"),
@@ -1151,7 +1173,7 @@ fn check_asociados(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
                 }
                 match d.tipo_documento_impreso {
                     Some(k) => v.code_in(
-                        &format!("{p}.tipo_documento_impreso"),
+                        format_args!("{p}.tipo_documento_impreso"),
                         k.into(),
                         (1..=4).contains(&k),
                         "printed document kind (1–4)",
@@ -1183,7 +1205,7 @@ fn check_asociados(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
                             ),
                         }
                         match &d.numero_control {
-                            Some(n) => v.text(&format!("{p}.numero_control"), n, 8, 8),
+                            Some(n) => v.text(format_args!("{p}.numero_control"), n, 8, 8),
                             None => v.push(
                                 code::REQUIRED,
                                 format!("{p}.numero_control"),
@@ -1193,7 +1215,7 @@ fn check_asociados(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
                     }
                 }
                 Some(k) => v.code_in(
-                    &format!("{p}.tipo_constancia"),
+                    format_args!("{p}.tipo_constancia"),
                     k.into(),
                     false,
                     "constancia type (1, 2)",
@@ -1205,7 +1227,7 @@ fn check_asociados(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
                 ),
             },
             other => v.code_in(
-                &format!("{p}.tipo"),
+                format_args!("{p}.tipo"),
                 other.into(),
                 false,
                 "associated document kind (1 electrónico, 2 impreso, 3 constancia)",
@@ -1329,11 +1351,11 @@ fn check_transporte(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
     }
     for (i, veh) in t.vehiculos.iter().enumerate() {
         let p = format!("transporte.vehiculos[{i}]");
-        v.text(&format!("{p}.tipo"), &veh.tipo, 4, 10);
-        v.text(&format!("{p}.marca"), &veh.marca, 1, 10);
+        v.text(format_args!("{p}.tipo"), &veh.tipo, 4, 10);
+        v.text(format_args!("{p}.marca"), &veh.marca, 1, 10);
         match (&veh.matricula, &veh.numero_identificacion) {
-            (Some(m), _) => v.text(&format!("{p}.matricula"), m, 6, 7),
-            (None, Some(n)) => v.text(&format!("{p}.numero_identificacion"), n, 1, 20),
+            (Some(m), _) => v.text(format_args!("{p}.matricula"), m, 6, 7),
+            (None, Some(n)) => v.text(format_args!("{p}.numero_identificacion"), n, 1, 20),
             (None, None) => v.push(
                 code::REQUIRED,
                 format!("{p}.matricula"),
@@ -1344,7 +1366,7 @@ fn check_transporte(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
     match &t.transportista {
         Some(c) => {
             let p = "transporte.transportista";
-            v.text(&format!("{p}.nombre"), &c.nombre, 4, 60);
+            v.text(format_args!("{p}.nombre"), &c.nombre, 4, 60);
             match (&c.ruc, &c.documento_numero) {
                 (Some(r), _) => {
                     v.ruc(&format!("{p}.ruc"), r);
@@ -1353,7 +1375,7 @@ fn check_transporte(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
                     v.id_number(&format!("{p}.documento_numero"), n);
                     let dt = c.documento_tipo.unwrap_or(1);
                     v.code_in(
-                        &format!("{p}.documento_tipo"),
+                        format_args!("{p}.documento_tipo"),
                         dt.into(),
                         (1..=4).contains(&dt),
                         "ID document type (1–4)",
@@ -1375,15 +1397,15 @@ fn check_transporte(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
                 }
             }
             v.text(
-                &format!("{p}.domicilio_fiscal"),
+                format_args!("{p}.domicilio_fiscal"),
                 &c.domicilio_fiscal,
                 1,
                 150,
             );
             v.id_number(&format!("{p}.chofer_documento"), &c.chofer_documento);
-            v.text(&format!("{p}.chofer_nombre"), &c.chofer_nombre, 4, 60);
+            v.text(format_args!("{p}.chofer_nombre"), &c.chofer_nombre, 4, 60);
             v.text(
-                &format!("{p}.chofer_direccion"),
+                format_args!("{p}.chofer_direccion"),
                 &c.chofer_direccion,
                 1,
                 255,
