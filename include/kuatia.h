@@ -87,6 +87,25 @@ typedef enum kuatia_kude_format {
 } kuatia_kude_format;
 
 /**
+ * What came of a SIFEN job the host posted (the `outcome` of `kuatia_service_report_sifen`, passed as a
+ * `uint32_t`). The numbers are part of the ABI.
+ */
+typedef enum kuatia_sifen_outcome {
+  /**
+   * SIFEN (or whatever stands in front of it) answered: `http_status` and the raw `body`.
+   */
+  KUATIA_SIFEN_OUTCOME_ANSWER = 0,
+  /**
+   * No answer within the host's timeout: the request may or may not have been processed.
+   */
+  KUATIA_SIFEN_OUTCOME_TIMEOUT = 1,
+  /**
+   * The call failed before any answer (DNS, connection refused, TLS handshake): `message`.
+   */
+  KUATIA_SIFEN_OUTCOME_FAILED = 2,
+} kuatia_sifen_outcome;
+
+/**
  * Why a call failed: the status, a stable code, a message, the field path, and every finding.
  * Created by kuatia only on failure; free it with `kuatia_error_free`. Not shared between threads while in use.
  */
@@ -406,7 +425,9 @@ enum kuatia_status kuatia_qr_parse(const uint8_t *dcarqr,
  * `{"base_url","sandbox_send_after","sandbox_answer_after","max_per_page"}`, every field optional: the absolute
  * URL clients use (for `kude_url`; default `http://127.0.0.1:8080`), the seconds after which the simulated SIFEN
  * receives (2) and answers (5) sandbox invoices created without `_simulate`, and the largest `per_page` (100).
- * Free the service with `kuatia_service_free`.
+ * Production invoices (see `kuatia_service_due_sifen`) also read `sifen_mode` (`"sync"` or `"lote"`),
+ * `sifen_lot_poll_after` (600), `sifen_lease` (300) and `sifen_retry` (the back-off in seconds after the 1st, 2nd,
+ * ... failure; the last repeats). Unknown fields are refused. Free the service with `kuatia_service_free`.
  *
  * # Safety
  * `config_json` is NULL or points to `config_len` readable bytes; `out_service` is writable; `err` is NULL or
@@ -543,6 +564,78 @@ enum kuatia_status kuatia_service_report_delivery(const struct kuatia_service *s
                                                   bool ok,
                                                   struct kuatia_bytes *out_json,
                                                   struct kuatia_error **err);
+
+/**
+ * Sets the production profile of an account: the emitter profile (RUC, address, activities, stamps, CSC and
+ * `ambiente`, the JSON of `kuatia_invoice_validate`'s `profile_json`) its `dk_live_` keys issue with, or, for NULL,
+ * the built-in sandbox profile (TEST ONLY: SIFEN's test environment with a fictitious emitter, for trying the
+ * production path against `sifen-test`). Host configuration, like `kuatia serve --production-profile`. Fails with
+ * `KUATIA_STATUS_INVALID_INPUT` for a bad profile (paths under `profile`) and `NOT_FOUND` for an unknown account.
+ *
+ * # Safety
+ * `svc` is a live service; `account_id` points to `account_id_len` readable bytes; `profile_json` is NULL or
+ * points to `profile_len`; `err` is NULL or writable.
+ */
+enum kuatia_status kuatia_service_set_production_profile(const struct kuatia_service *svc,
+                                                         const uint8_t *account_id,
+                                                         size_t account_id_len,
+                                                         const uint8_t *profile_json,
+                                                         size_t profile_len,
+                                                         struct kuatia_error **err);
+
+/**
+ * Writes the SIFEN calls due at `now_unix` for production invoices (at most `limit` invoices) as a JSON array:
+ * `[{"account_id":"acct_…","service":"recibe","url":"https://sifen.set.gov.py/de/ws/sync/recibe.wsdl",
+ * "content_type":"application/xml; charset=utf-8","body":"<?xml …","d_id":123,"invoices":["fact_…"]}]`
+ * (`service`: `recibe`, `recibe-lote`, `consulta` or `consulta-lote`). The host POSTs each `body` with that
+ * `Content-Type` to `url` over TLS 1.2 with the certificate of the account's emitter, then reports what came of
+ * it with `kuatia_service_report_sifen`. A job handed out and never reported is not resent: after the lease its
+ * invoices are queried by CDC. `seed` as for `kuatia_service_create_account` (the `dId`s are drawn from it).
+ *
+ * # Safety
+ * `svc` is a live service; `seed` points to `seed_len` readable bytes; `out_json` is writable; `err` is NULL or
+ * writable.
+ */
+enum kuatia_status kuatia_service_due_sifen(const struct kuatia_service *svc,
+                                            int64_t now_unix,
+                                            const uint8_t *seed,
+                                            size_t seed_len,
+                                            size_t limit,
+                                            struct kuatia_bytes *out_json,
+                                            struct kuatia_error **err);
+
+/**
+ * Reports what came of one job of `kuatia_service_due_sifen` and writes where each of its invoices stands:
+ * `[{"invoice_id":"fact_…","status":"approved","transmission":{"next":"idle","due_at":0,"attempts":0}}]`
+ * (`transmission.next` `send`, `query` or `query_lot` with `due_at`, `attempts` and `last_error` while something
+ * is left to do). SIFEN's verdicts approve or reject the invoices (queueing their webhooks); anything else
+ * schedules a query by CDC after the `sifen_retry` back-off.
+ *
+ * `job_json` is the job exactly as `kuatia_service_due_sifen` wrote it. `outcome` is a `kuatia_sifen_outcome`:
+ * `KUATIA_SIFEN_OUTCOME_ANSWER` with the HTTP `http_status` and the raw response `body` (bytes as received, not
+ * JSON-escaped; NULL: empty), `KUATIA_SIFEN_OUTCOME_TIMEOUT`, or `KUATIA_SIFEN_OUTCOME_FAILED` with the
+ * transport's `message` (UTF-8, not NULL). Arguments the outcome does not use are ignored; another `outcome` is
+ * `KUATIA_STATUS_INVALID_ARGUMENT`. `now_unix` and `seed` as for `kuatia_service_create_account`.
+ *
+ * # Safety
+ * `svc` is a live service; `job_json` points to `job_len` readable bytes, `body` is NULL or points to `body_len`,
+ * `message` is NULL or points to `message_len`, `seed` points to `seed_len`; `out_json` is writable; `err` is NULL
+ * or writable.
+ */
+enum kuatia_status kuatia_service_report_sifen(const struct kuatia_service *svc,
+                                               const uint8_t *job_json,
+                                               size_t job_len,
+                                               uint32_t outcome,
+                                               uint16_t http_status,
+                                               const uint8_t *body,
+                                               size_t body_len,
+                                               const uint8_t *message,
+                                               size_t message_len,
+                                               int64_t now_unix,
+                                               const uint8_t *seed,
+                                               size_t seed_len,
+                                               struct kuatia_bytes *out_json,
+                                               struct kuatia_error **err);
 
 /**
  * Builds the SOAP request of one SIFEN web service and writes `{"service","url","content_type","xml"}` (plus

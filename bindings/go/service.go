@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"runtime"
 	"sort"
@@ -23,7 +24,8 @@ var ErrServiceClosed = errors.New("kuatia: service is closed")
 type ServiceOptions struct {
 	// Config is the service configuration as JSON (a value or raw JSON): base_url (for kude_url),
 	// sandbox_send_after and sandbox_answer_after (seconds until the simulated SIFEN receives and answers an
-	// invoice created without _simulate), max_per_page. nil: the defaults.
+	// invoice created without _simulate), max_per_page, and for production invoices sifen_mode ("sync" or
+	// "lote"), sifen_lot_poll_after, sifen_lease and sifen_retry (the back-off in seconds). nil: the defaults.
 	Config any
 	// SandboxSigner signs invoices of dk_test_ keys; nil: they are simulated unsigned.
 	SandboxSigner *Signer
@@ -74,6 +76,64 @@ type Delivery struct {
 	NextAttemptAt int64       `json:"next_attempt_at"`
 	FirstDueAt    int64       `json:"first_due_at"`
 	Status        string      `json:"status"`
+}
+
+// SifenJob is a SIFEN call the host must make for production invoices: POST Body with ContentType to URL over
+// TLS 1.2 with the certificate of the account's emitter, then pass the job back to ReportSifen with what came of
+// it. Service is recibe, recibe-lote, consulta or consulta-lote; Invoices are the fact_ ids concerned.
+type SifenJob struct {
+	AccountID   string   `json:"account_id"`
+	Service     string   `json:"service"`
+	URL         string   `json:"url"`
+	ContentType string   `json:"content_type"`
+	Body        string   `json:"body"`
+	DID         uint64   `json:"d_id"`
+	Invoices    []string `json:"invoices"`
+}
+
+// SifenOutcome is what came of a SifenJob (kuatia_sifen_outcome); build it with SifenAnswer, SifenTimeout or
+// SifenFailed. The zero value is not an outcome.
+type SifenOutcome struct {
+	kind    C.uint32_t
+	valid   bool
+	status  int
+	body    []byte
+	message string
+}
+
+// SifenAnswer is an HTTP answer from SIFEN (or whatever stands in front of it): the status and the raw body bytes
+// as received.
+func SifenAnswer(status int, body []byte) SifenOutcome {
+	return SifenOutcome{kind: C.KUATIA_SIFEN_OUTCOME_ANSWER, valid: true, status: status, body: body}
+}
+
+// SifenTimeout is no answer within the host's timeout: the request may or may not have been processed.
+func SifenTimeout() SifenOutcome {
+	return SifenOutcome{kind: C.KUATIA_SIFEN_OUTCOME_TIMEOUT, valid: true}
+}
+
+// SifenFailed is a call that failed before any answer (DNS, connection refused, TLS handshake), with the
+// transport's message.
+func SifenFailed(message string) SifenOutcome {
+	return SifenOutcome{kind: C.KUATIA_SIFEN_OUTCOME_FAILED, valid: true, message: message}
+}
+
+// SifenProgress is where an invoice stands after a report: its Status (pending, sent, approved, rejected, ...)
+// and its Transmission.
+type SifenProgress struct {
+	InvoiceID    string            `json:"invoice_id"`
+	Status       string            `json:"status"`
+	Transmission SifenTransmission `json:"transmission"`
+}
+
+// SifenTransmission is the next SIFEN call of an invoice: Next is idle (nothing left to do), send, query or
+// query_lot, due at DueAt (Unix seconds), after Attempts failures in a row, the last one LastError.
+type SifenTransmission struct {
+	Next      string `json:"next"`
+	DueAt     int64  `json:"due_at"`
+	Attempts  uint32 `json:"attempts"`
+	Lote      string `json:"lote,omitempty"`
+	LastError string `json:"last_error,omitempty"`
 }
 
 // NewService creates an in-memory service; opts may be nil.
@@ -261,4 +321,78 @@ func (s *Service) ReportDelivery(id string, ok bool) (*Delivery, error) {
 	}
 	var d Delivery
 	return &d, jsonOut(take(&out), &d)
+}
+
+// SetProductionProfile sets the emitter profile (as for Validate's Options.Profile) the account's dk_live_ keys
+// issue with; nil: the built-in sandbox profile in SIFEN's test environment (TEST ONLY). An unknown account is
+// code NOT_FOUND; a bad profile is StatusInvalidInput with paths under "profile".
+func (s *Service) SetProductionProfile(accountID string, profile any) error {
+	p, err := jsonIn(profile, "profile")
+	if err != nil {
+		return err
+	}
+	return s.use(func(h *C.kuatia_service, _ C.int64_t, _ []byte) error {
+		var cerr *C.kuatia_error
+		ap, an := in([]byte(accountID))
+		pp, pn := inOpt(p)
+		return errorOf(C.kuatia_service_set_production_profile(h, ap, an, pp, pn, &cerr), cerr)
+	})
+}
+
+// DueSifen lists the SIFEN calls due now for production invoices (at most limit invoices). Each job is recorded
+// as "query by CDC next" until reported, so a job never reported is not resent blindly.
+func (s *Service) DueSifen(limit int) ([]SifenJob, error) {
+	if limit < 0 {
+		return nil, fmt.Errorf("kuatia: limit %d is negative", limit)
+	}
+	var out C.kuatia_bytes
+	err := s.use(func(h *C.kuatia_service, now C.int64_t, seed []byte) error {
+		var cerr *C.kuatia_error
+		sp, sn := in(seed)
+		return errorOf(C.kuatia_service_due_sifen(h, now, sp, sn, C.size_t(limit), &out, &cerr), cerr)
+	})
+	if err != nil {
+		return nil, err
+	}
+	jobs := []SifenJob{}
+	return jobs, jsonOut(take(&out), &jobs)
+}
+
+// ReportSifen reports what came of a job of DueSifen and returns where each of its invoices stands. SIFEN's
+// verdicts approve or reject the invoices (queueing their webhooks); anything else schedules a query by CDC after
+// the sifen_retry back-off.
+func (s *Service) ReportSifen(job SifenJob, outcome SifenOutcome) ([]SifenProgress, error) {
+	if !outcome.valid {
+		return nil, errors.New("kuatia: outcome: use SifenAnswer, SifenTimeout or SifenFailed")
+	}
+	if outcome.status < 0 || outcome.status > 0xFFFF {
+		return nil, fmt.Errorf("kuatia: outcome: HTTP status %d out of range", outcome.status)
+	}
+	j, err := json.Marshal(job)
+	if err != nil {
+		return nil, fmt.Errorf("kuatia: job: %w", err)
+	}
+	var body, message []byte
+	switch outcome.kind {
+	case C.KUATIA_SIFEN_OUTCOME_ANSWER:
+		body = outcome.body
+	case C.KUATIA_SIFEN_OUTCOME_FAILED:
+		message = []byte(outcome.message)
+	}
+	var out C.kuatia_bytes
+	err = s.use(func(h *C.kuatia_service, now C.int64_t, seed []byte) error {
+		var cerr *C.kuatia_error
+		jp, jn := in(j)
+		bp, bn := in(body)
+		mp, mn := in(message)
+		sp, sn := in(seed)
+		st := C.kuatia_service_report_sifen(h, jp, jn, outcome.kind, C.uint16_t(outcome.status), bp, bn, mp, mn, now,
+			sp, sn, &out, &cerr)
+		return errorOf(st, cerr)
+	})
+	if err != nil {
+		return nil, err
+	}
+	progress := []SifenProgress{}
+	return progress, jsonOut(take(&out), &progress)
 }

@@ -9,7 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -290,5 +293,155 @@ func TestServiceManyGoroutines(t *testing.T) {
 	}
 	if len(numbers) != 12 {
 		t.Fatalf("numbers %v", numbers)
+	}
+}
+
+// liveService is a service whose account issues live invoices with the built-in sandbox profile (SIFEN's test
+// environment), signed by the sandbox test certificate as the production one.
+func liveService(t *testing.T, clock *testClock) (*Service, http.Header, func()) {
+	t.Helper()
+	signer, err := SandboxSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := NewService(&ServiceOptions{
+		Config:           map[string]any{"sifen_retry": []int{1}},
+		ProductionSigner: signer,
+		Now:              clock.now,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acct, err := svc.CreateAccount("Emisor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := svc.CreateKey(acct.ID, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.SetProductionProfile(acct.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	return svc, http.Header{"Authorization": {"Bearer " + live}}, func() { svc.Close(); signer.Close() }
+}
+
+func createLive(t *testing.T, svc *Service, h http.Header) (string, string) {
+	t.Helper()
+	r, err := svc.Handle("POST", "/v1/facturas", h, factura(""))
+	if err != nil || r.Status != 201 {
+		t.Fatalf("POST live: %v %+v", err, r)
+	}
+	d := decode(t, r).Data
+	if d["status"] != "pending" {
+		t.Fatalf("created %v", d)
+	}
+	return d["id"].(string), d["cdc"].(string)
+}
+
+func dueOne(t *testing.T, svc *Service) SifenJob {
+	t.Helper()
+	jobs, err := svc.DueSifen(10)
+	if err != nil || len(jobs) != 1 {
+		t.Fatalf("DueSifen: %v %+v", err, jobs)
+	}
+	return jobs[0]
+}
+
+func TestServiceSifenApprovalRoundTrip(t *testing.T) {
+	clock := newClock()
+	svc, h, done := liveService(t, clock)
+	defer done()
+	id, cdc := createLive(t, svc, h)
+	job := dueOne(t, svc)
+	if job.Service != "recibe" || job.URL != "https://sifen-test.set.gov.py/de/ws/sync/recibe.wsdl" ||
+		len(job.Invoices) != 1 || job.Invoices[0] != id || !strings.Contains(job.Body, `<DE Id="`+cdc+`"`) {
+		t.Fatalf("job %+v", job)
+	}
+	if again, err := svc.DueSifen(10); err != nil || len(again) != 0 {
+		t.Fatalf("in flight: %v %+v", err, again)
+	}
+	const sampleCDC = "01444444017001001000000122025031011234567890"
+	sample, err := os.ReadFile(filepath.Join(repoRoot, "core", "tests", "sifen_samples", "recibe_aprobado.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := bytes.ReplaceAll(sample, []byte(sampleCDC), []byte(cdc))
+	clock.unix.Add(1)
+	progress, err := svc.ReportSifen(job, SifenAnswer(200, answer))
+	if err != nil || len(progress) != 1 {
+		t.Fatalf("ReportSifen: %v %+v", err, progress)
+	}
+	if p := progress[0]; p.InvoiceID != id || p.Status != "approved" || p.Transmission.Next != "idle" {
+		t.Fatalf("progress %+v", p)
+	}
+	g, err := svc.Handle("GET", "/v1/facturas/"+id, h, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := decode(t, g).Data; d["status"] != "approved" || d["protocolo"] != "1234567890" {
+		t.Fatalf("GET %v", d)
+	}
+}
+
+func TestServiceSifenTimeoutThenQuery(t *testing.T) {
+	clock := newClock()
+	svc, h, done := liveService(t, clock)
+	defer done()
+	_, cdc := createLive(t, svc, h)
+	progress, err := svc.ReportSifen(dueOne(t, svc), SifenTimeout())
+	if err != nil || len(progress) != 1 {
+		t.Fatalf("ReportSifen: %v %+v", err, progress)
+	}
+	tr := progress[0].Transmission
+	if progress[0].Status != "pending" || tr.Next != "query" || tr.DueAt != serviceNow+1 || tr.Attempts != 1 {
+		t.Fatalf("progress %+v", progress[0])
+	}
+	if jobs, _ := svc.DueSifen(10); len(jobs) != 0 {
+		t.Fatalf("before the back-off: %+v", jobs)
+	}
+	clock.unix.Add(1)
+	query := dueOne(t, svc)
+	if query.Service != "consulta" || !strings.Contains(query.Body, cdc) {
+		t.Fatalf("query %+v", query)
+	}
+	progress, err = svc.ReportSifen(query, SifenFailed("connection refused"))
+	if err != nil || progress[0].Transmission.LastError != "transport: connection refused" ||
+		progress[0].Transmission.Attempts != 2 {
+		t.Fatalf("ReportSifen: %v %+v", err, progress)
+	}
+}
+
+func TestServiceSifenErrors(t *testing.T) {
+	svc, err := NewService(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	acct, _ := svc.CreateAccount("A")
+	var kerr *Error
+	if err := svc.SetProductionProfile("acct_nobody", nil); !errors.As(err, &kerr) || kerr.Code != "NOT_FOUND" {
+		t.Fatalf("unknown account: %v", err)
+	}
+	err = svc.SetProductionProfile(acct.ID, map[string]any{"ruc": 1})
+	if !errors.As(err, &kerr) || !errors.Is(err, StatusInvalidInput) || !strings.HasPrefix(kerr.Path, "profile") {
+		t.Fatalf("bad profile: %v", err)
+	}
+	job := SifenJob{AccountID: acct.ID, Service: "recibe", URL: "https://x", ContentType: "application/xml",
+		Body: "<x/>", DID: 1, Invoices: []string{"fact_nobody"}}
+	if p, err := svc.ReportSifen(job, SifenTimeout()); err != nil || len(p) != 0 {
+		t.Fatalf("unknown invoice: %v %+v", err, p)
+	}
+	if _, err := svc.ReportSifen(job, SifenOutcome{}); err == nil {
+		t.Fatal("the zero SifenOutcome was accepted")
+	}
+	if _, err := svc.ReportSifen(job, SifenAnswer(70000, nil)); err == nil {
+		t.Fatal("status 70000 was accepted")
+	}
+	if _, err := svc.ReportSifen(SifenJob{Service: "nope"}, SifenTimeout()); !errors.Is(err, StatusInvalidInput) {
+		t.Fatalf("bad job: %v", err)
+	}
+	if _, err := svc.DueSifen(-1); err == nil {
+		t.Fatal("negative limit accepted")
 	}
 }

@@ -18,7 +18,7 @@ use serde::Serialize;
 ///
 /// # Safety
 /// As for [`opt_text_in`].
-unsafe fn emisor(ptr: *const u8, len: usize) -> Result<Emisor, Error> {
+pub(crate) unsafe fn emisor(ptr: *const u8, len: usize) -> Result<Emisor, Error> {
     // SAFETY: forwarded contract.
     match unsafe { opt_text_in(ptr, len, "profile_json") }? {
         None => Ok(Emisor::sandbox()),

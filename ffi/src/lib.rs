@@ -35,8 +35,10 @@ pub use kude::{kuatia_kude_format, kuatia_kude_pdf};
 pub use qr::{kuatia_qr_build, kuatia_qr_parse};
 pub use service::{
     kuatia_service, kuatia_service_create_account, kuatia_service_create_key,
-    kuatia_service_due_deliveries, kuatia_service_free, kuatia_service_handle, kuatia_service_new,
-    kuatia_service_report_delivery, kuatia_service_tick, KUATIA_SEED_LEN,
+    kuatia_service_due_deliveries, kuatia_service_due_sifen, kuatia_service_free,
+    kuatia_service_handle, kuatia_service_new, kuatia_service_report_delivery,
+    kuatia_service_report_sifen, kuatia_service_set_production_profile, kuatia_service_tick,
+    kuatia_sifen_outcome, KUATIA_SEED_LEN,
 };
 pub use sifen::{kuatia_sifen_describe, kuatia_sifen_parse_response, kuatia_sifen_request};
 pub use sign::{

@@ -10,7 +10,8 @@ use crate::abi::{
 };
 use crate::sign::kuatia_signer;
 use kuatia_core::api::auth::Environment;
-use kuatia_core::api::{Config, Host, MemoryStore, RequestHead, SeedRng, Service};
+use kuatia_core::api::transmit::{SifenJob, SifenOutcome};
+use kuatia_core::api::{Config, Host, MemoryStore, RequestHead, SeedRng, Service, Store};
 use kuatia_core::error::{code, Finding};
 use kuatia_core::sign::{Signer, SoftwareSigner};
 use serde::Serialize;
@@ -19,6 +20,20 @@ use time::OffsetDateTime;
 
 /// Length in bytes of the per-call random seed (`seed`, `seed_len` must be exactly this).
 pub const KUATIA_SEED_LEN: usize = 32;
+
+/// What came of a SIFEN job the host posted (the `outcome` of `kuatia_service_report_sifen`, passed as a
+/// `uint32_t`). The numbers are part of the ABI.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub enum kuatia_sifen_outcome {
+    /// SIFEN (or whatever stands in front of it) answered: `http_status` and the raw `body`.
+    Answer = 0,
+    /// No answer within the host's timeout: the request may or may not have been processed.
+    Timeout = 1,
+    /// The call failed before any answer (DNS, connection refused, TLS handshake): `message`.
+    Failed = 2,
+}
 
 /// An in-process kuatia service: the `/v1` API (accounts, API keys, invoices, KuDE, webhooks, the sandbox's
 /// simulated SIFEN) kept in memory, for an ERP that runs it without a server. Created by `kuatia_service_new`,
@@ -146,7 +161,9 @@ fn not_found(path: &str, what: &str) -> Error {
 /// `{"base_url","sandbox_send_after","sandbox_answer_after","max_per_page"}`, every field optional: the absolute
 /// URL clients use (for `kude_url`; default `http://127.0.0.1:8080`), the seconds after which the simulated SIFEN
 /// receives (2) and answers (5) sandbox invoices created without `_simulate`, and the largest `per_page` (100).
-/// Free the service with `kuatia_service_free`.
+/// Production invoices (see `kuatia_service_due_sifen`) also read `sifen_mode` (`"sync"` or `"lote"`),
+/// `sifen_lot_poll_after` (600), `sifen_lease` (300) and `sifen_retry` (the back-off in seconds after the 1st, 2nd,
+/// ... failure; the last repeats). Unknown fields are refused. Free the service with `kuatia_service_free`.
 ///
 /// # Safety
 /// `config_json` is NULL or points to `config_len` readable bytes; `out_service` is writable; `err` is NULL or
@@ -413,6 +430,142 @@ pub unsafe extern "C" fn kuatia_service_report_delivery(
             .report_delivery(id, ok)
             .ok_or_else(|| not_found("delivery_id", "delivery"))?;
         put_json(slot, &d)
+    })
+}
+
+/// Sets the production profile of an account: the emitter profile (RUC, address, activities, stamps, CSC and
+/// `ambiente`, the JSON of `kuatia_invoice_validate`'s `profile_json`) its `dk_live_` keys issue with, or, for NULL,
+/// the built-in sandbox profile (TEST ONLY: SIFEN's test environment with a fictitious emitter, for trying the
+/// production path against `sifen-test`). Host configuration, like `kuatia serve --production-profile`. Fails with
+/// `KUATIA_STATUS_INVALID_INPUT` for a bad profile (paths under `profile`) and `NOT_FOUND` for an unknown account.
+///
+/// # Safety
+/// `svc` is a live service; `account_id` points to `account_id_len` readable bytes; `profile_json` is NULL or
+/// points to `profile_len`; `err` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn kuatia_service_set_production_profile(
+    svc: *const kuatia_service,
+    account_id: *const u8,
+    account_id_len: usize,
+    profile_json: *const u8,
+    profile_len: usize,
+    err: *mut *mut kuatia_error,
+) -> kuatia_status {
+    call(err, || {
+        // SAFETY: contract of this function.
+        let svc = unsafe { service(svc) }?;
+        let account_id = unsafe { text_in(account_id, account_id_len, "account_id") }?;
+        let profile = unsafe { crate::invoice::emisor(profile_json, profile_len) }?;
+        let mut svc = svc.lock();
+        let mut account = svc
+            .store
+            .account(account_id)
+            .ok_or_else(|| not_found("account_id", "account"))?;
+        account.production = Some(profile);
+        svc.store.put_account(account);
+        Ok(())
+    })
+}
+
+/// Writes the SIFEN calls due at `now_unix` for production invoices (at most `limit` invoices) as a JSON array:
+/// `[{"account_id":"acct_…","service":"recibe","url":"https://sifen.set.gov.py/de/ws/sync/recibe.wsdl",
+/// "content_type":"application/xml; charset=utf-8","body":"<?xml …","d_id":123,"invoices":["fact_…"]}]`
+/// (`service`: `recibe`, `recibe-lote`, `consulta` or `consulta-lote`). The host POSTs each `body` with that
+/// `Content-Type` to `url` over TLS 1.2 with the certificate of the account's emitter, then reports what came of
+/// it with `kuatia_service_report_sifen`. A job handed out and never reported is not resent: after the lease its
+/// invoices are queried by CDC. `seed` as for `kuatia_service_create_account` (the `dId`s are drawn from it).
+///
+/// # Safety
+/// `svc` is a live service; `seed` points to `seed_len` readable bytes; `out_json` is writable; `err` is NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn kuatia_service_due_sifen(
+    svc: *const kuatia_service,
+    now_unix: i64,
+    seed: *const u8,
+    seed_len: usize,
+    limit: usize,
+    out_json: *mut kuatia_bytes,
+    err: *mut *mut kuatia_error,
+) -> kuatia_status {
+    call(err, || {
+        // SAFETY: contract of this function.
+        let svc = unsafe { service(svc) }?;
+        let mut host =
+            unsafe { host(now_unix, seed, seed_len, std::ptr::null(), std::ptr::null()) }?;
+        let slot = unsafe { out(out_json, "out_json") }?;
+        let jobs = svc.lock().due_sifen(&mut host, limit);
+        put_json(slot, &jobs)
+    })
+}
+
+/// Reports what came of one job of `kuatia_service_due_sifen` and writes where each of its invoices stands:
+/// `[{"invoice_id":"fact_…","status":"approved","transmission":{"next":"idle","due_at":0,"attempts":0}}]`
+/// (`transmission.next` `send`, `query` or `query_lot` with `due_at`, `attempts` and `last_error` while something
+/// is left to do). SIFEN's verdicts approve or reject the invoices (queueing their webhooks); anything else
+/// schedules a query by CDC after the `sifen_retry` back-off.
+///
+/// `job_json` is the job exactly as `kuatia_service_due_sifen` wrote it. `outcome` is a `kuatia_sifen_outcome`:
+/// `KUATIA_SIFEN_OUTCOME_ANSWER` with the HTTP `http_status` and the raw response `body` (bytes as received, not
+/// JSON-escaped; NULL: empty), `KUATIA_SIFEN_OUTCOME_TIMEOUT`, or `KUATIA_SIFEN_OUTCOME_FAILED` with the
+/// transport's `message` (UTF-8, not NULL). Arguments the outcome does not use are ignored; another `outcome` is
+/// `KUATIA_STATUS_INVALID_ARGUMENT`. `now_unix` and `seed` as for `kuatia_service_create_account`.
+///
+/// # Safety
+/// `svc` is a live service; `job_json` points to `job_len` readable bytes, `body` is NULL or points to `body_len`,
+/// `message` is NULL or points to `message_len`, `seed` points to `seed_len`; `out_json` is writable; `err` is NULL
+/// or writable.
+#[no_mangle]
+pub unsafe extern "C" fn kuatia_service_report_sifen(
+    svc: *const kuatia_service,
+    job_json: *const u8,
+    job_len: usize,
+    outcome: u32,
+    http_status: u16,
+    body: *const u8,
+    body_len: usize,
+    message: *const u8,
+    message_len: usize,
+    now_unix: i64,
+    seed: *const u8,
+    seed_len: usize,
+    out_json: *mut kuatia_bytes,
+    err: *mut *mut kuatia_error,
+) -> kuatia_status {
+    call(err, || {
+        // SAFETY: contract of this function.
+        let svc = unsafe { service(svc) }?;
+        let job = unsafe { text_in(job_json, job_len, "job_json") }?;
+        let outcome = match outcome {
+            o if o == kuatia_sifen_outcome::Answer as u32 => SifenOutcome::Answer {
+                status: http_status,
+                body: if body.is_null() {
+                    Vec::new()
+                } else {
+                    unsafe { bytes_in(body, body_len, "body") }?.to_vec()
+                },
+            },
+            o if o == kuatia_sifen_outcome::Timeout as u32 => SifenOutcome::Timeout,
+            o if o == kuatia_sifen_outcome::Failed as u32 => SifenOutcome::Failed {
+                message: unsafe { text_in(message, message_len, "message") }?.to_string(),
+            },
+            o => {
+                return Err(Error::new(
+                    kuatia_status::InvalidArgument,
+                    "INVALID_ARGUMENT",
+                    "outcome",
+                    format!(
+                        "outcome {o} is not a kuatia_sifen_outcome (0 answer, 1 timeout, 2 failed)"
+                    ),
+                ))
+            }
+        };
+        let mut host =
+            unsafe { host(now_unix, seed, seed_len, std::ptr::null(), std::ptr::null()) }?;
+        let slot = unsafe { out(out_json, "out_json") }?;
+        let job: SifenJob = parse_json(job, "job")?;
+        let progress = svc.lock().report_sifen(&job, &outcome, &mut host);
+        put_json(slot, &progress)
     })
 }
 

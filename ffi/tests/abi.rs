@@ -1508,3 +1508,589 @@ fn service_null_arguments_are_named_and_nothing_is_written() {
     assert_eq!(err_parts(err).2, "out_json");
     unsafe { kuatia_service_free(svc) };
 }
+
+// --- SIFEN transmission through the host (kuatia_service_due_sifen / report_sifen) -----------------------------
+
+/// A request of a live key (no `X-Environment`), signed by `signer` as the production signer.
+fn handle_live(
+    svc: *mut kuatia_service,
+    method: &str,
+    path: &str,
+    key: &str,
+    body: Option<&serde_json::Value>,
+    now: i64,
+    signer: *const kuatia_signer,
+) -> Answer {
+    let req = serde_json::json!({"method": method, "path": path,
+        "headers": [["Authorization", format!("Bearer {key}")]]})
+    .to_string();
+    let body = body.map(|b| b.to_string());
+    let (bp, bn) = body.as_ref().map_or((null(), 0), |b| (b.as_ptr(), b.len()));
+    let s = seed(0x40);
+    let (mut head, mut out) = (zero(), zero());
+    let st = unsafe {
+        kuatia_service_handle(
+            svc,
+            req.as_ptr(),
+            req.len(),
+            bp,
+            bn,
+            now,
+            s.as_ptr(),
+            s.len(),
+            null(),
+            signer,
+            &mut head,
+            &mut out,
+            null_mut(),
+        )
+    };
+    assert_eq!(st, kuatia_status::Ok);
+    let head: serde_json::Value = serde_json::from_str(&text(head)).unwrap();
+    Answer {
+        status: head["status"].as_u64().unwrap(),
+        headers: serde_json::from_value(head["headers"].clone()).unwrap(),
+        body: take(out),
+    }
+}
+
+fn set_production_profile(
+    svc: *mut kuatia_service,
+    account: &str,
+    profile: Option<&str>,
+) -> Result<(), (kuatia_status, String, String)> {
+    let (p, n) = profile.map_or((null(), 0), |p| (p.as_ptr(), p.len()));
+    let mut err = null_mut();
+    let st = unsafe {
+        kuatia_service_set_production_profile(svc, account.as_ptr(), account.len(), p, n, &mut err)
+    };
+    if st == kuatia_status::Ok {
+        assert!(err.is_null());
+        Ok(())
+    } else {
+        let parts = err_parts(err);
+        assert_eq!(parts.0, st);
+        Err(parts)
+    }
+}
+
+fn due_sifen(svc: *mut kuatia_service, now: i64, n: u8) -> Vec<serde_json::Value> {
+    let s = seed(n);
+    let mut out = zero();
+    let st = unsafe {
+        kuatia_service_due_sifen(svc, now, s.as_ptr(), s.len(), 50, &mut out, null_mut())
+    };
+    assert_eq!(st, kuatia_status::Ok);
+    serde_json::from_str(&text(out)).unwrap()
+}
+
+/// An outcome as the C caller passes it: kind, HTTP status, body, message.
+enum Outcome<'a> {
+    Answer(u16, &'a [u8]),
+    Timeout,
+    Failed(&'a str),
+    Raw(u32, u16, *const u8, usize, *const u8, usize),
+}
+
+fn report_sifen(
+    svc: *mut kuatia_service,
+    job: &str,
+    outcome: Outcome,
+    now: i64,
+) -> Result<serde_json::Value, (kuatia_status, String, String)> {
+    let (kind, status, bp, bn, mp, mn) = match outcome {
+        Outcome::Answer(st, body) => (
+            kuatia_sifen_outcome::Answer as u32,
+            st,
+            body.as_ptr(),
+            body.len(),
+            null(),
+            0,
+        ),
+        Outcome::Timeout => (
+            kuatia_sifen_outcome::Timeout as u32,
+            0,
+            null(),
+            0,
+            null(),
+            0,
+        ),
+        Outcome::Failed(m) => (
+            kuatia_sifen_outcome::Failed as u32,
+            0,
+            null(),
+            0,
+            m.as_ptr(),
+            m.len(),
+        ),
+        Outcome::Raw(k, st, bp, bn, mp, mn) => (k, st, bp, bn, mp, mn),
+    };
+    let s = seed(0x50);
+    let (mut out, mut err) = (zero(), null_mut());
+    let st = unsafe {
+        kuatia_service_report_sifen(
+            svc,
+            job.as_ptr(),
+            job.len(),
+            kind,
+            status,
+            bp,
+            bn,
+            mp,
+            mn,
+            now,
+            s.as_ptr(),
+            s.len(),
+            &mut out,
+            &mut err,
+        )
+    };
+    if st == kuatia_status::Ok {
+        Ok(serde_json::from_str(&text(out)).unwrap())
+    } else {
+        assert!(out.ptr.is_null(), "out written on failure");
+        let parts = err_parts(err);
+        assert_eq!(parts.0, st);
+        Err(parts)
+    }
+}
+
+/// SIFEN's synchronous approval (core/tests/sifen_samples/recibe_aprobado.xml) of `cdc`.
+fn approval_of(cdc: &str) -> Vec<u8> {
+    let sample =
+        std::fs::read_to_string(root().join("core/tests/sifen_samples/recibe_aprobado.xml"))
+            .unwrap();
+    let sample_cdc = "01444444017001001000000122025031011234567890";
+    assert!(sample.contains(sample_cdc));
+    sample.replace(sample_cdc, cdc).into_bytes()
+}
+
+/// An account whose live key issues with the sandbox profile in SIFEN's test environment, like core's transmit
+/// tests: returns (account id, live key).
+fn production_account(svc: *mut kuatia_service) -> (String, String) {
+    let (account, _) = create_account(svc, 0x30);
+    let s = seed(0x31);
+    let mut out = zero();
+    let st = unsafe {
+        kuatia_service_create_key(
+            svc,
+            account.as_ptr(),
+            account.len(),
+            true,
+            NOW_UNIX,
+            s.as_ptr(),
+            s.len(),
+            &mut out,
+            null_mut(),
+        )
+    };
+    assert_eq!(st, kuatia_status::Ok);
+    let live = text(out);
+    set_production_profile(svc, &account, None).unwrap();
+    (account, live)
+}
+
+fn create_live(
+    svc: *mut kuatia_service,
+    live: &str,
+    signer: *const kuatia_signer,
+) -> (String, String) {
+    let mut f = factura("approved");
+    f.as_object_mut().unwrap().remove("_simulate");
+    let r = handle_live(
+        svc,
+        "POST",
+        "/v1/facturas",
+        live,
+        Some(&f),
+        NOW_UNIX,
+        signer,
+    );
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let d = r.json()["data"].clone();
+    assert_eq!(d["status"], "pending");
+    (
+        d["id"].as_str().unwrap().to_string(),
+        d["cdc"].as_str().unwrap().to_string(),
+    )
+}
+
+#[test]
+fn service_production_profile_is_set_through_the_abi() {
+    let svc = new_service(None);
+    let signer = sandbox();
+    let (account, _) = create_account(svc, 1);
+    let s = seed(2);
+    let mut out = zero();
+    assert_eq!(
+        unsafe {
+            kuatia_service_create_key(
+                svc,
+                account.as_ptr(),
+                account.len(),
+                true,
+                NOW_UNIX,
+                s.as_ptr(),
+                s.len(),
+                &mut out,
+                null_mut(),
+            )
+        },
+        kuatia_status::Ok
+    );
+    let live = text(out);
+    // No production profile yet: live invoices are refused.
+    let f = serde_json::json!({"tipo_documento": 1, "condicion_pago": 1,
+        "receptor": {"ruc": "80069563-1", "razon_social": "Cliente"},
+        "items": [{"descripcion": "Servicio", "cantidad": 1, "precio_unitario": 1000, "iva": 10}]});
+    let r = handle_live(
+        svc,
+        "POST",
+        "/v1/facturas",
+        &live,
+        Some(&f),
+        NOW_UNIX,
+        signer,
+    );
+    assert_eq!(r.status, 422);
+    assert_eq!(r.json()["error"]["code"], "PRODUCTION_NOT_CONFIGURED");
+    // A bad profile names the field under `profile`; an unknown account is NOT_FOUND; NULLs are named.
+    let (st, code, path) = set_production_profile(svc, &account, Some(r#"{"ruc":1}"#)).unwrap_err();
+    assert_eq!(st, kuatia_status::InvalidInput);
+    assert_eq!(code, "VALIDATION_ERROR");
+    assert!(path.starts_with("profile"), "{path}");
+    let (st, code, path) = set_production_profile(svc, "acct_nobody", None).unwrap_err();
+    assert_eq!(
+        (st, code.as_str(), path.as_str()),
+        (kuatia_status::InvalidInput, "NOT_FOUND", "account_id")
+    );
+    let mut err = null_mut();
+    let st = unsafe { kuatia_service_set_production_profile(svc, null(), 0, null(), 0, &mut err) };
+    assert_eq!(st, kuatia_status::InvalidArgument);
+    assert_eq!(err_parts(err).2, "account_id");
+    let st = unsafe {
+        kuatia_service_set_production_profile(
+            null(),
+            account.as_ptr(),
+            account.len(),
+            null(),
+            0,
+            null_mut(),
+        )
+    };
+    assert_eq!(st, kuatia_status::InvalidArgument);
+    // The built-in sandbox profile (NULL) as the production one: the live key issues a pending invoice.
+    set_production_profile(svc, &account, None).unwrap();
+    let r = handle_live(
+        svc,
+        "POST",
+        "/v1/facturas",
+        &live,
+        Some(&f),
+        NOW_UNIX,
+        signer,
+    );
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json()["data"]["status"], "pending");
+    unsafe { kuatia_signer_free(signer) };
+    unsafe { kuatia_service_free(svc) };
+}
+
+#[test]
+fn service_sifen_jobs_go_to_the_host_and_answers_come_back_raw() {
+    let svc = new_service(Some(r#"{"sifen_retry":[1]}"#));
+    let signer = sandbox();
+    let (account, live) = production_account(svc);
+    let (id, cdc) = create_live(svc, &live, signer);
+
+    // One synchronous recibe to SIFEN's test environment, carrying the signed DE.
+    let jobs = due_sifen(svc, NOW_UNIX, 1);
+    assert_eq!(jobs.len(), 1, "{jobs:?}");
+    let job = &jobs[0];
+    assert_eq!(job["service"], "recibe");
+    assert_eq!(
+        job["url"],
+        "https://sifen-test.set.gov.py/de/ws/sync/recibe.wsdl"
+    );
+    assert_eq!(job["content_type"], "application/xml; charset=utf-8");
+    assert_eq!(job["account_id"], account.as_str());
+    assert_eq!(job["invoices"], serde_json::json!([id]));
+    let body = job["body"].as_str().unwrap();
+    assert!(body.contains(&format!("<DE Id=\"{cdc}\"")), "{body}");
+    assert!(body.contains(&format!("<dId>{}</dId>", job["d_id"])));
+    // Handed out: nothing is due while the call is in flight.
+    assert!(due_sifen(svc, NOW_UNIX, 2).is_empty());
+
+    // SIFEN's approval, as raw bytes.
+    let progress = report_sifen(
+        svc,
+        &job.to_string(),
+        Outcome::Answer(200, &approval_of(&cdc)),
+        NOW_UNIX + 1,
+    )
+    .unwrap();
+    assert_eq!(progress.as_array().unwrap().len(), 1);
+    assert_eq!(progress[0]["invoice_id"], id.as_str());
+    assert_eq!(progress[0]["status"], "approved");
+    assert_eq!(progress[0]["transmission"]["next"], "idle");
+    let r = handle_live(
+        svc,
+        "GET",
+        &format!("/v1/facturas/{id}"),
+        &live,
+        None,
+        NOW_UNIX + 2,
+        null(),
+    );
+    let inv = r.json()["data"].clone();
+    assert_eq!(inv["status"], "approved");
+    assert_eq!(inv["protocolo"], "1234567890");
+    assert!(inv.get("transmission").is_none(), "{inv}");
+    assert!(due_sifen(svc, NOW_UNIX + 3600, 3).is_empty());
+
+    // A timeout: never resent blindly, queried by CDC after the back-off (sifen_retry [1]).
+    let (id2, cdc2) = create_live(svc, &live, signer);
+    let jobs = due_sifen(svc, NOW_UNIX + 10, 4);
+    assert_eq!(jobs.len(), 1);
+    let progress =
+        report_sifen(svc, &jobs[0].to_string(), Outcome::Timeout, NOW_UNIX + 10).unwrap();
+    assert_eq!(progress[0]["invoice_id"], id2.as_str());
+    assert_eq!(progress[0]["status"], "pending");
+    let t = &progress[0]["transmission"];
+    assert_eq!(t["next"], "query");
+    assert_eq!(t["due_at"], NOW_UNIX + 11);
+    assert_eq!(t["attempts"], 1);
+    assert!(t["last_error"].as_str().unwrap().contains("timeout"), "{t}");
+    assert!(due_sifen(svc, NOW_UNIX + 10, 5).is_empty());
+    let jobs = due_sifen(svc, NOW_UNIX + 11, 6);
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0]["service"], "consulta");
+    assert_eq!(jobs[0]["invoices"], serde_json::json!([id2]));
+    assert!(jobs[0]["body"].as_str().unwrap().contains(&cdc2));
+
+    // Bytes that are not UTF-8 (the gateway's page) travel as they are; a transport failure keeps its message.
+    let page = b"<html>\xff\xfe upstream timed out</html>";
+    let progress = report_sifen(
+        svc,
+        &jobs[0].to_string(),
+        Outcome::Answer(504, page),
+        NOW_UNIX + 11,
+    )
+    .unwrap();
+    let t = &progress[0]["transmission"];
+    assert_eq!(
+        (t["next"].as_str(), t["attempts"].as_u64()),
+        (Some("query"), Some(2))
+    );
+    assert!(
+        t["last_error"].as_str().unwrap().starts_with("HTTP 504"),
+        "{t}"
+    );
+    let jobs = due_sifen(svc, NOW_UNIX + 12, 7);
+    let progress = report_sifen(
+        svc,
+        &jobs[0].to_string(),
+        Outcome::Failed("connection refused"),
+        NOW_UNIX + 12,
+    )
+    .unwrap();
+    let t = &progress[0]["transmission"];
+    assert_eq!(t["attempts"], 3);
+    assert_eq!(t["last_error"], "transport: connection refused");
+    unsafe { kuatia_signer_free(signer) };
+    unsafe { kuatia_service_free(svc) };
+}
+
+#[test]
+fn service_sifen_argument_errors_are_status_codes() {
+    let svc = new_service(None);
+    let job = r#"{"account_id":"acct_x","service":"recibe","url":"https://sifen-test.set.gov.py/de/ws/sync/recibe.wsdl","content_type":"application/xml; charset=utf-8","body":"<x/>","d_id":1,"invoices":["fact_nobody"]}"#;
+    // A job of unknown invoices moves nothing.
+    assert_eq!(
+        report_sifen(svc, job, Outcome::Timeout, NOW_UNIX).unwrap(),
+        serde_json::json!([])
+    );
+    let bad = |r: Result<serde_json::Value, (kuatia_status, String, String)>| r.unwrap_err();
+    let (st, code, path) = bad(report_sifen(
+        svc,
+        job,
+        Outcome::Raw(7, 0, null(), 0, null(), 0),
+        NOW_UNIX,
+    ));
+    assert_eq!(
+        (st, code.as_str(), path.as_str()),
+        (
+            kuatia_status::InvalidArgument,
+            "INVALID_ARGUMENT",
+            "outcome"
+        )
+    );
+    let (st, code, path) = bad(report_sifen(svc, "{", Outcome::Timeout, NOW_UNIX));
+    assert_eq!(
+        (st, code.as_str()),
+        (kuatia_status::InvalidInput, "MALFORMED_JSON")
+    );
+    assert!(path.starts_with("job"), "{path}");
+    let (st, code, path) = bad(report_sifen(
+        svc,
+        r#"{"account_id":1}"#,
+        Outcome::Timeout,
+        NOW_UNIX,
+    ));
+    assert_eq!(
+        (st, code.as_str(), path.as_str()),
+        (
+            kuatia_status::InvalidInput,
+            "VALIDATION_ERROR.INVALID_TYPE",
+            "job.account_id"
+        )
+    );
+    let failed = kuatia_sifen_outcome::Failed as u32;
+    let (st, _, path) = bad(report_sifen(
+        svc,
+        job,
+        Outcome::Raw(failed, 0, null(), 0, null(), 0),
+        NOW_UNIX,
+    ));
+    assert_eq!(
+        (st, path.as_str()),
+        (kuatia_status::InvalidArgument, "message")
+    );
+    let not_utf8 = [b'x', 0xC3, 0x28];
+    let (st, _, path) = bad(report_sifen(
+        svc,
+        job,
+        Outcome::Raw(failed, 0, null(), 0, not_utf8.as_ptr(), not_utf8.len()),
+        NOW_UNIX,
+    ));
+    assert_eq!((st, path.as_str()), (kuatia_status::InvalidUtf8, "message"));
+    let answer = kuatia_sifen_outcome::Answer as u32;
+    let one = [0u8];
+    let (st, _, path) = bad(report_sifen(
+        svc,
+        job,
+        Outcome::Raw(answer, 200, one.as_ptr(), usize::MAX, null(), 0),
+        NOW_UNIX,
+    ));
+    assert_eq!((st, path.as_str()), (kuatia_status::TooLarge, "body"));
+    let (st, _, path) = bad(report_sifen(
+        svc,
+        job,
+        Outcome::Raw(
+            answer,
+            200,
+            one.as_ptr(),
+            KUATIA_MAX_INPUT_LEN + 1,
+            null(),
+            0,
+        ),
+        NOW_UNIX,
+    ));
+    assert_eq!((st, path.as_str()), (kuatia_status::TooLarge, "body"));
+    // An answer with no body (NULL) is an empty answer, not an error.
+    let progress = report_sifen(
+        svc,
+        job,
+        Outcome::Raw(answer, 502, null(), 9, null(), 0),
+        NOW_UNIX,
+    );
+    assert_eq!(progress.unwrap(), serde_json::json!([]));
+
+    // NULL job, service, out, and a short seed.
+    let s = seed(1);
+    let mut out = zero();
+    let mut err = null_mut();
+    let timeout = kuatia_sifen_outcome::Timeout as u32;
+    let st = unsafe {
+        kuatia_service_report_sifen(
+            svc,
+            null(),
+            0,
+            timeout,
+            0,
+            null(),
+            0,
+            null(),
+            0,
+            NOW_UNIX,
+            s.as_ptr(),
+            s.len(),
+            &mut out,
+            &mut err,
+        )
+    };
+    assert_eq!(st, kuatia_status::InvalidArgument);
+    assert_eq!(err_parts(err).2, "job_json");
+    let mut err = null_mut();
+    let st = unsafe {
+        kuatia_service_report_sifen(
+            svc,
+            job.as_ptr(),
+            job.len(),
+            timeout,
+            0,
+            null(),
+            0,
+            null(),
+            0,
+            NOW_UNIX,
+            s.as_ptr(),
+            16,
+            &mut out,
+            &mut err,
+        )
+    };
+    assert_eq!(st, kuatia_status::InvalidArgument);
+    assert_eq!(err_parts(err).2, "seed");
+    let mut err = null_mut();
+    let st = unsafe {
+        kuatia_service_report_sifen(
+            svc,
+            job.as_ptr(),
+            job.len(),
+            timeout,
+            0,
+            null(),
+            0,
+            null(),
+            0,
+            NOW_UNIX,
+            s.as_ptr(),
+            s.len(),
+            null_mut(),
+            &mut err,
+        )
+    };
+    assert_eq!(st, kuatia_status::InvalidArgument);
+    assert_eq!(err_parts(err).2, "out_json");
+    assert!(out.ptr.is_null());
+    let mut err = null_mut();
+    let st = unsafe {
+        kuatia_service_due_sifen(
+            null(),
+            NOW_UNIX,
+            s.as_ptr(),
+            s.len(),
+            10,
+            &mut out,
+            &mut err,
+        )
+    };
+    assert_eq!(st, kuatia_status::InvalidArgument);
+    assert_eq!(err_parts(err).2, "svc");
+    let mut err = null_mut();
+    let st =
+        unsafe { kuatia_service_due_sifen(svc, NOW_UNIX, s.as_ptr(), 31, 10, &mut out, &mut err) };
+    assert_eq!(st, kuatia_status::InvalidArgument);
+    assert_eq!(err_parts(err).2, "seed");
+    let mut err = null_mut();
+    let st = unsafe {
+        kuatia_service_due_sifen(svc, NOW_UNIX, s.as_ptr(), s.len(), 10, null_mut(), &mut err)
+    };
+    assert_eq!(st, kuatia_status::InvalidArgument);
+    assert_eq!(err_parts(err).2, "out_json");
+    assert!(out.ptr.is_null());
+    // Nothing due in an empty service.
+    assert!(due_sifen(svc, NOW_UNIX, 2).is_empty());
+    unsafe { kuatia_service_free(svc) };
+}

@@ -630,6 +630,232 @@ static void test_service(kuatia_signer *signer) {
     kuatia_service_free(NULL);
 }
 
+/* A request of a live key (no X-Environment), signed by the production signer; returns the HTTP status. */
+static long live_call(kuatia_service *svc, const char *method, const char *path, const char *key, const char *body,
+                      int64_t now, kuatia_signer *production, kuatia_bytes *head, kuatia_bytes *out) {
+    char req[512];
+    snprintf(req, sizeof req,
+             "{\"method\":\"%s\",\"path\":\"%s\",\"headers\":[[\"Authorization\",\"Bearer %s\"]]}", method, path,
+             key);
+    uint8_t seed[KUATIA_SEED_LEN];
+    kuatia_error *err = NULL;
+    kuatia_status st = kuatia_service_handle(svc, S(req), (const uint8_t *)body, body ? strlen(body) : 0, now,
+                                             fresh_seed(seed), sizeof seed, NULL, production, head, out, &err);
+    CHECK(st == KUATIA_STATUS_OK, "%s %s: status %d %s", method, path, st, code_of(err));
+    kuatia_error_free(err);
+    return st == KUATIA_STATUS_OK ? json_int((const char *)head->ptr, "status") : -1;
+}
+
+/* The SIFEN calls due at `now` (JSON array); the caller frees it. */
+static kuatia_bytes due_sifen(kuatia_service *svc, int64_t now) {
+    uint8_t seed[KUATIA_SEED_LEN];
+    kuatia_bytes due = {NULL, 0};
+    kuatia_error *err = NULL;
+    CHECK(kuatia_service_due_sifen(svc, now, fresh_seed(seed), sizeof seed, 50, &due, &err) == KUATIA_STATUS_OK,
+          "due_sifen: %s", code_of(err));
+    kuatia_error_free(err);
+    return due;
+}
+
+/* The only job of a due array `[{...}]`, as (ptr, len) into it; len 0 when there is not exactly one. */
+static size_t only_job(const kuatia_bytes *due, const uint8_t **job) {
+    const char *t = due->ptr ? (const char *)due->ptr : "";
+    *job = due->ptr;
+    if (due->len < 4 || t[0] != '[' || t[1] != '{' || t[due->len - 1] != ']' || strstr(t, "},{\"account_id\""))
+        return 0;
+    *job = due->ptr + 1;
+    return due->len - 2;
+}
+
+/* Reports an outcome; returns the call status and fills `progress` (JSON array) on success. */
+static kuatia_status report_sifen(kuatia_service *svc, const uint8_t *job, size_t job_len, uint32_t outcome,
+                                  uint16_t http_status, const uint8_t *body, size_t body_len, const char *message,
+                                  int64_t now, kuatia_bytes *progress, kuatia_error **err) {
+    uint8_t seed[KUATIA_SEED_LEN];
+    return kuatia_service_report_sifen(svc, job, job_len, outcome, http_status, body, body_len,
+                                       (const uint8_t *)message, message ? strlen(message) : 0, now,
+                                       fresh_seed(seed), sizeof seed, progress, err);
+}
+
+/* Production invoices travel through the host: a recibe job, SIFEN's approval reported as raw bytes, and a timeout
+ * that leads to a query by CDC after the back-off. */
+static void test_service_sifen(const char *root, kuatia_signer *signer) {
+    kuatia_service *svc = NULL;
+    kuatia_error *err = NULL;
+    CHECK(kuatia_service_new(S("{\"sifen_retry\":[1]}"), &svc, &err) == KUATIA_STATUS_OK, "new: %s", code_of(err));
+    if (!svc) return;
+    uint8_t seed[KUATIA_SEED_LEN];
+    kuatia_bytes acct = {NULL, 0}, live = {NULL, 0};
+    CHECK(kuatia_service_create_account(svc, S("Emisor"), SERVICE_NOW, fresh_seed(seed), sizeof seed, &acct, NULL) ==
+              KUATIA_STATUS_OK,
+          "create_account");
+    char account[64];
+    json_str(acct.ptr ? (const char *)acct.ptr : "", "account_id", account, sizeof account);
+    kuatia_bytes_free(&acct);
+    CHECK(kuatia_service_create_key(svc, S(account), true, SERVICE_NOW, fresh_seed(seed), sizeof seed, &live,
+                                    NULL) == KUATIA_STATUS_OK,
+          "create_key");
+    char key[96] = "";
+    if (live.ptr) snprintf(key, sizeof key, "%s", (const char *)live.ptr);
+    kuatia_bytes_free(&live);
+    /* The production profile: the built-in sandbox one (NULL), in SIFEN's test environment, whose RUC matches the
+     * sandbox test certificate used here as the production signer. Unknown accounts and bad profiles fail. */
+    CHECK(kuatia_service_set_production_profile(svc, S(account), NULL, 0, &err) == KUATIA_STATUS_OK, "profile: %s",
+          code_of(err));
+    CHECK(kuatia_service_set_production_profile(svc, S("acct_nobody"), NULL, 0, &err) == KUATIA_STATUS_INVALID_INPUT,
+          "unknown account");
+    CHECK(strcmp(code_of(err), "NOT_FOUND") == 0, "%s", code_of(err));
+    kuatia_error_free(err);
+    err = NULL;
+    CHECK(kuatia_service_set_production_profile(svc, S(account), S("{\"ruc\":1}"), &err) ==
+              KUATIA_STATUS_INVALID_INPUT,
+          "bad profile");
+    CHECK(strncmp(err ? kuatia_error_path(err) : "", "profile", 7) == 0, "%s", err ? kuatia_error_path(err) : "");
+    kuatia_error_free(err);
+    err = NULL;
+
+    const char *factura =
+        "{\"tipo_documento\":1,\"receptor\":{\"ruc\":\"80069563-1\",\"razon_social\":\"Cliente Ejemplo S.A.\"},"
+        "\"items\":[{\"descripcion\":\"Servicio\",\"cantidad\":1,\"precio_unitario\":1100000,\"iva\":10}],"
+        "\"condicion_pago\":1}";
+    kuatia_bytes head = {NULL, 0}, body = {NULL, 0};
+    long status = live_call(svc, "POST", "/v1/facturas", key, factura, SERVICE_NOW, signer, &head, &body);
+    CHECK(status == 201, "POST live: %ld %s", status, body.ptr ? (const char *)body.ptr : "");
+    char id[64] = "", cdc[64] = "", st[32] = "";
+    if (body.ptr) {
+        json_str((const char *)body.ptr, "id", id, sizeof id);
+        json_str((const char *)body.ptr, "cdc", cdc, sizeof cdc);
+        json_str((const char *)body.ptr, "status", st, sizeof st);
+    }
+    CHECK(strcmp(st, "pending") == 0 && strlen(cdc) == 44, "created %s %s", st, cdc);
+    kuatia_bytes_free(&head);
+    kuatia_bytes_free(&body);
+
+    /* One recibe job for SIFEN's test environment; the CDC is the DE's Id inside the SOAP body. */
+    kuatia_bytes due = due_sifen(svc, SERVICE_NOW);
+    const uint8_t *job = NULL;
+    size_t job_len = only_job(&due, &job);
+    const char *dt = due.ptr ? (const char *)due.ptr : "";
+    CHECK(job_len > 0, "one job: %s", dt);
+    CHECK(strstr(dt, "\"service\":\"recibe\"") && strstr(dt, "\"url\":\"https://sifen-test.set.gov.py/de/ws/sync/"
+                                                             "recibe.wsdl\""),
+          "%s", dt);
+    char job_cdc[64] = "";
+    const char *de = strstr(dt, "<DE Id=\\\"");
+    if (de) {
+        de += strlen("<DE Id=\\\"");
+        const char *end = strstr(de, "\\\"");
+        size_t n = end ? (size_t)(end - de) : 0;
+        if (n < sizeof job_cdc) {
+            memcpy(job_cdc, de, n);
+            job_cdc[n] = 0;
+        }
+    }
+    CHECK(strcmp(job_cdc, cdc) == 0, "the job carries the DE %s, not %s", job_cdc, cdc);
+    kuatia_bytes none = due_sifen(svc, SERVICE_NOW);
+    CHECK(none.ptr && strcmp((const char *)none.ptr, "[]") == 0, "in flight: %s", none.ptr ? (char *)none.ptr : "");
+    kuatia_bytes_free(&none);
+
+    /* SIFEN's approval (the sample answer with this CDC), reported as the raw bytes received. */
+    char path[4096];
+    size_t alen = 0;
+    snprintf(path, sizeof path, "%s/core/tests/sifen_samples/recibe_aprobado.xml", root);
+    uint8_t *answer = read_file(path, &alen);
+    CHECK(answer != NULL, "%s", path);
+    if (answer && job_len) {
+        answer[alen] = 0;
+        char *at = strstr((char *)answer, "01444444017001001000000122025031011234567890");
+        CHECK(at != NULL, "sample CDC");
+        if (at) memcpy(at, cdc, 44);
+        kuatia_bytes progress = {NULL, 0};
+        CHECK(report_sifen(svc, job, job_len, KUATIA_SIFEN_OUTCOME_ANSWER, 200, answer, alen, NULL, SERVICE_NOW + 1,
+                           &progress, &err) == KUATIA_STATUS_OK,
+              "report approval: %s", code_of(err));
+        const char *pt = progress.ptr ? (const char *)progress.ptr : "";
+        char inv[64] = "";
+        json_str(pt, "invoice_id", inv, sizeof inv);
+        CHECK(strcmp(inv, id) == 0 && strstr(pt, "\"status\":\"approved\"") && strstr(pt, "\"next\":\"idle\""), "%s",
+              pt);
+        kuatia_bytes_free(&progress);
+        /* An outcome that is not a kuatia_sifen_outcome is refused, nothing written. */
+        CHECK(report_sifen(svc, job, job_len, 9, 0, NULL, 0, NULL, SERVICE_NOW, &progress, &err) ==
+                  KUATIA_STATUS_INVALID_ARGUMENT,
+              "bad outcome");
+        CHECK(strcmp(err ? kuatia_error_path(err) : "", "outcome") == 0 && progress.ptr == NULL, "outcome path");
+        kuatia_error_free(err);
+        err = NULL;
+        CHECK(report_sifen(svc, job, job_len, KUATIA_SIFEN_OUTCOME_FAILED, 0, NULL, 0, NULL, SERVICE_NOW, &progress,
+                           &err) == KUATIA_STATUS_INVALID_ARGUMENT,
+              "failed without a message");
+        kuatia_error_free(err);
+        err = NULL;
+        CHECK(report_sifen(svc, job, (size_t)-1, KUATIA_SIFEN_OUTCOME_TIMEOUT, 0, NULL, 0, NULL, SERVICE_NOW,
+                           &progress, &err) == KUATIA_STATUS_TOO_LARGE,
+              "huge job");
+        kuatia_error_free(err);
+        err = NULL;
+    }
+    free(answer);
+    kuatia_bytes_free(&due);
+    char get[160];
+    snprintf(get, sizeof get, "/v1/facturas/%s", id);
+    status = live_call(svc, "GET", get, key, NULL, SERVICE_NOW + 2, NULL, &head, &body);
+    st[0] = 0;
+    char protocolo[32] = "";
+    if (body.ptr) {
+        json_str((const char *)body.ptr, "status", st, sizeof st);
+        json_str((const char *)body.ptr, "protocolo", protocolo, sizeof protocolo);
+    }
+    CHECK(status == 200 && strcmp(st, "approved") == 0 && strcmp(protocolo, "1234567890") == 0, "GET: %ld %s %s",
+          status, st, protocolo);
+    kuatia_bytes_free(&head);
+    kuatia_bytes_free(&body);
+
+    /* A timeout: not resent, queried by CDC once the back-off (sifen_retry [1]) has passed. */
+    status = live_call(svc, "POST", "/v1/facturas", key, factura, SERVICE_NOW + 10, signer, &head, &body);
+    CHECK(status == 201, "second POST: %ld", status);
+    char cdc2[64] = "";
+    if (body.ptr) json_str((const char *)body.ptr, "cdc", cdc2, sizeof cdc2);
+    kuatia_bytes_free(&head);
+    kuatia_bytes_free(&body);
+    due = due_sifen(svc, SERVICE_NOW + 10);
+    job_len = only_job(&due, &job);
+    CHECK(job_len > 0, "one job");
+    kuatia_bytes progress = {NULL, 0};
+    if (job_len) {
+        CHECK(report_sifen(svc, job, job_len, KUATIA_SIFEN_OUTCOME_TIMEOUT, 0, NULL, 0, NULL, SERVICE_NOW + 10,
+                           &progress, &err) == KUATIA_STATUS_OK,
+              "report timeout: %s", code_of(err));
+        const char *pt = progress.ptr ? (const char *)progress.ptr : "";
+        CHECK(strstr(pt, "\"status\":\"pending\"") && strstr(pt, "\"next\":\"query\"") &&
+                  json_int(pt, "due_at") == SERVICE_NOW + 11 && json_int(pt, "attempts") == 1,
+              "%s", pt);
+        kuatia_bytes_free(&progress);
+    }
+    kuatia_bytes_free(&due);
+    due = due_sifen(svc, SERVICE_NOW + 10);
+    CHECK(due.ptr && strcmp((const char *)due.ptr, "[]") == 0, "before the back-off: %s",
+          due.ptr ? (char *)due.ptr : "");
+    kuatia_bytes_free(&due);
+    due = due_sifen(svc, SERVICE_NOW + 11);
+    job_len = only_job(&due, &job);
+    dt = due.ptr ? (const char *)due.ptr : "";
+    CHECK(job_len > 0 && strstr(dt, "\"service\":\"consulta\"") && strstr(dt, cdc2), "consulta: %s", dt);
+    if (job_len) {
+        CHECK(report_sifen(svc, job, job_len, KUATIA_SIFEN_OUTCOME_FAILED, 0, NULL, 0, "connection refused",
+                           SERVICE_NOW + 11, &progress, &err) == KUATIA_STATUS_OK,
+              "report failure: %s", code_of(err));
+        const char *pt = progress.ptr ? (const char *)progress.ptr : "";
+        char last[96] = "";
+        json_str(pt, "last_error", last, sizeof last);
+        CHECK(strcmp(last, "transport: connection refused") == 0 && json_int(pt, "attempts") == 2, "%s", pt);
+        kuatia_bytes_free(&progress);
+    }
+    kuatia_bytes_free(&due);
+    kuatia_error_free(err);
+    kuatia_service_free(svc);
+}
+
 static void test_sifen(const char *root) {
     const char *cdc = "01444444017001001000000122025031011234567890";
     kuatia_bytes req = {NULL, 0};
@@ -685,6 +911,7 @@ int main(int argc, char **argv) {
     test_issue_arguments(signer);
     test_threads(signer);
     test_service(signer);
+    test_service_sifen(argv[1], signer);
     kuatia_signer_free(signer);
     printf("C tests: %d checks, %d failures, %d conformance cases\n", checks, failures, (int)N_VECTORS);
     return failures == 0 ? 0 : 1;

@@ -45,6 +45,7 @@ __all__ = [
     "Report",
     "Response",
     "Service",
+    "SifenOutcome",
     "SignError",
     "Signer",
     "Status",
@@ -432,6 +433,6 @@ LIB_PATH = _ffi.LIB_PATH
 """The path of the loaded libkuatia."""
 
 # Last: service.py builds on Signer and _InUse above.
-from .service import Response, Service  # noqa: E402
+from .service import Response, Service, SifenOutcome  # noqa: E402
 
 del ctypes

@@ -12,10 +12,10 @@ import json
 import secrets
 import threading
 import time
-from ctypes import byref, c_bool, c_int64, c_size_t, c_void_p
+from ctypes import byref, c_bool, c_int64, c_size_t, c_uint16, c_uint32, c_void_p
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+from typing import Any, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from . import Signer, _InUse
 from ._ffi import Bytes, Text, _bytes_p, _err_p, _sig, _u8, arg, call, call_bytes, json_arg, lib, take
@@ -40,6 +40,14 @@ _sig(
 _sig("kuatia_service_tick", ctypes.c_int, c_void_p, c_int64, _u8, c_size_t, _err_p)
 _sig("kuatia_service_due_deliveries", ctypes.c_int, c_void_p, c_int64, _bytes_p, _err_p)
 _sig("kuatia_service_report_delivery", ctypes.c_int, c_void_p, _u8, c_size_t, c_bool, _bytes_p, _err_p)
+_sig("kuatia_service_set_production_profile", ctypes.c_int, c_void_p, _u8, c_size_t, _u8, c_size_t, _err_p)
+_sig("kuatia_service_due_sifen", ctypes.c_int, c_void_p, c_int64, _u8, c_size_t, c_size_t, _bytes_p, _err_p)
+_sig(
+    "kuatia_service_report_sifen",
+    ctypes.c_int,
+    *(c_void_p, _u8, c_size_t, c_uint32, c_uint16, _u8, c_size_t, _u8, c_size_t, c_int64, _u8, c_size_t, _bytes_p),
+    _err_p,
+)
 
 SEED_LEN = 32
 """``KUATIA_SEED_LEN``: bytes of fresh CSPRNG output passed with each call."""
@@ -84,13 +92,57 @@ class Response:
         return json.loads(self.body)
 
 
+@dataclass(frozen=True)
+class SifenOutcome:
+    """What came of a SIFEN job the host posted (``kuatia_sifen_outcome``). Build it with :meth:`answer` (SIFEN, or
+    whatever stands in front of it, answered: the HTTP status and the raw body bytes as received), :meth:`timeout`
+    (no answer in time: the request may or may not have been processed) or :meth:`failed` (no answer at all: DNS,
+    connection refused, TLS handshake)."""
+
+    ANSWER: ClassVar[int] = 0
+    TIMEOUT: ClassVar[int] = 1
+    FAILED: ClassVar[int] = 2
+
+    kind: int
+    status: int = 0
+    body: bytes = b""
+    message: str = ""
+
+    def __post_init__(self) -> None:
+        # ctypes would silently truncate a status beyond uint16_t; the kind itself is checked by the library.
+        if isinstance(self.status, bool) or not isinstance(self.status, int) or not 0 <= self.status <= 0xFFFF:
+            raise ValueError(f"status must be an HTTP status code, not {self.status!r}")
+        if not isinstance(self.body, bytes):
+            raise TypeError(f"body must be the raw bytes received, not {type(self.body).__name__}")
+        if not isinstance(self.message, str):
+            raise TypeError(f"message must be str, not {type(self.message).__name__}")
+
+    @classmethod
+    def answer(cls, status: int, body: Union[bytes, bytearray, memoryview]) -> "SifenOutcome":
+        """SIFEN answered with HTTP ``status`` and ``body`` (the raw bytes, not decoded)."""
+        if not isinstance(body, (bytes, bytearray, memoryview)):
+            raise TypeError(f"body must be the raw bytes received, not {type(body).__name__}")
+        return cls(cls.ANSWER, status, bytes(body))
+
+    @classmethod
+    def timeout(cls) -> "SifenOutcome":
+        """No answer within the host's timeout."""
+        return cls(cls.TIMEOUT)
+
+    @classmethod
+    def failed(cls, message: str) -> "SifenOutcome":
+        """The call failed before any answer; ``message`` is the transport's."""
+        return cls(cls.FAILED, message=message)
+
+
 class Service:
     """The in-process ``/v1`` service. Use it as a context manager or call :meth:`close`; it is also freed when
     garbage-collected. One service may be used by several threads at once (the library serializes the calls).
 
     ``config`` (dict, optional): ``base_url`` (for ``kude_url``), ``sandbox_send_after`` and
     ``sandbox_answer_after`` (seconds until the simulated SIFEN receives and answers an invoice created without
-    ``_simulate``), ``max_per_page``. ``sandbox_signer`` signs invoices of ``dk_test_`` keys (None: simulated
+    ``_simulate``), ``max_per_page``, and for production invoices ``sifen_mode`` (``sync`` or ``lote``),
+    ``sifen_lot_poll_after``, ``sifen_lease`` and ``sifen_retry`` (the back-off in seconds). ``sandbox_signer`` signs invoices of ``dk_test_`` keys (None: simulated
     unsigned); ``production_signer`` signs those of ``dk_live_`` keys (None: live invoices are refused). The
     signers stay owned by the caller and must remain open while the service uses them.
     """
@@ -238,6 +290,53 @@ class Service:
         h = self._acquire()
         try:
             out = call_bytes(lib.kuatia_service_report_delivery, h, *d, bool(ok))
+        finally:
+            self._release()
+        return json.loads(out)
+
+    def set_production_profile(self, account_id: Text, profile: Union[Dict[str, Any], Text, None] = None) -> None:
+        """Sets the emitter profile (dict or JSON text, as for :func:`kuatia.validate`) the account's ``dk_live_``
+        keys issue with; None: the built-in sandbox profile in SIFEN's test environment (TEST ONLY). Raises
+        InvalidInputError ``NOT_FOUND`` for an unknown account, or with paths under ``profile`` for a bad one."""
+        a, p = arg(account_id, "account_id"), json_arg(profile, "profile")
+        h = self._acquire()
+        try:
+            call(lib.kuatia_service_set_production_profile, h, *a, *p)
+        finally:
+            self._release()
+
+    def due_sifen(self, limit: int, now: When = None) -> List[Dict[str, Any]]:
+        """The SIFEN calls due at ``now`` for production invoices (at most ``limit`` invoices): ``{"account_id",
+        "service", "url", "content_type", "body", "d_id", "invoices"}``. POST each ``body`` with that Content-Type
+        to ``url`` over TLS 1.2 with the emitter's certificate, then call :meth:`report_sifen` with the job and
+        what came of it. A job never reported is not resent: its invoices are queried by CDC after a lease."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+            raise ValueError(f"limit must be a non-negative int, not {limit!r}")
+        t = _unix(now)
+        h = self._acquire()
+        try:
+            out = call_bytes(lib.kuatia_service_due_sifen, h, t, *arg(_seed(), "seed"), limit)
+        finally:
+            self._release()
+        return json.loads(out)
+
+    def report_sifen(
+        self, job: Union[Dict[str, Any], Text], outcome: SifenOutcome, now: When = None
+    ) -> List[Dict[str, Any]]:
+        """Reports what came of a job of :meth:`due_sifen` (passed back as it came) and returns where each of its
+        invoices stands: ``[{"invoice_id", "status", "transmission": {"next", "due_at", "attempts",
+        "last_error"?}}]``."""
+        if not isinstance(outcome, SifenOutcome):
+            raise TypeError(f"outcome must be a SifenOutcome, not {type(outcome).__name__}")
+        j, t = json_arg(job, "job"), _unix(now)
+        body = outcome.body if outcome.kind == SifenOutcome.ANSWER else None
+        message = arg(outcome.message, "message") if outcome.kind == SifenOutcome.FAILED else (None, 0)
+        h = self._acquire()
+        try:
+            out = call_bytes(
+                lib.kuatia_service_report_sifen,
+                *(h, *j, outcome.kind, outcome.status, body, len(body or b""), *message, t, *arg(_seed(), "seed")),
+            )
         finally:
             self._release()
         return json.loads(out)

@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import json
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -137,3 +138,93 @@ def test_one_service_many_threads() -> None:
         for t in threads:
             t.join()
         assert sorted(numbers) == [f"001-001-{n:07d}" for n in range(1, 13)]
+
+
+# --- production invoices through the host: due_sifen / report_sifen ------------------------------------------------
+
+SAMPLES = Path(__file__).resolve().parents[3] / "core" / "tests" / "sifen_samples"
+SAMPLE_CDC = "01444444017001001000000122025031011234567890"
+
+
+def live_service(signer: kuatia.Signer) -> tuple:
+    """A service whose account issues live invoices with the built-in sandbox profile (SIFEN's test environment),
+    signed by the sandbox test certificate as the production one; returns (service, live headers)."""
+    svc = kuatia.Service({"sifen_retry": [1]}, production_signer=signer)
+    acct = svc.create_account("Emisor", now=NOW)
+    live = svc.create_key(acct["account_id"], live=True, now=NOW)
+    svc.set_production_profile(acct["account_id"])
+    return svc, {"Authorization": f"Bearer {live}"}
+
+
+def test_sifen_approval_round_trip() -> None:
+    with kuatia.Signer.sandbox() as signer:
+        svc, h = live_service(signer)
+        with svc:
+            created = svc.handle("POST", "/v1/facturas", h, FACTURA, now=NOW)
+            assert created.status == 201, created.body
+            fid, cdc = created.json()["data"]["id"], created.json()["data"]["cdc"]
+            assert created.json()["data"]["status"] == "pending"
+
+            (job,) = svc.due_sifen(10, now=NOW)
+            assert job["service"] == "recibe"
+            assert job["url"] == "https://sifen-test.set.gov.py/de/ws/sync/recibe.wsdl"
+            assert job["invoices"] == [fid]
+            assert f'<DE Id="{cdc}"' in job["body"]
+            assert svc.due_sifen(10, now=NOW) == []  # in flight
+
+            answer = (SAMPLES / "recibe_aprobado.xml").read_bytes().replace(SAMPLE_CDC.encode(), cdc.encode())
+            (progress,) = svc.report_sifen(job, kuatia.SifenOutcome.answer(200, answer), now=NOW + 1)
+            assert progress["invoice_id"] == fid
+            assert progress["status"] == "approved"
+            assert progress["transmission"]["next"] == "idle"
+            inv = svc.handle("GET", f"/v1/facturas/{fid}", h, now=NOW + 2).json()["data"]
+            assert inv["status"] == "approved" and inv["protocolo"] == "1234567890"
+
+
+def test_sifen_timeout_is_queried_by_cdc_after_the_backoff() -> None:
+    with kuatia.Signer.sandbox() as signer:
+        svc, h = live_service(signer)
+        with svc:
+            data = svc.handle("POST", "/v1/facturas", h, FACTURA, now=NOW).json()["data"]
+            (job,) = svc.due_sifen(10, now=NOW)
+            (p,) = svc.report_sifen(json.dumps(job), kuatia.SifenOutcome.timeout(), now=NOW)
+            assert p["status"] == "pending"
+            assert p["transmission"]["next"] == "query" and p["transmission"]["due_at"] == NOW + 1
+            assert svc.due_sifen(10, now=NOW) == []
+            (query,) = svc.due_sifen(10, now=NOW + 1)
+            assert query["service"] == "consulta" and data["cdc"] in query["body"]
+            # Raw bytes that are not UTF-8 travel as they are; a transport failure keeps its message.
+            (p,) = svc.report_sifen(query, kuatia.SifenOutcome.answer(502, b"<html>\xff</html>"), now=NOW + 1)
+            assert p["transmission"]["last_error"].startswith("HTTP 502")
+            (query,) = svc.due_sifen(10, now=NOW + 2)
+            (p,) = svc.report_sifen(query, kuatia.SifenOutcome.failed("connection refused"), now=NOW + 2)
+            assert p["transmission"]["last_error"] == "transport: connection refused"
+            assert p["transmission"]["attempts"] == 3
+
+
+def test_sifen_argument_errors() -> None:
+    with kuatia.Service() as svc:
+        acct = svc.create_account("A", now=NOW)
+        with pytest.raises(kuatia.InvalidInputError) as info:
+            svc.set_production_profile("acct_nobody")
+        assert info.value.code == "NOT_FOUND"
+        with pytest.raises(kuatia.InvalidInputError) as info:
+            svc.set_production_profile(acct["account_id"], {"ruc": 1})
+        assert info.value.path.startswith("profile")
+        with pytest.raises(kuatia.InvalidInputError) as info:
+            svc.report_sifen("{", kuatia.SifenOutcome.timeout())
+        assert info.value.code == "MALFORMED_JSON"
+        job = {"account_id": "acct_x", "service": "recibe", "url": "https://x", "content_type": "application/xml",
+               "body": "<x/>", "d_id": 1, "invoices": []}
+        assert svc.report_sifen(job, kuatia.SifenOutcome.timeout()) == []
+        with pytest.raises(kuatia.InvalidArgumentError) as info:
+            svc.report_sifen(job, kuatia.SifenOutcome(7))
+        assert info.value.path == "outcome"
+        with pytest.raises(ValueError):
+            kuatia.SifenOutcome.answer(70000, b"")
+        with pytest.raises(TypeError):
+            kuatia.SifenOutcome.answer(200, "text")  # type: ignore[arg-type]
+        with pytest.raises(TypeError):
+            svc.report_sifen(job, "timeout")  # type: ignore[arg-type]
+        with pytest.raises(ValueError):
+            svc.due_sifen(-1)

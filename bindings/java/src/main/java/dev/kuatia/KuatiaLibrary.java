@@ -15,7 +15,7 @@ import com.sun.jna.ptr.PointerByReference;
  * <p>Type mapping: {@code const uint8_t *} inputs are native {@link Pointer}s (never a Java array, so an empty
  * string is a valid pointer, not NULL); {@code size_t} is {@link SizeT}; C {@code bool} results are {@code byte}
  * (JNA's {@code boolean} is a 32-bit int, and only the low byte of a C {@code bool} return is defined); status and
- * format enums are {@code int}.
+ * format and outcome enums are {@code int}; {@code uint16_t} is {@code short}.
  */
 interface KuatiaLibrary extends Library {
 
@@ -138,4 +138,14 @@ interface KuatiaLibrary extends Library {
 
     int kuatia_service_report_delivery(Pointer svc, Pointer deliveryId, SizeT deliveryIdLen, byte ok,
             Bytes outJson, PointerByReference err);
+
+    int kuatia_service_set_production_profile(Pointer svc, Pointer accountId, SizeT accountIdLen,
+            Pointer profileJson, SizeT profileLen, PointerByReference err);
+
+    int kuatia_service_due_sifen(Pointer svc, long nowUnix, Pointer seed, SizeT seedLen, SizeT limit,
+            Bytes outJson, PointerByReference err);
+
+    int kuatia_service_report_sifen(Pointer svc, Pointer jobJson, SizeT jobLen, int outcome, short httpStatus,
+            Pointer body, SizeT bodyLen, Pointer message, SizeT messageLen, long nowUnix, Pointer seed,
+            SizeT seedLen, Bytes outJson, PointerByReference err);
 }

@@ -32,6 +32,10 @@ public final class Service implements AutoCloseable {
     private static final SecureRandom RANDOM = new SecureRandom();
     /** {@code KUATIA_SEED_LEN}. */
     private static final int SEED_LEN = 32;
+    /** {@code kuatia_sifen_outcome}. */
+    private static final int KUATIA_SIFEN_OUTCOME_ANSWER = 0;
+    private static final int KUATIA_SIFEN_OUTCOME_TIMEOUT = 1;
+    private static final int KUATIA_SIFEN_OUTCOME_FAILED = 2;
 
     /** A new account and its sandbox API key ({@code dk_test_…}, shown only once). */
     public record Account(String id, String key) {}
@@ -99,8 +103,9 @@ public final class Service implements AutoCloseable {
     /**
      * A service.
      *
-     * @param configJson {@code {"base_url","sandbox_send_after","sandbox_answer_after","max_per_page"}}, every
-     *     field optional; {@code null}: the defaults
+     * @param configJson {@code {"base_url","sandbox_send_after","sandbox_answer_after","max_per_page",
+     *     "sifen_mode","sifen_lot_poll_after","sifen_lease","sifen_retry"}}, every field optional; {@code null}:
+     *     the defaults
      * @param sandboxSigner signs invoices of {@code dk_test_} keys; {@code null}: simulated unsigned
      * @param productionSigner signs invoices of {@code dk_live_} keys; {@code null}: live invoices are refused
      * @param clock the time passed to each call; {@code null}: the system UTC clock
@@ -254,6 +259,88 @@ public final class Service implements AutoCloseable {
         try (Ffi.In d = Ffi.In.text(deliveryId, "deliveryId")) {
             return use(h -> Ffi.jsonOf((out, err) ->
                     Ffi.LIB.kuatia_service_report_delivery(h, d.ptr, d.len, (byte) (ok ? 1 : 0), out, err)));
+        }
+    }
+
+    /**
+     * Sets the emitter profile (JSON, as for {@link Kuatia#validate}) the account's {@code dk_live_} keys issue
+     * with; {@code null}: the built-in sandbox profile in SIFEN's test environment (TEST ONLY).
+     *
+     * @throws KuatiaException {@code INVALID_INPUT} with code {@code NOT_FOUND} for an unknown account, or with
+     *     paths under {@code profile} for a bad profile
+     */
+    public void setProductionProfile(String accountId, String profileJson) {
+        try (Ffi.In a = Ffi.In.text(accountId, "accountId"); Ffi.In p = Ffi.In.optText(profileJson)) {
+            use(h -> {
+                PointerByReference err = new PointerByReference();
+                Ffi.check(Ffi.LIB.kuatia_service_set_production_profile(h, a.ptr, a.len, p.ptr, p.len, err), err);
+                return null;
+            });
+        }
+    }
+
+    /**
+     * The SIFEN calls due now for production invoices (at most {@code limit} invoices), each a JSON object
+     * {@code {account_id, service, url, content_type, body, d_id, invoices}}: POST {@code body} with that
+     * {@code Content-Type} to {@code url} over TLS 1.2 with the certificate of the account's emitter, then pass the
+     * job back to {@link #reportSifen} with what came of it. A job never reported is not resent blindly: its
+     * invoices are queried by CDC after a lease.
+     */
+    public List<JsonNode> dueSifen(int limit) {
+        if (limit < 0) {
+            throw new IllegalArgumentException("limit " + limit + " is negative");
+        }
+        long now = now();
+        try (Ffi.In s = seed()) {
+            JsonNode jobs = use(h -> Ffi.jsonOf((out, err) -> Ffi.LIB.kuatia_service_due_sifen(h, now, s.ptr, s.len,
+                    new KuatiaLibrary.SizeT(limit), out, err)));
+            List<JsonNode> list = new ArrayList<>();
+            jobs.forEach(list::add);
+            return Collections.unmodifiableList(list);
+        }
+    }
+
+    /**
+     * Reports what came of a job of {@link #dueSifen} (passed back as it came) and returns where each of its
+     * invoices stands: {@code {invoice_id, status, transmission: {next, due_at, attempts, last_error?}}}. SIFEN's
+     * verdicts approve or reject the invoices (queueing their webhooks); anything else schedules a query by CDC
+     * after the {@code sifen_retry} back-off.
+     *
+     * @throws KuatiaException {@code INVALID_INPUT} for a job that is not one of {@link #dueSifen}'s
+     */
+    public List<JsonNode> reportSifen(JsonNode job, SifenOutcome outcome) {
+        Objects.requireNonNull(job, "job");
+        Objects.requireNonNull(outcome, "outcome");
+        String jobText;
+        try {
+            jobText = Ffi.JSON.writeValueAsString(job);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write the job as JSON", e);
+        }
+        int kind;
+        int status = 0;
+        byte[] body = null;
+        String message = null;
+        if (outcome instanceof SifenOutcome.Answer a) {
+            kind = KUATIA_SIFEN_OUTCOME_ANSWER;
+            status = a.status();
+            body = a.body();
+        } else if (outcome instanceof SifenOutcome.Failed f) {
+            kind = KUATIA_SIFEN_OUTCOME_FAILED;
+            message = f.message();
+        } else {
+            kind = KUATIA_SIFEN_OUTCOME_TIMEOUT;
+        }
+        long now = now();
+        final int k = kind;
+        final short st = (short) status;
+        try (Ffi.In j = Ffi.In.text(jobText, "job"); Ffi.In b = body == null ? Ffi.In.optText(null)
+                : Ffi.In.bytes(body, false); Ffi.In m = Ffi.In.optText(message); Ffi.In s = seed()) {
+            JsonNode progress = use(h -> Ffi.jsonOf((out, err) -> Ffi.LIB.kuatia_service_report_sifen(h, j.ptr,
+                    j.len, k, st, b.ptr, b.len, m.ptr, m.len, now, s.ptr, s.len, out, err)));
+            List<JsonNode> list = new ArrayList<>();
+            progress.forEach(list::add);
+            return Collections.unmodifiableList(list);
         }
     }
 

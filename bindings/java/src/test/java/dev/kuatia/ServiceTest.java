@@ -210,4 +210,105 @@ class ServiceTest {
             }
         }
     }
+
+    // --- production invoices through the host: dueSifen / reportSifen ------------------------------------------
+
+    private static final String SAMPLE_CDC = "01444444017001001000000122025031011234567890";
+
+    /**
+     * An account whose live key issues with the built-in sandbox profile (SIFEN's test environment); the sandbox
+     * test certificate signs as the production one. Returns the live key.
+     */
+    private static String liveAccount(Service svc) {
+        Service.Account acct = svc.createAccount("Emisor");
+        String live = svc.createKey(acct.id(), true);
+        svc.setProductionProfile(acct.id(), null);
+        return live;
+    }
+
+    private static Map<String, String> live(String key) {
+        return Map.of("Authorization", "Bearer " + key);
+    }
+
+    @Test
+    void sifenApprovalRoundTrip() throws Exception {
+        TestClock clock = new TestClock();
+        try (Signer signer = Signer.sandbox();
+                Service svc = new Service("{\"sifen_retry\":[1]}", null, signer, clock)) {
+            String key = liveAccount(svc);
+            Service.Response r = svc.handle("POST", "/v1/facturas", live(key), factura(null));
+            assertEquals(201, r.status(), r::text);
+            JsonNode d = r.json().get("data");
+            assertEquals("pending", d.get("status").asText());
+            String id = d.get("id").asText();
+            String cdc = d.get("cdc").asText();
+
+            List<JsonNode> jobs = svc.dueSifen(10);
+            assertEquals(1, jobs.size(), jobs::toString);
+            JsonNode job = jobs.get(0);
+            assertEquals("recibe", job.get("service").asText());
+            assertEquals("https://sifen-test.set.gov.py/de/ws/sync/recibe.wsdl", job.get("url").asText());
+            assertEquals(id, job.get("invoices").get(0).asText());
+            assertTrue(job.get("body").asText().contains("<DE Id=\"" + cdc + "\""), job::toString);
+            assertEquals(List.of(), svc.dueSifen(10), "in flight");
+
+            String sample = java.nio.file.Files.readString(
+                    Fixtures.root().resolve("core/tests/sifen_samples/recibe_aprobado.xml"), StandardCharsets.UTF_8);
+            byte[] answer = sample.replace(SAMPLE_CDC, cdc).getBytes(StandardCharsets.UTF_8);
+            clock.unix.addAndGet(1);
+            List<JsonNode> progress = svc.reportSifen(job, SifenOutcome.answer(200, answer));
+            assertEquals(1, progress.size());
+            assertEquals(id, progress.get(0).get("invoice_id").asText());
+            assertEquals("approved", progress.get(0).get("status").asText());
+            assertEquals("idle", progress.get(0).get("transmission").get("next").asText());
+            JsonNode inv = svc.handle("GET", "/v1/facturas/" + id, live(key), (String) null).json().get("data");
+            assertEquals("approved", inv.get("status").asText());
+            assertEquals("1234567890", inv.get("protocolo").asText());
+        }
+    }
+
+    @Test
+    void sifenTimeoutIsQueriedByCdcAfterTheBackoff() {
+        TestClock clock = new TestClock();
+        try (Signer signer = Signer.sandbox();
+                Service svc = new Service("{\"sifen_retry\":[1]}", null, signer, clock)) {
+            String key = liveAccount(svc);
+            String cdc = svc.handle("POST", "/v1/facturas", live(key), factura(null)).json().get("data")
+                    .get("cdc").asText();
+            JsonNode job = svc.dueSifen(10).get(0);
+            JsonNode p = svc.reportSifen(job, SifenOutcome.timeout()).get(0);
+            assertEquals("pending", p.get("status").asText());
+            assertEquals("query", p.get("transmission").get("next").asText());
+            assertEquals(NOW + 1, p.get("transmission").get("due_at").asLong());
+            assertEquals(List.of(), svc.dueSifen(10), "before the back-off");
+            clock.unix.addAndGet(1);
+            JsonNode query = svc.dueSifen(10).get(0);
+            assertEquals("consulta", query.get("service").asText());
+            assertTrue(query.get("body").asText().contains(cdc));
+            p = svc.reportSifen(query, SifenOutcome.failed("connection refused")).get(0);
+            assertEquals("transport: connection refused", p.get("transmission").get("last_error").asText());
+            assertEquals(2, p.get("transmission").get("attempts").asInt());
+        }
+    }
+
+    @Test
+    void sifenErrors() {
+        try (Service svc = new Service()) {
+            Service.Account acct = svc.createAccount("A");
+            KuatiaException e = assertThrows(KuatiaException.class,
+                    () -> svc.setProductionProfile("acct_nobody", null));
+            assertEquals("NOT_FOUND", e.code());
+            e = assertThrows(KuatiaException.class, () -> svc.setProductionProfile(acct.id(), "{\"ruc\":1}"));
+            assertEquals(Status.INVALID_INPUT, e.status());
+            assertTrue(e.path().startsWith("profile"), e.path());
+            JsonNode job = Ffi.parse("{\"account_id\":\"acct_x\",\"service\":\"recibe\",\"url\":\"https://x\","
+                    + "\"content_type\":\"application/xml\",\"body\":\"<x/>\",\"d_id\":1,\"invoices\":[]}");
+            assertEquals(List.of(), svc.reportSifen(job, SifenOutcome.timeout()));
+            e = assertThrows(KuatiaException.class, () -> svc.reportSifen(Ffi.parse("{}"), SifenOutcome.timeout()));
+            assertEquals(Status.INVALID_INPUT, e.status());
+            assertThrows(IllegalArgumentException.class, () -> SifenOutcome.answer(70000, new byte[0]));
+            assertThrows(NullPointerException.class, () -> SifenOutcome.failed(null));
+            assertThrows(IllegalArgumentException.class, () -> svc.dueSifen(-1));
+        }
+    }
 }
