@@ -655,3 +655,23 @@ fn contingency_documents_are_tracked_and_sent_when_sifen_is_back() {
     w.run(&jobs[0]);
     assert_eq!(w.get(&id)["status"], "approved");
 }
+
+#[test]
+fn a_lost_lot_answer_is_queried_only_after_a_lot_poll() {
+    let mut w = world(SifenMode::Lote);
+    let id = w.create("Cliente S.A.");
+    w.sifen.faults.push_back(Fault::LoseAnswer);
+    assert_eq!(w.pump(), 1);
+    let poll = w.svc.config.sifen_lot_poll_after;
+    // The lot may be in processing: no query (and no resend) before a lot poll has passed.
+    w.advance(poll - 1);
+    assert_eq!(w.pump(), 0);
+    w.advance(1);
+    // SIFEN processed the lot: the CDC is found approved without a second send.
+    let jobs = w.due();
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0].service, sifen::Service::Consulta);
+    w.run(&jobs[0]);
+    assert_eq!(w.get(&id)["status"], "approved");
+    assert_eq!(w.sifen.calls, ["recibe-lote", "consulta"]);
+}

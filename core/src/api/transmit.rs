@@ -251,7 +251,15 @@ impl<S: Store> Service<S> {
                 let built = build_request(step, self.config.sifen_mode, id, part);
                 // The fallback if no report ever comes: lots are asked again by lot number, the rest by CDC.
                 let fallback = fallback(step);
-                let lease = self.config.sifen_lease;
+                // A lot whose answer is lost may be in processing: SIFEN blocks a CDC sent again in another lot
+                // while the first is processed, so its documents are queried no sooner than a lot poll.
+                let lease = if step == Step::Send && self.config.sifen_mode == SifenMode::Lote {
+                    self.config
+                        .sifen_lease
+                        .max(self.config.sifen_lot_poll_after)
+                } else {
+                    self.config.sifen_lease
+                };
                 match built {
                     Ok(request) => {
                         for r in part {
@@ -326,6 +334,11 @@ impl<S: Store> Service<S> {
                 for r in &mut records {
                     r.transmission
                         .fail(fallback, now, message.clone(), &self.config.sifen_retry);
+                    if job.service == sifen::Service::RecibeLote {
+                        // As for a lease that expires (see `due_sifen`): not before a lot poll.
+                        let earliest = now + self.config.sifen_lot_poll_after;
+                        r.transmission.due_at = r.transmission.due_at.max(earliest);
+                    }
                 }
             }
             Ok(response) => {
