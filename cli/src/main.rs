@@ -36,16 +36,19 @@ struct Cli {
 /// Top-level commands, one family per module.
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// RUC check digit (DV): compute or verify.
+    /// RUC check digit (DV): compute or verify. Example: kuatia ruc dv 80069563
     #[command(subcommand, after_help = AFTER_HELP)]
     Ruc(ids::RucCommand),
-    /// CDC (44-character document control code): build from fields or parse back.
+    /// CDC (44-character document control code): build from fields or parse back. Example: kuatia cdc parse
+    /// 01800695631001001000000122022081411234567891
     #[command(subcommand, after_help = AFTER_HELP)]
     Cdc(ids::CdcCommand),
-    /// Validate a create request (JSON, - for stdin): every finding at once; exit 0 valid, 1 invalid.
+    /// Validate a create request (JSON, - for stdin): every finding at once; exit 0 valid, 1 invalid. Example:
+    /// kuatia validate examples/factura.json
     #[command(after_help = AFTER_HELP)]
     Validate(invoice::RequestArgs),
-    /// Compute item values, IVA and totals of a create request (amounts as strings).
+    /// Compute item values, IVA and totals of a create request (amounts as strings). Example: kuatia totals
+    /// examples/factura.json
     #[command(after_help = AFTER_HELP)]
     Totals {
         /// JSON request file, or - for standard input.
@@ -55,7 +58,8 @@ enum Command {
     /// built-in TEST-ONLY certificate and the sandbox profile. Example: kuatia issue examples/factura.json
     #[command(after_help = AFTER_HELP)]
     Issue(issue::IssueArgs),
-    /// Verify the XMLDSig signature of a signed DE or event; exit 0 only when valid.
+    /// Verify the XMLDSig signature of a signed DE or event; exit 0 only when valid. Example: kuatia verify
+    /// kuatia-out/<cdc>.xml
     #[command(after_help = AFTER_HELP)]
     Verify {
         /// Signed XML file, or - for standard input.
@@ -71,8 +75,8 @@ enum Command {
     /// cancellation event (kuatia does not send it), or parse an answer. Example: kuatia sifen parse answer.xml
     #[command(subcommand, after_help = AFTER_HELP)]
     Sifen(sifen::SifenCommand),
-    /// Run the /v1 service on a local HTTP server (SQLite in --data, simulated SIFEN, webhooks). Example:
-    /// kuatia serve --addr 127.0.0.1:8080 --data ./kuatia-data
+    /// Run the /v1 service on a local HTTP server (SQLite in --data; simulated SIFEN in the sandbox, SIFEN over
+    /// TLS 1.2 with --p12 in production; webhooks). Example: kuatia serve --addr 127.0.0.1:8080 --data ./kuatia-data
     Serve(serve::ServeArgs),
     /// API keys of a `kuatia serve` data directory: kuatia keys create --live --data ./kuatia-data
     #[command(subcommand, after_help = AFTER_HELP)]
