@@ -79,5 +79,7 @@ if python3 tools/binding_parity.py --root "$ROOT" --header "$WORK/canary.h" >"$W
   cat "$WORK/canary.log" >&2
   die "binding_parity.py passed a header with an unwrapped function"
 fi
-grep -q "python: does not wrap kuatia_parity_canary" "$WORK/canary.log" || { cat "$WORK/canary.log" >&2; die "canary"; }
+for b in python go java; do
+  grep -q "$b: does not wrap kuatia_parity_canary" "$WORK/canary.log" || { cat "$WORK/canary.log" >&2; die "canary ($b)"; }
+done
 note "Python + Go bindings OK"

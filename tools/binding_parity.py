@@ -2,7 +2,8 @@
 """Binding parity: every function of include/kuatia.h must be wrapped by every C-ABI binding.
 
 Lists the functions the header declares, then looks for a call of each in the non-test sources of each binding
-(Python: `lib.kuatia_x`, Go: `C.kuatia_x(`, Java: the symbol's name in src/main). Fails when a binding misses one
+(Python: `lib.kuatia_x`, Go: `C.kuatia_x(`, Java: `LIB.kuatia_x(` or `lib.kuatia_x(` in src/main, so a
+declaration in the JNA interface alone does not count). Fails when a binding misses one
 that is not on the short exclusion list below, when a binding calls a function the header no longer has, or when
 an exclusion names a function that does not exist. Python and Go are required; Java is checked once
 bindings/java exists. The Node package is built on WebAssembly, not on the C library, so it is not checked here.
@@ -57,7 +58,7 @@ BINDINGS = [
     Binding("go", "bindings/go", True, _go_sources,
             lambda s: rf"\bC\.{s}\(", r"\bC\.(kuatia_\w+)\("),
     Binding("java", "bindings/java", False, _java_sources,
-            lambda s: rf"\b{s}\b", r"\"(kuatia_\w+)\""),
+            lambda s: rf"\b(?:LIB|lib)\.{s}\(", r"\b(?:LIB|lib)\.(kuatia_\w+)\("),
 ]
 
 
