@@ -283,6 +283,7 @@ pub(crate) async fn sifen_loop(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::{certificates, target};
 
     #[test]

@@ -2,28 +2,15 @@
 //! Flows of the spec, error statuses, durability across a restart, and a bounded load test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use axum::extract::State;
-use axum::http::HeaderMap;
+mod common;
+
+use common::{next_event, receiver, temp_dir};
 use kuatia_core::api::auth::Environment;
-use kuatia_core::api::webhook::{verify_signature, DEFAULT_TOLERANCE, SIGNATURE_HEADER};
 use kuatia_server::{start, RunningServer, ServerConfig};
 use serde_json::{json, Value};
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc;
-
-fn temp_dir(name: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "kuatia-serve-{name}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
 
 fn config(dir: &std::path::Path) -> ServerConfig {
     let mut c = ServerConfig::new(dir.to_path_buf());
@@ -115,29 +102,6 @@ fn factura(simulate: Option<&str>) -> Value {
 }
 
 /// A webhook receiver on loopback: forwards (signature header, raw body) of every POST.
-async fn receiver() -> (u16, mpsc::UnboundedReceiver<(String, String)>) {
-    let (tx, rx) = mpsc::unbounded_channel();
-    async fn hook(
-        State(tx): State<mpsc::UnboundedSender<(String, String)>>,
-        headers: HeaderMap,
-        body: String,
-    ) -> &'static str {
-        let sig = headers
-            .get(SIGNATURE_HEADER)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_string();
-        let _ = tx.send((sig, body));
-        "ok"
-    }
-    let app = axum::Router::new()
-        .route("/hook", axum::routing::post(hook))
-        .with_state(tx);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (port, rx)
-}
 
 async fn register_webhook(api: &Api, port: u16) -> String {
     let (code, v) = api
@@ -148,18 +112,6 @@ async fn register_webhook(api: &Api, port: u16) -> String {
         .await;
     assert_eq!(code, 201, "{v}");
     v["data"]["secret"].as_str().unwrap().to_string()
-}
-
-/// Waits for the next event and checks its signature with the registration secret.
-async fn next_event(rx: &mut mpsc::UnboundedReceiver<(String, String)>, secret: &str) -> Value {
-    let (sig, body) = tokio::time::timeout(Duration::from_secs(15), rx.recv())
-        .await
-        .expect("no webhook delivered in time")
-        .unwrap();
-    let now = time::OffsetDateTime::now_utc().unix_timestamp();
-    verify_signature(secret, &sig, &body, now, DEFAULT_TOLERANCE).expect("valid signature");
-    assert!(verify_signature("whsec_wrong", &sig, &body, now, DEFAULT_TOLERANCE).is_err());
-    serde_json::from_str(&body).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -4,17 +4,17 @@
 //! a slow answer (timeout → query by CDC, never a second send), lots, and a server that refuses our certificate.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
 #[path = "../../core/tests/common/fake_sifen.rs"]
 mod fake_sifen;
 
-use axum::extract::State;
-use axum::http::HeaderMap;
+use common::{next_event, receiver};
+
 use fake_sifen::{FakeSifen, Fault, Reply, REJECT_MARKER};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use kuatia_core::api::auth::Environment;
 use kuatia_core::api::transmit::SifenMode;
-use kuatia_core::api::webhook::{verify_signature, DEFAULT_TOLERANCE, SIGNATURE_HEADER};
 use kuatia_core::profile::Emisor;
 use kuatia_core::sign::{sandbox_test_signer, Signer};
 use kuatia_server::sifen::SifenTransport;
@@ -27,21 +27,14 @@ use rustls::{DigitallySignedStruct, DistinguishedName, SignatureScheme};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::mpsc;
 
-fn temp_dir(name: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "kuatia-sifen-{name}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory for one test.
+fn dir(name: &str) -> PathBuf {
+    let d = common::temp_dir(&format!("sifen-{name}"));
+    std::fs::create_dir_all(&d).unwrap();
+    d
 }
 
 /// A test CA and a server certificate for 127.0.0.1 it signed, made by openssl (DER; the key as PKCS#8).
@@ -409,43 +402,9 @@ fn factura(receptor: &str) -> Value {
     })
 }
 
-async fn receiver() -> (u16, mpsc::UnboundedReceiver<(String, String)>) {
-    let (tx, rx) = mpsc::unbounded_channel();
-    async fn hook(
-        State(tx): State<mpsc::UnboundedSender<(String, String)>>,
-        headers: HeaderMap,
-        body: String,
-    ) -> &'static str {
-        let sig = headers
-            .get(SIGNATURE_HEADER)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_string();
-        let _ = tx.send((sig, body));
-        "ok"
-    }
-    let app = axum::Router::new()
-        .route("/hook", axum::routing::post(hook))
-        .with_state(tx);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (port, rx)
-}
-
-async fn next_event(rx: &mut mpsc::UnboundedReceiver<(String, String)>, secret: &str) -> Value {
-    let (sig, body) = tokio::time::timeout(Duration::from_secs(15), rx.recv())
-        .await
-        .expect("no webhook delivered in time")
-        .unwrap();
-    let now = time::OffsetDateTime::now_utc().unix_timestamp();
-    verify_signature(secret, &sig, &body, now, DEFAULT_TOLERANCE).expect("valid signature");
-    serde_json::from_str(&body).unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn production_invoices_reach_sifen_over_mutual_tls() {
-    let dir = temp_dir("sync");
+    let dir = dir("sync");
     let pki = pki(&dir);
     let signer = sandbox_test_signer().unwrap();
     let fake = fake_sifen(&pki, signer.certificate_der().to_vec()).await;
@@ -564,7 +523,7 @@ async fn production_invoices_reach_sifen_over_mutual_tls() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lots_are_sent_and_polled() {
-    let dir = temp_dir("lote");
+    let dir = dir("lote");
     let pki = pki(&dir);
     let signer = sandbox_test_signer().unwrap();
     let fake = fake_sifen(&pki, signer.certificate_der().to_vec()).await;
@@ -599,7 +558,7 @@ async fn lots_are_sent_and_polled() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_client_certificate_keeps_the_invoice_pending_with_the_reason() {
-    let dir = temp_dir("refused");
+    let dir = dir("refused");
     let pki = pki(&dir);
     // This SIFEN expects another certificate (its own CA's), so our handshake fails.
     let fake = fake_sifen(&pki, pki.ca.clone()).await;
@@ -635,7 +594,7 @@ async fn a_refused_client_certificate_keeps_the_invoice_pending_with_the_reason(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_mid_transmission_loses_nothing() {
-    let dir = temp_dir("restart");
+    let dir = dir("restart");
     let pki = pki(&dir);
     let signer = sandbox_test_signer().unwrap();
     let fake = fake_sifen(&pki, signer.certificate_der().to_vec()).await;
