@@ -101,8 +101,6 @@ fn factura(simulate: Option<&str>) -> Value {
     v
 }
 
-/// A webhook receiver on loopback: forwards (signature header, raw body) of every POST.
-
 async fn register_webhook(api: &Api, port: u16) -> String {
     let (code, v) = api
         .post(

@@ -542,17 +542,18 @@ async fn lots_are_sent_and_polled() {
         states.push(api.settle(id).await["status"].as_str().unwrap().to_string());
     }
     assert_eq!(states, ["approved", "approved", "rejected"]);
-    let s = fake.sifen.lock().unwrap();
-    assert!(
-        s.calls
-            .iter()
-            .all(|c| c.starts_with("recibe-lote") || c == "consulta-lote"),
-        "{:?}",
-        s.calls
-    );
-    assert!(s.calls.contains(&"consulta-lote".to_string()));
-    assert!(s.received.values().all(|n| *n == 1), "{:?}", s.received);
-    drop(s);
+    {
+        let s = fake.sifen.lock().unwrap();
+        assert!(
+            s.calls
+                .iter()
+                .all(|c| c.starts_with("recibe-lote") || c == "consulta-lote"),
+            "{:?}",
+            s.calls
+        );
+        assert!(s.calls.contains(&"consulta-lote".to_string()));
+        assert!(s.received.values().all(|n| *n == 1), "{:?}", s.received);
+    }
     server.shutdown().await;
 }
 
@@ -582,13 +583,14 @@ async fn a_refused_client_certificate_keeps_the_invoice_pending_with_the_reason(
         .as_str()
         .unwrap_or_default();
     assert!(err.starts_with("transport:"), "{inv}");
-    let wire = fake.wire.lock().unwrap();
-    assert!(wire.handshakes_failed >= 2);
-    assert!(
-        wire.requests.is_empty(),
-        "nothing reached SIFEN without the right certificate"
-    );
-    drop(wire);
+    {
+        let wire = fake.wire.lock().unwrap();
+        assert!(wire.handshakes_failed >= 2);
+        assert!(
+            wire.requests.is_empty(),
+            "nothing reached SIFEN without the right certificate"
+        );
+    }
     server.shutdown().await;
 }
 
@@ -625,9 +627,10 @@ async fn a_restart_mid_transmission_loses_nothing() {
     };
     let inv = api.settle(&id).await;
     assert_eq!(inv["status"], "approved", "{inv}");
-    let s = fake.sifen.lock().unwrap();
-    assert_eq!(s.calls, ["recibe", "consulta", "recibe"]);
-    assert_eq!(s.received[&cdc], 1, "processed once");
-    drop(s);
+    {
+        let s = fake.sifen.lock().unwrap();
+        assert_eq!(s.calls, ["recibe", "consulta", "recibe"]);
+        assert_eq!(s.received[&cdc], 1, "processed once");
+    }
     server2.shutdown().await;
 }
