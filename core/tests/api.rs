@@ -6,47 +6,13 @@ use kuatia_core::api::auth::Environment;
 use kuatia_core::api::webhook::{
     verify_signature, SignatureError, DEFAULT_TOLERANCE, RETRY_SCHEDULE, SIGNATURE_HEADER,
 };
-use kuatia_core::api::{Config, Host, HttpRequest, HttpResponse, MemoryStore, Service, Store};
+#[path = "common/host.rs"]
+mod host;
+
+use host::TestHost;
+use kuatia_core::api::{Config, HttpRequest, HttpResponse, MemoryStore, Service, Store};
 use kuatia_core::lifecycle::{Estado, SifenError, Trigger};
-use kuatia_core::sign::{sandbox_test_signer, Signer, SoftwareSigner};
 use serde_json::{json, Value};
-use time::OffsetDateTime;
-
-struct TestHost {
-    now: OffsetDateTime,
-    state: u64,
-    signer: Option<SoftwareSigner>,
-}
-
-impl TestHost {
-    fn new() -> TestHost {
-        TestHost {
-            // 2025-03-10 13:11:00 UTC = 10:11 in Asunción.
-            now: OffsetDateTime::from_unix_timestamp(1_741_612_260).unwrap(),
-            state: 0x9E37_79B9_7F4A_7C15,
-            signer: Some(sandbox_test_signer().unwrap()),
-        }
-    }
-    fn advance(&mut self, secs: i64) {
-        self.now += time::Duration::seconds(secs);
-    }
-}
-
-impl Host for TestHost {
-    fn now(&mut self) -> OffsetDateTime {
-        self.now
-    }
-    fn random_u32(&mut self) -> u32 {
-        // xorshift64*: deterministic for tests; hosts pass a CSPRNG.
-        self.state ^= self.state >> 12;
-        self.state ^= self.state << 25;
-        self.state ^= self.state >> 27;
-        (self.state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) as u32
-    }
-    fn signer(&self, _account: &str, _env: Environment) -> Option<&dyn Signer> {
-        self.signer.as_ref().map(|s| s as &dyn Signer)
-    }
-}
 
 struct Client {
     svc: Service<MemoryStore>,

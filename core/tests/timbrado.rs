@@ -3,22 +3,25 @@
 //! `validate`, by `issue`, and by the service (`POST /v1/facturas` → 422 INVALID_TIMBRADO with every finding).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "common/host.rs"]
+mod host;
+
+use host::TestHost;
 use kuatia_core::api::auth::Environment;
-use kuatia_core::api::{Config, Host, HttpRequest, HttpResponse, MemoryStore, Service, Store};
+use kuatia_core::api::{Config, HttpRequest, HttpResponse, MemoryStore, Service, Store};
 use kuatia_core::cdc::FixedSecurityCode;
 use kuatia_core::error::Finding;
 use kuatia_core::invoice::{parse_request, FacturaRequest};
 use kuatia_core::issue::{issue, MemoryNumbering};
 use kuatia_core::profile::{Ambiente, Emisor, Timbrado};
-use kuatia_core::sign::{sandbox_test_signer, Signer, SoftwareSigner};
+use kuatia_core::sign::sandbox_test_signer;
 use kuatia_core::validate::validate;
 use serde_json::{json, Value};
 use time::macros::{date, datetime};
-use time::{Date, OffsetDateTime, PrimitiveDateTime};
+use time::{Date, PrimitiveDateTime};
 
 /// The emission time of every case: 2025-03-10 10:11 in Asunción (13:11 UTC).
 const NOW: PrimitiveDateTime = datetime!(2025-03-10 10:11:00);
-const NOW_UTC: i64 = 1_741_612_260;
 
 /// The sandbox profile with a single stamp.
 fn profile(inicio: Date, fin: Option<Date>, tipos: &[u8]) -> Emisor {
@@ -182,28 +185,6 @@ fn issue_refuses_each_stamp_problem_before_numbering_or_signing() {
 // ------------------------------------------------------------------------------------------------
 // Through the service
 
-struct TestHost {
-    now: OffsetDateTime,
-    state: u64,
-    signer: SoftwareSigner,
-}
-
-impl Host for TestHost {
-    fn now(&mut self) -> OffsetDateTime {
-        self.now
-    }
-    fn random_u32(&mut self) -> u32 {
-        // xorshift64*: deterministic for tests; hosts pass a CSPRNG.
-        self.state ^= self.state >> 12;
-        self.state ^= self.state << 25;
-        self.state ^= self.state >> 27;
-        (self.state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) as u32
-    }
-    fn signer(&self, _account: &str, _env: Environment) -> Option<&dyn Signer> {
-        Some(&self.signer)
-    }
-}
-
 /// A service with one account whose sandbox (and, when `production`, live) profile is `emisor`.
 struct Client {
     svc: Service<MemoryStore>,
@@ -213,11 +194,7 @@ struct Client {
 }
 
 fn client(emisor: &Emisor) -> Client {
-    let mut host = TestHost {
-        now: OffsetDateTime::from_unix_timestamp(NOW_UTC).unwrap(),
-        state: 0x9E37_79B9_7F4A_7C15,
-        signer: sandbox_test_signer().unwrap(),
-    };
+    let mut host = TestHost::new();
     let mut svc = Service::new(MemoryStore::default(), Config::default());
     let (account, test_key) = svc.create_account("Empresa de prueba", &mut host);
     let live_key = svc

@@ -8,35 +8,16 @@
 mod fake_sifen;
 
 use fake_sifen::{FakeSifen, Fault, Reply, Verdict, REJECT_MARKER};
+#[path = "common/host.rs"]
+mod host;
+
+use host::TestHost;
 use kuatia_core::api::auth::Environment;
 use kuatia_core::api::transmit::{backoff, SifenJob, SifenMode, SifenOutcome, RETRY_SCHEDULE};
-use kuatia_core::api::{Config, Host, HttpRequest, MemoryStore, Service, Store};
+use kuatia_core::api::{Config, HttpRequest, MemoryStore, Service, Store};
 use kuatia_core::profile::Emisor;
 use kuatia_core::sifen;
-use kuatia_core::sign::{sandbox_test_signer, Signer, SoftwareSigner};
 use serde_json::{json, Value};
-use time::OffsetDateTime;
-
-struct TestHost {
-    now: OffsetDateTime,
-    state: u64,
-    signer: SoftwareSigner,
-}
-
-impl Host for TestHost {
-    fn now(&mut self) -> OffsetDateTime {
-        self.now
-    }
-    fn random_u32(&mut self) -> u32 {
-        self.state ^= self.state >> 12;
-        self.state ^= self.state << 25;
-        self.state ^= self.state >> 27;
-        (self.state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) as u32
-    }
-    fn signer(&self, _account: &str, _env: Environment) -> Option<&dyn Signer> {
-        Some(&self.signer)
-    }
-}
 
 struct World {
     svc: Service<MemoryStore>,
@@ -47,12 +28,7 @@ struct World {
 }
 
 fn world(mode: SifenMode) -> World {
-    let mut host = TestHost {
-        // 2025-03-10 13:11:00 UTC = 10:11 in Asunción.
-        now: OffsetDateTime::from_unix_timestamp(1_741_612_260).unwrap(),
-        state: 0x9E37_79B9_7F4A_7C15,
-        signer: sandbox_test_signer().unwrap(),
-    };
+    let mut host = TestHost::new();
     let config = Config {
         base_url: "https://api.example.test".into(),
         sifen_mode: mode,
