@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The C ABI check: builds libkuatia, fails when include/kuatia.h drifts from what the pinned cbindgen generates,
-# runs the C tests (tests/c) under AddressSanitizer + UndefinedBehaviorSanitizer and once under valgrind, writes
+# runs the C tests (tests/c: the conformance cases and the adversarial table) under AddressSanitizer +
+# UndefinedBehaviorSanitizer and the conformance tests once under valgrind, writes
 # kuatia.pc and compiles and runs the README's C example with it. Idempotent; needs only cargo, gcc, valgrind,
 # python3 (and installs the pinned cbindgen with --locked when missing).
 set -euo pipefail
@@ -51,6 +52,15 @@ gcc "${CFLAGS[@]}" -fsanitize=address,undefined -fno-omit-frame-pointer -fno-san
 # Rust's allocator and aws-lc are not instrumented; leak checking stays on (LeakSanitizer) for the C side.
 ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
   "$WORK/test_kuatia_asan" "$ROOT"
+
+# The adversarial table (tests/adversarial) through the C ABI, under the same sanitizers (not valgrind: 100 MB
+# inputs; ~5 s).
+note "adversarial table through the C ABI (ASAN/UBSAN)"
+python3 tests/c/gen_adversarial.py tests/adversarial "$WORK/adversarial.h"
+gcc "${CFLAGS[@]}" -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
+  tests/c/test_adversarial.c -o "$WORK/test_adversarial_asan" "${LINK[@]}"
+ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+  "$WORK/test_adversarial_asan" "$ROOT"
 
 # 5. The same tests once under valgrind (no sanitizers), linked statically so every allocation is seen.
 note "C tests under valgrind (static link)"
