@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The WebAssembly face end to end, on a fresh Debian machine too (idempotent): toolchain, the two builds of the npm
-# package (default, and kude with the KuDE fonts), node tests, tsc on the typings, the size budget, the browser demo
-# in headless Chromium, and the validate+totals benchmark against native.
+# The WebAssembly face end to end, on a fresh Debian machine too (idempotent): toolchain, drift of the TypeScript
+# declarations generated from the Rust types, the two builds of the npm package (default, and kude with the KuDE
+# fonts), node tests, tsc on the typings, the size budget, the browser demo in headless Chromium, and the
+# validate+totals benchmark against native.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -26,6 +27,18 @@ command -v node >/dev/null && command -v npm >/dev/null || {
 }
 (cd $PKG && npm ci --no-audit --no-fund --loglevel=error)
 WASM_OPT=$PKG/node_modules/.bin/wasm-opt # npm "binaryen", pinned in package.json
+
+say "TypeScript declarations generated from the Rust types (drift of wasm/src/types.generated.d.ts)"
+GEN_TMP=$(mktemp)
+cargo run -q -p kuatia-wasm --features ts --bin ts-types --locked -- "$GEN_TMP"
+if ! cmp -s "$GEN_TMP" wasm/src/types.generated.d.ts; then
+  diff -u wasm/src/types.generated.d.ts "$GEN_TMP" | head -n 60 >&2 || true
+  rm -f "$GEN_TMP"
+  echo "wasm/src/types.generated.d.ts is stale: run cargo run -p kuatia-wasm --features ts --bin ts-types" >&2
+  exit 1
+fi
+rm -f "$GEN_TMP"
+echo "types.generated.d.ts matches the Rust types"
 
 build() { # build <name> <cargo feature args...>
   local name=$1

@@ -144,10 +144,12 @@ impl From<RucError> for CdcError {
 /// The components of a CDC (SIFEN.md §2.1). Serialized with these names, numbers as JSON numbers and
 /// `fecha` as `YYYY-MM-DD`; deserialization also accepts codes as zero-padded digit strings (`"001"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CdcFields {
     /// `iTiDE`: document type, 1..=99 (1 FE, 4 AFE, 5 NCE, 6 NDE, 7 NRE).
     pub tipo_documento: u8,
     /// Emitter RUC (`dRucEm` + `dDVEmi`).
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub ruc: Ruc,
     /// `dEst`: establishment, 1..=999.
     pub establecimiento: u16,
@@ -159,6 +161,7 @@ pub struct CdcFields {
     pub tipo_contribuyente: u8,
     /// Date part of `dFeEmiDE`.
     #[serde(serialize_with = "serialize_date")]
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub fecha: Date,
     /// `iTipEmi`: 1 normal, 2 contingencia.
     pub tipo_emision: u8,
@@ -534,24 +537,44 @@ fn deserialize_date<'de, D: Deserializer<'de>>(d: D) -> Result<Date, D::Error> {
     parse_date(&s).ok_or_else(|| D::Error::custom(format!("expected a date YYYY-MM-DD, got {s:?}")))
 }
 
-/// Wire form of [`CdcFields`] with lenient codes; unknown keys (e.g. `cdc`, `dv` from a parse) are ignored.
+/// CDC components as they are read (`cdcBuild`): codes as numbers or digit strings (`"001"`), `fecha` as
+/// `YYYY-MM-DD`; other keys (e.g. `cdc`, `dv` from a parse) are ignored.
 #[derive(Deserialize)]
-struct CdcFieldsWire {
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "CdcFieldsInput"))]
+pub(crate) struct CdcFieldsWire {
+    /// `iTiDE`: document type, 1..=99 (1 FE, 4 AFE, 5 NCE, 6 NDE, 7 NRE).
+    #[cfg_attr(feature = "ts", ts(as = "crate::ts::Code"))]
     #[serde(deserialize_with = "lenient_code::<_, _, 2>")]
     tipo_documento: u8,
+    /// Emitter RUC with check digit (`80069563-1`).
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     ruc: Ruc,
+    /// `dEst`: establishment, 1..=999.
+    #[cfg_attr(feature = "ts", ts(as = "crate::ts::Code"))]
     #[serde(deserialize_with = "lenient_code::<_, _, 3>")]
     establecimiento: u16,
+    /// `dPunExp`: point of issue, 1..=999.
+    #[cfg_attr(feature = "ts", ts(as = "crate::ts::Code"))]
     #[serde(deserialize_with = "lenient_code::<_, _, 3>")]
     punto: u16,
+    /// `dNumDoc`: document number, 1..=9_999_999.
+    #[cfg_attr(feature = "ts", ts(as = "crate::ts::Code"))]
     #[serde(deserialize_with = "lenient_code::<_, _, 7>")]
     numero: u32,
+    /// `iTipCont`: 1 persona física, 2 persona jurídica.
+    #[cfg_attr(feature = "ts", ts(as = "crate::ts::Code"))]
     #[serde(deserialize_with = "lenient_code::<_, _, 1>")]
     tipo_contribuyente: u8,
+    /// Emission date `YYYY-MM-DD`.
     #[serde(deserialize_with = "deserialize_date")]
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     fecha: Date,
+    /// `iTipEmi`: 1 normal, 2 contingencia.
+    #[cfg_attr(feature = "ts", ts(as = "crate::ts::Code"))]
     #[serde(deserialize_with = "lenient_code::<_, _, 1>")]
     tipo_emision: u8,
+    /// `dCodSeg`: security code, 1..=999_999_999.
+    #[cfg_attr(feature = "ts", ts(as = "crate::ts::Code"))]
     #[serde(deserialize_with = "lenient_code::<_, _, 9>")]
     codigo_seguridad: u32,
 }

@@ -460,43 +460,58 @@ pub struct ItemDoc {
 
 /// `gValorItem` + `gValorRestaItem`: prices, discounts and the item total.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ValorItem {
     /// `dPUniProSer`: unit price including taxes.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub precio_unitario: Decimal,
     /// `dTotBruOpeItem` = price × quantity.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub total_bruto: Decimal,
     /// `dDescItem`: discount per unit.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub descuento: Decimal,
     /// `dPorcDesIt`: discount percentage (only when there is a discount).
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
     pub porcentaje_descuento: Option<Decimal>,
     /// `dDescGloItem`: global discount per unit.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub descuento_global: Decimal,
     /// `dAntPreUniIt`: advance per unit.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub anticipo: Decimal,
     /// `dAntGloPreUniIt`: global advance per unit.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub anticipo_global: Decimal,
     /// `dTotOpeItem`: item total after discounts.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub total: Decimal,
     /// `dTotOpeGs`: item total in PYG (per-item exchange rate only).
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
     pub total_guaranies: Option<Decimal>,
 }
 
 /// `gCamIVA`: how IVA affects the item and its amounts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct IvaItem {
     /// `iAfecIVA`: 1 gravado, 2 exonerado, 3 exento, 4 gravado parcial.
     pub afectacion: u8,
     /// `dDesAfecIVA`: exact XSD literal.
     pub afectacion_descripcion: String,
     /// `dPropIVA`: taxed proportion, 0–100.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub proporcion: Decimal,
     /// `dTasaIVA`: 0, 5 or 10.
     pub tasa: u8,
     /// `dBasGravIVA`: taxable base.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub base_gravada: Decimal,
     /// `dLiqIVAItem`: IVA amount.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub liquidacion: Decimal,
     /// `dBasExe`: exempt base (gravado parcial), 0 otherwise.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub base_exenta: Decimal,
 }
 
@@ -602,52 +617,76 @@ pub struct Transportista {
 
 /// `gTotSub`: document totals, all computed by kuatia.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Totales {
     /// `dSubExe`: exempt subtotal (incl. exempt part of gravado parcial).
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
     pub sub_exenta: Option<Decimal>,
     /// `dSubExo`: exonerated subtotal.
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
     pub sub_exonerada: Option<Decimal>,
     /// `dSub5`: subtotal at 5 %.
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
     pub sub_5: Option<Decimal>,
     /// `dSub10`: subtotal at 10 %.
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
     pub sub_10: Option<Decimal>,
     /// `dTotOpe`: total of the operation.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub total_operacion: Decimal,
     /// `dTotDesc`: item discounts.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub total_descuento: Decimal,
     /// `dTotDescGlotem`: global discounts.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub total_descuento_global: Decimal,
     /// `dTotAntItem`: item advances.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub total_anticipo_item: Decimal,
     /// `dTotAnt`: global advances.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub total_anticipo: Decimal,
     /// `dPorcDescTotal`: global discount percentage.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub porcentaje_descuento_total: Decimal,
     /// `dDescTotal`: all discounts.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub descuento_total: Decimal,
     /// `dAnticipo`: all advances.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub anticipo: Decimal,
     /// `dRedon`: rounding (SEDECO 50-guaraní rule).
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub redondeo: Decimal,
     /// `dTotGralOpe`: grand total.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub total_general: Decimal,
     /// `dIVA5`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
     pub iva_5: Option<Decimal>,
     /// `dIVA10`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
     pub iva_10: Option<Decimal>,
     /// `dLiqTotIVA5`: IVA inside the rounding at 5 % (always 0, as every reference implementation).
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
     pub liq_iva_5: Option<Decimal>,
     /// `dLiqTotIVA10`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
     pub liq_iva_10: Option<Decimal>,
     /// `dTotIVA`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
     pub total_iva: Option<Decimal>,
     /// `dBaseGrav5`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
     pub base_gravada_5: Option<Decimal>,
     /// `dBaseGrav10`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
     pub base_gravada_10: Option<Decimal>,
     /// `dTBasGraIVA`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
     pub total_base_gravada: Option<Decimal>,
     /// `dTotalGs`: grand total in PYG (foreign currency only).
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
     pub total_guaranies: Option<Decimal>,
 }
 

@@ -37,6 +37,7 @@ pub mod code {
 
 /// One problem found in an input: stable `code`, JSON `path` of the field (empty for the whole input), human `message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Finding {
     /// Stable machine-readable code, see [`code`].
     pub code: String,

@@ -16,6 +16,7 @@ pub const MAX_JSON_DEPTH: usize = 64;
 
 /// A request to issue a document: the body of `POST /v1/facturas`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct FacturaRequest {
     /// Document type: 1 factura, 4 autofactura, 5 nota de crédito, 6 nota de débito, 7 nota de remisión.
@@ -32,6 +33,7 @@ pub struct FacturaRequest {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "de_code_str"
     )]
+    #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Code>"))]
     pub establecimiento: Option<String>,
     /// Point of issue (`001`); default: the one of the chosen stamp.
     #[serde(
@@ -39,6 +41,7 @@ pub struct FacturaRequest {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "de_code_str"
     )]
+    #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Code>"))]
     pub punto: Option<String>,
     /// Emission type: 1 normal (default), 2 contingencia.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -61,6 +64,7 @@ pub struct FacturaRequest {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "de_opt_decimal"
     )]
+    #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Amount>"))]
     pub tipo_cambio: Option<Decimal>,
     /// The receiver.
     pub receptor: Receptor,
@@ -81,6 +85,7 @@ pub struct FacturaRequest {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "de_opt_decimal"
     )]
+    #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Amount>"))]
     pub descuento_global: Option<Decimal>,
     /// Apply the SEDECO rounding of the PYG grand total down to a multiple of 50 guaraníes (`dRedon`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -116,6 +121,7 @@ pub struct FacturaRequest {
 
 /// The receiver (`receptor`): a taxpayer with RUC, a non-taxpayer with an ID document, or a foreigner.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Receptor {
     /// RUC with check digit (`80069563-1`); present ⇒ the receiver is a contribuyente.
@@ -176,6 +182,7 @@ pub struct Receptor {
 
 /// A line item.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Item {
     /// Internal product code (`dCodInt`, default: the line number).
@@ -185,6 +192,7 @@ pub struct Item {
     pub descripcion: String,
     /// Quantity (`dCantProSer`, > 0, up to 8 decimals).
     #[serde(deserialize_with = "de_decimal")]
+    #[cfg_attr(feature = "ts", ts(as = "crate::ts::Amount"))]
     pub cantidad: Decimal,
     /// Unit price including taxes (`dPUniProSer`, ≥ 0, up to 8 decimals); not used by remission notes.
     #[serde(
@@ -192,6 +200,7 @@ pub struct Item {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "de_opt_decimal"
     )]
+    #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Amount>"))]
     pub precio_unitario: Option<Decimal>,
     /// IVA rate: 10, 5 or 0 (0 means exento unless `afectacion_iva` says otherwise).
     #[serde(
@@ -199,6 +208,7 @@ pub struct Item {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "de_opt_decimal"
     )]
+    #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Amount>"))]
     pub iva: Option<Decimal>,
     /// IVA treatment (`iAfecIVA`): 1 gravado, 2 exonerado, 3 exento, 4 gravado parcial (default from `iva`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -209,6 +219,7 @@ pub struct Item {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "de_opt_decimal"
     )]
+    #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Amount>"))]
     pub proporcion_iva: Option<Decimal>,
     /// Unit of measure code (`cUniMed`, default 77 `UNI`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -219,6 +230,7 @@ pub struct Item {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "de_opt_decimal"
     )]
+    #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Amount>"))]
     pub descuento: Option<Decimal>,
     /// Extra information about the item (`dInfItem`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -230,6 +242,7 @@ pub struct Item {
 
 /// A means of payment of a contado operation (or the down payment of a crédito).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Pago {
     /// `iTiPago`: 1 efectivo, 2 cheque, 3 tarjeta de crédito, 4 tarjeta de débito, 5 transferencia, … 99 otro.
@@ -243,6 +256,7 @@ pub struct Pago {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "de_opt_decimal"
     )]
+    #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Amount>"))]
     pub monto: Option<Decimal>,
     /// Currency (default: the operation currency).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -253,6 +267,7 @@ pub struct Pago {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "de_opt_decimal"
     )]
+    #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Amount>"))]
     pub tipo_cambio: Option<Decimal>,
     /// Card brand for card payments (`iDenTarj`): 1 Visa, 2 Mastercard, 3 American Express, 4 Maestro, 5 Panal,
     /// 6 Cabal, 99 otro.
@@ -274,6 +289,7 @@ pub struct Pago {
 
 /// Credit terms.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Credito {
     /// `plazo` (a term such as "30 días") or `cuota` (instalments).
@@ -293,15 +309,18 @@ pub struct Credito {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "de_opt_decimal"
     )]
+    #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Amount>"))]
     pub entrega: Option<Decimal>,
 }
 
 /// One instalment of a credit.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Cuota {
     /// Amount (`dMonCuota`).
     #[serde(deserialize_with = "de_decimal")]
+    #[cfg_attr(feature = "ts", ts(as = "crate::ts::Amount"))]
     pub monto: Decimal,
     /// Due date `YYYY-MM-DD` (`dVencCuo`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -310,6 +329,7 @@ pub struct Cuota {
 
 /// A document referred to by a note, an autofactura or a remission.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "DocumentoAsociado"))]
 #[serde(deny_unknown_fields)]
 pub struct DocumentoAsociadoReq {
     /// 1 electrónico (default when `cdc` is given), 2 impreso, 3 constancia electrónica.
@@ -327,6 +347,7 @@ pub struct DocumentoAsociadoReq {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "de_code_str"
     )]
+    #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Code>"))]
     pub establecimiento: Option<String>,
     /// Printed document: point of issue.
     #[serde(
@@ -334,6 +355,7 @@ pub struct DocumentoAsociadoReq {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "de_code_str"
     )]
+    #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Code>"))]
     pub punto: Option<String>,
     /// Printed document: number (7 digits).
     #[serde(
@@ -341,6 +363,7 @@ pub struct DocumentoAsociadoReq {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "de_code_str"
     )]
+    #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Code>"))]
     pub numero: Option<String>,
     /// Printed document kind: 1 factura, 2 nota de crédito, 3 nota de débito, 4 nota de remisión.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -361,6 +384,7 @@ pub struct DocumentoAsociadoReq {
 
 /// Autofactura seller (`gCamAE`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Vendedor {
     /// 1 no contribuyente, 2 extranjero.
@@ -375,6 +399,7 @@ pub struct Vendedor {
     pub direccion: String,
     /// House number (default 0).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub numero_casa: u32,
     /// Department code.
     pub departamento: u8,
@@ -390,12 +415,14 @@ pub struct Vendedor {
 
 /// An address with its geographic codes.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Direccion {
     /// Street address.
     pub direccion: String,
     /// House number (default 0).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub numero_casa: u32,
     /// Department code.
     pub departamento: u8,
@@ -411,6 +438,7 @@ pub struct Direccion {
 
 /// Remission note data (`gCamNRE`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Remision {
     /// Motive `iMotEmiNR` (1–14, 99 otro).
@@ -430,6 +458,7 @@ pub struct Remision {
 
 /// Transport data (`gTransp`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "Transporte"))]
 #[serde(deny_unknown_fields)]
 pub struct TransporteReq {
     /// 1 propio, 2 tercero (mandatory for remission notes).
@@ -469,6 +498,7 @@ pub struct TransporteReq {
 
 /// A vehicle of the transport.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "Vehiculo"))]
 #[serde(deny_unknown_fields)]
 pub struct VehiculoReq {
     /// Kind of vehicle ("Camión").
@@ -485,6 +515,7 @@ pub struct VehiculoReq {
 
 /// The carrier.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "Transportista"))]
 #[serde(deny_unknown_fields)]
 pub struct TransportistaReq {
     /// Carrier's name.

@@ -22,6 +22,8 @@ pub mod ruc;
 pub mod sifen;
 pub mod sign;
 pub mod totals;
+#[cfg(feature = "ts")]
+pub mod ts;
 pub mod validate;
 pub mod xml;
 

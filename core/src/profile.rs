@@ -36,6 +36,7 @@ impl fmt::Debug for Secret {
 
 /// The emitter's profile.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Emisor {
     /// Environment the profile belongs to: `test` (SIFEN test, sandbox) or `produccion`.
@@ -56,6 +57,7 @@ pub struct Emisor {
     pub direccion: String,
     /// House number (0 when none).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub numero_casa: u32,
     /// Address complement 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -87,6 +89,7 @@ pub struct Emisor {
 
 /// A registered economic activity.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Actividad {
     /// Activity code (`cActEco`, up to 8 characters).
@@ -97,12 +100,14 @@ pub struct Actividad {
 
 /// A stamp (timbrado) authorizing electronic documents at one establishment and point of issue.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Timbrado {
     /// Stamp number, 8 digits.
     pub numero: String,
     /// Validity start `YYYY-MM-DD`.
     #[serde(with = "crate::fmt::date_serde")]
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub fecha_inicio: Date,
     /// Validity end, when the stamp has one.
     #[serde(
@@ -110,6 +115,7 @@ pub struct Timbrado {
         skip_serializing_if = "Option::is_none",
         with = "crate::fmt::opt_date_serde"
     )]
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
     pub fecha_fin: Option<Date>,
     /// Document types it covers (1, 4, 5, 6, 7).
     pub tipos_documento: Vec<u8>,
@@ -130,11 +136,13 @@ impl Timbrado {
 
 /// The CSC (código de seguridad del contribuyente) pair delivered by SIFEN.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Csc {
     /// CSC id, 4 digits (`0001`).
     pub id: String,
     /// The secret (32 alphanumeric characters); never printed, never put in the QR.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub secreto: Secret,
 }
 

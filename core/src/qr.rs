@@ -12,6 +12,7 @@ use sha2::{Digest, Sha256};
 
 /// SIFEN environment: selects the QR base URL (and, elsewhere, the web-service endpoints).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Ambiente {
     /// Test environment (`sifen-test`, `consultas-test`).

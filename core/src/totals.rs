@@ -344,6 +344,7 @@ pub fn document_totals(lines: &[Line<'_>], opts: TotalsOptions<'_>) -> Option<To
 
 /// Item values and totals of a request, as `kuatia totals` prints them (amounts as strings).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Calculo {
     /// Document type code.
     pub tipo_documento: u8,
@@ -357,6 +358,7 @@ pub struct Calculo {
 
 /// One item's computed values.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ItemCalculo {
     /// `gValorItem`.
     pub valor: Option<ValorItem>,

@@ -27,6 +27,7 @@ pub const SIMULATE_VALUES: [&str; 4] = ["approved", "rejected", "pending", "sent
 
 /// The outcome of validating a request: `ok` and every finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Report {
     /// True when there is no finding.
     pub ok: bool,

@@ -84,11 +84,15 @@ pub fn validate(
     to_json(&validate::validate_json(request, &emisor, now))
 }
 
-/// What `check` answers: the validation report and, when the items can be computed, the totals.
+/// Outcome of `check`: the validation report and, when the items can be computed, the totals.
 #[derive(Serialize)]
-struct Check {
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "CheckResult"))]
+pub(crate) struct Check {
+    /// No finding: the request can be submitted.
     ok: bool,
+    /// Every finding (code, JSON path, message), as `validate` reports them.
     errors: Vec<Finding>,
+    /// Item values and totals; `null` when the items cannot be computed.
     totals: Option<totals::Calculo>,
 }
 
@@ -128,34 +132,48 @@ pub fn totals(request: &str) -> Outcome {
     to_json(&totals::compute(&req)?)
 }
 
+/// Outcome of `rucDv`: the RUC with its check digit, and the digit.
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub(crate) struct RucDv {
+    /// `body-dv`, e.g. `80069563-1`.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
+    ruc: Ruc,
+    /// The check digit.
+    dv: u8,
+}
+
 /// `rucDv`: the check digit of a RUC body, `{ruc: "80069563-1", dv: 1}`.
 pub fn ruc_dv(body: &str) -> Outcome {
-    #[derive(Serialize)]
-    struct Answer {
-        ruc: Ruc,
-        dv: u8,
-    }
     let ruc = Ruc::from_body(body.trim()).map_err(|e| Findings::from(e.to_finding("")))?;
-    to_json(&Answer { ruc, dv: ruc.dv() })
+    to_json(&RucDv { ruc, dv: ruc.dv() })
+}
+
+/// Outcome of `rucCheck`: `{valid: true, ruc}` or `{valid: false, error}`.
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub(crate) struct RucCheck {
+    /// Whether the RUC and its check digit are valid.
+    valid: bool,
+    /// The RUC as `body-dv` (when valid).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>", optional))]
+    ruc: Option<Ruc>,
+    /// Why it is not valid (`INVALID_RUC`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    error: Option<Finding>,
 }
 
 /// `rucCheck`: `{valid: true, ruc}` or `{valid: false, error}`; never fails.
 pub fn ruc_check(ruc: &str) -> Outcome {
-    #[derive(Serialize)]
-    struct Answer {
-        valid: bool,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        ruc: Option<Ruc>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        error: Option<Finding>,
-    }
     to_json(&match Ruc::parse(ruc) {
-        Ok(r) => Answer {
+        Ok(r) => RucCheck {
             valid: true,
             ruc: Some(r),
             error: None,
         },
-        Err(e) => Answer {
+        Err(e) => RucCheck {
             valid: false,
             ruc: None,
             error: Some(e.to_finding("")),
@@ -163,33 +181,46 @@ pub fn ruc_check(ruc: &str) -> Outcome {
     })
 }
 
+/// Outcome of `cdcBuild`: the CDC, bare and grouped.
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub(crate) struct CdcBuilt {
+    /// The 44 digits.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
+    cdc: Cdc,
+    /// The digits in groups of 4, as the KuDE prints them.
+    grouped: String,
+}
+
 /// `cdcBuild`: the CDC of its fields (codes as numbers or zero-padded strings), `{cdc, grouped}`.
 pub fn cdc_build(fields: &str) -> Outcome {
-    #[derive(Serialize)]
-    struct Built {
-        cdc: Cdc,
-        grouped: String,
-    }
     let fields = CdcFields::from_json(fields)?;
     let cdc = Cdc::build(&fields).map_err(|e| e.to_finding(e.field().unwrap_or("")))?;
-    to_json(&Built {
+    to_json(&CdcBuilt {
         cdc,
         grouped: cdc.grouped(),
     })
 }
 
+/// Outcome of `cdcParse`: the CDC, its check digit and its components.
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub(crate) struct CdcParsed {
+    /// The 44 digits.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
+    cdc: Cdc,
+    /// The digits in groups of 4.
+    grouped: String,
+    /// The check digit (the last digit).
+    dv: u8,
+    #[serde(flatten)]
+    fields: CdcFields,
+}
+
 /// `cdcParse`: a checked CDC's fields plus `cdc`, `grouped` and `dv`.
 pub fn cdc_parse(cdc: &str) -> Outcome {
-    #[derive(Serialize)]
-    struct Parsed {
-        cdc: Cdc,
-        grouped: String,
-        dv: u8,
-        #[serde(flatten)]
-        fields: CdcFields,
-    }
     let cdc = Cdc::parse(cdc).map_err(|e| Findings::from(e.to_finding("")))?;
-    to_json(&Parsed {
+    to_json(&CdcParsed {
         cdc,
         grouped: cdc.grouped(),
         dv: cdc.dv(),
@@ -197,12 +228,16 @@ pub fn cdc_parse(cdc: &str) -> Outcome {
     })
 }
 
-/// What the host supplies for a preview: clock, number, security code (see [`IssueContext`]).
+/// What the host supplies to build a document: Paraguay local time, number, security code (see [`IssueContext`]).
 #[derive(Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "IssueContext"))]
 #[serde(deny_unknown_fields)]
-struct ContextDto {
+pub(crate) struct ContextDto {
+    /// Paraguay local time `YYYY-MM-DDThh:mm:ss`: the emission time when the request has no `fecha`.
     now: String,
+    /// Document number (`dNumDoc`, 1–9 999 999).
     numero: u32,
+    /// Security code (`dCodSeg`, 1–999 999 999).
     codigo_seguridad: u32,
 }
 
@@ -229,40 +264,60 @@ fn build(
     Ok((de, emisor))
 }
 
+/// Outcome of `previewXml`: the unsigned `rDE` and its CDC.
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "XmlPreview"))]
+pub(crate) struct Preview {
+    /// The CDC (44 digits).
+    cdc: String,
+    /// The unsigned `rDE`, in canonical form: the bytes that will be signed.
+    xml: String,
+}
+
 /// `previewXml`: the unsigned `rDE` (canonical form, the bytes that will be signed) and its CDC.
 pub fn preview_xml(request: &str, context_json: &str, profile: Option<&str>) -> Outcome {
-    #[derive(Serialize)]
-    struct Preview {
-        cdc: String,
-        xml: String,
-    }
     let (de, _) = build(request, context_json, profile)?;
     let xml = xml::write(&de);
     to_json(&Preview { cdc: de.cdc, xml })
 }
 
-/// Receiver identification of a QR input, `{"ruc": "80069563"}`, `{"documento": "…"}` or `"sin_documento"`.
+/// Receiver identification in the QR: `{"ruc": "80069563"}` (RUC body), `{"documento": "…"}` or `"sin_documento"`.
 #[derive(Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "QrReceptor"))]
 #[serde(rename_all = "snake_case")]
-enum ReceptorDto {
+pub(crate) enum ReceptorDto {
+    /// RUC body without check digit (`dRucRec`).
     Ruc(String),
+    /// ID document number (`dNumIDRec`).
     Documento(String),
+    /// No receiver identification (`dNumIDRec` 0).
     SinDocumento,
 }
 
-/// [`QrInput`] with owned strings, as JS sends it.
+/// Parts of a `dCarQR`, strings exactly as written in the signed XML (what `qrBuild` takes).
 #[derive(Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "QrInput"))]
 #[serde(deny_unknown_fields)]
-struct QrInputDto {
+pub(crate) struct QrInputDto {
+    /// The CDC (`Id`).
     cdc: String,
+    /// `dFeEmiDE` as written in the XML (`2025-03-10T10:11:00`).
     fecha_emision: String,
+    /// The receiver.
     receptor: ReceptorDto,
+    /// `dTotGralOpe` as written in the XML.
     total: String,
+    /// `dTotIVA` as written in the XML (`0` when absent).
     total_iva: String,
+    /// Number of items (`cItems`).
     items: usize,
+    /// `DigestValue` of the signature (base64 text).
     digest_value: String,
+    /// CSC id (`IdCSC`, 4 digits).
     csc_id: String,
+    /// The secret CSC: hashed, never written out.
     csc: String,
+    /// Environment: selects the QR base URL.
     ambiente: Ambiente,
 }
 
@@ -287,30 +342,52 @@ pub fn qr_build(input: &str) -> Result<String, Findings> {
     }))
 }
 
+/// The receiver of a parsed QR: RUC body or ID document number.
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ReceptorOut {
+    /// RUC body without check digit (`dRucRec`).
+    Ruc(String),
+    /// ID document number (`dNumIDRec`).
+    Documento(String),
+}
+
+/// Outcome of `qrParse`: the parts of a `dCarQR`, strings exactly as written in it.
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "QrParts"))]
+pub(crate) struct Parts {
+    /// Environment, from the base URL.
+    ambiente: Ambiente,
+    /// `nVersion`.
+    version: String,
+    /// `Id`: the CDC.
+    cdc: String,
+    /// `dFeEmiDE`, decoded from hex.
+    fecha_emision: String,
+    /// `dRucRec` or `dNumIDRec`.
+    #[cfg_attr(feature = "ts", ts(inline))]
+    receptor: ReceptorOut,
+    /// `dTotGralOpe`.
+    total: String,
+    /// `dTotIVA`.
+    total_iva: String,
+    /// `cItems`.
+    items: usize,
+    /// `DigestValue`, decoded from hex (base64 text).
+    digest_value: String,
+    /// `IdCSC`.
+    csc_id: String,
+    /// `cHashQR`.
+    hash: String,
+    /// Whether `cHashQR` matches the given CSC (only when a CSC was given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    hash_ok: Option<bool>,
+}
+
 /// `qrParse`: the parts of a dCarQR; with `csc`, also whether its `cHashQR` matches.
 pub fn qr_parse(dcarqr: &str, csc: Option<&str>) -> Outcome {
-    #[derive(Serialize)]
-    #[serde(rename_all = "snake_case")]
-    enum ReceptorOut {
-        Ruc(String),
-        Documento(String),
-    }
-    #[derive(Serialize)]
-    struct Parts {
-        ambiente: Ambiente,
-        version: String,
-        cdc: String,
-        fecha_emision: String,
-        receptor: ReceptorOut,
-        total: String,
-        total_iva: String,
-        items: usize,
-        digest_value: String,
-        csc_id: String,
-        hash: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        hash_ok: Option<bool>,
-    }
     let p = qr::parse(dcarqr)?;
     to_json(&Parts {
         ambiente: p.ambiente,
@@ -341,27 +418,38 @@ pub fn verify(signed_xml: &str, at: Option<&str>) -> Outcome {
 pub use preview::kude_preview;
 
 #[cfg(feature = "kude")]
-mod preview {
+pub(crate) mod preview {
     use super::*;
     use kuatia_core::issue;
     use kuatia_core::kude::{self, Formato, KudeOptions};
 
-    /// KuDE drawing options a caller may choose.
+    /// KuDE drawing options a caller may choose (`kudePreview`).
     #[derive(Deserialize, Default)]
+    #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "KudeOptions"))]
     #[serde(deny_unknown_fields)]
-    struct OptionsDto {
+    pub(crate) struct OptionsDto {
+        /// Page format: `a4` (default) or `ticket` (80 mm roll).
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(inline, optional = nullable))]
         formato: Option<FormatoDto>,
+        /// Footer text printed at the bottom of every page.
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
         pie: Option<String>,
+        /// Free emitter text (`dInfAdic`), printed after the totals.
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
         info_adicional: Option<String>,
     }
 
+    /// KuDE page format.
     #[derive(Deserialize, Clone, Copy)]
+    #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
     #[serde(rename_all = "lowercase")]
-    enum FormatoDto {
+    pub(crate) enum FormatoDto {
+        /// A4 page.
         A4,
+        /// 80 mm ticket roll.
         Ticket,
     }
 
@@ -402,6 +490,7 @@ pub mod sandbox {
     use kuatia_core::api::auth::Environment;
     use kuatia_core::api::{Config, Host, MemoryStore, RequestHead, SeedRng, Service};
     use kuatia_core::sign::Signer;
+    use serde::Serialize;
     use time::OffsetDateTime;
 
     struct BrowserHost {
@@ -435,6 +524,26 @@ pub mod sandbox {
         })
     }
 
+    /// Outcome of `Sandbox.createAccount`: the account and its `dk_test_` key (shown once).
+    #[derive(Serialize)]
+    #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+    pub(crate) struct SandboxAccount {
+        /// Account id.
+        account_id: String,
+        /// The sandbox API key (`dk_test_…`); only its hash is kept.
+        key: String,
+    }
+
+    /// Status and headers of a `Sandbox.handle` response (the JS side adds `body` and `json`).
+    #[derive(Serialize)]
+    #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+    pub(crate) struct SandboxResponseHead {
+        /// HTTP status.
+        status: u16,
+        /// Response headers, in order.
+        headers: Vec<(String, String)>,
+    }
+
     /// An in-memory sandbox service.
     pub struct Sandbox {
         svc: Service<MemoryStore>,
@@ -461,7 +570,10 @@ pub mod sandbox {
         ) -> Result<String, Findings> {
             let mut h = host(now_unix, seed)?;
             let (account, key) = self.svc.create_account(name, &mut h);
-            Ok(serde_json::json!({"account_id": account.id, "key": key}).to_string())
+            to_json(&SandboxAccount {
+                account_id: account.id,
+                key,
+            })
         }
 
         /// One request: `head` is JSON `{method, path, headers: [[k, v], ...]}`; returns the response head
@@ -477,8 +589,10 @@ pub mod sandbox {
             let mut h = host(now_unix, seed)?;
             let req = head.with_body(body);
             let res = self.svc.handle(&req, &mut h);
-            let head =
-                serde_json::json!({"status": res.status, "headers": res.headers}).to_string();
+            let head = to_json(&SandboxResponseHead {
+                status: res.status,
+                headers: res.headers,
+            })?;
             Ok((head, res.body))
         }
 

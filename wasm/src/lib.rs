@@ -2,12 +2,16 @@
 //!
 //! No business rule lives here: each export converts its JS arguments to JSON text, calls one function of
 //! [`face`] (which calls `kuatia-core`) and converts the answer back with `JSON.parse`. Rejections are thrown as a
-//! JS `Error` named `KuatiaError` with `code`, `path` and `errors` (every finding). The TypeScript declarations
-//! (`types.d.ts`) are emitted into the generated `.d.ts` next to the functions that use them.
+//! JS `Error` named `KuatiaError` with `code`, `path` and `errors` (every finding). The TypeScript declarations are
+//! emitted into the generated `.d.ts` next to the functions that use them: the data types are generated from the
+//! Rust types (`types.generated.d.ts`, written by the `ts-types` binary of the `ts` feature), the
+//! rest is hand-written (`types.d.ts`: the thrown `KuatiaError`, the JS-side `SandboxResponse`).
 //!
 //! Built without core's `native-sign` feature: no private-key code reaches the browser.
 
 pub mod face;
+#[cfg(feature = "ts")]
+pub mod ts;
 
 pub use kuatia_core as core;
 
@@ -15,6 +19,11 @@ use kuatia_core::error::code;
 use kuatia_core::{Finding, Findings};
 use wasm_bindgen::prelude::*;
 
+/// The data types, generated from the Rust types (`cargo run -p kuatia-wasm --features ts --bin ts-types`).
+#[wasm_bindgen(typescript_custom_section)]
+const GENERATED_TYPES: &str = include_str!("types.generated.d.ts");
+
+/// What cannot be derived from a serde type: the thrown error and the JS side of `Sandbox.handle`'s answer.
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = include_str!("types.d.ts");
 

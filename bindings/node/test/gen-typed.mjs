@@ -1,6 +1,7 @@
 // Writes test/generated/typed.ts: every conformance request and every answer the module gives for it, as typed
 // literals. `tsc --noEmit` then fails if a Rust field was renamed, added to an answer or typed differently than the
-// .d.ts says (object literals get excess-property checks), so the hand-kept declarations cannot drift.
+// .d.ts says (object literals get excess-property checks): the declarations generated from the Rust types
+// (wasm/src/types.generated.d.ts) are checked against what the module really answers.
 import { mkdirSync, writeFileSync, readFileSync } from "node:fs";
 import * as k from "../kude-node.js";
 import { cases } from "./cases.mjs";

@@ -5,6 +5,7 @@ use sha2::{Digest, Sha256};
 
 /// Environment of a key and of a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Environment {
     /// `dk_test_` keys, `X-Environment: sandbox`, simulated SIFEN.

@@ -150,24 +150,33 @@ impl SeedRng {
 
 /// Configuration of the service. In JSON every field is optional (defaults below); unknown fields are refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "SandboxConfig"))]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Absolute base URL clients use (`https://api.example.com`), for `kude_url`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub base_url: String,
     /// Sandbox: seconds from creation until the simulated SIFEN receives an invoice (`pending → sent`).
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub sandbox_send_after: i64,
     /// Sandbox: seconds from creation until the simulated SIFEN answers (`sent → approved/rejected`).
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub sandbox_answer_after: i64,
     /// Largest `per_page` of list endpoints.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub max_per_page: usize,
     /// Production: one synchronous `recibe` per document, or lots.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub sifen_mode: transmit::SifenMode,
     /// Production, lot mode: seconds from a lot's reception to its first query, and between queries (GMP: ≥ 600).
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub sifen_lot_poll_after: i64,
     /// Production: seconds a handed-out SIFEN job may stay unreported before its invoices are queried by CDC;
     /// longer than the host's request timeout.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub sifen_lease: i64,
     /// Production: seconds to wait after the 1st, 2nd, ... failed SIFEN attempt in a row; the last repeats.
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub sifen_retry: Vec<i64>,
 }
 

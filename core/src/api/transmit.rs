@@ -27,6 +27,7 @@ use std::collections::BTreeMap;
 
 /// How production invoices travel to SIFEN.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SifenMode {
     /// One synchronous `recibe` per document: the answer (approved or rejected) comes at once.

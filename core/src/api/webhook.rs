@@ -59,6 +59,7 @@ pub struct EventData {
 
 /// One HTTP call the host must make (or retry).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "SandboxDelivery"))]
 pub struct Delivery {
     /// Delivery id `dlv_…`, used to report the outcome.
     pub id: String,

@@ -12,6 +12,7 @@ use x509_parser::x509::X509Name;
 
 /// What a signer certificate says: who, by whom, when, and for which RUC.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CertificateInfo {
     /// Subject distinguished name, e.g. `CN=…, serialNumber=RUC80069563-1, C=PY`.
     pub subject: String,
@@ -21,9 +22,11 @@ pub struct CertificateInfo {
     pub serial_hex: String,
     /// Start of validity.
     #[serde(serialize_with = "rfc3339")]
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub not_before: OffsetDateTime,
     /// End of validity.
     #[serde(serialize_with = "rfc3339")]
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub not_after: OffsetDateTime,
     /// Taxpayer RUC as `body-dv` (e.g. `80069563-1`), from subject or SubjectAltName serialNumber.
     pub ruc: Option<String>,

@@ -22,6 +22,7 @@ const EXC_C14N_NS: &str = "http://www.w3.org/2001/10/xml-exc-c14n#";
 
 /// Outcome of [`verify`]: each check separately, and the first failure as a finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct VerifyReport {
     /// True when the digest and signature verify and the certificate (if a time was given) was valid then.
     pub valid: bool,

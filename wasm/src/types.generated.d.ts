@@ -1,0 +1,1550 @@
+// Generated from the Rust types by `cargo run -p kuatia-wasm --features ts --bin ts-types` (ts-rs); do not edit.
+// scripts/wasm-check.sh regenerates it and fails when it differs. Names, optional fields (`?`), `null` and the doc
+// comments come from the serde types of kuatia-core and of the WebAssembly face (wasm/src/face.rs).
+
+/**
+ * An exact decimal: a JSON number (read from its text, never as a float) or a decimal string (`"1500.5"`).
+ */
+export type Amount = number | string;
+
+/**
+ * A numeric code such as an establishment: its digits as a string (`"001"`) or a JSON number (`1`).
+ */
+export type Code = string | number;
+
+/**
+ * One problem found in an input: stable `code`, JSON `path` of the field (empty for the whole input), human `message`.
+ */
+export type Finding = {
+  /**
+   * Stable machine-readable code, see [`code`].
+   */
+  code: string,
+  /**
+   * JSON path of the offending field, like `items[2].iva`; empty when it concerns the whole document.
+   */
+  path: string,
+  /**
+   * Human-readable explanation (Spanish domain terms, English prose).
+   */
+  message: string,
+};
+
+/**
+ * The outcome of validating a request: `ok` and every finding.
+ */
+export type Report = {
+  /**
+   * True when there is no finding.
+   */
+  ok: boolean,
+  /**
+   * Every problem found, in document order.
+   */
+  errors: Array<Finding>,
+};
+
+/**
+ * A request to issue a document: the body of `POST /v1/facturas`.
+ */
+export type FacturaRequest = {
+  /**
+   * Document type: 1 factura, 4 autofactura, 5 nota de crédito, 6 nota de débito, 7 nota de remisión.
+   */
+  tipo_documento: number,
+  /**
+   * Sandbox only: the simulated outcome (`approved`, `rejected`, `pending`, `sent`).
+   */
+  _simulate?: string | null,
+  /**
+   * Emission date-time, Paraguay local time `YYYY-MM-DDThh:mm:ss` (default: the issuing time).
+   */
+  fecha?: string | null,
+  /**
+   * Establishment (`001`); default: the first stamp covering the document type.
+   */
+  establecimiento?: Code | null,
+  /**
+   * Point of issue (`001`); default: the one of the chosen stamp.
+   */
+  punto?: Code | null,
+  /**
+   * Emission type: 1 normal (default), 2 contingencia.
+   */
+  tipo_emision?: number | null,
+  /**
+   * Transaction type (`iTipTra`, FE/AFE): 1 venta de mercadería (default) … 13.
+   */
+  tipo_transaccion?: number | null,
+  /**
+   * Presence indicator (`iIndPres`, FE): 1 presencial (default), 2 electrónica, … 9 otro.
+   */
+  indicador_presencia?: number | null,
+  /**
+   * Free description when `indicador_presencia` is 9.
+   */
+  indicador_presencia_descripcion?: string | null,
+  /**
+   * ISO 4217 currency of the operation (default `PYG`).
+   */
+  moneda?: string | null,
+  /**
+   * Exchange rate to guaraníes; required when `moneda` is not PYG.
+   */
+  tipo_cambio?: Amount | null,
+  /**
+   * The receiver.
+   */
+  receptor: Receptor,
+  /**
+   * Line items (1 to 999).
+   */
+  items: Array<Item>,
+  /**
+   * Payment condition: 1 contado (default), 2 crédito.
+   */
+  condicion_pago?: number | null,
+  /**
+   * Contado: means of payment (default: one `Efectivo` payment of the grand total).
+   */
+  pagos?: Array<Pago>,
+  /**
+   * Crédito: term or instalments.
+   */
+  credito?: Credito | null,
+  /**
+   * Global discount as a percentage of every unit price (`dPorcDescTotal`).
+   */
+  descuento_global?: Amount | null,
+  /**
+   * Apply the SEDECO rounding of the PYG grand total down to a multiple of 50 guaraníes (`dRedon`).
+   */
+  redondeo?: boolean,
+  /**
+   * Emitter's free information about the document (`dInfoEmi`).
+   */
+  informacion_emisor?: string | null,
+  /**
+   * Information for the tax authority (`dInfoFisc`); mandatory for remission notes (a default legend is used).
+   */
+  informacion_fiscal?: string | null,
+  /**
+   * Purchase order number (`dOrdCompra`).
+   */
+  orden_compra?: string | null,
+  /**
+   * Sale order number (`dOrdVta`).
+   */
+  orden_venta?: string | null,
+  /**
+   * Credit/debit notes: the motive (`iMotEmi` 1–8).
+   */
+  motivo?: number | null,
+  /**
+   * Documents this one refers to (mandatory for notes and autofacturas).
+   */
+  documentos_asociados?: Array<DocumentoAsociado>,
+  /**
+   * Autofactura: the seller (non-taxpayer or foreigner).
+   */
+  vendedor?: Vendedor | null,
+  /**
+   * Remission note: motive, responsibility and distance.
+   */
+  remision?: Remision | null,
+  /**
+   * Transport of the goods (mandatory for remission notes, optional for facturas).
+   */
+  transporte?: Transporte | null,
+};
+
+/**
+ * The receiver (`receptor`): a taxpayer with RUC, a non-taxpayer with an ID document, or a foreigner.
+ */
+export type Receptor = {
+  /**
+   * RUC with check digit (`80069563-1`); present ⇒ the receiver is a contribuyente.
+   */
+  ruc?: string | null,
+  /**
+   * Legal name (`dNomRec`).
+   */
+  razon_social: string,
+  /**
+   * E-mail (`dEmailRec`).
+   */
+  email?: string | null,
+  /**
+   * Taxpayer kind for RUC receivers: 1 física, 2 jurídica (default: 2 for RUCs from 80 000 000, else 1).
+   */
+  tipo_contribuyente?: number | null,
+  /**
+   * Operation type: 1 B2B, 2 B2C, 3 B2G, 4 B2F (default: B2B with RUC, B2F for a foreign country, else B2C).
+   */
+  tipo_operacion?: number | null,
+  /**
+   * Non-taxpayers: ID document type (`iTipIDRec`): 1 cédula paraguaya (default), 2 pasaporte, 3 cédula
+   * extranjera, 4 carnet de residencia, 5 innominado, 6 tarjeta diplomática, 9 otro.
+   */
+  documento_tipo?: number | null,
+  /**
+   * Free description when `documento_tipo` is 9.
+   */
+  documento_tipo_descripcion?: string | null,
+  /**
+   * Non-taxpayers: ID document number (`dNumIDRec`).
+   */
+  documento_numero?: string | null,
+  /**
+   * ISO 3166 alpha-3 country (default `PRY`).
+   */
+  pais?: string | null,
+  /**
+   * Trade name (`dNomFanRec`).
+   */
+  nombre_fantasia?: string | null,
+  /**
+   * Address (`dDirRec`); mandatory for remission notes and B2F.
+   */
+  direccion?: string | null,
+  /**
+   * House number (`dNumCasRec`, default 0 when an address is given).
+   */
+  numero_casa?: number | null,
+  /**
+   * Department code (1–20).
+   */
+  departamento?: number | null,
+  /**
+   * District code.
+   */
+  distrito?: number | null,
+  /**
+   * City code.
+   */
+  ciudad?: number | null,
+  /**
+   * Phone (`dTelRec`, 6–15 characters).
+   */
+  telefono?: string | null,
+  /**
+   * Mobile phone (`dCelRec`, 10–20 characters).
+   */
+  celular?: string | null,
+  /**
+   * Customer code (`dCodCliente`, 3–15 characters).
+   */
+  codigo_cliente?: string | null,
+};
+
+/**
+ * A line item.
+ */
+export type Item = {
+  /**
+   * Internal product code (`dCodInt`, default: the line number).
+   */
+  codigo?: string | null,
+  /**
+   * Description (`dDesProSer`, 1–2000 characters).
+   */
+  descripcion: string,
+  /**
+   * Quantity (`dCantProSer`, > 0, up to 8 decimals).
+   */
+  cantidad: Amount,
+  /**
+   * Unit price including taxes (`dPUniProSer`, ≥ 0, up to 8 decimals); not used by remission notes.
+   */
+  precio_unitario?: Amount | null,
+  /**
+   * IVA rate: 10, 5 or 0 (0 means exento unless `afectacion_iva` says otherwise).
+   */
+  iva?: Amount | null,
+  /**
+   * IVA treatment (`iAfecIVA`): 1 gravado, 2 exonerado, 3 exento, 4 gravado parcial (default from `iva`).
+   */
+  afectacion_iva?: number | null,
+  /**
+   * Taxed proportion in percent for gravado parcial (`dPropIVA`, 0 < p < 100).
+   */
+  proporcion_iva?: Amount | null,
+  /**
+   * Unit of measure code (`cUniMed`, default 77 `UNI`).
+   */
+  unidad_medida?: number | null,
+  /**
+   * Discount per unit (`dDescItem`), in the operation currency.
+   */
+  descuento?: Amount | null,
+  /**
+   * Extra information about the item (`dInfItem`).
+   */
+  informacion?: string | null,
+  /**
+   * Country of origin, ISO alpha-3 (`cPaisOrig`).
+   */
+  pais_origen?: string | null,
+};
+
+/**
+ * A means of payment of a contado operation (or the down payment of a crédito).
+ */
+export type Pago = {
+  /**
+   * `iTiPago`: 1 efectivo, 2 cheque, 3 tarjeta de crédito, 4 tarjeta de débito, 5 transferencia, … 99 otro.
+   */
+  tipo: number,
+  /**
+   * Free description when `tipo` is 99.
+   */
+  descripcion?: string | null,
+  /**
+   * Amount (default for a single payment: the grand total).
+   */
+  monto?: Amount | null,
+  /**
+   * Currency (default: the operation currency).
+   */
+  moneda?: string | null,
+  /**
+   * Exchange rate when the payment currency is not PYG (default: the operation's).
+   */
+  tipo_cambio?: Amount | null,
+  /**
+   * Card brand for card payments (`iDenTarj`): 1 Visa, 2 Mastercard, 3 American Express, 4 Maestro, 5 Panal,
+   * 6 Cabal, 99 otro.
+   */
+  tarjeta?: number | null,
+  /**
+   * Card processor's name (`dRSProTar`).
+   */
+  procesadora?: string | null,
+  /**
+   * Card authorization code (`dCodAuOpe`, 6–10 digits).
+   */
+  codigo_autorizacion?: string | null,
+  /**
+   * Cheque number (`dNumCheq`, up to 8 digits).
+   */
+  cheque_numero?: string | null,
+  /**
+   * Issuing bank of the cheque (`dBcoEmi`).
+   */
+  banco?: string | null,
+};
+
+/**
+ * Credit terms.
+ */
+export type Credito = {
+  /**
+   * `plazo` (a term such as "30 días") or `cuota` (instalments).
+   */
+  tipo: string,
+  /**
+   * Term text (`dPlazoCre`, 2–15 characters) for `plazo`.
+   */
+  plazo?: string | null,
+  /**
+   * Number of instalments for `cuota` (default: the length of `cuotas`).
+   */
+  cantidad_cuotas?: number | null,
+  /**
+   * Instalments; when omitted with `cantidad_cuotas`, the balance is split evenly (the last absorbs the remainder).
+   */
+  cuotas?: Array<Cuota>,
+  /**
+   * Down payment (`dMonEnt`).
+   */
+  entrega?: Amount | null,
+};
+
+/**
+ * One instalment of a credit.
+ */
+export type Cuota = {
+  /**
+   * Amount (`dMonCuota`).
+   */
+  monto: Amount,
+  /**
+   * Due date `YYYY-MM-DD` (`dVencCuo`).
+   */
+  vencimiento?: string | null,
+};
+
+/**
+ * A document referred to by a note, an autofactura or a remission.
+ */
+export type DocumentoAsociado = {
+  /**
+   * 1 electrónico (default when `cdc` is given), 2 impreso, 3 constancia electrónica.
+   */
+  tipo?: number | null,
+  /**
+   * CDC of the electronic document.
+   */
+  cdc?: string | null,
+  /**
+   * Printed document: stamp number (8 digits).
+   */
+  timbrado?: string | null,
+  /**
+   * Printed document: establishment.
+   */
+  establecimiento?: Code | null,
+  /**
+   * Printed document: point of issue.
+   */
+  punto?: Code | null,
+  /**
+   * Printed document: number (7 digits).
+   */
+  numero?: Code | null,
+  /**
+   * Printed document kind: 1 factura, 2 nota de crédito, 3 nota de débito, 4 nota de remisión.
+   */
+  tipo_documento_impreso?: number | null,
+  /**
+   * Printed document: emission date `YYYY-MM-DD`.
+   */
+  fecha?: string | null,
+  /**
+   * Constancia: 1 no ser contribuyente, 2 microproductores.
+   */
+  tipo_constancia?: number | null,
+  /**
+   * Constancia number (11 digits).
+   */
+  numero_constancia?: string | null,
+  /**
+   * Constancia control number (8 characters).
+   */
+  numero_control?: string | null,
+};
+
+/**
+ * Autofactura seller (`gCamAE`).
+ */
+export type Vendedor = {
+  /**
+   * 1 no contribuyente, 2 extranjero.
+   */
+  naturaleza: number,
+  /**
+   * ID document type: 1 cédula paraguaya, 2 pasaporte, 3 cédula extranjera, 4 carnet de residencia.
+   */
+  documento_tipo: number,
+  /**
+   * ID document number.
+   */
+  documento_numero: string,
+  /**
+   * Name (4–60 characters).
+   */
+  nombre: string,
+  /**
+   * Seller's address.
+   */
+  direccion: string,
+  /**
+   * House number (default 0).
+   */
+  numero_casa?: number,
+  /**
+   * Department code.
+   */
+  departamento: number,
+  /**
+   * District code.
+   */
+  distrito?: number | null,
+  /**
+   * City code.
+   */
+  ciudad: number,
+  /**
+   * Where the transaction took place (default: the seller's address).
+   */
+  lugar_transaccion?: Direccion | null,
+};
+
+/**
+ * An address with its geographic codes.
+ */
+export type Direccion = {
+  /**
+   * Street address.
+   */
+  direccion: string,
+  /**
+   * House number (default 0).
+   */
+  numero_casa?: number,
+  /**
+   * Department code.
+   */
+  departamento: number,
+  /**
+   * District code.
+   */
+  distrito?: number | null,
+  /**
+   * City code.
+   */
+  ciudad: number,
+  /**
+   * Phone.
+   */
+  telefono?: string | null,
+};
+
+/**
+ * Remission note data (`gCamNRE`).
+ */
+export type Remision = {
+  /**
+   * Motive `iMotEmiNR` (1–14, 99 otro).
+   */
+  motivo: number,
+  /**
+   * Free description for motive 99.
+   */
+  motivo_descripcion?: string | null,
+  /**
+   * Who issues it (`iRespEmiNR` 1–5; default 1 emisor de la factura).
+   */
+  responsable?: number | null,
+  /**
+   * Estimated kilometres (`dKmR`, 1–99 999).
+   */
+  kilometros: number,
+  /**
+   * Expected invoice date `YYYY-MM-DD` (`dFecEm`).
+   */
+  fecha_factura?: string | null,
+};
+
+/**
+ * Transport data (`gTransp`).
+ */
+export type Transporte = {
+  /**
+   * 1 propio, 2 tercero (mandatory for remission notes).
+   */
+  tipo?: number | null,
+  /**
+   * 1 terrestre (default), 2 fluvial, 3 aéreo, 4 multimodal.
+   */
+  modalidad?: number | null,
+  /**
+   * Freight responsibility (`iRespFlete` 1–5; default 1).
+   */
+  responsable_flete?: number | null,
+  /**
+   * Incoterm (`cCondNeg`).
+   */
+  incoterm?: string | null,
+  /**
+   * Start of the transfer `YYYY-MM-DD` (mandatory for remission notes).
+   */
+  inicio?: string | null,
+  /**
+   * End of the transfer `YYYY-MM-DD`.
+   */
+  fin?: string | null,
+  /**
+   * Destination country for exports.
+   */
+  pais_destino?: string | null,
+  /**
+   * Departure place.
+   */
+  salida?: Direccion | null,
+  /**
+   * Delivery places.
+   */
+  entregas?: Array<Direccion>,
+  /**
+   * Vehicles (up to 4).
+   */
+  vehiculos?: Array<Vehiculo>,
+  /**
+   * Carrier and driver.
+   */
+  transportista?: Transportista | null,
+};
+
+/**
+ * A vehicle of the transport.
+ */
+export type Vehiculo = {
+  /**
+   * Kind of vehicle ("Camión").
+   */
+  tipo: string,
+  /**
+   * Make.
+   */
+  marca: string,
+  /**
+   * Plate number; when absent, `numero_identificacion` is used.
+   */
+  matricula?: string | null,
+  /**
+   * Vehicle identification number.
+   */
+  numero_identificacion?: string | null,
+};
+
+/**
+ * The carrier.
+ */
+export type Transportista = {
+  /**
+   * Carrier's name.
+   */
+  nombre: string,
+  /**
+   * Carrier's RUC with DV (contribuyente); otherwise `documento_numero`.
+   */
+  ruc?: string | null,
+  /**
+   * Carrier's ID document type for non-taxpayers.
+   */
+  documento_tipo?: number | null,
+  /**
+   * Carrier's ID document number for non-taxpayers.
+   */
+  documento_numero?: string | null,
+  /**
+   * Carrier's nationality (ISO alpha-3).
+   */
+  nacionalidad?: string | null,
+  /**
+   * Carrier's fiscal address (`dDomFisc`).
+   */
+  domicilio_fiscal: string,
+  /**
+   * Driver's ID document number.
+   */
+  chofer_documento: string,
+  /**
+   * Driver's name.
+   */
+  chofer_nombre: string,
+  /**
+   * Driver's address.
+   */
+  chofer_direccion: string,
+};
+
+/**
+ * SIFEN environment: selects the QR base URL (and, elsewhere, the web-service endpoints).
+ */
+export type Ambiente = "test" | "produccion";
+
+/**
+ * The emitter's profile.
+ */
+export type Emisor = {
+  /**
+   * Environment the profile belongs to: `test` (SIFEN test, sandbox) or `produccion`.
+   */
+  ambiente: Ambiente,
+  /**
+   * RUC with check digit, e.g. `80069563-1`.
+   */
+  ruc: string,
+  /**
+   * Legal name as registered (in the test environment SIFEN requires a fixed literal instead, applied when issuing).
+   */
+  razon_social: string,
+  /**
+   * Trade name.
+   */
+  nombre_fantasia?: string | null,
+  /**
+   * 1 persona física, 2 persona jurídica.
+   */
+  tipo_contribuyente: number,
+  /**
+   * Tax regime code (`cTipReg`, 1–8).
+   */
+  tipo_regimen?: number | null,
+  /**
+   * Street address of the establishment.
+   */
+  direccion: string,
+  /**
+   * House number (0 when none).
+   */
+  numero_casa?: number,
+  /**
+   * Address complement 1.
+   */
+  complemento_direccion1?: string | null,
+  /**
+   * Address complement 2.
+   */
+  complemento_direccion2?: string | null,
+  /**
+   * Department code (1–20).
+   */
+  departamento: number,
+  /**
+   * District code.
+   */
+  distrito?: number | null,
+  /**
+   * City code.
+   */
+  ciudad: number,
+  /**
+   * Phone with area prefix (6–15 characters).
+   */
+  telefono: string,
+  /**
+   * E-mail address.
+   */
+  email: string,
+  /**
+   * Branch name (`dDenSuc`).
+   */
+  sucursal?: string | null,
+  /**
+   * Registered economic activities (1–9).
+   */
+  actividades: Array<Actividad>,
+  /**
+   * Stamps (timbrados) with the points of issue they cover.
+   */
+  timbrados: Array<Timbrado>,
+  /**
+   * The CSC used for the QR hash.
+   */
+  csc: Csc,
+};
+
+/**
+ * A registered economic activity.
+ */
+export type Actividad = {
+  /**
+   * Activity code (`cActEco`, up to 8 characters).
+   */
+  codigo: string,
+  /**
+   * Activity description.
+   */
+  descripcion: string,
+};
+
+/**
+ * A stamp (timbrado) authorizing electronic documents at one establishment and point of issue.
+ */
+export type Timbrado = {
+  /**
+   * Stamp number, 8 digits.
+   */
+  numero: string,
+  /**
+   * Validity start `YYYY-MM-DD`.
+   */
+  fecha_inicio: string,
+  /**
+   * Validity end, when the stamp has one.
+   */
+  fecha_fin?: string | null,
+  /**
+   * Document types it covers (1, 4, 5, 6, 7).
+   */
+  tipos_documento: Array<number>,
+  /**
+   * Establishment, 3 digits.
+   */
+  establecimiento: string,
+  /**
+   * Point of issue, 3 digits.
+   */
+  punto_expedicion: string,
+};
+
+/**
+ * The CSC (código de seguridad del contribuyente) pair delivered by SIFEN.
+ */
+export type Csc = {
+  /**
+   * CSC id, 4 digits (`0001`).
+   */
+  id: string,
+  /**
+   * The secret (32 alphanumeric characters); never printed, never put in the QR.
+   */
+  secreto: string,
+};
+
+/**
+ * Item values and totals of a request, as `kuatia totals` prints them (amounts as strings).
+ */
+export type Calculo = {
+  /**
+   * Document type code.
+   */
+  tipo_documento: number,
+  /**
+   * Currency of the amounts.
+   */
+  moneda: string,
+  /**
+   * Per item: values and IVA (absent for remission notes).
+   */
+  items: Array<ItemCalculo>,
+  /**
+   * Document totals (absent for remission notes).
+   */
+  totales: Totales | null,
+};
+
+/**
+ * One item's computed values.
+ */
+export type ItemCalculo = {
+  /**
+   * `gValorItem`.
+   */
+  valor: ValorItem | null,
+  /**
+   * `gCamIVA`.
+   */
+  iva: IvaItem | null,
+};
+
+/**
+ * `gValorItem` + `gValorRestaItem`: prices, discounts and the item total.
+ */
+export type ValorItem = {
+  /**
+   * `dPUniProSer`: unit price including taxes.
+   */
+  precio_unitario: string,
+  /**
+   * `dTotBruOpeItem` = price × quantity.
+   */
+  total_bruto: string,
+  /**
+   * `dDescItem`: discount per unit.
+   */
+  descuento: string,
+  /**
+   * `dPorcDesIt`: discount percentage (only when there is a discount).
+   */
+  porcentaje_descuento: string | null,
+  /**
+   * `dDescGloItem`: global discount per unit.
+   */
+  descuento_global: string,
+  /**
+   * `dAntPreUniIt`: advance per unit.
+   */
+  anticipo: string,
+  /**
+   * `dAntGloPreUniIt`: global advance per unit.
+   */
+  anticipo_global: string,
+  /**
+   * `dTotOpeItem`: item total after discounts.
+   */
+  total: string,
+  /**
+   * `dTotOpeGs`: item total in PYG (per-item exchange rate only).
+   */
+  total_guaranies: string | null,
+};
+
+/**
+ * `gCamIVA`: how IVA affects the item and its amounts.
+ */
+export type IvaItem = {
+  /**
+   * `iAfecIVA`: 1 gravado, 2 exonerado, 3 exento, 4 gravado parcial.
+   */
+  afectacion: number,
+  /**
+   * `dDesAfecIVA`: exact XSD literal.
+   */
+  afectacion_descripcion: string,
+  /**
+   * `dPropIVA`: taxed proportion, 0–100.
+   */
+  proporcion: string,
+  /**
+   * `dTasaIVA`: 0, 5 or 10.
+   */
+  tasa: number,
+  /**
+   * `dBasGravIVA`: taxable base.
+   */
+  base_gravada: string,
+  /**
+   * `dLiqIVAItem`: IVA amount.
+   */
+  liquidacion: string,
+  /**
+   * `dBasExe`: exempt base (gravado parcial), 0 otherwise.
+   */
+  base_exenta: string,
+};
+
+/**
+ * `gTotSub`: document totals, all computed by kuatia.
+ */
+export type Totales = {
+  /**
+   * `dSubExe`: exempt subtotal (incl. exempt part of gravado parcial).
+   */
+  sub_exenta: string | null,
+  /**
+   * `dSubExo`: exonerated subtotal.
+   */
+  sub_exonerada: string | null,
+  /**
+   * `dSub5`: subtotal at 5 %.
+   */
+  sub_5: string | null,
+  /**
+   * `dSub10`: subtotal at 10 %.
+   */
+  sub_10: string | null,
+  /**
+   * `dTotOpe`: total of the operation.
+   */
+  total_operacion: string,
+  /**
+   * `dTotDesc`: item discounts.
+   */
+  total_descuento: string,
+  /**
+   * `dTotDescGlotem`: global discounts.
+   */
+  total_descuento_global: string,
+  /**
+   * `dTotAntItem`: item advances.
+   */
+  total_anticipo_item: string,
+  /**
+   * `dTotAnt`: global advances.
+   */
+  total_anticipo: string,
+  /**
+   * `dPorcDescTotal`: global discount percentage.
+   */
+  porcentaje_descuento_total: string,
+  /**
+   * `dDescTotal`: all discounts.
+   */
+  descuento_total: string,
+  /**
+   * `dAnticipo`: all advances.
+   */
+  anticipo: string,
+  /**
+   * `dRedon`: rounding (SEDECO 50-guaraní rule).
+   */
+  redondeo: string,
+  /**
+   * `dTotGralOpe`: grand total.
+   */
+  total_general: string,
+  /**
+   * `dIVA5`.
+   */
+  iva_5: string | null,
+  /**
+   * `dIVA10`.
+   */
+  iva_10: string | null,
+  /**
+   * `dLiqTotIVA5`: IVA inside the rounding at 5 % (always 0, as every reference implementation).
+   */
+  liq_iva_5: string | null,
+  /**
+   * `dLiqTotIVA10`.
+   */
+  liq_iva_10: string | null,
+  /**
+   * `dTotIVA`.
+   */
+  total_iva: string | null,
+  /**
+   * `dBaseGrav5`.
+   */
+  base_gravada_5: string | null,
+  /**
+   * `dBaseGrav10`.
+   */
+  base_gravada_10: string | null,
+  /**
+   * `dTBasGraIVA`.
+   */
+  total_base_gravada: string | null,
+  /**
+   * `dTotalGs`: grand total in PYG (foreign currency only).
+   */
+  total_guaranies: string | null,
+};
+
+/**
+ * The components of a CDC (SIFEN.md §2.1). Serialized with these names, numbers as JSON numbers and
+ * `fecha` as `YYYY-MM-DD`; deserialization also accepts codes as zero-padded digit strings (`"001"`).
+ */
+export type CdcFields = {
+  /**
+   * `iTiDE`: document type, 1..=99 (1 FE, 4 AFE, 5 NCE, 6 NDE, 7 NRE).
+   */
+  tipo_documento: number,
+  /**
+   * Emitter RUC (`dRucEm` + `dDVEmi`).
+   */
+  ruc: string,
+  /**
+   * `dEst`: establishment, 1..=999.
+   */
+  establecimiento: number,
+  /**
+   * `dPunExp`: point of issue, 1..=999.
+   */
+  punto: number,
+  /**
+   * `dNumDoc`: document number, 1..=9_999_999.
+   */
+  numero: number,
+  /**
+   * `iTipCont`: 1 persona física, 2 persona jurídica.
+   */
+  tipo_contribuyente: number,
+  /**
+   * Date part of `dFeEmiDE`.
+   */
+  fecha: string,
+  /**
+   * `iTipEmi`: 1 normal, 2 contingencia.
+   */
+  tipo_emision: number,
+  /**
+   * `dCodSeg`: security code, 1..=999_999_999 (see [`security_code`]).
+   */
+  codigo_seguridad: number,
+};
+
+/**
+ * CDC components as they are read (`cdcBuild`): codes as numbers or digit strings (`"001"`), `fecha` as
+ * `YYYY-MM-DD`; other keys (e.g. `cdc`, `dv` from a parse) are ignored.
+ */
+export type CdcFieldsInput = {
+  /**
+   * `iTiDE`: document type, 1..=99 (1 FE, 4 AFE, 5 NCE, 6 NDE, 7 NRE).
+   */
+  tipo_documento: Code,
+  /**
+   * Emitter RUC with check digit (`80069563-1`).
+   */
+  ruc: string,
+  /**
+   * `dEst`: establishment, 1..=999.
+   */
+  establecimiento: Code,
+  /**
+   * `dPunExp`: point of issue, 1..=999.
+   */
+  punto: Code,
+  /**
+   * `dNumDoc`: document number, 1..=9_999_999.
+   */
+  numero: Code,
+  /**
+   * `iTipCont`: 1 persona física, 2 persona jurídica.
+   */
+  tipo_contribuyente: Code,
+  /**
+   * Emission date `YYYY-MM-DD`.
+   */
+  fecha: string,
+  /**
+   * `iTipEmi`: 1 normal, 2 contingencia.
+   */
+  tipo_emision: Code,
+  /**
+   * `dCodSeg`: security code, 1..=999_999_999.
+   */
+  codigo_seguridad: Code,
+};
+
+/**
+ * Outcome of [`verify`]: each check separately, and the first failure as a finding.
+ */
+export type VerifyReport = {
+  /**
+   * True when the digest and signature verify and the certificate (if a time was given) was valid then.
+   */
+  valid: boolean,
+  /**
+   * The `Id` the signature's Reference points to (callers check it is the CDC / event Id they expect).
+   */
+  reference_id: string | null,
+  /**
+   * The referenced element hashes to `DigestValue`.
+   */
+  digest_ok: boolean,
+  /**
+   * `SignatureValue` verifies over the canonical `SignedInfo` with the certificate's key.
+   */
+  signature_ok: boolean,
+  /**
+   * The embedded signer certificate.
+   */
+  certificate: CertificateInfo | null,
+  /**
+   * Whether the certificate was within its validity at the given time (`None` if no time was given).
+   */
+  certificate_valid_at: boolean | null,
+  /**
+   * The first problem found, with a stable code (see [`super::code`]).
+   */
+  error: Finding | null,
+};
+
+/**
+ * What a signer certificate says: who, by whom, when, and for which RUC.
+ */
+export type CertificateInfo = {
+  /**
+   * Subject distinguished name, e.g. `CN=…, serialNumber=RUC80069563-1, C=PY`.
+   */
+  subject: string,
+  /**
+   * Issuer distinguished name.
+   */
+  issuer: string,
+  /**
+   * Serial number in uppercase hex without separators or leading zero bytes.
+   */
+  serial_hex: string,
+  /**
+   * Start of validity.
+   */
+  not_before: string,
+  /**
+   * End of validity.
+   */
+  not_after: string,
+  /**
+   * Taxpayer RUC as `body-dv` (e.g. `80069563-1`), from subject or SubjectAltName serialNumber.
+   */
+  ruc: string | null,
+};
+
+/**
+ * Configuration of the service. In JSON every field is optional (defaults below); unknown fields are refused.
+ */
+export type SandboxConfig = {
+  /**
+   * Absolute base URL clients use (`https://api.example.com`), for `kude_url`.
+   */
+  base_url?: string,
+  /**
+   * Sandbox: seconds from creation until the simulated SIFEN receives an invoice (`pending → sent`).
+   */
+  sandbox_send_after?: number,
+  /**
+   * Sandbox: seconds from creation until the simulated SIFEN answers (`sent → approved/rejected`).
+   */
+  sandbox_answer_after?: number,
+  /**
+   * Largest `per_page` of list endpoints.
+   */
+  max_per_page?: number,
+  /**
+   * Production: one synchronous `recibe` per document, or lots.
+   */
+  sifen_mode?: SifenMode,
+  /**
+   * Production, lot mode: seconds from a lot's reception to its first query, and between queries (GMP: ≥ 600).
+   */
+  sifen_lot_poll_after?: number,
+  /**
+   * Production: seconds a handed-out SIFEN job may stay unreported before its invoices are queried by CDC;
+   * longer than the host's request timeout.
+   */
+  sifen_lease?: number,
+  /**
+   * Production: seconds to wait after the 1st, 2nd, ... failed SIFEN attempt in a row; the last repeats.
+   */
+  sifen_retry?: Array<number>,
+};
+
+/**
+ * How production invoices travel to SIFEN.
+ */
+export type SifenMode = "sync" | "lote";
+
+/**
+ * One HTTP call the host must make (or retry).
+ */
+export type SandboxDelivery = {
+  /**
+   * Delivery id `dlv_…`, used to report the outcome.
+   */
+  id: string,
+  /**
+   * Account of the invoice.
+   */
+  account_id: string,
+  /**
+   * Environment of the invoice.
+   */
+  environment: Environment,
+  /**
+   * The webhook it goes to.
+   */
+  webhook_id: string,
+  /**
+   * Target URL.
+   */
+  url: string,
+  /**
+   * The event id.
+   */
+  event_id: string,
+  /**
+   * Exact JSON body to POST.
+   */
+  body: string,
+  /**
+   * Headers to send: `Content-Type` and the signature header (filled by `due_deliveries`, signed at that time).
+   */
+  headers: Array<[string, string]>,
+  /**
+   * Attempts already made.
+   */
+  attempts: number,
+  /**
+   * Unix time the next attempt is due.
+   */
+  next_attempt_at: number,
+  /**
+   * Unix time of the first attempt's due date (the schedule counts from it).
+   */
+  first_due_at: number,
+  /**
+   * `pending`, `delivered` or `failed` (gave up after the schedule).
+   */
+  status: string,
+};
+
+/**
+ * Environment of a key and of a request.
+ */
+export type Environment = "sandbox" | "production";
+
+/**
+ * Outcome of `check`: the validation report and, when the items can be computed, the totals.
+ */
+export type CheckResult = {
+  /**
+   * No finding: the request can be submitted.
+   */
+  ok: boolean,
+  /**
+   * Every finding (code, JSON path, message), as `validate` reports them.
+   */
+  errors: Array<Finding>,
+  /**
+   * Item values and totals; `null` when the items cannot be computed.
+   */
+  totals: Calculo | null,
+};
+
+/**
+ * Outcome of `rucDv`: the RUC with its check digit, and the digit.
+ */
+export type RucDv = {
+  /**
+   * `body-dv`, e.g. `80069563-1`.
+   */
+  ruc: string,
+  /**
+   * The check digit.
+   */
+  dv: number,
+};
+
+/**
+ * Outcome of `rucCheck`: `{valid: true, ruc}` or `{valid: false, error}`.
+ */
+export type RucCheck = {
+  /**
+   * Whether the RUC and its check digit are valid.
+   */
+  valid: boolean,
+  /**
+   * The RUC as `body-dv` (when valid).
+   */
+  ruc?: string,
+  /**
+   * Why it is not valid (`INVALID_RUC`).
+   */
+  error?: Finding,
+};
+
+/**
+ * Outcome of `cdcBuild`: the CDC, bare and grouped.
+ */
+export type CdcBuilt = {
+  /**
+   * The 44 digits.
+   */
+  cdc: string,
+  /**
+   * The digits in groups of 4, as the KuDE prints them.
+   */
+  grouped: string,
+};
+
+/**
+ * Outcome of `cdcParse`: the CDC, its check digit and its components.
+ */
+export type CdcParsed = {
+  /**
+   * The 44 digits.
+   */
+  cdc: string,
+  /**
+   * The digits in groups of 4.
+   */
+  grouped: string,
+  /**
+   * The check digit (the last digit).
+   */
+  dv: number,
+  /**
+   * `iTiDE`: document type, 1..=99 (1 FE, 4 AFE, 5 NCE, 6 NDE, 7 NRE).
+   */
+  tipo_documento: number,
+  /**
+   * Emitter RUC (`dRucEm` + `dDVEmi`).
+   */
+  ruc: string,
+  /**
+   * `dEst`: establishment, 1..=999.
+   */
+  establecimiento: number,
+  /**
+   * `dPunExp`: point of issue, 1..=999.
+   */
+  punto: number,
+  /**
+   * `dNumDoc`: document number, 1..=9_999_999.
+   */
+  numero: number,
+  /**
+   * `iTipCont`: 1 persona física, 2 persona jurídica.
+   */
+  tipo_contribuyente: number,
+  /**
+   * Date part of `dFeEmiDE`.
+   */
+  fecha: string,
+  /**
+   * `iTipEmi`: 1 normal, 2 contingencia.
+   */
+  tipo_emision: number,
+  /**
+   * `dCodSeg`: security code, 1..=999_999_999 (see [`security_code`]).
+   */
+  codigo_seguridad: number,
+};
+
+/**
+ * What the host supplies to build a document: Paraguay local time, number, security code (see [`IssueContext`]).
+ */
+export type IssueContext = {
+  /**
+   * Paraguay local time `YYYY-MM-DDThh:mm:ss`: the emission time when the request has no `fecha`.
+   */
+  now: string,
+  /**
+   * Document number (`dNumDoc`, 1–9 999 999).
+   */
+  numero: number,
+  /**
+   * Security code (`dCodSeg`, 1–999 999 999).
+   */
+  codigo_seguridad: number,
+};
+
+/**
+ * Outcome of `previewXml`: the unsigned `rDE` and its CDC.
+ */
+export type XmlPreview = {
+  /**
+   * The CDC (44 digits).
+   */
+  cdc: string,
+  /**
+   * The unsigned `rDE`, in canonical form: the bytes that will be signed.
+   */
+  xml: string,
+};
+
+/**
+ * Receiver identification in the QR: `{"ruc": "80069563"}` (RUC body), `{"documento": "…"}` or `"sin_documento"`.
+ */
+export type QrReceptor = { "ruc": string } | { "documento": string } | "sin_documento";
+
+/**
+ * Parts of a `dCarQR`, strings exactly as written in the signed XML (what `qrBuild` takes).
+ */
+export type QrInput = {
+  /**
+   * The CDC (`Id`).
+   */
+  cdc: string,
+  /**
+   * `dFeEmiDE` as written in the XML (`2025-03-10T10:11:00`).
+   */
+  fecha_emision: string,
+  /**
+   * The receiver.
+   */
+  receptor: QrReceptor,
+  /**
+   * `dTotGralOpe` as written in the XML.
+   */
+  total: string,
+  /**
+   * `dTotIVA` as written in the XML (`0` when absent).
+   */
+  total_iva: string,
+  /**
+   * Number of items (`cItems`).
+   */
+  items: number,
+  /**
+   * `DigestValue` of the signature (base64 text).
+   */
+  digest_value: string,
+  /**
+   * CSC id (`IdCSC`, 4 digits).
+   */
+  csc_id: string,
+  /**
+   * The secret CSC: hashed, never written out.
+   */
+  csc: string,
+  /**
+   * Environment: selects the QR base URL.
+   */
+  ambiente: Ambiente,
+};
+
+/**
+ * Outcome of `qrParse`: the parts of a `dCarQR`, strings exactly as written in it.
+ */
+export type QrParts = {
+  /**
+   * Environment, from the base URL.
+   */
+  ambiente: Ambiente,
+  /**
+   * `nVersion`.
+   */
+  version: string,
+  /**
+   * `Id`: the CDC.
+   */
+  cdc: string,
+  /**
+   * `dFeEmiDE`, decoded from hex.
+   */
+  fecha_emision: string,
+  /**
+   * `dRucRec` or `dNumIDRec`.
+   */
+  receptor: { "ruc": string } | { "documento": string },
+  /**
+   * `dTotGralOpe`.
+   */
+  total: string,
+  /**
+   * `dTotIVA`.
+   */
+  total_iva: string,
+  /**
+   * `cItems`.
+   */
+  items: number,
+  /**
+   * `DigestValue`, decoded from hex (base64 text).
+   */
+  digest_value: string,
+  /**
+   * `IdCSC`.
+   */
+  csc_id: string,
+  /**
+   * `cHashQR`.
+   */
+  hash: string,
+  /**
+   * Whether `cHashQR` matches the given CSC (only when a CSC was given).
+   */
+  hash_ok?: boolean,
+};
+
+/**
+ * KuDE drawing options a caller may choose (`kudePreview`).
+ */
+export type KudeOptions = {
+  /**
+   * Page format: `a4` (default) or `ticket` (80 mm roll).
+   */
+  formato?: "a4" | "ticket" | null,
+  /**
+   * Footer text printed at the bottom of every page.
+   */
+  pie?: string | null,
+  /**
+   * Free emitter text (`dInfAdic`), printed after the totals.
+   */
+  info_adicional?: string | null,
+};
+
+/**
+ * Outcome of `Sandbox.createAccount`: the account and its `dk_test_` key (shown once).
+ */
+export type SandboxAccount = {
+  /**
+   * Account id.
+   */
+  account_id: string,
+  /**
+   * The sandbox API key (`dk_test_…`); only its hash is kept.
+   */
+  key: string,
+};
+
+/**
+ * Status and headers of a `Sandbox.handle` response (the JS side adds `body` and `json`).
+ */
+export type SandboxResponseHead = {
+  /**
+   * HTTP status.
+   */
+  status: number,
+  /**
+   * Response headers, in order.
+   */
+  headers: Array<[string, string]>,
+};
