@@ -131,6 +131,28 @@ pub fn check(
     answer(out)
 }
 
+/// Benchmark hook of scripts/wasm-check.sh (not part of the API): runs validate + totals of an already parsed request
+/// `iterations` times inside WebAssembly, as core's `validate_totals_3_items` criterion bench does natively, and
+/// returns the nanoseconds per iteration (JS clock). Comparing the two isolates the cost of WebAssembly itself from
+/// the object marshalling (`JSON.stringify` / `JSON.parse`) of the public functions.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = __benchValidateTotals, skip_typescript)]
+pub fn bench_validate_totals(request: &str, iterations: u32) -> Result<f64, JsValue> {
+    let req = kuatia_core::invoice::parse_request(request).map_err(|f| js_error(&f.into()))?;
+    let emisor = kuatia_core::profile::Emisor::sandbox();
+    let now = face::datetime("2025-03-10T10:11:00", "now").map_err(|f| js_error(&f))?;
+    let start = js_sys::Date::now();
+    let mut sink = 0usize;
+    for _ in 0..iterations {
+        let findings = kuatia_core::validate::validate(std::hint::black_box(&req), &emisor, now);
+        let calc = kuatia_core::totals::compute(std::hint::black_box(&req));
+        sink = sink.wrapping_add(findings.len() + usize::from(calc.is_ok()));
+    }
+    let elapsed_ms = js_sys::Date::now() - start;
+    std::hint::black_box(sink);
+    Ok(elapsed_ms * 1e6 / f64::from(iterations.max(1)))
+}
+
 /// Item values and document totals of a request (amounts as decimal strings). Throws when items cannot be computed.
 #[wasm_bindgen(js_name = totals, unchecked_return_type = "Calculo")]
 pub fn totals(
