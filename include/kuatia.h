@@ -640,9 +640,10 @@ enum kuatia_status kuatia_service_report_sifen(const struct kuatia_service *svc,
 /**
  * Builds the SOAP request of one SIFEN web service and writes `{"service","url","content_type","xml"}` (plus
  * `"cdcs"` for a lot). `kind` is `recibe` (`arg`: a signed rDE), `recibe-lote` (`arg`: a JSON array of signed
- * rDE strings), `consulta` (`arg`: a CDC), `consulta-lote` (`arg`: the lot number SIFEN returned) or
- * `consulta-ruc` (`arg`: a RUC, with or without DV). `d_id` is the request identifier (1..=999999999999999);
- * `production` picks the production endpoint instead of the test one.
+ * rDE strings), `consulta` (`arg`: a CDC), `consulta-lote` (`arg`: the lot number SIFEN returned),
+ * `consulta-ruc` (`arg`: a RUC, with or without DV) or `evento` (`arg`: a JSON array of 1 to 15 signed events,
+ * the objects `kuatia_sifen_event_sign` writes, with distinct ids; each must still verify). `d_id` is the request
+ * identifier (1..=999999999999999); `production` picks the production endpoint instead of the test one.
  *
  * # Safety
  * `kind` points to `kind_len` readable bytes and `arg` to `arg_len`; `out_json` is writable; `err` is NULL or
@@ -656,6 +657,30 @@ enum kuatia_status kuatia_sifen_request(const uint8_t *kind,
                                         bool production,
                                         struct kuatia_bytes *out_json,
                                         struct kuatia_error **err);
+
+/**
+ * Builds and signs one SIFEN event from its JSON form and writes `{"id","kind","cdc","xml"}`: the event `Id`,
+ * the payload element (`rGeVeCan`, ...), the CDC concerned (`null` for an inutilización) and the signed
+ * `rGesEve`, ready for `kuatia_sifen_request` kind `evento`. `event_json` is one object with `"tipo"`
+ * (`cancelacion`, `inutilizacion`, `nominacion`, `transporte`, `notificacion_recepcion`, `conformidad`,
+ * `disconformidad`, `desconocimiento`), `"id"` (1..=9999999999), `"fecha_firma"` (Paraguay local
+ * `YYYY-MM-DDThh:mm:ss`) and the fields of its kind (README "SIFEN events"). `firmante_ruc` is the RUC (with DV)
+ * that must sign: the emitter's for emitter events (it must be the CDC's emitter), the receiver's for receiver
+ * events; `signer`'s certificate must carry it. Every problem is a finding with its JSON path
+ * (`VALIDATION_ERROR.*`, `INVALID_CDC`, `INVALID_RUC`, `SIFEN_EVENT_INVALID`, `SIFEN_INUTILIZACION_RANGE`,
+ * `SIFEN_EVENT_SIGNER`, `SIFEN_INVALID_ID`, ...); the cancellation window is the host's to check.
+ *
+ * # Safety
+ * `event_json` points to `event_len` readable bytes and `firmante_ruc` to `ruc_len`; `signer` is a live signer;
+ * `out_json` is writable; `err` is NULL or writable.
+ */
+enum kuatia_status kuatia_sifen_event_sign(const uint8_t *event_json,
+                                           size_t event_len,
+                                           const uint8_t *firmante_ruc,
+                                           size_t ruc_len,
+                                           const struct kuatia_signer *signer,
+                                           struct kuatia_bytes *out_json,
+                                           struct kuatia_error **err);
 
 /**
  * Parses a SIFEN answer (the SOAP XML body of the HTTP response) and writes `{"service","result","action"}`:

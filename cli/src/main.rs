@@ -71,8 +71,8 @@ enum Command {
     /// Render the KuDE (A4 or 80 mm ticket PDF) of a signed DE. Example: kuatia kude doc.xml --out doc.pdf
     #[command(after_help = AFTER_HELP)]
     Kude(kude::KudeArgs),
-    /// SIFEN web services: print the SOAP request of consulta, consulta-ruc, consulta-lote, recibe, lote or a
-    /// cancellation event (kuatia does not send it), or parse an answer. Example: kuatia sifen parse answer.xml
+    /// SIFEN web services: print the SOAP request of consulta, consulta-ruc, consulta-lote, recibe, lote or signed
+    /// events (cancelar, evento; kuatia does not send it), or parse an answer. Example: kuatia sifen parse answer.xml
     #[command(subcommand, after_help = AFTER_HELP)]
     Sifen(sifen::SifenCommand),
     /// Run the /v1 service on a local HTTP server (SQLite in --data; simulated SIFEN in the sandbox, SIFEN over

@@ -1,5 +1,6 @@
-//! `kuatia sifen`: print the SOAP request SIFEN expects (for debugging; kuatia does not send it) and parse SIFEN's
-//! answers into typed JSON. Output: `{"service","url","content_type","xml"}` for requests.
+//! `kuatia sifen`: print the SOAP request SIFEN expects (for debugging; kuatia does not send it), including signed
+//! events (`cancelar`, or any event from its JSON with `evento`), and parse SIFEN's answers into typed JSON.
+//! Output: `{"service","url","content_type","xml"}` for requests.
 
 use crate::invoice::at_arg;
 use crate::issue::{load_signer, IssueArgs};
@@ -8,8 +9,9 @@ use clap::{Args, Parser, Subcommand};
 use kuatia_core::cdc::Cdc;
 use kuatia_core::qr::Ambiente;
 use kuatia_core::ruc::Ruc;
-use kuatia_core::sifen::event::{sign_event, Evento, EventoInput};
+use kuatia_core::sifen::event::{inputs_from_json, sign_event, Evento, EventoInput};
 use kuatia_core::sifen::{request, response, Request, CONTENT_TYPE};
+use kuatia_core::sign::{certificate_info, Signer};
 use kuatia_core::Finding;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -86,6 +88,27 @@ pub enum SifenCommand {
         #[command(flatten)]
         common: Common,
     },
+    /// evento: sign SIFEN events given as JSON (one object or an array of up to 15; README "SIFEN events") with
+    /// --p12 or the built-in TEST-ONLY certificate and print the request. Example: kuatia sifen evento cancelacion.json
+    Evento {
+        /// Event JSON file (one object or an array), or - for standard input.
+        file: String,
+        /// PKCS#12 file with the key and certificate of who signs (the emitter or, for receiver events, the
+        /// receiver).
+        #[arg(long, requires = "password_env")]
+        p12: Option<PathBuf>,
+        /// Name of the environment variable holding the P12 password.
+        #[arg(long)]
+        password_env: Option<String>,
+        /// RUC that signs, with DV (default: the certificate's RUC).
+        #[arg(long)]
+        ruc: Option<String>,
+        /// Signing time of events without "fecha_firma" (default: now, Paraguay time).
+        #[arg(long)]
+        at: Option<String>,
+        #[command(flatten)]
+        common: Common,
+    },
     /// Parse a SIFEN answer (SOAP XML) into typed JSON with the lifecycle action; exit 1 on a non-SIFEN answer.
     Parse {
         /// Answer file, or - for standard input.
@@ -143,6 +166,16 @@ fn signer_args(p12: Option<PathBuf>, password_env: Option<String>) -> Result<Iss
     Wrap::try_parse_from(argv)
         .map(|w| w.args)
         .map_err(|e| Outcome::unreadable(format!("signer options: {e}")))
+}
+
+/// The RUC of the signer's certificate, who signs when --ruc is not given.
+fn certificate_ruc(signer: &dyn Signer) -> Result<Ruc, Outcome> {
+    let info = certificate_info(signer.certificate_der())
+        .map_err(|e| Outcome::error(&Finding::new(e.code(), "p12", e.to_string())))?;
+    let ruc = info.ruc.ok_or_else(|| {
+        Outcome::unreadable("the certificate carries no RUC: give the signing RUC with --ruc")
+    })?;
+    Ruc::parse(&ruc).map_err(|e| Outcome::error(&e.to_finding("ruc")))
 }
 
 fn err(f: Finding) -> Outcome {
@@ -211,6 +244,55 @@ pub fn run(cmd: SifenCommand) -> Outcome {
                     .map_err(|f| crate::invoice::findings_outcome(f.0))?;
                 print(
                     &request::evento(common.id, &[signed]).map_err(err)?,
+                    &common,
+                    None,
+                )
+            }
+            SifenCommand::Evento {
+                file,
+                p12,
+                password_env,
+                ruc,
+                at,
+                common,
+            } => {
+                let text = read_input(&file)?;
+                let inputs = match inputs_from_json(&text, Some(at_arg(&at)?)) {
+                    Ok(v) => v,
+                    Err(f) if f.code() == kuatia_core::error::code::MALFORMED_JSON => {
+                        return Err(Outcome::unreadable(format!("{file}: {f}")))
+                    }
+                    Err(f) => return Err(crate::invoice::findings_outcome(f.0)),
+                };
+                let (signer, _test_only) = load_signer(&signer_args(p12, password_env)?)?;
+                let firmante = match ruc {
+                    Some(r) => Ruc::parse(&r).map_err(|e| Outcome::error(&e.to_finding("ruc")))?,
+                    None => certificate_ruc(&signer)?,
+                };
+                // Paths of array elements keep their index; a single object's paths are its own.
+                let array = text.trim_start().starts_with('[');
+                let mut signed = Vec::with_capacity(inputs.len());
+                let mut findings = Vec::new();
+                for (i, input) in inputs.iter().enumerate() {
+                    match sign_event(input, &firmante, &signer) {
+                        Ok(e) => signed.push(e),
+                        Err(f) => findings.extend(f.0.into_iter().map(|mut x| {
+                            if array {
+                                x.path = if x.path.is_empty() {
+                                    format!("[{i}]")
+                                } else {
+                                    format!("[{i}].{}", x.path)
+                                };
+                            }
+                            x
+                        })),
+                    }
+                }
+                if !findings.is_empty() {
+                    return Err(crate::invoice::findings_outcome(findings));
+                }
+                print(
+                    &request::evento(common.id, &signed).map_err(err)?,
                     &common,
                     None,
                 )

@@ -129,6 +129,125 @@ fn an_issued_document_goes_into_recibe_and_a_cancellation_event() {
 }
 
 #[test]
+fn evento_signs_events_from_json_and_prints_a_valid_request() {
+    let golden = "01444444017001001000000122025031011234567890"; // emitted by the sandbox RUC 44444401-7
+    let foreign = "01800695631001001000000122022081411234567891"; // emitted by 80069563-1
+    let tmp = TempDir::new("sifen-evento");
+    let cancel = format!(
+        r#"{{"tipo":"cancelacion","id":1,"fecha_firma":"2025-03-11T09:00:00","cdc":"{golden}","motivo":"Error en el precio"}}"#
+    );
+    let file = tmp.0.join("cancelacion.json");
+    std::fs::write(&file, &cancel).unwrap();
+    let (code, v, err) = run(
+        &["sifen", "evento", file.to_str().unwrap(), "--id", "12"],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["service"], "evento");
+    assert_eq!(
+        v["url"],
+        "https://sifen-test.set.gov.py/de/ws/eventos/evento.wsdl"
+    );
+    let xml = v["xml"].as_str().unwrap();
+    assert!(xml.contains("<dId>12</dId>") && xml.contains("<rGeVeCan><Id>"));
+    assert_body_valid(xml, "WS_SiRecepEvento_v150.xsd");
+    let start = xml.find("<env:Body>").unwrap() + "<env:Body>".len();
+    let end = xml.rfind("</env:Body>").unwrap();
+    xsd::xmlsec_verify(&format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>{}",
+        &xml[start..end]
+    ))
+    .unwrap();
+    // The same cancellation as `kuatia sifen cancelar` prints, byte for byte (signing is deterministic).
+    let (code, c, err) = run(
+        &[
+            "sifen",
+            "cancelar",
+            golden,
+            "--motivo",
+            "Error en el precio",
+            "--event-id",
+            "1",
+            "--at",
+            "2025-03-11T09:00:00",
+            "--id",
+            "12",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(c["xml"], v["xml"]);
+
+    // An array from stdin: the cancellation and a receiver event (the sandbox certificate's RUC receives a document
+    // of 80069563-1), the signing time of the second from --at, production endpoint.
+    let both = format!(r#"[{cancel},{{"tipo":"conformidad","id":2,"cdc":"{foreign}"}}]"#);
+    let (code, v, err) = run(
+        &[
+            "sifen",
+            "evento",
+            "-",
+            "--at",
+            "2025-03-11T10:00:00",
+            "--ruc",
+            "44444401-7",
+            "--prod",
+        ],
+        Some(both.as_bytes()),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        v["url"],
+        "https://sifen.set.gov.py/de/ws/eventos/evento.wsdl"
+    );
+    let xml = v["xml"].as_str().unwrap();
+    assert!(
+        xml.contains("<rGeVeConf>") && xml.contains("<dFecFirma>2025-03-11T10:00:00</dFecFirma>")
+    );
+    assert_body_valid(xml, "WS_SiRecepEvento_v150.xsd");
+
+    // Every problem of every event, with its path: exit 1.
+    let bad = format!(
+        r#"[{cancel},{{"tipo":"cancelacion","id":2,"cdc":"{golden}","motivo":"mal"}},{{"tipo":"x","id":3}}]"#
+    );
+    let (code, v, _) = run(&["sifen", "evento", "-"], Some(bad.as_bytes()));
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["errors"][0]["path"], "[2].tipo");
+    assert_eq!(v["errors"][0]["code"], "VALIDATION_ERROR.INVALID_VALUE");
+    let bad =
+        format!(r#"[{cancel},{{"tipo":"cancelacion","id":2,"cdc":"{golden}","motivo":"mal"}}]"#);
+    let (code, v, _) = run(&["sifen", "evento", "-"], Some(bad.as_bytes()));
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["errors"][0]["path"], "[1].motivo");
+    assert_eq!(v["errors"][0]["code"], "SIFEN_EVENT_INVALID");
+    // Signed for another RUC than the CDC's emitter.
+    let (code, v, _) = run(
+        &[
+            "sifen",
+            "evento",
+            file.to_str().unwrap(),
+            "--ruc",
+            "80069563-1",
+        ],
+        None,
+    );
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["errors"][0]["code"], "SIFEN_EVENT_SIGNER");
+    // Two events with one id: the request refuses them.
+    let (code, v, _) = run(
+        &["sifen", "evento", "-"],
+        Some(format!("[{cancel},{cancel}]").as_bytes()),
+    );
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["error"]["code"], "SIFEN_EVENT_DUPLICATE_ID");
+    // Malformed JSON and a missing file are unreadable input: exit 2.
+    let (code, _, err) = run(&["sifen", "evento", "-"], Some(b"{"));
+    assert_eq!(code, 2);
+    assert!(err.contains("MALFORMED_JSON"), "{err}");
+    let (code, _, _) = run(&["sifen", "evento", "/nonexistent/evento.json"], None);
+    assert_eq!(code, 2);
+}
+
+#[test]
 fn parse_types_answers_and_refuses_what_is_not_sifen() {
     let (code, v, _) = run(
         &[

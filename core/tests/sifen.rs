@@ -431,12 +431,10 @@ fn check_group(events: &[SignedEvent]) {
     assert_valid(&req.xml, "WS_SiRecepEvento_v150.xsd");
 }
 
-#[test]
-fn emitter_events_validate_and_verify() {
-    let emisor = sandbox_ruc();
-    let signer = sandbox_test_signer().unwrap();
+/// One event of each emitter kind and change (the JSON forms in `json_forms_read_to_the_rust_inputs` match).
+fn emitter_inputs() -> Vec<EventoInput> {
     let nre = cdc_of("44444401-7", 7, 9);
-    let events = vec![
+    vec![
         cancel(1, "Error en datos del receptor"),
         input(
             2,
@@ -539,7 +537,14 @@ fn emitter_events_validate_and_verify() {
                 },
             },
         ),
-    ];
+    ]
+}
+
+#[test]
+fn emitter_events_validate_and_verify() {
+    let emisor = sandbox_ruc();
+    let signer = sandbox_test_signer().unwrap();
+    let events = emitter_inputs();
     let signed: Vec<SignedEvent> = events
         .iter()
         .map(|e| sign_event(e, &emisor, &signer).unwrap())
@@ -555,18 +560,17 @@ fn emitter_events_validate_and_verify() {
     check_group(&signed);
 }
 
-#[test]
-fn receiver_events_validate_and_verify() {
-    // The receiver 80069563-1 signs events about a DE emitted by 44444401-7.
+/// One event of each receiver kind, received by 80069563-1 (the JSON forms in
+/// `json_forms_read_to_the_rust_inputs` match).
+fn receiver_inputs() -> Vec<EventoInput> {
     let receptor = Ruc::parse("80069563-1").unwrap();
-    let signer = receiver_signer();
     let cdc = Cdc::parse(GOLDEN_CDC).unwrap();
     let contribuyente = ReceptorEvento::Contribuyente {
         nombre: "Cliente Ejemplo S.A.".into(),
         ruc: receptor,
     };
     let emision = datetime!(2025-03-10 10:11:00);
-    let events = [
+    vec![
         input(
             11,
             Evento::NotificacionRecepcion {
@@ -614,7 +618,15 @@ fn receiver_events_validate_and_verify() {
                 motivo: "Operación no reconocida".into(),
             },
         ),
-    ];
+    ]
+}
+
+#[test]
+fn receiver_events_validate_and_verify() {
+    // The receiver 80069563-1 signs events about a DE emitted by 44444401-7.
+    let receptor = Ruc::parse("80069563-1").unwrap();
+    let signer = receiver_signer();
+    let events = receiver_inputs();
     let signed: Vec<SignedEvent> = events
         .iter()
         .map(|e| sign_event(e, &receptor, &signer).unwrap())
@@ -632,6 +644,70 @@ fn receiver_events_validate_and_verify() {
     // The receiver named in the event must be the signer.
     let e = sign_event(&events[0], &Ruc::parse("1234567-9").unwrap(), &signer).unwrap_err();
     assert!(codes_of(&e).contains(&code::EVENT_SIGNER));
+}
+
+/// The JSON form of every event of `emitter_inputs` and `receiver_inputs` (README "SIFEN events") reads to the
+/// same `EventoInput`, so it signs to the same bytes; the signed events read back for an `evento` request.
+#[test]
+fn json_forms_read_to_the_rust_inputs() {
+    let nre = cdc_of("44444401-7", 7, 9);
+    let nre = nre.as_str();
+    let f = r#""fecha_firma":"2025-03-11T09:00:00""#;
+    let emitter = format!(
+        r#"[
+        {{"tipo":"cancelacion","id":1,{f},"cdc":"{GOLDEN_CDC}","motivo":"Error en datos del receptor"}},
+        {{"tipo":"inutilizacion","id":2,{f},"timbrado":"12558946","establecimiento":"001","punto":"001",
+          "desde":5,"hasta":1004,"tipo_documento":1,"motivo":"Salto de numeración"}},
+        {{"tipo":"nominacion","id":3,{f},"cdc":"{GOLDEN_CDC}","motivo":"Nominación del receptor",
+          "tipo_operacion":1,"pais":"PRY","nombre":"Cliente Ejemplo S.A.",
+          "identidad":{{"ruc":"80069563-1","tipo_contribuyente":2}},
+          "direccion":"Avda. España 123","email":"cliente@example.com"}},
+        {{"tipo":"nominacion","id":4,{f},"cdc":"{GOLDEN_CDC}","motivo":"Nominación del receptor",
+          "tipo_operacion":2,"nombre":"Juan Pérez","identidad":{{"tipo_documento":1,"numero":"1234567"}}}},
+        {{"tipo":"transporte","id":5,{f},"cdc":"{nre}",
+          "cambio":{{"tipo_cambio":"local_entrega","ciudad":1,"direccion":"Calle Palma","numero_casa":123}}}},
+        {{"tipo":"transporte","id":6,{f},"cdc":"{nre}",
+          "cambio":{{"tipo_cambio":"chofer","nombre":"Pedro Gómez","documento":"2345678"}}}},
+        {{"tipo":"transporte","id":7,{f},"cdc":"{nre}",
+          "cambio":{{"tipo_cambio":"transportista","nombre":"Transportes S.A.","ruc":"80069563-1"}}}},
+        {{"tipo":"transporte","id":8,{f},"cdc":"{nre}",
+          "cambio":{{"tipo_cambio":"transportista","nombre":"Carlos Ruiz","documento":{{"tipo":1,"numero":"3456789"}}}}}},
+        {{"tipo":"transporte","id":9,{f},"cdc":"{nre}",
+          "cambio":{{"tipo_cambio":"vehiculo","modalidad":1,"tipo":"Camión","marca":"Volvo","matricula":"ABC123"}}}}
+    ]"#
+    );
+    let read = inputs_from_json(&emitter, None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(read, emitter_inputs());
+    let receiver = format!(
+        r#"[
+        {{"tipo":"notificacion_recepcion","id":11,{f},"cdc":"{GOLDEN_CDC}","fecha_emision":"2025-03-10T10:11:00",
+          "fecha_recepcion":"2025-03-10T15:00:00","receptor":{{"nombre":"Cliente Ejemplo S.A.","ruc":"80069563-1"}},
+          "total_gs":"1100000"}},
+        {{"tipo":"conformidad","id":12,{f},"cdc":"{GOLDEN_CDC}"}},
+        {{"tipo":"conformidad","id":13,{f},"cdc":"{GOLDEN_CDC}","parcial":true,"fecha_recepcion":"2025-03-10T15:00:00"}},
+        {{"tipo":"disconformidad","id":14,{f},"cdc":"{GOLDEN_CDC}","motivo":"Mercadería dañada"}},
+        {{"tipo":"desconocimiento","id":15,{f},"cdc":"{GOLDEN_CDC}","fecha_emision":"2025-03-10T10:11:00",
+          "fecha_recepcion":"2025-03-10T15:00:00","motivo":"Operación no reconocida",
+          "receptor":{{"nombre":"Juan Pérez","tipo_documento":1,"numero":"1234567"}}}}
+    ]"#
+    );
+    let read = inputs_from_json(&receiver, None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(read, receiver_inputs());
+
+    // Signed from JSON, serialized as the C ABI returns them, read back and put into a valid evento request.
+    let signer = sandbox_test_signer().unwrap();
+    let signed: Vec<SignedEvent> = inputs_from_json(&emitter, None)
+        .unwrap()
+        .iter()
+        .map(|e| sign_event(e, &sandbox_ruc(), &signer).unwrap())
+        .collect();
+    let text = serde_json::to_string(&signed).unwrap();
+    let back = signed_events_from_json(&text).unwrap();
+    assert_eq!(back, signed);
+    assert_valid(
+        &request::evento(9, &back).unwrap().xml,
+        "WS_SiRecepEvento_v150.xsd",
+    );
 }
 
 #[test]

@@ -40,7 +40,10 @@ pub use service::{
     kuatia_service_report_sifen, kuatia_service_set_production_profile, kuatia_service_tick,
     kuatia_sifen_outcome, KUATIA_SEED_LEN,
 };
-pub use sifen::{kuatia_sifen_describe, kuatia_sifen_parse_response, kuatia_sifen_request};
+pub use sifen::{
+    kuatia_sifen_describe, kuatia_sifen_event_sign, kuatia_sifen_parse_response,
+    kuatia_sifen_request,
+};
 pub use sign::{
     kuatia_signer, kuatia_signer_free, kuatia_signer_from_p12, kuatia_signer_from_pem,
     kuatia_signer_sandbox, kuatia_xml_sign, kuatia_xml_verify,

@@ -4,11 +4,12 @@
 use crate::abi::{
     bytes_in, call, kuatia_bytes, kuatia_error, kuatia_status, out, put_json, text_in, Error,
 };
+use crate::sign::kuatia_signer;
 use kuatia_core::cdc::Cdc;
 use kuatia_core::error::{code, Finding};
 use kuatia_core::qr::Ambiente;
 use kuatia_core::ruc::Ruc;
-use kuatia_core::sifen::{self, request, Request, CONTENT_TYPE};
+use kuatia_core::sifen::{self, event, request, Request, CONTENT_TYPE};
 use serde::Serialize;
 
 /// The JSON a request becomes (same shape as `kuatia sifen <service>` prints).
@@ -24,9 +25,10 @@ struct RequestJson<'a> {
 
 /// Builds the SOAP request of one SIFEN web service and writes `{"service","url","content_type","xml"}` (plus
 /// `"cdcs"` for a lot). `kind` is `recibe` (`arg`: a signed rDE), `recibe-lote` (`arg`: a JSON array of signed
-/// rDE strings), `consulta` (`arg`: a CDC), `consulta-lote` (`arg`: the lot number SIFEN returned) or
-/// `consulta-ruc` (`arg`: a RUC, with or without DV). `d_id` is the request identifier (1..=999999999999999);
-/// `production` picks the production endpoint instead of the test one.
+/// rDE strings), `consulta` (`arg`: a CDC), `consulta-lote` (`arg`: the lot number SIFEN returned),
+/// `consulta-ruc` (`arg`: a RUC, with or without DV) or `evento` (`arg`: a JSON array of 1 to 15 signed events,
+/// the objects `kuatia_sifen_event_sign` writes, with distinct ids; each must still verify). `d_id` is the request
+/// identifier (1..=999999999999999); `production` picks the production endpoint instead of the test one.
 ///
 /// # Safety
 /// `kind` points to `kind_len` readable bytes and `arg` to `arg_len`; `out_json` is writable; `err` is NULL or
@@ -91,14 +93,69 @@ pub unsafe extern "C" fn kuatia_sifen_request(
                     .map_err(|e| Error::from(e.to_finding("arg")))?;
                 write(slot, &request::consulta_ruc(d_id, &ruc)?, None)
             }
+            "evento" => {
+                let events = event::signed_events_from_json(arg).map_err(|f| prefix(f, "arg"))?;
+                write(slot, &request::evento(d_id, &events)?, None)
+            }
             other => Err(Error::from(Finding::new(
                 code::INVALID_VALUE,
                 "kind",
                 format!(
-                    "unknown kind {other:?}: expected recibe, recibe-lote, consulta, consulta-lote or consulta-ruc"
+                    "unknown kind {other:?}: expected recibe, recibe-lote, consulta, consulta-lote, consulta-ruc or evento"
                 ),
             ))),
         }
+    })
+}
+
+/// Findings about a JSON argument, with the argument's name in front of their paths (`arg[0].xml`).
+fn prefix(mut f: kuatia_core::Findings, arg: &str) -> Error {
+    for x in &mut f.0 {
+        x.path = if x.path.is_empty() {
+            arg.to_string()
+        } else if x.path.starts_with('[') {
+            format!("{arg}{}", x.path)
+        } else {
+            format!("{arg}.{}", x.path)
+        };
+    }
+    f.into()
+}
+
+/// Builds and signs one SIFEN event from its JSON form and writes `{"id","kind","cdc","xml"}`: the event `Id`,
+/// the payload element (`rGeVeCan`, ...), the CDC concerned (`null` for an inutilización) and the signed
+/// `rGesEve`, ready for `kuatia_sifen_request` kind `evento`. `event_json` is one object with `"tipo"`
+/// (`cancelacion`, `inutilizacion`, `nominacion`, `transporte`, `notificacion_recepcion`, `conformidad`,
+/// `disconformidad`, `desconocimiento`), `"id"` (1..=9999999999), `"fecha_firma"` (Paraguay local
+/// `YYYY-MM-DDThh:mm:ss`) and the fields of its kind (README "SIFEN events"). `firmante_ruc` is the RUC (with DV)
+/// that must sign: the emitter's for emitter events (it must be the CDC's emitter), the receiver's for receiver
+/// events; `signer`'s certificate must carry it. Every problem is a finding with its JSON path
+/// (`VALIDATION_ERROR.*`, `INVALID_CDC`, `INVALID_RUC`, `SIFEN_EVENT_INVALID`, `SIFEN_INUTILIZACION_RANGE`,
+/// `SIFEN_EVENT_SIGNER`, `SIFEN_INVALID_ID`, ...); the cancellation window is the host's to check.
+///
+/// # Safety
+/// `event_json` points to `event_len` readable bytes and `firmante_ruc` to `ruc_len`; `signer` is a live signer;
+/// `out_json` is writable; `err` is NULL or writable.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn kuatia_sifen_event_sign(
+    event_json: *const u8,
+    event_len: usize,
+    firmante_ruc: *const u8,
+    ruc_len: usize,
+    signer: *const kuatia_signer,
+    out_json: *mut kuatia_bytes,
+    err: *mut *mut kuatia_error,
+) -> kuatia_status {
+    call(err, || {
+        // SAFETY: contract of this function.
+        let text = unsafe { text_in(event_json, event_len, "event_json") }?;
+        let ruc = unsafe { text_in(firmante_ruc, ruc_len, "firmante_ruc") }?;
+        let signer = unsafe { signer.as_ref() }.ok_or_else(|| Error::null("signer"))?;
+        let slot = unsafe { out(out_json, "out_json") }?;
+        let input = event::input_from_json(text)?;
+        let ruc = Ruc::parse(ruc).map_err(|e| Error::from(e.to_finding("firmante_ruc")))?;
+        put_json(slot, &event::sign_event(&input, &ruc, &signer.inner)?)
     })
 }
 

@@ -2,9 +2,12 @@
 //! catalog, called through the C ABI.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "../../core/tests/common/mod.rs"]
+mod common;
+
 use kuatia::*;
 use std::ffi::CStr;
-use std::ptr::null_mut;
+use std::ptr::{null, null_mut};
 
 /// The golden CDC of SIFEN.md §3.9.
 const CDC: &str = "01444444017001001000000122025031011234567890";
@@ -138,4 +141,185 @@ fn describe_knows_documented_codes_only() {
     assert_eq!(v["code"], "0160");
     assert!(v["meaning"].as_str().unwrap().contains("malformed"));
     assert!(d("9999").is_null());
+}
+
+/// Signs one event through the ABI: status, error code and path (empty on success), and the JSON on success.
+fn event_sign(
+    event: &str,
+    ruc: &str,
+    signer: *const kuatia_signer,
+) -> (kuatia_status, String, String, serde_json::Value) {
+    let mut out = zero();
+    let mut err = null_mut();
+    let st = unsafe {
+        kuatia_sifen_event_sign(
+            event.as_ptr(),
+            event.len(),
+            ruc.as_ptr(),
+            ruc.len(),
+            signer,
+            &mut out,
+            &mut err,
+        )
+    };
+    if st == kuatia_status::Ok {
+        assert!(err.is_null());
+        return (st, String::new(), String::new(), json(out));
+    }
+    let (code, path) = unsafe {
+        (
+            CStr::from_ptr(kuatia_error_code(err))
+                .to_str()
+                .unwrap()
+                .to_string(),
+            CStr::from_ptr(kuatia_error_path(err))
+                .to_str()
+                .unwrap()
+                .to_string(),
+        )
+    };
+    unsafe { kuatia_error_free(err) };
+    (st, code, path, serde_json::Value::Null)
+}
+
+fn sandbox() -> *mut kuatia_signer {
+    let mut s = null_mut();
+    assert_eq!(
+        unsafe { kuatia_signer_sandbox(&mut s, null_mut()) },
+        kuatia_status::Ok
+    );
+    s
+}
+
+/// The body of an envelope as its own document, for xmllint.
+fn body(envelope: &str) -> String {
+    let start = envelope.find("<env:Body>").unwrap() + "<env:Body>".len();
+    let end = envelope.rfind("</env:Body>").unwrap();
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>{}",
+        &envelope[start..end]
+    )
+}
+
+#[test]
+fn events_are_signed_from_json_and_sent_in_an_evento_request() {
+    let signer = sandbox();
+    let cancel = format!(
+        r#"{{"tipo":"cancelacion","id":1,"fecha_firma":"2025-03-11T09:00:00","cdc":"{CDC}",
+            "motivo":"Error en el precio"}}"#
+    );
+    let (st, code, _, signed) = event_sign(&cancel, "44444401-7", signer);
+    assert_eq!(st, kuatia_status::Ok, "{code}");
+    assert_eq!(signed["id"], 1);
+    assert_eq!(signed["kind"], "rGeVeCan");
+    assert_eq!(signed["cdc"], CDC);
+    let xml = signed["xml"].as_str().unwrap();
+    assert!(xml.starts_with("<rGesEve><rEve Id=\"1\">"), "{xml}");
+    // A receiver event: with the sandbox certificate the receiver is its RUC, 44444401-7, so the document
+    // must come from another emitter.
+    let foreign = "01800695631001001000000122022081411234567891";
+    let conf = format!(
+        r#"{{"tipo":"conformidad","id":2,"fecha_firma":"2025-03-11T09:00:00","cdc":"{foreign}"}}"#
+    );
+    let (st, code, _, conf) = event_sign(&conf, "44444401-7", signer);
+    assert_eq!(st, kuatia_status::Ok, "{code}");
+    assert_eq!(conf["kind"], "rGeVeConf");
+
+    let arg = serde_json::json!([signed, conf]).to_string();
+    let (st, code, v) = request("evento", &arg, false);
+    assert_eq!(st, kuatia_status::Ok, "{code}");
+    assert_eq!(v["service"], "evento");
+    assert_eq!(
+        v["url"],
+        "https://sifen-test.set.gov.py/de/ws/eventos/evento.wsdl"
+    );
+    let envelope = v["xml"].as_str().unwrap();
+    common::Schemas::new()
+        .validate(&body(envelope), "WS_SiRecepEvento_v150.xsd")
+        .unwrap_or_else(|e| panic!("{e}\n{envelope}"));
+    // xmlsec1 checks one signature per document: the cancellation alone.
+    let (_, _, one) = request("evento", &serde_json::json!([signed]).to_string(), false);
+    common::xmlsec_verify(&body(one["xml"].as_str().unwrap())).unwrap();
+
+    // What the ABI refuses, with the finding's path.
+    let bad = |event: &str, ruc: &str| {
+        let (st, code, path, _) = event_sign(event, ruc, signer);
+        (st, code, path)
+    };
+    assert_eq!(
+        bad(&cancel.replace("Error en el precio", "mal"), "44444401-7"),
+        (
+            kuatia_status::InvalidInput,
+            "SIFEN_EVENT_INVALID".into(),
+            "motivo".into()
+        )
+    );
+    assert_eq!(
+        bad(&cancel, "80069563-1"),
+        (
+            kuatia_status::InvalidInput,
+            "SIFEN_EVENT_SIGNER".into(),
+            "firmante".into()
+        )
+    );
+    assert_eq!(
+        bad(&cancel, "44444401-8").1,
+        "INVALID_RUC",
+        "a RUC with a wrong DV"
+    );
+    assert_eq!(
+        bad(r#"{"tipo":"anulacion"}"#, "44444401-7").1,
+        "VALIDATION_ERROR.INVALID_VALUE"
+    );
+    assert_eq!(bad("{", "44444401-7").1, "MALFORMED_JSON");
+    assert_eq!(
+        bad(&cancel, "").1,
+        "INVALID_RUC",
+        "an empty RUC is a bad RUC, not a missing argument"
+    );
+    // NULL arguments: nothing written.
+    let mut out = zero();
+    let ruc = "44444401-7";
+    for (e, r, s, o) in [
+        (null(), ruc.as_ptr(), signer as *const _, &mut out as *mut _),
+        (cancel.as_ptr(), null(), signer, &mut out),
+        (cancel.as_ptr(), ruc.as_ptr(), null(), &mut out),
+        (cancel.as_ptr(), ruc.as_ptr(), signer, null_mut()),
+    ] {
+        let st =
+            unsafe { kuatia_sifen_event_sign(e, cancel.len(), r, ruc.len(), s, o, null_mut()) };
+        assert_eq!(st, kuatia_status::InvalidArgument);
+        assert!(out.ptr.is_null());
+    }
+    // Invalid UTF-8.
+    let st = unsafe {
+        kuatia_sifen_event_sign(
+            b"\xff".as_ptr(),
+            1,
+            ruc.as_ptr(),
+            ruc.len(),
+            signer,
+            &mut out,
+            null_mut(),
+        )
+    };
+    assert_eq!(st, kuatia_status::InvalidUtf8);
+
+    // The evento request refuses what is not a signed event, with paths under arg.
+    let mut tampered = signed.clone();
+    tampered["xml"] = xml
+        .replace("Error en el precio", "Error en el monto")
+        .into();
+    let (st, code, _) = request("evento", &serde_json::json!([tampered]).to_string(), false);
+    assert_eq!(
+        (st, code.as_str()),
+        (kuatia_status::InvalidInput, "SIFEN_EVENT_INVALID")
+    );
+    assert_eq!(request("evento", "[]", false).1, "SIFEN_EVENT_COUNT");
+    let many = serde_json::Value::Array(vec![signed.clone(); 16]).to_string();
+    assert_eq!(request("evento", &many, false).1, "SIFEN_EVENT_COUNT");
+    let dup = serde_json::json!([signed, signed]).to_string();
+    assert_eq!(request("evento", &dup, false).1, "SIFEN_EVENT_DUPLICATE_ID");
+    assert_eq!(request("evento", "{", false).1, "MALFORMED_JSON");
+    unsafe { kuatia_signer_free(signer) };
 }

@@ -5,6 +5,7 @@
  *
  * Usage: test_kuatia <repository root> [--quick]
  * --quick (used under valgrind) renders the KuDE and signs the preview for one case instead of all. */
+#define _DEFAULT_SOURCE /* strdup, getpid */
 #include "kuatia.h"
 #include "sha256.h"
 #include "vectors.h"
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 static int failures = 0;
 static int checks = 0;
@@ -886,6 +888,156 @@ static void test_sifen(const char *root) {
     kuatia_bytes_free(&d);
 }
 
+/* The value of the JSON string field `key` of `json`, unescaped (serde_json's escapes), malloc'ed; NULL when
+ * absent or not a plain string. */
+static char *json_string_value(const char *json, const char *key) {
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, "\"%s\":\"", key);
+    const char *p = strstr(json, pattern);
+    if (!p) return NULL;
+    p += strlen(pattern);
+    char *out = malloc(strlen(p) + 1), *o = out;
+    if (!out) return NULL;
+    for (; *p && *p != '"'; p++) {
+        if (*p != '\\') {
+            *o++ = *p;
+            continue;
+        }
+        p++;
+        switch (*p) {
+        case '"': case '\\': case '/': *o++ = *p; break;
+        case 'n': *o++ = '\n'; break;
+        case 'r': *o++ = '\r'; break;
+        case 't': *o++ = '\t'; break;
+        default: free(out); return NULL; /* u-escapes: not expected in kuatia's XML */
+        }
+    }
+    if (*p != '"') {
+        free(out);
+        return NULL;
+    }
+    *o = 0;
+    return out;
+}
+
+/* SIFEN events: a cancellation signed from its JSON form with the sandbox signer, put into an evento request
+ * whose signature verifies (kuatia_xml_verify, and xmlsec1 when installed); what the ABI refuses. */
+static void test_sifen_events(kuatia_signer *signer) {
+    const char *cancel = "{\"tipo\":\"cancelacion\",\"id\":1,\"fecha_firma\":\"2025-03-11T09:00:00\","
+                         "\"cdc\":\"01444444017001001000000122025031011234567890\",\"motivo\":\"Error en el precio\"}";
+    kuatia_bytes signed_event = {NULL, 0}, req = {NULL, 0}, report = {NULL, 0};
+    kuatia_error *err = NULL;
+    CHECK(kuatia_sifen_event_sign(S(cancel), S("44444401-7"), signer, &signed_event, &err) == KUATIA_STATUS_OK, "%s",
+          code_of(err));
+    if (!signed_event.ptr) return;
+    const char *sj = (const char *)signed_event.ptr;
+    const char *want = "{\"id\":1,\"kind\":\"rGeVeCan\",\"cdc\":\"01444444017001001000000122025031011234567890\","
+                       "\"xml\":\"<rGesEve><rEve Id=\\\"1\\\">";
+    CHECK(strncmp(sj, want, strlen(want)) == 0, "%s", sj);
+    /* The evento request's arg is a JSON array of the signed objects, as they came. */
+    size_t alen = signed_event.len + 2;
+    char *arg = malloc(alen + 1);
+    CHECK(arg != NULL, "malloc");
+    if (!arg) return;
+    snprintf(arg, alen + 1, "[%s]", sj);
+    CHECK(kuatia_sifen_request(S("evento"), (const uint8_t *)arg, alen, 42, false, &req, &err) == KUATIA_STATUS_OK,
+          "%s", code_of(err));
+    char *xml = req.ptr ? json_string_value((const char *)req.ptr, "xml") : NULL;
+    CHECK(xml && strstr(xml, "<rEnviEventoDe xmlns=\"http://ekuatia.set.gov.py/sifen/xsd\"><dId>42</dId><dEvReg>") &&
+              strstr((const char *)req.ptr, "\"url\":\"https://sifen-test.set.gov.py/de/ws/eventos/evento.wsdl\""),
+          "%s", req.ptr ? (const char *)req.ptr : "");
+    if (xml) {
+        bool valid = false;
+        CHECK(kuatia_xml_verify((const uint8_t *)xml, strlen(xml), NULL, 0, &valid, &report, &err) == KUATIA_STATUS_OK,
+              "%s", code_of(err));
+        CHECK(valid && report.ptr && strstr((const char *)report.ptr, "\"reference_id\":\"1\""), "%s",
+              report.ptr ? (const char *)report.ptr : "");
+        kuatia_bytes_free(&report);
+        /* xmlsec1, the independent verifier, on the SOAP body when it is installed. */
+        if (system("command -v xmlsec1 >/dev/null 2>&1") == 0) {
+            char path[64];
+            snprintf(path, sizeof path, "/tmp/kuatia-c-evento-%d.xml", (int)getpid());
+            FILE *f = fopen(path, "wb");
+            const char *body = strstr(xml, "<rEnviEventoDe"), *end = strstr(xml, "</env:Body>");
+            CHECK(f && body && end, "%s", path);
+            if (f && body && end) {
+                fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", f);
+                fwrite(body, 1, (size_t)(end - body), f);
+                fclose(f);
+                char cmd[256];
+                snprintf(cmd, sizeof cmd,
+                         "xmlsec1 --verify --id-attr:Id rEve --insecure %s >/dev/null 2>&1", path);
+                CHECK(system(cmd) == 0, "xmlsec1 rejects %s", path);
+                remove(path);
+            } else if (f) {
+                fclose(f);
+            }
+        } else {
+            fprintf(stderr, "note: xmlsec1 not installed; the evento request was checked with kuatia_xml_verify only\n");
+        }
+    }
+    free(xml);
+    kuatia_bytes_free(&req);
+
+    /* A tampered event is refused by the request. */
+    char *tampered = strdup(arg), *m = tampered ? strstr(tampered, "Error en el precio") : NULL;
+    CHECK(m != NULL, "motive in the signed event");
+    if (m) {
+        memcpy(m, "Error en el monto ", 18);
+        CHECK(kuatia_sifen_request(S("evento"), (const uint8_t *)tampered, strlen(tampered), 42, false, &req, &err) ==
+                      KUATIA_STATUS_INVALID_INPUT &&
+                  strcmp(code_of(err), "SIFEN_EVENT_INVALID") == 0 && strcmp(kuatia_error_path(err), "arg[0].xml") == 0,
+              "%s", code_of(err));
+        CHECK(req.ptr == NULL, "nothing written on failure");
+        kuatia_error_free(err);
+        err = NULL;
+    }
+    free(tampered);
+    free(arg);
+    kuatia_bytes_free(&signed_event);
+
+    /* Bad events: every finding with its path; wrong signer; NULL arguments. */
+    const char *bad = "{\"tipo\":\"cancelacion\",\"id\":1,\"fecha_firma\":\"2025-03-11\","
+                      "\"cdc\":\"0144\",\"motivo\":\"abcde\"}";
+    CHECK(kuatia_sifen_event_sign(S(bad), S("44444401-7"), signer, &signed_event, &err) ==
+                  KUATIA_STATUS_INVALID_INPUT &&
+              kuatia_error_count(err) == 2,
+          "%s", code_of(err));
+    if (err) {
+        const char *code, *path, *message;
+        CHECK(kuatia_error_finding(err, 0, &code, &path, &message) && strcmp(code, "VALIDATION_ERROR.INVALID_FORMAT") == 0 &&
+                  strcmp(path, "fecha_firma") == 0,
+              "first finding");
+        CHECK(kuatia_error_finding(err, 1, &code, &path, &message) && strcmp(code, "INVALID_CDC") == 0 &&
+                  strcmp(path, "cdc") == 0,
+              "second finding");
+    }
+    kuatia_error_free(err);
+    err = NULL;
+    CHECK(kuatia_sifen_event_sign(S(cancel), S("80069563-1"), signer, &signed_event, &err) ==
+                  KUATIA_STATUS_INVALID_INPUT &&
+              strcmp(code_of(err), "SIFEN_EVENT_SIGNER") == 0,
+          "%s", code_of(err));
+    kuatia_error_free(err);
+    err = NULL;
+    CHECK(kuatia_sifen_event_sign(S(cancel), S("44444401-7"), NULL, &signed_event, &err) ==
+                  KUATIA_STATUS_INVALID_ARGUMENT &&
+              strcmp(kuatia_error_path(err), "signer") == 0,
+          "%s", code_of(err));
+    kuatia_error_free(err);
+    err = NULL;
+    CHECK(kuatia_sifen_event_sign(NULL, 0, S("44444401-7"), signer, &signed_event, NULL) ==
+              KUATIA_STATUS_INVALID_ARGUMENT,
+          "NULL event");
+    CHECK(kuatia_sifen_event_sign(S(cancel), S("44444401-7"), signer, NULL, NULL) == KUATIA_STATUS_INVALID_ARGUMENT,
+          "NULL out");
+    CHECK(signed_event.ptr == NULL, "nothing written on failure");
+    CHECK(kuatia_sifen_request(S("evento"), S("[]"), 1, false, &req, &err) == KUATIA_STATUS_INVALID_INPUT &&
+              strcmp(code_of(err), "SIFEN_EVENT_COUNT") == 0,
+          "%s", code_of(err));
+    kuatia_error_free(err);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: %s <repository root> [--quick]\n", argv[0]);
@@ -909,6 +1061,7 @@ int main(int argc, char **argv) {
     }
     CHECK(ok_cases >= 10 && bad_cases >= 2, "%d valid and %d invalid cases", ok_cases, bad_cases);
     test_issue_arguments(signer);
+    test_sifen_events(signer);
     test_threads(signer);
     test_service(signer);
     test_service_sifen(argv[1], signer);

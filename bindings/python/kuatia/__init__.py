@@ -64,6 +64,7 @@ __all__ = [
     "ruc_check",
     "ruc_dv",
     "sifen_describe",
+    "sifen_event_sign",
     "sifen_parse_response",
     "sifen_request",
     "sign",
@@ -392,18 +393,34 @@ def qr_parse(dcarqr: Text, csc: Optional[Text] = None) -> Dict[str, Any]:
 # --- SIFEN web services ------------------------------------------------------------------------------------
 
 
-def sifen_request(kind: str, arg: Union[Text, List[str]], d_id: int, production: bool = False) -> Dict[str, Any]:
+def sifen_request(
+    kind: str, arg: Union[Text, List[str], List[Dict[str, Any]]], d_id: int, production: bool = False
+) -> Dict[str, Any]:
     """The SOAP request of a SIFEN web service, ``{"service", "url", "content_type", "xml"}`` (plus ``"cdcs"`` for a
     lot), for the host to ``POST`` over mutual TLS. ``kind`` is ``"recibe"`` (``arg``: a signed rDE),
     ``"recibe-lote"`` (a list of signed rDEs, or their JSON array), ``"consulta"`` (a CDC), ``"consulta-lote"``
-    (the lot number) or ``"consulta-ruc"`` (a RUC); ``d_id`` is the request identifier."""
+    (the lot number), ``"consulta-ruc"`` (a RUC) or ``"evento"`` (a list of 1 to 15 signed events as
+    :func:`sifen_event_sign` returns them, or their JSON array); ``d_id`` is the request identifier."""
     if isinstance(arg, list):
-        arg = json.dumps(arg)
+        arg = json.dumps(arg, ensure_ascii=False)
     if not isinstance(d_id, int) or isinstance(d_id, bool) or not 0 <= d_id < 2**64:
         raise ValueError(f"d_id must be an integer in 0..2**64, not {d_id!r}")
     return _json_out(
         call_bytes(lib.kuatia_sifen_request, *_ffi.arg(kind, "kind"), *_ffi.arg(arg, "arg"), d_id, bool(production))
     )
+
+
+def sifen_event_sign(event: Json, firmante_ruc: Text, signer: Signer) -> Dict[str, Any]:
+    """Builds and signs one SIFEN event from its JSON form (a dict or JSON text with ``"tipo"``: ``cancelacion``,
+    ``inutilizacion``, ``nominacion``, ``transporte``, ``notificacion_recepcion``, ``conformidad``,
+    ``disconformidad`` or ``desconocimiento``; ``"id"``; ``"fecha_firma"`` in Paraguay local time; and the fields of
+    its kind) and returns ``{"id", "kind", "cdc", "xml"}`` for :func:`sifen_request` ``"evento"``. ``firmante_ruc`` is
+    who must sign: the emitter for emitter events, the receiver for receiver events; the signer's certificate must
+    carry that RUC. Raises InvalidInputError with every finding (``SIFEN_EVENT_INVALID``, ``SIFEN_EVENT_SIGNER``,
+    ``INVALID_CDC``, ``VALIDATION_ERROR.*``, ...) and its path."""
+    e, r = json_arg(event, "event"), arg(firmante_ruc, "firmante_ruc")
+    with _InUse(signer) as handle:
+        return _json_out(call_bytes(lib.kuatia_sifen_event_sign, *e, *r, handle))
 
 
 def sifen_parse_response(data: Text) -> Dict[str, Any]:

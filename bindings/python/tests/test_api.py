@@ -317,3 +317,58 @@ def test_sifen_request_parse_and_describe() -> None:
     assert e.value.code == "SIFEN_UNEXPECTED_RESPONSE"
     assert kuatia.sifen_describe("0160")["code"] == "0160"
     assert kuatia.sifen_describe("9999") is None
+
+
+GOLDEN_CDC = "01444444017001001000000122025031011234567890"  # emitted by the sandbox RUC 44444401-7
+FOREIGN_CDC = "01800695631001001000000122022081411234567891"  # emitted by 80069563-1
+
+
+def test_sifen_events_signed_and_sent_in_an_evento_request() -> None:
+    with kuatia.Signer.sandbox() as signer:
+        cancel = kuatia.sifen_event_sign(
+            {"tipo": "cancelacion", "id": 1, "fecha_firma": "2025-03-11T09:00:00", "cdc": GOLDEN_CDC,
+             "motivo": "Error en el precio"},
+            "44444401-7",
+            signer,
+        )
+        assert cancel["id"] == 1 and cancel["kind"] == "rGeVeCan" and cancel["cdc"] == GOLDEN_CDC
+        assert cancel["xml"].startswith('<rGesEve><rEve Id="1">')
+        # A receiver event is signed by the receiver: with the sandbox certificate that is 44444401-7, so the
+        # document is one 80069563-1 emitted to it. JSON text works as well as a dict.
+        conf = kuatia.sifen_event_sign(
+            '{"tipo":"conformidad","id":2,"fecha_firma":"2025-03-11T09:00:00","cdc":"%s"}' % FOREIGN_CDC,
+            "44444401-7",
+            signer,
+        )
+        assert conf["kind"] == "rGeVeConf"
+        req = kuatia.sifen_request("evento", [cancel, conf], 9)
+        assert req["service"] == "evento" and req["url"].endswith("/de/ws/eventos/evento.wsdl")
+        assert "<dId>9</dId><dEvReg><gGroupGesEve" in req["xml"]
+        assert req["xml"].count("<rGesEve>") == 2
+        # The signature of the first event verifies inside the envelope.
+        assert kuatia.verify(req["xml"]).report["reference_id"] == "1"
+
+        # Refusals carry the code and the JSON path.
+        with pytest.raises(kuatia.InvalidInputError) as e:
+            kuatia.sifen_event_sign({"tipo": "cancelacion", "id": 1, "fecha_firma": "2025-03-11T09:00:00",
+                                     "cdc": GOLDEN_CDC, "motivo": "mal"}, "44444401-7", signer)
+        assert (e.value.code, e.value.path) == ("SIFEN_EVENT_INVALID", "motivo")
+        with pytest.raises(kuatia.InvalidInputError) as e:
+            kuatia.sifen_event_sign({"tipo": "conformidad", "id": 2, "fecha_firma": "2025-03-11T09:00:00",
+                                     "cdc": GOLDEN_CDC}, "44444401-7", signer)
+        assert e.value.code == "SIFEN_EVENT_SIGNER"  # the emitter cannot agree with its own document
+        with pytest.raises(kuatia.InvalidInputError) as e:
+            kuatia.sifen_event_sign({"tipo": "anulacion", "id": 1}, "44444401-7", signer)
+        assert [(f.code, f.path) for f in e.value.findings] == [
+            ("VALIDATION_ERROR.INVALID_VALUE", "tipo"),
+            ("VALIDATION_ERROR.REQUIRED", "fecha_firma"),
+        ]
+        with pytest.raises(kuatia.InvalidInputError) as e:
+            kuatia.sifen_request("evento", [cancel, cancel], 9)
+        assert e.value.code == "SIFEN_EVENT_DUPLICATE_ID"
+        tampered = dict(cancel, xml=cancel["xml"].replace("Error en el precio", "Error en el monto"))
+        with pytest.raises(kuatia.InvalidInputError) as e:
+            kuatia.sifen_request("evento", [tampered], 9)
+        assert (e.value.code, e.value.path) == ("SIFEN_EVENT_INVALID", "arg[0].xml")
+    with pytest.raises(ValueError):
+        kuatia.sifen_event_sign({"tipo": "cancelacion"}, "44444401-7", signer)  # closed signer

@@ -5,6 +5,10 @@
 //! Each event is an `rGesEve{rEve Id=…, Signature}`: the signature covers `rEve` (Reference `#Id`) and sits
 //! after it inside `rGesEve` (SIFEN.md §7.1, §10 #5). Exclusive canonicalization makes the signed bytes
 //! independent of where the `rGesEve` is later embedded (the namespace is the same everywhere).
+//!
+//! The C ABI, the bindings and the CLI describe events in JSON: [`input_from_json`] / [`inputs_from_json`] read
+//! that form (one object per event with a `"tipo"` discriminator, see [`json`]) and
+//! [`signed_events_from_json`] reads back the signed events of an `evento` request.
 
 use super::{code, elem, NAMESPACE};
 use crate::cdc::Cdc;
@@ -16,6 +20,12 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use std::collections::HashSet;
 use time::PrimitiveDateTime;
+
+pub mod json;
+pub use json::{
+    input_from_json, inputs_from_json, signed_events_from_json, CAMBIOS, KINDS,
+    MAX_EVENT_JSON_BYTES,
+};
 
 /// Largest event `Id` (`tdIdEve`).
 pub const MAX_EVENT_ID: u64 = 9_999_999_999;

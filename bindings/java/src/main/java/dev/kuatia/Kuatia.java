@@ -8,6 +8,7 @@ import java.security.SecureRandom;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -237,8 +238,9 @@ public final class Kuatia {
      * The SOAP request of a SIFEN web service, for the host to {@code POST} over mutual TLS:
      * {@code {"service","url","content_type","xml"}} (plus {@code "cdcs"} for a lot). {@code kind} is
      * {@code recibe} ({@code arg}: a signed rDE), {@code recibe-lote} (a JSON array of signed rDEs), {@code consulta}
-     * (a CDC), {@code consulta-lote} (the lot number) or {@code consulta-ruc} (a RUC); {@code dId} is the request
-     * identifier (unsigned).
+     * (a CDC), {@code consulta-lote} (the lot number), {@code consulta-ruc} (a RUC) or {@code evento} (the JSON array
+     * of 1 to 15 events signed by {@link #sifenEventSign}, see {@link #sifenEventRequest}); {@code dId} is the
+     * request identifier (unsigned).
      *
      * @throws KuatiaException {@code INVALID_CDC}, {@code SIFEN_LOT_EMPTY}, ... when the request cannot be built
      */
@@ -247,6 +249,36 @@ public final class Kuatia {
             return Ffi.jsonOf((out, err) -> Ffi.LIB.kuatia_sifen_request(k.ptr, k.len, a.ptr, a.len, dId,
                     (byte) (production ? 1 : 0), out, err));
         }
+    }
+
+    /**
+     * Builds and signs one SIFEN event from its JSON form and returns {@code {"id","kind","cdc","xml"}} (the event
+     * {@code Id}, the payload element such as {@code rGeVeCan}, the CDC concerned or {@code null}, and the signed
+     * {@code rGesEve}) for {@link #sifenEventRequest}. The JSON has {@code "tipo"} ({@code cancelacion},
+     * {@code inutilizacion}, {@code nominacion}, {@code transporte}, {@code notificacion_recepcion},
+     * {@code conformidad}, {@code disconformidad} or {@code desconocimiento}), {@code "id"}, {@code "fecha_firma"}
+     * (Paraguay local time) and the fields of its kind.
+     *
+     * @param firmanteRuc who must sign: the emitter for emitter events, the receiver for receiver events; the
+     *     signer's certificate must carry it
+     * @throws KuatiaException {@code INVALID_INPUT} with every finding and its JSON path
+     *     ({@code SIFEN_EVENT_INVALID}, {@code SIFEN_EVENT_SIGNER}, {@code INVALID_CDC}, ...)
+     */
+    public static JsonNode sifenEventSign(String eventJson, String firmanteRuc, Signer signer) {
+        Objects.requireNonNull(signer, "signer");
+        try (Ffi.In e = Ffi.In.text(eventJson, "eventJson"); Ffi.In r = Ffi.In.text(firmanteRuc, "firmanteRuc")) {
+            return Ffi.jsonOf((out, err) ->
+                    signer.use(s -> Ffi.LIB.kuatia_sifen_event_sign(e.ptr, e.len, r.ptr, r.len, s, out, err)));
+        }
+    }
+
+    /**
+     * {@link #sifenRequest} {@code "evento"} for events returned by {@link #sifenEventSign} (1 to 15, distinct ids):
+     * the {@code rEnviEventoDe} request carrying them.
+     */
+    public static JsonNode sifenEventRequest(List<JsonNode> signedEvents, long dId, boolean production) {
+        Objects.requireNonNull(signedEvents, "signedEvents");
+        return sifenRequest("evento", Ffi.JSON.createArrayNode().addAll(signedEvents).toString(), dId, production);
     }
 
     /**

@@ -92,6 +92,9 @@ interface KuatiaLibrary extends Library {
     int kuatia_sifen_request(Pointer kind, SizeT kindLen, Pointer arg, SizeT argLen, long dId, byte production,
             Bytes outJson, PointerByReference err);
 
+    int kuatia_sifen_event_sign(Pointer eventJson, SizeT eventLen, Pointer firmanteRuc, SizeT rucLen, Pointer signer,
+            Bytes outJson, PointerByReference err);
+
     int kuatia_sifen_parse_response(Pointer bytes, SizeT len, Bytes outJson, PointerByReference err);
 
     int kuatia_sifen_describe(Pointer code, SizeT len, Bytes outJson, PointerByReference err);

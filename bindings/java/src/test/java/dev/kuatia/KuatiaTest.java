@@ -202,6 +202,58 @@ class KuatiaTest {
     }
 
     @Test
+    void sifenEventsSignedAndSentInAnEventoRequest() {
+        String golden = "01444444017001001000000122025031011234567890"; // emitted by the sandbox RUC 44444401-7
+        String foreign = "01800695631001001000000122022081411234567891"; // emitted by 80069563-1
+        try (Signer signer = Signer.sandbox()) {
+            JsonNode cancel = Kuatia.sifenEventSign("{\"tipo\":\"cancelacion\",\"id\":1,"
+                    + "\"fecha_firma\":\"2025-03-11T09:00:00\",\"cdc\":\"" + golden + "\","
+                    + "\"motivo\":\"Error en el precio\"}", "44444401-7", signer);
+            assertEquals(1, cancel.get("id").asLong());
+            assertEquals("rGeVeCan", cancel.get("kind").asText());
+            assertEquals(golden, cancel.get("cdc").asText());
+            assertTrue(cancel.get("xml").asText().startsWith("<rGesEve><rEve Id=\"1\">"));
+            // A receiver event is signed by the receiver: with the sandbox certificate that is 44444401-7, so the
+            // document is one 80069563-1 emitted to it.
+            JsonNode conf = Kuatia.sifenEventSign("{\"tipo\":\"conformidad\",\"id\":2,"
+                    + "\"fecha_firma\":\"2025-03-11T09:00:00\",\"cdc\":\"" + foreign + "\"}", "44444401-7", signer);
+            assertEquals("rGeVeConf", conf.get("kind").asText());
+            JsonNode req = Kuatia.sifenEventRequest(List.of(cancel, conf), 9, false);
+            assertEquals("evento", req.get("service").asText());
+            assertTrue(req.get("url").asText().endsWith("/de/ws/eventos/evento.wsdl"));
+            String xml = req.get("xml").asText();
+            assertTrue(xml.contains("<dId>9</dId><dEvReg><gGroupGesEve"), xml);
+            assertEquals(2, xml.split("<rGesEve>", -1).length - 1);
+            Verification v = Kuatia.verify(xml, null);
+            assertTrue(v.valid());
+            assertEquals("1", v.referenceId());
+            // The plain sifenRequest takes the JSON array as text.
+            assertEquals("evento", Kuatia.sifenRequest("evento", "[" + cancel + "]", 9, true).get("service").asText());
+
+            KuatiaException e = assertThrows(KuatiaException.class, () -> Kuatia.sifenEventSign(
+                    "{\"tipo\":\"cancelacion\",\"id\":1,\"fecha_firma\":\"2025-03-11T09:00:00\",\"cdc\":\"" + golden
+                            + "\",\"motivo\":\"mal\"}", "44444401-7", signer));
+            assertEquals(Status.INVALID_INPUT, e.status());
+            assertEquals("SIFEN_EVENT_INVALID", e.code());
+            assertEquals("motivo", e.path());
+            e = assertThrows(KuatiaException.class, () -> Kuatia.sifenEventSign("{\"tipo\":\"conformidad\",\"id\":2,"
+                    + "\"fecha_firma\":\"2025-03-11T09:00:00\",\"cdc\":\"" + golden + "\"}", "44444401-7", signer));
+            assertEquals("SIFEN_EVENT_SIGNER", e.code()); // the emitter cannot agree with its own document
+            e = assertThrows(KuatiaException.class,
+                    () -> Kuatia.sifenEventSign("{\"tipo\":\"anulacion\",\"id\":1}", "44444401-7", signer));
+            assertEquals(List.of("tipo", "fecha_firma"), e.findings().stream().map(Finding::path).toList());
+            assertEquals("SIFEN_EVENT_DUPLICATE_ID", assertThrows(KuatiaException.class,
+                    () -> Kuatia.sifenEventRequest(List.of(cancel, cancel), 9, false)).code());
+            ObjectNode tampered = cancel.deepCopy();
+            tampered.put("xml", cancel.get("xml").asText().replace("Error en el precio", "Error en el monto"));
+            e = assertThrows(KuatiaException.class, () -> Kuatia.sifenEventRequest(List.of(tampered), 9, false));
+            assertEquals("arg[0].xml", e.path());
+            assertEquals("SIFEN_EVENT_COUNT",
+                    assertThrows(KuatiaException.class, () -> Kuatia.sifenEventRequest(List.of(), 9, false)).code());
+        }
+    }
+
+    @Test
     void kudePdfInBothFormatsPassesQpdf(@TempDir Path dir) throws Exception {
         JsonNode c = Fixtures.kase("fe_guarani_text");
         JsonNode ctx = c.get("context");
