@@ -35,6 +35,49 @@ pub mod code {
     pub const TOO_LARGE: &str = "TOO_LARGE";
 }
 
+/// The JSON path serde_path_to_error reports, as findings carry it: `items[2].iva` as is, the root (`.`) empty, and
+/// its placeholder for a segment it could not name (`?`, e.g. `items[0].?` when the input ends inside an object)
+/// dropped.
+pub fn json_path(raw: &str) -> String {
+    let mut p = raw;
+    while let Some(rest) = p.strip_suffix(".?") {
+        p = rest;
+    }
+    if p == "." || p == "?" {
+        String::new()
+    } else {
+        p.to_string()
+    }
+}
+
+/// `field` under `base` (`items[2]` + `iva` → `items[2].iva`, `events` + `[0]` → `events[0]`).
+pub fn join_path(base: &str, field: &str) -> String {
+    match (base.is_empty(), field.is_empty()) {
+        (true, _) => field.to_string(),
+        (false, true) => base.to_string(),
+        (false, false) if field.starts_with('[') => format!("{base}{field}"),
+        (false, false) => format!("{base}.{field}"),
+    }
+}
+
+/// A failed `serde_path_to_error` read of JSON as one finding under `base`: bad syntax or a truncated input is
+/// `MALFORMED_JSON`; a missing field `REQUIRED`, an unknown one `NOT_ALLOWED`, anything else `INVALID_TYPE`.
+pub fn json_finding(e: serde_path_to_error::Error<serde_json::Error>, base: &str) -> Finding {
+    let path = join_path(base, &json_path(&e.path().to_string()));
+    let inner = e.into_inner();
+    let message = inner.to_string();
+    let code = if inner.is_syntax() || inner.is_eof() {
+        code::MALFORMED_JSON
+    } else if message.starts_with("missing field") {
+        code::REQUIRED
+    } else if message.starts_with("unknown field") {
+        code::NOT_ALLOWED
+    } else {
+        code::INVALID_TYPE
+    };
+    Finding::new(code, path, message)
+}
+
 /// One problem found in an input: stable `code`, JSON `path` of the field (empty for the whole input), human `message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -99,5 +142,50 @@ impl std::error::Error for Findings {}
 impl From<Finding> for Findings {
     fn from(f: Finding) -> Self {
         Findings(vec![f])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn json_paths_drop_serde_path_to_errors_placeholders() {
+        assert_eq!(json_path("items[2].iva"), "items[2].iva");
+        assert_eq!(json_path("."), "");
+        assert_eq!(json_path("?"), "");
+        assert_eq!(json_path("items[0].?"), "items[0]");
+        assert_eq!(join_path("job", &json_path(".")), "job");
+        assert_eq!(join_path("events", "[0]"), "events[0]");
+        assert_eq!(join_path("", "receptor.ruc"), "receptor.ruc");
+    }
+
+    #[test]
+    fn json_findings_name_the_kind_of_problem() {
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct T {
+            a: u8,
+        }
+        let read = |s: &str| {
+            let de = &mut serde_json::Deserializer::from_str(s);
+            serde_path_to_error::deserialize::<_, T>(de)
+                .map_err(|e| json_finding(e, "arg"))
+                .unwrap_err()
+        };
+        let f = read(r#"{"a":1"#);
+        assert_eq!(
+            (f.code.as_str(), f.path.as_str()),
+            (code::MALFORMED_JSON, "arg")
+        );
+        assert_eq!(read("{}").code, code::REQUIRED);
+        assert_eq!(read(r#"{"a":1,"b":2}"#).code, code::NOT_ALLOWED);
+        let f = read(r#"{"a":"x"}"#);
+        assert_eq!(
+            (f.code.as_str(), f.path.as_str()),
+            (code::INVALID_TYPE, "arg.a")
+        );
     }
 }

@@ -558,16 +558,7 @@ pub fn parse_request(json: &str) -> Result<FacturaRequest, Finding> {
     }
     check_depth(json)?;
     let de = &mut serde_json::Deserializer::from_str(json);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = json_path(&e.path().to_string());
-        let inner = e.into_inner();
-        let code = if inner.is_syntax() || inner.is_eof() {
-            code::MALFORMED_JSON
-        } else {
-            shape_code(&inner)
-        };
-        Finding::new(code, path, inner.to_string())
-    })
+    serde_path_to_error::deserialize(de).map_err(|e| crate::error::json_finding(e, ""))
 }
 
 /// Parses a create request from raw bytes (files, C callers): invalid UTF-8 is a `MALFORMED_JSON` finding.
@@ -580,26 +571,6 @@ pub fn parse_request_bytes(bytes: &[u8]) -> Result<FacturaRequest, Finding> {
         )
     })?;
     parse_request(text)
-}
-
-fn shape_code(e: &serde_json::Error) -> &'static str {
-    let msg = e.to_string();
-    if msg.starts_with("missing field") {
-        code::REQUIRED
-    } else if msg.starts_with("unknown field") {
-        code::NOT_ALLOWED
-    } else {
-        code::INVALID_TYPE
-    }
-}
-
-/// serde_path_to_error prints `items[2].iva` already; `.` alone means the root.
-fn json_path(p: &str) -> String {
-    if p == "." || p == "?" {
-        String::new()
-    } else {
-        p.to_string()
-    }
 }
 
 /// Rejects nesting deeper than [`MAX_JSON_DEPTH`] without parsing (strings are skipped correctly).

@@ -1,10 +1,9 @@
 //! The QR text of a DE (`dCarQR`): build from its parts, parse back.
 
 use crate::abi::{
-    call, kuatia_bytes, kuatia_error, kuatia_status, opt_text_in, out, put, put_json, text_in,
-    Error,
+    call, json_arg, kuatia_bytes, kuatia_error, kuatia_status, opt_text_in, out, put, put_json,
+    text_in,
 };
-use kuatia_core::error::{code, Finding};
 use kuatia_core::qr::{self, Ambiente, QrInput, QrReceptor, ReceptorQr};
 use serde::{Deserialize, Serialize};
 
@@ -33,24 +32,6 @@ enum Receptor {
     SinDocumento,
 }
 
-/// JSON syntax errors and shape errors as findings with the path of the field.
-fn from_json<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, Error> {
-    let de = &mut serde_json::Deserializer::from_str(json);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        let c = match inner.classify() {
-            serde_json::error::Category::Data => code::INVALID_TYPE,
-            _ => code::MALFORMED_JSON,
-        };
-        Error::from(Finding::new(
-            c,
-            if path == "." { "" } else { &path },
-            inner.to_string(),
-        ))
-    })
-}
-
 /// Builds `dCarQR` from its parts as JSON: `{"cdc","fecha_emision","receptor","total","total_iva","items",
 /// "digest_value","csc_id","csc","ambiente":"test"|"produccion"}`, strings exactly as written in the signed XML;
 /// `receptor` is `{"ruc":"<body without DV>"}`, `{"documento":"<number>"}` or `"sin_documento"`.
@@ -68,7 +49,7 @@ pub unsafe extern "C" fn kuatia_qr_build(
         // SAFETY: contract of this function.
         let json = unsafe { text_in(fields_json, fields_len, "fields_json") }?;
         let slot = unsafe { out(out_qr, "out_qr") }?;
-        let f: QrJson = from_json(json)?;
+        let f: QrJson = json_arg(json, "")?;
         let receptor = match &f.receptor {
             Receptor::Ruc(r) => QrReceptor::Ruc(r),
             Receptor::Documento(d) => QrReceptor::Documento(d),

@@ -5,8 +5,8 @@
 //! here decides anything about invoices: requests and answers are converted, the core does the rest.
 
 use crate::abi::{
-    bytes_in, call, guard, kuatia_bytes, kuatia_error, kuatia_status, opt_text_in, out, put,
-    put_json, text_in, Error,
+    bytes_in, call, guard, json_arg, kuatia_bytes, kuatia_error, kuatia_status, opt_text_in, out,
+    put, put_json, text_in, Error,
 };
 use crate::sign::kuatia_signer;
 use kuatia_core::api::auth::Environment;
@@ -129,26 +129,6 @@ unsafe fn service<'a>(svc: *const kuatia_service) -> Result<&'a kuatia_service, 
     unsafe { svc.as_ref() }.ok_or_else(|| Error::null("svc"))
 }
 
-/// Parses JSON text into `T`, naming the argument and the field at fault.
-fn parse_json<T: serde::de::DeserializeOwned>(text: &str, arg: &str) -> Result<T, Error> {
-    let de = &mut serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let path = if path == "." {
-            arg.to_string()
-        } else {
-            format!("{arg}.{path}")
-        };
-        let inner = e.into_inner();
-        let c = if inner.is_syntax() || inner.is_eof() {
-            code::MALFORMED_JSON
-        } else {
-            code::INVALID_TYPE
-        };
-        Error::from(Finding::new(c, path, inner.to_string()))
-    })
-}
-
 fn not_found(path: &str, what: &str) -> Error {
     Error::from(Finding::new(
         "NOT_FOUND",
@@ -180,7 +160,7 @@ pub unsafe extern "C" fn kuatia_service_new(
         let text = unsafe { opt_text_in(config_json, config_len, "config_json") }?;
         let slot = unsafe { out(out_service, "out_service") }?;
         let config: Config = match text {
-            Some(text) => parse_json(text, "config")?,
+            Some(text) => json_arg(text, "config")?,
             None => Config::default(),
         };
         let svc = kuatia_service {
@@ -336,7 +316,7 @@ pub unsafe extern "C" fn kuatia_service_handle(
             unsafe { host(now_unix, seed, seed_len, sandbox_signer, production_signer) }?;
         let head_slot = unsafe { out(out_head, "out_head") }?;
         let body_slot = unsafe { out(out_body, "out_body") }?;
-        let head: RequestHead = parse_json(request, "request")?;
+        let head: RequestHead = json_arg(request, "request")?;
         let req = head.with_body(body.to_vec());
         let resp = svc.lock().handle(&req, &mut host);
         #[derive(Serialize)]
@@ -563,7 +543,7 @@ pub unsafe extern "C" fn kuatia_service_report_sifen(
         let mut host =
             unsafe { host(now_unix, seed, seed_len, std::ptr::null(), std::ptr::null()) }?;
         let slot = unsafe { out(out_json, "out_json") }?;
-        let job: SifenJob = parse_json(job, "job")?;
+        let job: SifenJob = json_arg(job, "job")?;
         let progress = svc.lock().report_sifen(&job, &outcome, &mut host);
         put_json(slot, &progress)
     })

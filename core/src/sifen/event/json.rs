@@ -24,6 +24,7 @@ use super::{
     ReceptorEvento, SignedEvent,
 };
 use crate::cdc::Cdc;
+use crate::error::join_path as join;
 use crate::error::{code, Finding, Findings};
 use crate::ruc::Ruc;
 use crate::sifen::code as sifen_code;
@@ -140,15 +141,6 @@ pub fn signed_events_from_json(text: &str) -> Result<Vec<SignedEvent>, Findings>
 // Plumbing: paths, JSON values, serde errors
 // ------------------------------------------------------------------------------------------------------------
 
-fn join(base: &str, field: &str) -> String {
-    match (base.is_empty(), field.is_empty()) {
-        (true, _) => field.to_string(),
-        (false, true) => base.to_string(),
-        (false, false) if field.starts_with('[') => format!("{base}{field}"),
-        (false, false) => format!("{base}.{field}"),
-    }
-}
-
 fn parse_value(text: &str) -> Result<Value, Finding> {
     if text.len() > MAX_EVENT_JSON_BYTES {
         return Err(Finding::new(
@@ -198,21 +190,14 @@ fn quoted(msg: &str) -> Option<&str> {
 /// kind (missing → REQUIRED, unknown field → NOT_ALLOWED, anything else → INVALID_TYPE).
 fn de<T: DeserializeOwned>(v: Value, base: &str) -> Result<T, Finding> {
     serde_path_to_error::deserialize(v).map_err(|e| {
-        let raw = e.path().to_string();
-        let mut path = join(base, if raw == "." || raw == "?" { "" } else { &raw });
-        let msg = e.into_inner().to_string();
-        let code = if msg.starts_with("missing field") {
-            if let Some(f) = quoted(&msg) {
-                path = join(&path, f);
+        let mut f = crate::error::json_finding(e, base);
+        // A missing field's path names the field itself (serde_path_to_error stops at its parent).
+        if f.code == code::REQUIRED {
+            if let Some(field) = quoted(&f.message) {
+                f.path = join(&f.path, field);
             }
-            code::REQUIRED
-        } else if msg.starts_with("unknown field") {
-            // serde_path_to_error names the unknown key already; keep its path as given.
-            code::NOT_ALLOWED
-        } else {
-            code::INVALID_TYPE
-        };
-        Finding::new(code, path, msg)
+        }
+        f
     })
 }
 
