@@ -11,7 +11,7 @@ use crate::fmt::{datetime, dec};
 use crate::invoice::FacturaRequest;
 use crate::profile::{Ambiente, Emisor};
 use crate::qr::{self, QrInput, QrReceptor};
-use crate::sign::{certificate_info, check_certificate, sign_element, Signer};
+use crate::sign::{check_certificate, Signer};
 use crate::validate::code3;
 use serde::Serialize;
 use time::PrimitiveDateTime;
@@ -162,7 +162,8 @@ pub fn check_signer(
     signer: &dyn Signer,
     now: PrimitiveDateTime,
 ) -> Result<(), Findings> {
-    let info = certificate_info(signer.certificate_der())
+    let info = signer
+        .certificate_info()
         .map_err(|e| Findings::from(Finding::new(e.code(), "certificate", e.to_string())))?;
     match check_certificate(&info, &emisor.ruc, now) {
         Ok(()) => Ok(()),
@@ -185,7 +186,7 @@ pub fn sign_document(
     signer: &dyn Signer,
 ) -> Result<Issued, Findings> {
     let unsigned = crate::xml::write(&documento);
-    let signed = sign_element(&unsigned, &documento.cdc, signer)
+    let signed = crate::sign::sign_written_de(&unsigned, &documento.cdc, signer)
         .map_err(|e| Findings::from(Finding::new(e.code(), "", e.to_string())))?;
     complete(documento, emisor, &signed.xml, signed.digest_value)
 }
@@ -199,12 +200,15 @@ pub fn simulate_unsigned(
     use base64::Engine as _;
     use sha2::Digest as _;
     let unsigned = crate::xml::write(&documento);
-    let canonical = crate::sign::c14n::canonicalize_element(
-        &unsigned,
-        &documento.cdc,
-        &crate::sign::c14n::Method::EXCLUSIVE,
-    )
-    .map_err(|e| Findings::from(Finding::new(e.code(), "", e.message())))?;
+    let canonical = match crate::xml::written_de_canonical(&unsigned) {
+        Some((c, _)) => c,
+        None => crate::sign::c14n::canonicalize_element(
+            &unsigned,
+            &documento.cdc,
+            &crate::sign::c14n::Method::EXCLUSIVE,
+        )
+        .map_err(|e| Findings::from(Finding::new(e.code(), "", e.message())))?,
+    };
     let digest = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(&canonical));
     complete(documento, emisor, &unsigned, digest)
 }

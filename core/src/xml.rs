@@ -48,6 +48,23 @@ const HEAD: &str = concat!(
 // Writer
 // ---------------------------------------------------------------------------------------------------------------
 
+/// The exclusive canonical form (SIFEN's signature transform) of the `DE` element of a document [`write`]
+/// produced, and the byte offset just after `</DE>`. The writer emits canonical bytes (C14N escaping, start and end
+/// tags, no whitespace), so the canonical `DE` is its own bytes with the namespace it inherits from `rDE` declared
+/// on it: signing needs no XML parse. `None` for any other input.
+pub(crate) fn written_de_canonical(xml: &str) -> Option<(Vec<u8>, usize)> {
+    let rest = xml.strip_prefix(HEAD)?.strip_prefix("<DE ")?;
+    let len = rest.find("</DE>")? + "</DE>".len();
+    let body = rest.get(..len)?;
+    let end = HEAD.len() + "<DE ".len() + len;
+    let mut out = Vec::with_capacity(body.len() + NAMESPACE.len() + 16);
+    out.extend_from_slice(b"<DE xmlns=\"");
+    out.extend_from_slice(NAMESPACE.as_bytes());
+    out.extend_from_slice(b"\" ");
+    out.extend_from_slice(body.as_bytes());
+    Some((out, end))
+}
+
 /// Writes the unsigned `rDE` of a document: `<?xml…?><rDE …><dVerFor>150</dVerFor><DE Id="…">…</DE></rDE>`.
 ///
 /// The signer inserts `Signature` after `</DE>` and the QR group `gCamFuFD` follows it.

@@ -525,7 +525,21 @@ proptest! {
             let xml = write(&de);
             let back = parse(&xml).map_err(|e| TestCaseError::fail(format!("{e}\n{xml}")))?;
             prop_assert_eq!(write(&back), xml.clone(), "type {}: write(parse(write(de))) differs", tipo);
-            prop_assert_eq!(back, de, "type {}: parse(write(de)) differs from the model", tipo);
+            prop_assert_eq!(&back, &de, "type {}: parse(write(de)) differs from the model", tipo);
+            // Signing skips C14N for what `write` produced (it is canonical already): the digest it signs must be
+            // the one a full exclusive C14N of `DE` gives.
+            let simulated = kuatia_core::issue::simulate_unsigned(de, &Emisor::sandbox())
+                .map_err(|e| TestCaseError::fail(format!("{e}")))?;
+            let canonical = kuatia_core::sign::c14n::canonicalize_element(
+                &xml,
+                &simulated.cdc,
+                &kuatia_core::sign::c14n::Method::EXCLUSIVE,
+            )
+            .map_err(|e| TestCaseError::fail(format!("{e}")))?;
+            use base64::Engine as _;
+            use sha2::Digest as _;
+            let digest = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(&canonical));
+            prop_assert_eq!(simulated.digest_value, digest, "type {}: digest of the written DE", tipo);
         }
     }
 }

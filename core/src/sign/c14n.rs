@@ -11,6 +11,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 use std::borrow::Cow;
 use std::fmt;
+use std::rc::Rc;
 
 /// Deepest element nesting accepted; SIFEN documents stay under 10 levels.
 pub const MAX_DEPTH: usize = 256;
@@ -271,23 +272,41 @@ fn raw_is_blank(t: &[u8]) -> bool {
     t.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
 }
 
+/// A namespace binding `(prefix, uri)`; `""` is the default namespace. Shared, so a rendered binding and the
+/// in-scope one it came from compare by pointer before comparing text (this runs for every element).
+type Binding = (Rc<str>, Rc<str>);
+
+/// Text equality without a `memcmp` call for the usual empty prefix.
+fn same_str(a: &str, b: &str) -> bool {
+    a.len() == b.len() && (a.is_empty() || a == b)
+}
+
+/// Equal URIs: the same binding, or the same text.
+fn same_uri(a: &Rc<str>, b: &Rc<str>) -> bool {
+    Rc::ptr_eq(a, b) || same_str(a, b)
+}
+
 /// Adds a declaration of `prefix` to `decls` if its in-scope URI differs from what output ancestors
 /// rendered; `must_bind` makes an undeclared prefix an error (it is used by the element or an attribute).
 fn consider_ns(
-    ns: &[(String, String)],
-    rendered: &[(String, String)],
-    decls: &mut Vec<(String, String)>,
+    ns: &[Binding],
+    rendered: &[Binding],
+    decls: &mut Vec<Binding>,
     prefix: &str,
     must_bind: bool,
 ) -> Result<(), C14nError> {
-    if prefix == "xml" || decls.iter().any(|(p, _)| p == prefix) {
+    if prefix == "xml" || decls.iter().any(|(p, _)| same_str(p, prefix)) {
         return Ok(());
     }
-    let in_scope = lookup(ns, prefix);
+    let in_scope = lookup_binding(ns, prefix);
     let render = if prefix.is_empty() {
         // xmlns="" only cancels a non-empty default rendered by an output ancestor.
-        let uri = in_scope.unwrap_or("");
-        (uri != lookup(rendered, "").unwrap_or("")).then_some(uri)
+        match (in_scope, lookup_binding(rendered, "")) {
+            (Some(b), Some(r)) => (!same_uri(&b.1, &r.1)).then(|| b.clone()),
+            (Some(b), None) => (!b.1.is_empty()).then(|| b.clone()),
+            (None, Some(r)) => (!r.1.is_empty()).then(|| (Rc::from(""), Rc::from(""))),
+            (None, None) => None,
+        }
     } else {
         match in_scope {
             None if must_bind => {
@@ -296,22 +315,26 @@ fn consider_ns(
                 )));
             }
             None => None,
-            Some(uri) => (lookup(rendered, prefix) != Some(uri)).then_some(uri),
+            Some(b) => match lookup_binding(rendered, prefix) {
+                Some(r) if same_uri(&r.1, &b.1) => None,
+                _ => Some(b.clone()),
+            },
         }
     };
-    if let Some(uri) = render {
-        decls.push((prefix.to_string(), uri.to_string()));
+    if let Some(b) = render {
+        decls.push(b);
     }
     Ok(())
 }
 
 /// Nearest binding of `prefix` in a scoped stack.
-fn lookup<'s>(stack: &'s [(String, String)], prefix: &str) -> Option<&'s str> {
-    stack
-        .iter()
-        .rev()
-        .find(|(p, _)| p == prefix)
-        .map(|(_, u)| u.as_str())
+fn lookup_binding<'s>(stack: &'s [Binding], prefix: &str) -> Option<&'s Binding> {
+    stack.iter().rev().find(|(p, _)| same_str(p, prefix))
+}
+
+/// Nearest URI bound to `prefix` in a scoped stack.
+fn lookup<'s>(stack: &'s [Binding], prefix: &str) -> Option<&'s str> {
+    lookup_binding(stack, prefix).map(|(_, u)| &**u)
 }
 
 struct Attr {
@@ -326,15 +349,15 @@ struct State<'m, 't> {
     out: Vec<u8>,
     depth: usize,
     /// In-scope namespace bindings (prefix, uri); `""` is the default namespace.
-    ns: Vec<(String, String)>,
+    ns: Vec<Binding>,
     ns_marks: Vec<usize>,
     /// Namespace declarations rendered by output ancestors.
-    rendered: Vec<(String, String)>,
+    rendered: Vec<Binding>,
     rendered_marks: Vec<usize>,
     /// `xml:*` attributes of ancestors outside the output (depth, qname, value), for inclusive C14N.
     xml_attrs: Vec<(usize, String, String)>,
     attrs: Vec<Attr>,
-    decls: Vec<(String, String)>,
+    decls: Vec<Binding>,
     apex_depth: Option<usize>,
     skip_depth: Option<usize>,
     done: bool,
@@ -377,14 +400,14 @@ impl State<'_, '_> {
                 .map_err(|_| C14nError::malformed("name is not UTF-8"))?;
             let value = attr_value(&a.value)?;
             if key == "xmlns" {
-                self.ns.push((String::new(), value.into_owned()));
+                self.ns.push((Rc::from(""), Rc::from(value.as_ref())));
             } else if let Some(p) = key.strip_prefix("xmlns:") {
                 if value.is_empty() {
                     return Err(C14nError::malformed(format!(
                         "namespace prefix {p} bound to an empty URI"
                     )));
                 }
-                self.ns.push((p.to_string(), value.into_owned()));
+                self.ns.push((Rc::from(p), Rc::from(value.as_ref())));
             } else {
                 if let Target::Id(id) = self.target {
                     if key == "Id" && value == id {

@@ -203,6 +203,11 @@ pub trait Signer: Send + Sync {
     fn certificate_der(&self) -> &[u8];
     /// RSA PKCS#1 v1.5 signature over SHA-256 of `data` (the signer hashes).
     fn sign_rsa_sha256(&self, data: &[u8]) -> Result<Vec<u8>, SignError>;
+    /// What the certificate says (validity, RUC), checked before every document is signed. The default parses
+    /// [`Signer::certificate_der`]; a signer that keeps it parsed returns its copy.
+    fn certificate_info(&self) -> Result<CertificateInfo, SignError> {
+        cert::certificate_info(self.certificate_der())
+    }
 }
 
 /// A signed document and the `DigestValue` it carries (the QR code needs it).
@@ -218,7 +223,31 @@ pub struct Signed {
 pub fn sign_element(xml: &str, id: &str, signer: &dyn Signer) -> Result<Signed, SignError> {
     let subtree =
         c14n::canonicalize_subtree(xml, c14n::Target::Id(id), None, &c14n::Method::EXCLUSIVE)?;
-    let digest_value = B64.encode(Sha256::digest(&subtree.bytes));
+    sign_canonical(xml, id, &subtree.bytes, subtree.end, signer)
+}
+
+/// Signs a document [`crate::xml::write`] produced: its `DE` is canonical already, so nothing is parsed. Anything
+/// else goes through [`sign_element`].
+pub(crate) fn sign_written_de(
+    xml: &str,
+    cdc: &str,
+    signer: &dyn Signer,
+) -> Result<Signed, SignError> {
+    match crate::xml::written_de_canonical(xml) {
+        Some((canonical, end)) => sign_canonical(xml, cdc, &canonical, end, signer),
+        None => sign_element(xml, cdc, signer),
+    }
+}
+
+/// Signs the element `id` whose exclusive canonical form is `canonical` and whose end tag ends at byte `end`.
+fn sign_canonical(
+    xml: &str,
+    id: &str,
+    canonical: &[u8],
+    end: usize,
+    signer: &dyn Signer,
+) -> Result<Signed, SignError> {
+    let digest_value = B64.encode(Sha256::digest(canonical));
 
     let mut id_attr = Vec::with_capacity(id.len());
     c14n::escape_attr(id, &mut id_attr);
@@ -265,7 +294,7 @@ pub fn sign_element(xml: &str, id: &str, signer: &dyn Signer) -> Result<Signed, 
     let cert_b64 = B64.encode(cert);
     let mut out =
         String::with_capacity(xml.len() + signed_info.len() + sig_b64.len() + cert_b64.len() + 200);
-    out.push_str(xml.get(..subtree.end).unwrap_or(xml));
+    out.push_str(xml.get(..end).unwrap_or(xml));
     out.push_str("<Signature xmlns=\"");
     out.push_str(DSIG_NS);
     out.push_str("\"><SignedInfo>");
@@ -275,7 +304,7 @@ pub fn sign_element(xml: &str, id: &str, signer: &dyn Signer) -> Result<Signed, 
     out.push_str("</SignatureValue><KeyInfo><X509Data><X509Certificate>");
     out.push_str(&cert_b64);
     out.push_str("</X509Certificate></X509Data></KeyInfo></Signature>");
-    out.push_str(xml.get(subtree.end..).unwrap_or_default());
+    out.push_str(xml.get(end..).unwrap_or_default());
     Ok(Signed {
         xml: out,
         digest_value,

@@ -19,6 +19,8 @@ pub struct SoftwareSigner {
     key: RsaKeyPair,
     cert_der: Vec<u8>,
     subject: String,
+    /// The certificate parsed once (issuing checks it for every document).
+    info: super::CertificateInfo,
 }
 
 impl fmt::Debug for SoftwareSigner {
@@ -91,10 +93,12 @@ impl SoftwareSigner {
         let subject = X509Certificate::from_der(&cert_der)
             .map(|(_, c)| c.subject().to_string())
             .map_err(|e| SignError::CertificateInvalid(e.to_string()))?;
+        let info = super::certificate_info(&cert_der)?;
         Ok(SoftwareSigner {
             key,
             cert_der,
             subject,
+            info,
         })
     }
 }
@@ -102,6 +106,10 @@ impl SoftwareSigner {
 impl Signer for SoftwareSigner {
     fn certificate_der(&self) -> &[u8] {
         &self.cert_der
+    }
+
+    fn certificate_info(&self) -> Result<super::CertificateInfo, SignError> {
+        Ok(self.info.clone())
     }
 
     fn sign_rsa_sha256(&self, data: &[u8]) -> Result<Vec<u8>, SignError> {
