@@ -1,7 +1,7 @@
 //! The SIFEN transport of `kuatia serve`: HTTPS `POST` over TLS 1.2 with mutual authentication by the emitter's
-//! certificate (SIFEN.md §6.1), for the jobs of [`Service::due_sifen`], each outcome reported back with
-//! [`Service::report_sifen`]. Every decision (what to send, when to query by CDC instead of resending, back-off)
-//! is the core's; this module only moves bytes.
+//! certificate (SIFEN.md §6.1), for the jobs of [`kuatia_core::api::Service::due_sifen`], each outcome reported
+//! back with [`kuatia_core::api::Service::report_sifen`]. Every decision (what to send, when to query by CDC
+//! instead of resending, back-off) is the core's; this module only moves bytes.
 //!
 //! The private key never leaves the [`Signer`]: the TLS handshake's `CertificateVerify` is signed through it
 //! (RSA PKCS#1 v1.5 SHA-256, which TLS 1.2 client authentication uses), so a token or HSM signer works the same.
