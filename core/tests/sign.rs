@@ -578,3 +578,156 @@ fn an_expired_certificate_fails_issuing_in_production() {
     )
     .is_ok());
 }
+
+/// A root CA, an intermediate it signed and a leaf the intermediate signed, made by openssl in `dir`; returns the
+/// DER of (leaf, intermediate, root) and writes the leaf's key to `leaf.key`.
+fn three_level_pki(dir: &Path) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+    let ossl = |args: &[&str]| {
+        let (ok, log) = run(Command::new("openssl").current_dir(dir).args(args));
+        assert!(ok, "openssl {args:?}: {log}");
+    };
+    std::fs::write(
+        dir.join("ca.ext"),
+        "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("leaf.ext"),
+        "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,nonRepudiation\n",
+    )
+    .unwrap();
+    ossl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "root.key",
+        "-out",
+        "root.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=kuatia TEST root CA",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+    ]);
+    ossl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "int.key",
+        "-out",
+        "int.csr",
+        "-subj",
+        "/CN=kuatia TEST intermediate CA",
+    ]);
+    ossl(&[
+        "x509",
+        "-req",
+        "-in",
+        "int.csr",
+        "-CA",
+        "root.pem",
+        "-CAkey",
+        "root.key",
+        "-CAcreateserial",
+        "-out",
+        "int.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "ca.ext",
+    ]);
+    ossl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "leaf.key",
+        "-out",
+        "leaf.csr",
+        "-subj",
+        "/CN=kuatia TEST leaf/serialNumber=RUC44444401-7",
+    ]);
+    ossl(&[
+        "x509",
+        "-req",
+        "-in",
+        "leaf.csr",
+        "-CA",
+        "int.pem",
+        "-CAkey",
+        "int.key",
+        "-CAcreateserial",
+        "-out",
+        "leaf.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "leaf.ext",
+    ]);
+    for n in ["root", "int", "leaf"] {
+        ossl(&[
+            "x509",
+            "-in",
+            &format!("{n}.pem"),
+            "-outform",
+            "DER",
+            "-out",
+            &format!("{n}.der"),
+        ]);
+    }
+    let read = |n: &str| std::fs::read(dir.join(n)).unwrap();
+    (read("leaf.der"), read("int.der"), read("root.der"))
+}
+
+#[test]
+fn a_p12_keeps_the_issuers_of_its_certificate_in_chain_order() {
+    let dir = tmp("chain");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (leaf, int, root) = three_level_pki(&dir);
+    let p12 = |certfile: Option<&str>, name: &str| {
+        let mut args = vec![
+            "pkcs12",
+            "-export",
+            "-inkey",
+            "leaf.key",
+            "-in",
+            "leaf.pem",
+            "-passout",
+            "pass:chain-test",
+            "-out",
+            name,
+        ];
+        if let Some(f) = certfile {
+            args.extend(["-certfile", f]);
+        }
+        let (ok, log) = run(Command::new("openssl").current_dir(&dir).args(&args));
+        assert!(ok, "{log}");
+        std::fs::read(dir.join(name)).unwrap()
+    };
+    // The CA bundle in reverse order (root first): the chain still comes out nearest issuer first.
+    let mut bundle = std::fs::read(dir.join("root.pem")).unwrap();
+    bundle.extend(std::fs::read(dir.join("int.pem")).unwrap());
+    std::fs::write(dir.join("bundle.pem"), bundle).unwrap();
+    let s =
+        SoftwareSigner::from_pkcs12(&p12(Some("bundle.pem"), "full.p12"), "chain-test").unwrap();
+    assert_eq!(s.certificate_der(), leaf.as_slice());
+    assert_eq!(s.certificate_chain(), [int.clone(), root]);
+    // Only the intermediate shipped: the chain stops there.
+    let s = SoftwareSigner::from_pkcs12(&p12(Some("int.pem"), "int.p12"), "chain-test").unwrap();
+    assert_eq!(s.certificate_chain(), [int]);
+    // No CA certificates in the file, or a PEM signer: no chain.
+    let s = SoftwareSigner::from_pkcs12(&p12(None, "alone.p12"), "chain-test").unwrap();
+    assert!(s.certificate_chain().is_empty());
+    assert!(sandbox_test_signer()
+        .unwrap()
+        .certificate_chain()
+        .is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}

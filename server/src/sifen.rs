@@ -120,7 +120,11 @@ pub fn client(
     let verifier =
         rustls_platform_verifier::Verifier::new_with_extra_roots(roots, provider.clone())
             .map_err(|e| format!("TLS trust store: {e}"))?;
-    let chain = vec![CertificateDer::from(signer.certificate_der().to_vec())];
+    // The leaf, then the issuers the P12 carried (SIFEN checks the chain: its codes 0001-0007).
+    let chain = std::iter::once(signer.certificate_der())
+        .chain(signer.certificate_chain().iter().map(Vec::as_slice))
+        .map(|der| CertificateDer::from(der.to_vec()))
+        .collect();
     let key = CertifiedKey::new(chain, Arc::new(SignerKey(signer)));
     let tls = rustls::ClientConfig::builder_with_provider(provider)
         .with_protocol_versions(&[&rustls::version::TLS12])

@@ -208,6 +208,11 @@ pub trait Signer: Send + Sync {
     fn certificate_info(&self) -> Result<CertificateInfo, SignError> {
         cert::certificate_info(self.certificate_der())
     }
+    /// DER of the certificates that issued the leaf, nearest first (intermediate CAs, then the root when known),
+    /// for hosts that present the chain, e.g. in TLS client authentication. Empty by default.
+    fn certificate_chain(&self) -> &[Vec<u8>] {
+        &[]
+    }
 }
 
 /// A signed document and the `DigestValue` it carries (the QR code needs it).

@@ -21,6 +21,8 @@ pub struct SoftwareSigner {
     subject: String,
     /// The certificate parsed once (issuing checks it for every document).
     info: super::CertificateInfo,
+    /// Its issuers found in the same file, nearest first.
+    chain: Vec<Vec<u8>>,
 }
 
 impl fmt::Debug for SoftwareSigner {
@@ -47,7 +49,10 @@ impl SoftwareSigner {
             .iter()
             .find(|c| cert_public_key(c).is_ok_and(|p| p == public))
             .ok_or(SignError::KeyCertMismatch)?;
-        Self::new(key, cert.clone())
+        let chain = issuers(cert, &contents.certs);
+        let mut signer = Self::new(key, cert.clone())?;
+        signer.chain = chain;
+        Ok(signer)
     }
 
     /// Loads an unencrypted PEM private key (`PRIVATE KEY` or `RSA PRIVATE KEY`) and a PEM certificate.
@@ -99,6 +104,7 @@ impl SoftwareSigner {
             cert_der,
             subject,
             info,
+            chain: Vec::new(),
         })
     }
 }
@@ -112,6 +118,10 @@ impl Signer for SoftwareSigner {
         Ok(self.info.clone())
     }
 
+    fn certificate_chain(&self) -> &[Vec<u8>] {
+        &self.chain
+    }
+
     fn sign_rsa_sha256(&self, data: &[u8]) -> Result<Vec<u8>, SignError> {
         let mut sig = vec![0u8; self.key.public_modulus_len()];
         // aws-lc-rs ignores the RNG for PKCS#1 v1.5, which is deterministic.
@@ -121,6 +131,35 @@ impl Signer for SoftwareSigner {
             .map_err(|_| SignError::SignatureFailed("RSA signing failed".into()))?;
         Ok(sig)
     }
+}
+
+/// The issuers of `leaf` among `certs`, nearest first: each one's subject is the previous one's issuer; stops at a
+/// self-signed certificate or when no issuer is in the file (CAs ship P12s with and without their chain).
+fn issuers(leaf: &[u8], certs: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut chain: Vec<Vec<u8>> = Vec::new();
+    let mut current = leaf.to_vec();
+    while chain.len() < certs.len() {
+        let Ok((_, cur)) = X509Certificate::from_der(&current) else {
+            break;
+        };
+        if cur.subject().as_raw() == cur.issuer().as_raw() {
+            break;
+        }
+        let next = certs.iter().find(|c| {
+            c.as_slice() != current.as_slice()
+                && !chain.contains(c)
+                && X509Certificate::from_der(c)
+                    .is_ok_and(|(_, cand)| cand.subject().as_raw() == cur.issuer().as_raw())
+        });
+        match next {
+            Some(n) => {
+                chain.push(n.clone());
+                current = n.clone();
+            }
+            None => break,
+        }
+    }
+    chain
 }
 
 fn too_weak_or_bad() -> SignError {
