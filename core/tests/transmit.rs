@@ -62,7 +62,14 @@ fn factura(receptor: &str) -> Value {
 }
 
 impl World {
-    fn call(&mut self, method: &str, path: &str, body: Option<Value>, sandbox: bool) -> Value {
+    /// One request with the sandbox or the live key; the raw answer.
+    fn send(
+        &mut self,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+        sandbox: bool,
+    ) -> kuatia_core::api::HttpResponse {
         let key = if sandbox { &self.sandbox } else { &self.live };
         let mut headers = vec![("Authorization".to_string(), format!("Bearer {key}"))];
         if sandbox {
@@ -74,7 +81,12 @@ impl World {
             headers,
             body: body.map(|b| b.to_string().into_bytes()).unwrap_or_default(),
         };
-        let r = self.svc.handle(&req, &mut self.host);
+        self.svc.handle(&req, &mut self.host)
+    }
+
+    /// One request that must succeed; its JSON.
+    fn call(&mut self, method: &str, path: &str, body: Option<Value>, sandbox: bool) -> Value {
+        let r = self.send(method, path, body, sandbox);
         let v = r.json();
         assert!(r.status < 300, "{method} {path}: {} {v}", r.status);
         v
@@ -463,18 +475,8 @@ fn backoff_grows_and_caps_without_giving_up() {
 }
 
 fn cancel(w: &mut World, id: &str, motivo: &str, sandbox: bool) -> kuatia_core::api::HttpResponse {
-    let key = if sandbox { &w.sandbox } else { &w.live };
-    let mut headers = vec![("Authorization".to_string(), format!("Bearer {key}"))];
-    if sandbox {
-        headers.push(("X-Environment".into(), "sandbox".into()));
-    }
-    let req = HttpRequest {
-        method: "POST".into(),
-        path: format!("/v1/facturas/{id}/cancel"),
-        headers,
-        body: json!({ "motivo": motivo }).to_string().into_bytes(),
-    };
-    w.svc.handle(&req, &mut w.host)
+    let path = format!("/v1/facturas/{id}/cancel");
+    w.send("POST", &path, Some(json!({ "motivo": motivo })), sandbox)
 }
 
 #[test]

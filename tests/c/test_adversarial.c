@@ -22,21 +22,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        checks++;                                                         \
-        if (!(cond)) {                                                    \
-            failures++;                                                   \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fprintf(stderr, "\n");                                        \
-        }                                                                 \
-    } while (0)
-
-#define S(lit) (const uint8_t *)(lit), strlen(lit)
+#include "check.h"
 
 /* Generous: the slowest vector takes well under a second; the bound only catches quadratic or worse behaviour. */
 static const double TIME_BOUND_S = 10.0;

@@ -18,21 +18,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        checks++;                                                         \
-        if (!(cond)) {                                                    \
-            failures++;                                                   \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fprintf(stderr, "\n");                                        \
-        }                                                                 \
-    } while (0)
-
-#define S(lit) (const uint8_t *)(lit), strlen(lit)
+#include "check.h"
 
 static const char *const SANDBOX_CSC = "ABCD0000000000000000000000000000";
 
