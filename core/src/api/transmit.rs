@@ -242,25 +242,26 @@ impl<S: Store> Service<S> {
             let Some(Some(ambiente)) = ambientes.get(&account_id).copied() else {
                 continue;
             };
-            let chunk = if step == Step::Send && self.config.sifen_mode == SifenMode::Lote {
+            let lot = step == Step::Send && self.config.sifen_mode == SifenMode::Lote;
+            let chunk = if lot {
                 sifen::request::MAX_LOT_DOCUMENTS
             } else {
                 records.len().max(1)
             };
+            // The fallback if no report ever comes: lots are asked again by lot number, the rest by CDC.
+            let fallback = fallback(step);
+            // A lot whose answer is lost may be in processing: SIFEN blocks a CDC sent again in another lot
+            // while the first is processed, so its documents are queried no sooner than a lot poll.
+            let lease = if lot {
+                self.config
+                    .sifen_lease
+                    .max(self.config.sifen_lot_poll_after)
+            } else {
+                self.config.sifen_lease
+            };
             for part in records.chunks(chunk) {
                 let id = d_id(host);
                 let built = build_request(step, self.config.sifen_mode, id, part);
-                // The fallback if no report ever comes: lots are asked again by lot number, the rest by CDC.
-                let fallback = fallback(step);
-                // A lot whose answer is lost may be in processing: SIFEN blocks a CDC sent again in another lot
-                // while the first is processed, so its documents are queried no sooner than a lot poll.
-                let lease = if step == Step::Send && self.config.sifen_mode == SifenMode::Lote {
-                    self.config
-                        .sifen_lease
-                        .max(self.config.sifen_lot_poll_after)
-                } else {
-                    self.config.sifen_lease
-                };
                 match built {
                     Ok(request) => {
                         for r in part {
@@ -314,11 +315,7 @@ impl<S: Store> Service<S> {
             .filter_map(|id| self.store.invoice(&job.account_id, id))
             .filter(needs_sifen)
             .collect();
-        let fallback = match job.service {
-            sifen::Service::ConsultaLote => Step::QueryLot,
-            sifen::Service::Evento => Step::SendEvent,
-            _ => Step::Query,
-        };
+        let fallback = fallback(step_of(job.service));
         let answer = match outcome {
             SifenOutcome::Answer { status, body } => {
                 sifen::response::parse_for(job.service, body).map_err(|f| {
@@ -429,6 +426,18 @@ enum Plan {
     Retry(Step, String),
     /// SIFEN refused the cancellation event for this reason.
     EventRefused(crate::lifecycle::SifenError),
+}
+
+/// The step whose job calls `service`.
+fn step_of(service: sifen::Service) -> Step {
+    match service {
+        sifen::Service::Recibe | sifen::Service::RecibeLote => Step::Send,
+        sifen::Service::Consulta => Step::Query,
+        sifen::Service::ConsultaLote => Step::QueryLot,
+        sifen::Service::Evento => Step::SendEvent,
+        // Never handed out by `due_sifen`; a report of one changes nothing but is asked again by CDC.
+        sifen::Service::ConsultaRuc => Step::Query,
+    }
 }
 
 /// What to do when a job handed out for `step` is never reported (or fails): events are sent again (a repeat is
