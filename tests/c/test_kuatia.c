@@ -40,21 +40,6 @@ static const char *json_str(const char *json, const char *key, char *buf, size_t
 
 static const char *code_of(kuatia_error *err) { return err ? kuatia_error_code(err) : "(no error)"; }
 
-static uint8_t *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
 
 static void test_version(void) {
     CHECK(strcmp(kuatia_version(), KUATIA_VERSION) == 0, "%s", kuatia_version());
