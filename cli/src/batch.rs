@@ -1,15 +1,18 @@
 //! `kuatia issue --batch DIR`: issue every `*.json` request of a directory in parallel, with a progress bar and a
-//! summary. Numbers come from the same `numbering.json` as single issuing, reserved one at a time under a lock, so
-//! parallel workers never share or skip a number (a document that fails after its reservation leaves a gap, as a
-//! single `kuatia issue` does).
+//! summary. Numbers come from the same numbering store as single issuing (`<out>/numbering.sqlite3`), reserved under
+//! the contract of `kuatia_core::numbering`: parallel workers and other processes never share a number, and a
+//! document that fails after its reservation (or a process killed mid-way) leaves a gap that `kuatia numbering gaps`
+//! lists.
 
 use crate::invoice::{at_arg, profile};
-use crate::issue::{load_signer, FileNumbering, IssueArgs, OsRandom};
+use crate::issue::{load_signer, open_numbering, write_durably, IssueArgs, OsRandom};
 use crate::output::Outcome;
 use clap::Args;
 use kuatia_core::error::code;
-use kuatia_core::issue::{issue, Numbering, NumberingKey};
+use kuatia_core::issue::issue_pending;
+use kuatia_core::numbering::{Gap, Numbering, NumberingKey};
 use kuatia_core::Finding;
+use kuatia_server::numbering::SqliteNumbering;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -26,14 +29,27 @@ pub struct BatchArgs {
     pub jobs: Option<u16>,
 }
 
-/// The shared numbering file behind a lock: one reservation (read, increment, write) at a time.
-struct LockedNumbering<'a>(&'a Mutex<FileNumbering>);
+/// The numbering store shared by the workers (one connection, one statement at a time).
+struct LockedNumbering<'a>(&'a Mutex<SqliteNumbering>);
+
+impl LockedNumbering<'_> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, SqliteNumbering> {
+        // Every statement is its own transaction, so a worker that panicked left nothing half-written.
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
 
 impl Numbering for LockedNumbering<'_> {
-    fn next_number(&mut self, key: &NumberingKey) -> Result<u32, Finding> {
-        // A worker that panicked cannot have left the file half-written (writes are whole-file), so poisoning is moot.
-        let mut inner = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        inner.next_number(key)
+    fn reserve(&mut self, key: &NumberingKey) -> Result<u32, Finding> {
+        self.lock().reserve(key)
+    }
+
+    fn confirm(&mut self, key: &NumberingKey, numero: u32, cdc: &str) -> Result<(), Finding> {
+        self.lock().confirm(key, numero, cdc)
+    }
+
+    fn gaps(&self) -> Result<Vec<Gap>, Finding> {
+        self.lock().gaps()
     }
 }
 
@@ -86,12 +102,7 @@ pub fn run(args: &IssueArgs, dir: &Path) -> Outcome {
         at_arg(&args.at)?;
         let files = requests(dir)?;
         let (signer, _test_only) = load_signer(args)?;
-        std::fs::create_dir_all(&args.out).map_err(|e| {
-            Outcome::unreadable(format!("{}: cannot create: {e}", args.out.display()))
-        })?;
-        let numbering = Mutex::new(FileNumbering {
-            path: args.out.join("numbering.json"),
-        });
+        let numbering = Mutex::new(open_numbering(&args.out)?);
         let jobs = args
             .batch
             .jobs
@@ -168,7 +179,7 @@ fn issue_one(
     args: &IssueArgs,
     emisor: &kuatia_core::profile::Emisor,
     signer: &kuatia_core::sign::SoftwareSigner,
-    numbering: &Mutex<FileNumbering>,
+    numbering: &Mutex<SqliteNumbering>,
 ) -> Result<Issued, Failed> {
     let name = file.display().to_string();
     let fail = |f: Finding| Failed {
@@ -188,29 +199,28 @@ fn issue_one(
     // Each document gets the time it is issued at (or the fixed --at).
     let now = at_arg(&args.at)
         .map_err(|_| fail(Finding::new(code::INVALID_FORMAT, "at", "invalid --at")))?;
-    let issued = issue(
-        emisor,
-        &req,
-        signer,
-        now,
-        &mut OsRandom,
-        &mut LockedNumbering(numbering),
-    )
-    .map_err(|fs| {
+    let first = |fs: kuatia_core::Findings| {
         fail(
             fs.0.into_iter()
                 .next()
                 .unwrap_or_else(|| Finding::new(code::VALIDATION_ERROR, "", "not issued")),
         )
-    })?;
-    let path = args.out.join(format!("{}.xml", issued.cdc));
-    std::fs::write(&path, &issued.xml).map_err(|e| {
+    };
+    let mut numbers = LockedNumbering(numbering);
+    let pending = issue_pending(emisor, &req, Some(signer), now, &mut OsRandom, &mut numbers)
+        .map_err(|e| first(e.findings))?;
+    let path = args.out.join(format!("{}.xml", pending.issued.cdc));
+    // Not written: the number stays reserved and unconfirmed, a listed gap.
+    write_durably(&path, pending.issued.xml.as_bytes()).map_err(|e| {
         fail(Finding::new(
-            code::VALIDATION_ERROR,
+            code::STORAGE_ERROR,
             "",
             format!("{}: cannot write: {e}", path.display()),
         ))
     })?;
+    let issued = pending
+        .confirm(&mut numbers)
+        .map_err(|e| first(e.findings))?;
     Ok(Issued {
         file: name.clone(),
         cdc: issued.cdc,

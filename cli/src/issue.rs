@@ -6,11 +6,11 @@ use crate::output::{read_input, Outcome};
 use clap::Args;
 use kuatia_core::cdc::SecurityCodeSource;
 use kuatia_core::error::code;
-use kuatia_core::issue::{issue, Numbering, NumberingKey};
+use kuatia_core::issue::{issue_pending, IssueError, Stage};
 use kuatia_core::sign::{sandbox_test_signer, SoftwareSigner};
 use kuatia_core::Finding;
+use kuatia_server::numbering::SqliteNumbering;
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use zeroize::Zeroizing;
 
@@ -58,40 +58,27 @@ impl SecurityCodeSource for OsRandom {
     }
 }
 
-/// Numbering kept in `<out>/numbering.json`, one counter per stamp/establishment/point/type.
-pub(crate) struct FileNumbering {
-    pub(crate) path: PathBuf,
+/// Opens the numbering store of an output directory (created if missing): `<out>/numbering.sqlite3`.
+pub(crate) fn open_numbering(out: &Path) -> Result<SqliteNumbering, Outcome> {
+    std::fs::create_dir_all(out)
+        .map_err(|e| Outcome::unreadable(format!("{}: cannot create: {e}", out.display())))?;
+    SqliteNumbering::open(out).map_err(|f| Outcome::error(&f))
 }
 
-impl Numbering for FileNumbering {
-    fn next_number(&mut self, key: &NumberingKey) -> Result<u32, Finding> {
-        let mut map: BTreeMap<String, u32> = std::fs::read_to_string(&self.path)
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .unwrap_or_default();
-        let k = format!(
-            "{}-{}-{}-{}",
-            key.timbrado, key.establecimiento, key.punto, key.tipo_documento
-        );
-        let n = map.get(&k).copied().unwrap_or(1);
-        if n > 9_999_999 {
-            return Err(Finding::new(
-                code::OUT_OF_RANGE,
-                "numero",
-                "sequence exhausted (9 999 999)",
-            ));
-        }
-        map.insert(k, n + 1);
-        let text = serde_json::to_string_pretty(&map).unwrap_or_default();
-        std::fs::write(&self.path, text).map_err(|e| {
-            Finding::new(
-                code::VALIDATION_ERROR,
-                "",
-                format!("cannot write {}: {e}", self.path.display()),
-            )
-        })?;
-        Ok(n)
+/// Writes a document durably before its number is confirmed: a temporary file, synced, renamed into place, and the
+/// directory synced, so a crash leaves either the whole document or a listed gap.
+pub(crate) fn write_durably(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let tmp = path.with_extension("xml.partial");
+    let mut f = std::fs::File::create(&tmp)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    drop(f);
+    std::fs::rename(&tmp, path)?;
+    if let Some(dir) = path.parent() {
+        std::fs::File::open(dir)?.sync_all()?;
     }
+    Ok(())
 }
 
 #[derive(Serialize)]
@@ -128,6 +115,18 @@ pub(crate) fn load_signer(args: &IssueArgs) -> Result<(SoftwareSigner, bool), Ou
     }
 }
 
+/// A failed issue as the CLI reports it: the request's findings as `kuatia validate` prints them (exit 1); a numbering
+/// store that cannot be read or written is an error of its own, never a silent restart.
+pub(crate) fn issue_failure(e: IssueError) -> Outcome {
+    match e.stage {
+        Stage::Check => crate::invoice::findings_outcome(e.findings.0),
+        _ => match e.findings.0.first() {
+            Some(f) => Outcome::error(f),
+            None => Outcome::unreadable("issuing failed"),
+        },
+    }
+}
+
 /// `kuatia issue`: validate, number, build, sign, add the QR, write `<out>/<cdc>.xml`.
 pub fn run_issue(args: IssueArgs) -> Outcome {
     if let Some(dir) = &args.batch.batch {
@@ -146,19 +145,24 @@ pub fn run_issue(args: IssueArgs) -> Outcome {
             Err(f) => return Ok(crate::invoice::findings_outcome(vec![f])),
         };
         let (signer, test_only) = load_signer(&args)?;
-        std::fs::create_dir_all(&args.out).map_err(|e| {
-            Outcome::unreadable(format!("{}: cannot create: {e}", args.out.display()))
-        })?;
-        let mut numbering = FileNumbering {
-            path: args.out.join("numbering.json"),
+        let mut numbering = open_numbering(&args.out)?;
+        let pending = match issue_pending(
+            &emisor,
+            &req,
+            Some(&signer),
+            now,
+            &mut OsRandom,
+            &mut numbering,
+        ) {
+            Ok(p) => p,
+            Err(e) => return Ok(issue_failure(e)),
         };
-        let issued = match issue(&emisor, &req, &signer, now, &mut OsRandom, &mut numbering) {
-            Ok(i) => i,
-            Err(fs) => return Ok(crate::invoice::findings_outcome(fs.0)),
-        };
-        let path = args.out.join(format!("{}.xml", issued.cdc));
-        std::fs::write(&path, &issued.xml)
+        let path = args.out.join(format!("{}.xml", pending.issued.cdc));
+        write_durably(&path, pending.issued.xml.as_bytes())
             .map_err(|e| Outcome::unreadable(format!("{}: cannot write: {e}", path.display())))?;
+        let issued = pending
+            .confirm(&mut numbering)
+            .map_err(|e| issue_failure(e))?;
         let d = &issued.documento;
         Ok(Outcome::ok(&IssueOutput {
             id: format!("fact_{}", &issued.cdc),
@@ -192,12 +196,44 @@ pub fn run_verify(file: &Path, at: &Option<String>) -> Outcome {
         Ok(if report.valid {
             Outcome::ok(&report)
         } else {
-            let f = report
-                .error
-                .clone()
-                .unwrap_or_else(|| Finding::new("SIGNATURE_INVALID", "", "signature is not valid"));
+            let f = report.error.clone().unwrap_or_else(|| {
+                Finding::new(code::SIGNATURE_INVALID, "", "signature is not valid")
+            });
             Outcome::invalid(&report, &f)
         })
     };
     run().unwrap_or_else(|o| o)
+}
+
+/// `kuatia numbering …`: the numbering store of an output directory.
+#[derive(Debug, clap::Subcommand)]
+pub enum NumberingCommand {
+    /// List the numbers reserved and never issued (each to void with an inutilización, or to find the document it
+    /// became if a file of that number exists). Example: kuatia numbering gaps --out kuatia-out
+    Gaps {
+        /// The directory `kuatia issue --out` wrote to.
+        #[arg(long, default_value = "kuatia-out")]
+        out: PathBuf,
+    },
+}
+
+/// `kuatia numbering gaps`: `{"gaps": [{tipo_documento, timbrado, establecimiento, punto, numero}]}`, exit 0.
+pub fn run_numbering(command: NumberingCommand) -> Outcome {
+    use kuatia_core::numbering::Numbering as _;
+    match command {
+        NumberingCommand::Gaps { out } => {
+            if !out.join(kuatia_server::numbering::CLI_DB_FILE).exists() {
+                return Outcome::unreadable(format!(
+                    "{}: no numbering here (kuatia issue --out creates it)",
+                    out.display()
+                ));
+            }
+            let run = || -> Result<Outcome, Outcome> {
+                let numbering = open_numbering(&out)?;
+                let gaps = numbering.gaps().map_err(|f| Outcome::error(&f))?;
+                Ok(Outcome::ok(&serde_json::json!({ "gaps": gaps })))
+            };
+            run().unwrap_or_else(|o| o)
+        }
+    }
 }

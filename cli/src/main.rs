@@ -58,6 +58,10 @@ enum Command {
     /// built-in TEST-ONLY certificate and the sandbox profile. Example: kuatia issue examples/factura.json
     #[command(after_help = AFTER_HELP)]
     Issue(issue::IssueArgs),
+    /// The numbering of an output directory: numbers reserved and never issued (gaps), to void with an
+    /// inutilización. Example: kuatia numbering gaps --out kuatia-out
+    #[command(subcommand, after_help = AFTER_HELP)]
+    Numbering(issue::NumberingCommand),
     /// Verify the XMLDSig signature of a signed DE or event; exit 0 only when valid. Example: kuatia verify
     /// kuatia-out/<cdc>.xml
     #[command(after_help = AFTER_HELP)]
@@ -92,6 +96,7 @@ fn run(command: Command) -> output::Outcome {
         Command::Totals { input } => invoice::totals(input),
         Command::Issue(a) => issue::run_issue(a),
         Command::Verify { file, at } => issue::run_verify(&file, &at),
+        Command::Numbering(c) => issue::run_numbering(c),
         Command::Kude(a) => kude::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Keys(c) => serve::keys(c),

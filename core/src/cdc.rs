@@ -198,39 +198,7 @@ impl CdcFields {
     /// missing field, `INVALID_RUC` for a bad `ruc`, `VALIDATION_ERROR.INVALID_TYPE` otherwise.
     /// Ranges are not checked here: [`Cdc::build`] does that.
     pub fn from_json(json: &str) -> Result<CdcFields, Finding> {
-        let de = &mut serde_json::Deserializer::from_str(json);
-        let fields: CdcFields = serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            let message = inner.to_string();
-            match inner.classify() {
-                serde_json::error::Category::Data => {
-                    if let Some(missing) = missing_field(&message) {
-                        Finding::new(code::REQUIRED, missing, format!("{missing} is required"))
-                    } else if path == "ruc" {
-                        Finding::new(code::INVALID_RUC, path, strip_position(&message))
-                    } else {
-                        Finding::new(code::INVALID_TYPE, path, strip_position(&message))
-                    }
-                }
-                _ => Finding::new(code::MALFORMED_JSON, "", message),
-            }
-        })?;
-        Ok(fields)
-    }
-}
-
-/// The field name in serde's "missing field `x`" message.
-fn missing_field(message: &str) -> Option<&str> {
-    let rest = message.strip_prefix("missing field `")?;
-    rest.split('`').next()
-}
-
-/// Drops serde_json's " at line L column C" suffix, which the path already replaces.
-fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(i) => message.get(..i).unwrap_or(message).to_string(),
-        None => message.to_string(),
+        crate::error::from_json(json, "")
     }
 }
 

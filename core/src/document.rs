@@ -5,13 +5,13 @@ use crate::cdc::{Cdc, CdcFields};
 use crate::codes;
 use crate::de::*;
 use crate::error::{code, Finding, Findings};
-use crate::fmt::{currency_decimals, parse_date, parse_datetime, round};
+use crate::fmt::{code3, currency_decimals, parse_date, round};
 use crate::geo;
 use crate::invoice::{Direccion, DocumentoAsociadoReq, FacturaRequest, Item};
 use crate::profile::{Ambiente, Emisor, NOMBRE_EMISOR_PRUEBA};
 use crate::ruc::Ruc;
-use crate::totals::{self, TotalsOptions};
-use crate::validate::{code3, validate};
+use crate::totals::ItemCalculo;
+use crate::validate::{check, Checked};
 use rust_decimal::Decimal;
 use time::PrimitiveDateTime;
 
@@ -30,15 +30,9 @@ pub struct IssueContext {
 pub const LEYENDA_REMISION: &str =
     "Traslado de mercaderías amparado por Nota de Remisión Electrónica conforme a la RG 41/2014";
 
-/// The associated-document kind a request entry resolves to (explicit `tipo`, else by the fields given).
+/// The associated-document kind a request entry resolves to (see [`DocumentoAsociadoReq::kind`]).
 pub fn tipo_asociado(d: &DocumentoAsociadoReq) -> u8 {
-    d.tipo.unwrap_or(if d.cdc.is_some() {
-        1
-    } else if d.tipo_constancia.is_some() {
-        3
-    } else {
-        2
-    })
+    d.kind()
 }
 
 fn coded(codigo: impl Into<u32>, descripcion: &str) -> Coded {
@@ -87,47 +81,35 @@ fn lugar(path: &str, d: &Direccion) -> Result<Lugar, Findings> {
     })
 }
 
-/// Builds the complete DE. Validates first: any finding aborts with every finding.
+/// Builds the complete DE for a number the caller chose (previews, tests, hosts that number themselves): the request
+/// is checked first ([`check`]: every finding at once), then [`build_checked`].
 pub fn build(
     req: &FacturaRequest,
     emisor: &Emisor,
     ctx: IssueContext,
 ) -> Result<DocumentoElectronico, Findings> {
-    let findings = validate(req, emisor, ctx.now);
-    if !findings.is_empty() {
-        return Err(Findings(findings));
-    }
-    let tipo = TipoDocumento::from_code(req.tipo_documento)
-        .ok_or_else(|| bad("tipo_documento", "unknown type"))?;
-    let fecha_emision = match &req.fecha {
-        Some(f) => parse_datetime(f).map_err(|e| bad("fecha", &e))?,
-        None => ctx.now,
+    let checked = check(req, emisor, ctx.now)?;
+    build_checked(&checked, ctx.numero, ctx.codigo_seguridad)
+}
+
+/// Builds the DE of a checked request with its number and security code. It decides nothing validation decided:
+/// type, emission time, stamp and totals come from `checked`.
+pub fn build_checked(
+    checked: &Checked<'_>,
+    numero: u32,
+    codigo_seguridad: u32,
+) -> Result<DocumentoElectronico, Findings> {
+    let req = checked.request();
+    let emisor = checked.emisor();
+    let ctx = IssueContext {
+        now: checked.now(),
+        numero,
+        codigo_seguridad,
     };
-    let ruc = Ruc::parse(&emisor.ruc).map_err(|e| Findings::from(e.to_finding("emisor.ruc")))?;
-    let est = req.establecimiento.as_deref().and_then(code3);
-    let punto = req.punto.as_deref().and_then(code3);
-    // With `_simulate` in the sandbox the stamp rule is waived (spec §7), so fall back to any stamp of the type.
-    let timbrado = emisor
-        .timbrado_for(
-            tipo.code(),
-            est.as_deref(),
-            punto.as_deref(),
-            fecha_emision.date(),
-        )
-        .or_else(|| {
-            emisor
-                .timbrados
-                .iter()
-                .find(|t| t.tipos_documento.contains(&tipo.code()))
-        })
-        .or_else(|| emisor.timbrados.first())
-        .ok_or_else(|| {
-            Findings::from(Finding::new(
-                code::INVALID_TIMBRADO,
-                "tipo_documento",
-                "the emitter has no stamp",
-            ))
-        })?;
+    let tipo = checked.tipo();
+    let fecha_emision = checked.fecha_emision();
+    let ruc = checked.emisor_ruc();
+    let timbrado = checked.timbrado();
     let tipo_emision = req.tipo_emision.unwrap_or(1);
     let cdc_fields = CdcFields {
         tipo_documento: tipo.code(),
@@ -205,28 +187,16 @@ pub fn build(
     let receptor = build_receptor(req, tipo, &emisor_doc)?;
 
     // Items and totals.
-    let pct = req.descuento_global.unwrap_or_default();
-    let mut items = Vec::with_capacity(req.items.len());
-    for (i, it) in req.items.iter().enumerate() {
-        items.push(build_item(i, it, tipo, &moneda, pct)?);
-    }
-    let lines: Vec<totals::Line<'_>> = req
+    // Items and totals: computed once, by validation.
+    let calculo = checked.calculo();
+    let items: Vec<ItemDoc> = req
         .items
         .iter()
-        .zip(&items)
-        .filter_map(|(it, d)| d.valor.as_ref().map(|v| (it.cantidad, v, d.iva.as_ref())))
+        .zip(&calculo.items)
+        .enumerate()
+        .map(|(i, (it, c))| build_item(i, it, c))
         .collect();
-    let opts = TotalsOptions {
-        tipo,
-        moneda: &moneda,
-        tipo_cambio: req.tipo_cambio,
-        porcentaje_descuento: pct,
-        redondeo: req.redondeo,
-    };
-    let totales = totals::document_totals(&lines, opts);
-    if tipo.has_values() && totales.is_none() {
-        return Err(bad("items", "totals are too large to compute exactly"));
-    }
+    let totales = calculo.totales.clone();
     let total = totales
         .as_ref()
         .map(|t| t.total_general)
@@ -465,37 +435,10 @@ fn build_receptor(
     })
 }
 
-fn build_item(
-    i: usize,
-    it: &Item,
-    tipo: TipoDocumento,
-    moneda: &str,
-    pct: Decimal,
-) -> Result<ItemDoc, Findings> {
-    let path = format!("items[{i}]");
+fn build_item(i: usize, it: &Item, calc: &ItemCalculo) -> ItemDoc {
     let um = it.unidad_medida.unwrap_or(77);
-    let (valor, iva) = if tipo.has_values() {
-        let precio = it.precio_unitario.unwrap_or_default();
-        let valor = totals::item_value(
-            precio,
-            it.cantidad,
-            it.descuento.unwrap_or_default(),
-            pct,
-            tipo,
-            moneda,
-        )
-        .ok_or_else(|| bad(&path, "amounts too large"))?;
-        let iva = if tipo.has_iva() {
-            let t = totals::iva_treatment(it, &path).map_err(Findings)?;
-            Some(totals::item_iva(valor.total, t).ok_or_else(|| bad(&path, "amounts too large"))?)
-        } else {
-            None
-        };
-        (Some(valor), iva)
-    } else {
-        (None, None)
-    };
-    Ok(ItemDoc {
+    let (valor, iva) = (calc.valor.clone(), calc.iva.clone());
+    ItemDoc {
         codigo: it.codigo.clone().unwrap_or_else(|| (i + 1).to_string()),
         descripcion: it.descripcion.clone(),
         unidad_medida: um,
@@ -508,7 +451,7 @@ fn build_item(
         info: it.informacion.clone(),
         valor,
         iva,
-    })
+    }
 }
 
 fn build_condicion(

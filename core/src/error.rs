@@ -3,37 +3,8 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// Stable error codes. They never change meaning once published; faces (C, WASM, bindings) expose them as strings.
-pub mod code {
-    /// A RUC is malformed or its check digit is wrong.
-    pub const INVALID_RUC: &str = "INVALID_RUC";
-    /// The stamp (timbrado) is missing, expired, not yet valid or does not cover the document type.
-    pub const INVALID_TIMBRADO: &str = "INVALID_TIMBRADO";
-    /// A CDC is malformed or its check digit is wrong.
-    pub const INVALID_CDC: &str = "INVALID_CDC";
-    /// Generic validation failure of a field (the message says which rule).
-    pub const VALIDATION_ERROR: &str = "VALIDATION_ERROR";
-    /// A required field is absent.
-    pub const REQUIRED: &str = "VALIDATION_ERROR.REQUIRED";
-    /// A field has the wrong JSON type or cannot be read (e.g. letters where a number goes).
-    pub const INVALID_TYPE: &str = "VALIDATION_ERROR.INVALID_TYPE";
-    /// A field is not in its allowed set of values (codes, enumerations).
-    pub const INVALID_VALUE: &str = "VALIDATION_ERROR.INVALID_VALUE";
-    /// A number is out of its allowed range (negative, zero, too many digits or decimals).
-    pub const OUT_OF_RANGE: &str = "VALIDATION_ERROR.OUT_OF_RANGE";
-    /// A text is too short, too long or has a bad format.
-    pub const INVALID_FORMAT: &str = "VALIDATION_ERROR.INVALID_FORMAT";
-    /// A field is present where the document type or another field forbids it.
-    pub const NOT_ALLOWED: &str = "VALIDATION_ERROR.NOT_ALLOWED";
-    /// Fields contradict each other (e.g. payments do not add up to the total).
-    pub const INCONSISTENT: &str = "VALIDATION_ERROR.INCONSISTENT";
-    /// The input is not valid JSON (or not UTF-8).
-    pub const MALFORMED_JSON: &str = "MALFORMED_JSON";
-    /// The input is not well-formed XML or not the expected SIFEN document.
-    pub const MALFORMED_XML: &str = "MALFORMED_XML";
-    /// The input exceeds a size or count limit.
-    pub const TOO_LARGE: &str = "TOO_LARGE";
-}
+/// The registry of every error code (re-exported here, where findings live).
+pub use crate::code;
 
 /// The JSON path serde_path_to_error reports, as findings carry it: `items[2].iva` as is, the root (`.`) empty, and
 /// its placeholder for a segment it could not name (`?`, e.g. `items[0].?` when the input ends inside an object)
@@ -60,22 +31,84 @@ pub fn join_path(base: &str, field: &str) -> String {
     }
 }
 
-/// A failed `serde_path_to_error` read of JSON as one finding under `base`: bad syntax or a truncated input is
-/// `MALFORMED_JSON`; a missing field `REQUIRED`, an unknown one `NOT_ALLOWED`, anything else `INVALID_TYPE`.
+/// A failed `serde_path_to_error` read of JSON as one finding under `base` — the one JSON-error classifier every
+/// entry point uses: bad syntax, a truncated input or invalid UTF-8 is `MALFORMED_JSON` (the message keeps the line
+/// and column); a missing field `REQUIRED` at the field's own path; an unknown field `NOT_ALLOWED`; a value whose type
+/// reports a registry code of its own (see [`coded`]) that code; anything else `INVALID_TYPE`.
 pub fn json_finding(e: serde_path_to_error::Error<serde_json::Error>, base: &str) -> Finding {
     let path = join_path(base, &json_path(&e.path().to_string()));
     let inner = e.into_inner();
+    if inner.is_syntax() || inner.is_eof() || inner.is_io() {
+        return Finding::new(code::MALFORMED_JSON, path, inner.to_string());
+    }
     let message = inner.to_string();
-    let code = if inner.is_syntax() || inner.is_eof() {
-        code::MALFORMED_JSON
-    } else if message.starts_with("missing field") {
-        code::REQUIRED
-    } else if message.starts_with("unknown field") {
-        code::NOT_ALLOWED
-    } else {
-        code::INVALID_TYPE
-    };
-    Finding::new(code, path, message)
+    let bare = strip_position(&message);
+    if let Some(field) = quoted_after(bare, "missing field `") {
+        let path = join_path(&path, field);
+        return Finding::new(code::REQUIRED, path, format!("`{field}` is required"));
+    }
+    if bare.starts_with("unknown field `") {
+        return Finding::new(code::NOT_ALLOWED, path, bare);
+    }
+    if let Some((c, rest)) = bare.split_once(": ") {
+        if let Some((registered, _)) = code::ALL.iter().find(|(r, _)| *r == c) {
+            return Finding::new(registered, path, rest);
+        }
+    }
+    Finding::new(code::INVALID_TYPE, path, bare)
+}
+
+/// The message a `Deserialize` impl gives serde for a value that has a registry code of its own (a RUC, a CDC), so
+/// that [`json_finding`] reports that code: `serde::de::Error::custom(coded(code::INVALID_RUC, e))`.
+pub fn coded(code: &str, message: impl fmt::Display) -> String {
+    format!("{code}: {message}")
+}
+
+/// Reads JSON text into `T`; any problem is one finding located under `base` (see [`json_finding`]).
+pub fn from_json<T: serde::de::DeserializeOwned>(text: &str, base: &str) -> Result<T, Finding> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let value = serde_path_to_error::deserialize(&mut *de).map_err(|e| json_finding(e, base))?;
+    // Trailing characters after the value are a syntax error, as serde_json::from_str reports them.
+    de.end()
+        .map_err(|e| Finding::new(code::MALFORMED_JSON, base, e.to_string()))?;
+    Ok(value)
+}
+
+/// Reads JSON bytes into `T`: invalid UTF-8 is `MALFORMED_JSON`, the rest as [`from_json`].
+pub fn from_json_bytes<T: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+    base: &str,
+) -> Result<T, Finding> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        Finding::new(
+            code::MALFORMED_JSON,
+            base,
+            format!("input is not valid UTF-8 (byte {})", e.valid_up_to()),
+        )
+    })?;
+    from_json(text, base)
+}
+
+/// Reads an already parsed JSON value into `T`, with the same findings as [`from_json`].
+pub fn from_json_value<T: serde::de::DeserializeOwned>(
+    value: serde_json::Value,
+    base: &str,
+) -> Result<T, Finding> {
+    serde_path_to_error::deserialize(value).map_err(|e| json_finding(e, base))
+}
+
+/// Drops serde_json's " at line L column C" suffix on data errors, which the path replaces.
+fn strip_position(message: &str) -> &str {
+    match message.rfind(" at line ") {
+        Some(i) => message.get(..i).unwrap_or(message),
+        None => message,
+    }
+}
+
+/// The name between `prefix` and the next backtick.
+fn quoted_after<'a>(message: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = message.strip_prefix(prefix)?;
+    rest.split('`').next()
 }
 
 /// One problem found in an input: stable `code`, JSON `path` of the field (empty for the whole input), human `message`.
@@ -180,7 +213,11 @@ mod tests {
             (f.code.as_str(), f.path.as_str()),
             (code::MALFORMED_JSON, "arg")
         );
-        assert_eq!(read("{}").code, code::REQUIRED);
+        let f = read("{}");
+        assert_eq!(
+            (f.code.as_str(), f.path.as_str(), f.message.as_str()),
+            (code::REQUIRED, "arg.a", "`a` is required")
+        );
         assert_eq!(read(r#"{"a":1,"b":2}"#).code, code::NOT_ALLOWED);
         let f = read(r#"{"a":"x"}"#);
         assert_eq!(

@@ -184,6 +184,16 @@ pub mod datetime_serde {
     }
 }
 
+/// Normalizes an establishment / point code (`1`, `01`, `001`) to three digits; `None` when it is not 1..=999.
+pub fn code3(v: &str) -> Option<String> {
+    let t = v.trim();
+    if t.is_empty() || t.len() > 3 || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: u16 = t.parse().ok()?;
+    (1..=999).contains(&n).then(|| format!("{n:03}"))
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

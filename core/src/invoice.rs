@@ -382,6 +382,20 @@ pub struct DocumentoAsociadoReq {
     pub numero_control: Option<String>,
 }
 
+impl DocumentoAsociadoReq {
+    /// The associated-document kind this entry resolves to: its explicit `tipo`, else 1 (electronic) with a CDC, 3
+    /// (constancia) with a constancia type, else 2 (printed).
+    pub fn kind(&self) -> u8 {
+        self.tipo.unwrap_or(if self.cdc.is_some() {
+            1
+        } else if self.tipo_constancia.is_some() {
+            3
+        } else {
+            2
+        })
+    }
+}
+
 /// Autofactura seller (`gCamAE`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -557,8 +571,7 @@ pub fn parse_request(json: &str) -> Result<FacturaRequest, Finding> {
         ));
     }
     check_depth(json)?;
-    let de = &mut serde_json::Deserializer::from_str(json);
-    serde_path_to_error::deserialize(de).map_err(|e| crate::error::json_finding(e, ""))
+    crate::error::from_json(json, "")
 }
 
 /// Parses a create request from raw bytes (files, C callers): invalid UTF-8 is a `MALFORMED_JSON` finding.

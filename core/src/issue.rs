@@ -5,66 +5,18 @@
 
 use crate::cdc::{security_code, SecurityCodeSource};
 use crate::de::DocumentoElectronico;
-use crate::document::{build, IssueContext};
+use crate::document::build_checked;
 use crate::error::{code, Finding, Findings};
 use crate::fmt::{datetime, dec};
 use crate::invoice::FacturaRequest;
 use crate::profile::{Ambiente, Emisor};
 use crate::qr::{self, QrInput, QrReceptor};
 use crate::sign::{check_certificate, Signer};
-use crate::validate::code3;
+use crate::validate::check;
 use serde::Serialize;
 use time::PrimitiveDateTime;
 
-/// What identifies one numbering sequence: document type, stamp, establishment and point of issue.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-pub struct NumberingKey {
-    /// Document type code.
-    pub tipo_documento: u8,
-    /// Stamp number.
-    pub timbrado: String,
-    /// Establishment, 3 digits.
-    pub establecimiento: String,
-    /// Point of issue, 3 digits.
-    pub punto: String,
-}
-
-/// The host's document-number sequence (a database row, a file, an in-memory counter in tests).
-pub trait Numbering {
-    /// Returns the next number (1..=9 999 999) for the sequence `key`, reserving it.
-    fn next_number(&mut self, key: &NumberingKey) -> Result<u32, Finding>;
-}
-
-/// A simple in-memory numbering, per key, starting at 1 (tests, single-process hosts).
-#[derive(Debug, Default, Clone)]
-pub struct MemoryNumbering {
-    next: std::collections::HashMap<NumberingKey, u32>,
-}
-
-impl MemoryNumbering {
-    /// A numbering where every sequence starts at `first`.
-    pub fn starting_at(key: NumberingKey, first: u32) -> Self {
-        let mut next = std::collections::HashMap::new();
-        next.insert(key, first);
-        MemoryNumbering { next }
-    }
-}
-
-impl Numbering for MemoryNumbering {
-    fn next_number(&mut self, key: &NumberingKey) -> Result<u32, Finding> {
-        let n = self.next.entry(key.clone()).or_insert(1);
-        let current = *n;
-        if current > 9_999_999 {
-            return Err(Finding::new(
-                code::OUT_OF_RANGE,
-                "numero",
-                "the sequence reached 9 999 999; a series (dSerieNum) or a new stamp is needed",
-            ));
-        }
-        *n += 1;
-        Ok(current)
-    }
-}
+pub use crate::numbering::{Gap, MemoryNumbering, Numbering, NumberingKey};
 
 /// An issued document: the model, its identifiers and the signed XML ready for SIFEN.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -83,41 +35,123 @@ pub struct Issued {
     pub xml: String,
 }
 
-/// The numbering key a request will use with this profile at `now` (so a host can reserve the number first).
+/// The numbering key a request will use with this profile at `now` (so a host that numbers itself, like a C caller,
+/// can reserve the number first). The request is checked: an invalid one answers with every finding.
 pub fn numbering_key(
     req: &FacturaRequest,
     emisor: &Emisor,
     now: PrimitiveDateTime,
-) -> Option<NumberingKey> {
-    let fecha = req
-        .fecha
-        .as_deref()
-        .and_then(|f| crate::fmt::parse_datetime(f).ok())
-        .unwrap_or(now);
-    let est = req.establecimiento.as_deref().and_then(code3);
-    let punto = req.punto.as_deref().and_then(code3);
-    let t = emisor
-        .timbrado_for(
-            req.tipo_documento,
-            est.as_deref(),
-            punto.as_deref(),
-            fecha.date(),
-        )
-        .or_else(|| {
-            emisor
-                .timbrados
-                .iter()
-                .find(|t| t.tipos_documento.contains(&req.tipo_documento))
-        })?;
-    Some(NumberingKey {
-        tipo_documento: req.tipo_documento,
-        timbrado: t.numero.clone(),
-        establecimiento: t.establecimiento.clone(),
-        punto: t.punto_expedicion.clone(),
+) -> Result<NumberingKey, Findings> {
+    Ok(check(req, emisor, now)?.numbering_key())
+}
+
+/// The stage of the pipeline a failure happened in, so hosts answer each the right way (a bad request is the
+/// caller's to fix, a failed signer or store is not).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Stage {
+    /// The request breaks a rule (every finding at once).
+    Check,
+    /// The certificate is missing, expired or not the emitter's.
+    Certificate,
+    /// No number could be reserved (exhausted sequence, store unavailable).
+    Numbering,
+    /// The document could not be built or signed (a failed signer).
+    Signing,
+    /// The number could not be confirmed.
+    Confirm,
+}
+
+/// Why issuing failed: the stage and its findings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IssueError {
+    /// Where it failed.
+    pub stage: Stage,
+    /// What was wrong.
+    pub findings: Findings,
+}
+
+impl IssueError {
+    fn at(stage: Stage) -> impl Fn(Findings) -> IssueError {
+        move |findings| IssueError { stage, findings }
+    }
+}
+
+impl From<IssueError> for Findings {
+    fn from(e: IssueError) -> Findings {
+        e.findings
+    }
+}
+
+/// A document issued with a reserved number that is not confirmed yet. The host stores it (a file synced to disk, a
+/// database row) and then [`Pending::confirm`]s the number; if it never does, the number stays a listed gap.
+#[derive(Debug, Clone, PartialEq)]
+#[must_use = "a pending document's number must be confirmed once the document is stored"]
+pub struct Pending {
+    /// The issued document.
+    pub issued: Issued,
+    /// The sequence its number was reserved in.
+    pub key: NumberingKey,
+    /// Its number.
+    pub numero: u32,
+}
+
+impl Pending {
+    /// Confirms the number with the document's CDC (after the host stored the document) and hands the document over.
+    pub fn confirm(self, numbering: &mut dyn Numbering) -> Result<Issued, IssueError> {
+        numbering
+            .confirm(&self.key, self.numero, &self.issued.cdc)
+            .map_err(|f| IssueError::at(Stage::Confirm)(Findings::from(f)))?;
+        Ok(self.issued)
+    }
+}
+
+/// The issuing pipeline up to the stored document: check (validated once: stamp, establishment and point, totals) →
+/// certificate → reserve a number → build the DE → sign (or, in the sandbox without a signer, the unsigned
+/// simulation) → QR. Every host issues through this; none re-validates or chooses a stamp itself.
+pub fn issue_pending(
+    emisor: &Emisor,
+    req: &FacturaRequest,
+    signer: Option<&dyn Signer>,
+    now: PrimitiveDateTime,
+    codes: &mut dyn SecurityCodeSource,
+    numbering: &mut dyn Numbering,
+) -> Result<Pending, IssueError> {
+    let checked = check(req, emisor, now).map_err(IssueError::at(Stage::Check))?;
+    match signer {
+        Some(s) => check_signer(emisor, s, now).map_err(IssueError::at(Stage::Certificate))?,
+        None if emisor.ambiente == Ambiente::Produccion => {
+            return Err(IssueError::at(Stage::Certificate)(Findings::from(
+                Finding::new(
+                    code::CERTIFICATE_MISSING,
+                    "certificate",
+                    "production documents are signed: load the emitter's P12 certificate",
+                ),
+            )))
+        }
+        None => {}
+    }
+    let key = checked.numbering_key();
+    let numero = numbering
+        .reserve(&key)
+        .map_err(|f| IssueError::at(Stage::Numbering)(Findings::from(f)))?;
+    let codigo_seguridad = security_code(codes, numero);
+    let documento = build_checked(&checked, numero, codigo_seguridad)
+        .map_err(IssueError::at(Stage::Signing))?;
+    let issued = match signer {
+        Some(s) => sign_document(documento, emisor, s),
+        None => simulate_unsigned(documento, emisor),
+    }
+    .map_err(IssueError::at(Stage::Signing))?;
+    Ok(Pending {
+        issued,
+        key,
+        numero,
     })
 }
 
-/// Validates, numbers, builds, signs and completes with the QR one document.
+/// Validates, numbers, builds, signs and completes with the QR one document, confirming its number at once (for
+/// hosts that keep the result in memory; hosts that store documents use [`issue_pending`] and confirm after storing).
 ///
 /// Certificate rules: in production the signing certificate must be valid at `now` (`CERTIFICATE_EXPIRED`) and carry
 /// the emitter's RUC; a sandbox profile accepts any certificate except one that claims the RUC of a different
@@ -130,30 +164,8 @@ pub fn issue(
     codes: &mut dyn SecurityCodeSource,
     numbering: &mut dyn Numbering,
 ) -> Result<Issued, Findings> {
-    let findings = crate::validate::validate(req, emisor, now);
-    if !findings.is_empty() {
-        return Err(Findings(findings));
-    }
-    check_signer(emisor, signer, now)?;
-    let key = numbering_key(req, emisor, now).ok_or_else(|| {
-        Findings::from(Finding::new(
-            code::INVALID_TIMBRADO,
-            "tipo_documento",
-            "no stamp covers this document type",
-        ))
-    })?;
-    let numero = numbering.next_number(&key).map_err(Findings::from)?;
-    let codigo_seguridad = security_code(codes, numero);
-    let documento = build(
-        req,
-        emisor,
-        IssueContext {
-            now,
-            numero,
-            codigo_seguridad,
-        },
-    )?;
-    sign_document(documento, emisor, signer)
+    let pending = issue_pending(emisor, req, Some(signer), now, codes, numbering)?;
+    Ok(pending.confirm(numbering)?)
 }
 
 /// Checks the certificate against the profile before anything is signed.
@@ -168,7 +180,9 @@ pub fn check_signer(
     match check_certificate(&info, &emisor.ruc, now) {
         Ok(()) => Ok(()),
         // The sandbox tolerates test certificates (no RUC, expired) but never another taxpayer's certificate.
-        Err(e) if emisor.ambiente == Ambiente::Test && e.code() != "CERTIFICATE_RUC_MISMATCH" => {
+        Err(e)
+            if emisor.ambiente == Ambiente::Test && e.code() != code::CERTIFICATE_RUC_MISMATCH =>
+        {
             Ok(())
         }
         Err(e) => Err(Findings::from(Finding::new(

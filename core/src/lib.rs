@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod cdc;
+pub mod code;
 pub mod codes;
 pub mod de;
 pub mod document;
@@ -16,6 +17,7 @@ pub mod invoice;
 pub mod issue;
 pub mod kude;
 pub mod lifecycle;
+pub mod numbering;
 pub mod profile;
 pub mod qr;
 pub mod ruc;

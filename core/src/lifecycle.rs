@@ -149,7 +149,7 @@ pub struct TransitionError {
 impl TransitionError {
     /// Stable error code.
     pub fn code(&self) -> &'static str {
-        "INVALID_TRANSITION"
+        crate::code::INVALID_TRANSITION
     }
 }
 

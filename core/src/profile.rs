@@ -3,7 +3,7 @@
 //! [`Emisor::sandbox`] is a built-in, fictitious, test-only profile used by default everywhere, so a new user can
 //! issue a complete signed document without an account.
 
-use crate::error::{code, Finding};
+use crate::error::Finding;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use time::Date;
@@ -192,15 +192,7 @@ impl Emisor {
 
     /// Parses a profile from JSON, with the JSON path of the first problem.
     pub fn from_json(json: &str) -> Result<Emisor, Finding> {
-        let de = &mut serde_json::Deserializer::from_str(json);
-        serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
-            Finding::new(
-                code::VALIDATION_ERROR,
-                if path == "." { String::new() } else { path },
-                e.into_inner().to_string(),
-            )
-        })
+        crate::error::from_json(json, "")
     }
 
     /// The stamp to use for a document type, establishment and point at a date, if any covers it.

@@ -40,6 +40,8 @@ pub enum RucError {
     LeadingZero,
     /// The check digit is missing (e.g. `80069563-`).
     MissingDv,
+    /// No `-` between body and check digit (`80069568`): the form is ambiguous, so it is refused.
+    MissingSeparator,
     /// The check digit is not a single decimal digit.
     InvalidDv {
         /// What was found where the DV goes.
@@ -66,9 +68,24 @@ impl RucError {
     }
 }
 
+/// The written form every RUC input must have, quoted by the format errors.
+pub const EXPECTED_FORM: &str =
+    "a RUC is written as its body, '-' and the check digit, e.g. 80069563-1";
+
 impl fmt::Display for RucError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.describe(f)?;
         match self {
+            RucError::WrongDv { .. } => Ok(()),
+            _ => write!(f, " ({EXPECTED_FORM})"),
+        }
+    }
+}
+
+impl RucError {
+    fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RucError::MissingSeparator => f.write_str("RUC has no '-' before its check digit"),
             RucError::Empty => f.write_str("RUC is empty"),
             RucError::InvalidChar { ch, pos } => {
                 write!(f, "RUC has an invalid character {ch:?} at position {pos}")?;
@@ -105,6 +122,27 @@ impl fmt::Display for RucError {
 }
 
 impl std::error::Error for RucError {}
+
+/// Reads a RUC given to a SIFEN query (`consulta-ruc`): the WS schema (`FE_Types_v141` `tRuc`) takes the body alone,
+/// 5 to 8 characters. `digits-DV` is read strictly (a wrong check digit is reported as such); a body alone is accepted
+/// as the schema's own form. Every face that builds a consulta-ruc calls this.
+pub fn consulta_body(input: &str) -> Result<Ruc, RucError> {
+    let s = input.trim();
+    let ruc = if s.contains('-') {
+        Ruc::parse(s)?
+    } else {
+        Ruc::from_body(s)?
+    };
+    if ruc.body().len() < CONSULTA_MIN_BODY_LEN {
+        return Err(RucError::TooShort {
+            len: ruc.body().len(),
+        });
+    }
+    Ok(ruc)
+}
+
+/// Shortest RUC body the consulta-ruc web service accepts (`FE_Types_v141` `tRuc` minLength; shorter: SIFEN 0160).
+pub const CONSULTA_MIN_BODY_LEN: usize = 5;
 
 /// Mod-11 check digit (`Pa_Calcular_Dv_11_A`) of `body`: ASCII digits and letters, letters counted as
 /// the decimal ASCII code of their upper-case form (A→65), weights 2..=11 cycling from the right,
@@ -187,7 +225,9 @@ pub struct Ruc {
 }
 
 impl Ruc {
-    /// Parses `NNNNNNN-D` or `NNNNNNND` (last character = DV), trimming surrounding spaces; checks the DV.
+    /// Parses `NNNNNNN-D`, the one written form of a RUC (surrounding spaces trimmed), and checks the DV. Without the
+    /// `-` the input is refused ([`RucError::MissingSeparator`]): `80069568` could be body 8006956 with DV 8 or a body
+    /// whose DV was forgotten, and reading it either way issues documents to the wrong taxpayer.
     pub fn parse(s: &str) -> Result<Ruc, RucError> {
         let s = s.trim();
         if s.is_empty() {
@@ -209,9 +249,11 @@ impl Ruc {
                 (body, dv)
             }
             None => {
-                // The last character is the DV; split on a char boundary so Unicode input cannot panic.
-                let cut = s.char_indices().next_back().map_or(0, |(i, _)| i);
-                (s.get(..cut).unwrap_or(""), s.get(cut..).unwrap_or(""))
+                // Report a bad character first (`abc` is not a RUC at all), then the missing separator.
+                if let Err(e @ RucError::InvalidChar { .. }) = Ruc::from_body(s) {
+                    return Err(e);
+                }
+                return Err(RucError::MissingSeparator);
             }
         };
         // Body first: for input like `abc` the bad body is the useful message, not the DV.
@@ -365,7 +407,7 @@ impl<'de> Deserialize<'de> for Ruc {
                 f.write_str("a RUC string like \"80069563-1\"")
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Ruc, E> {
-                Ruc::parse(v).map_err(E::custom)
+                Ruc::parse(v).map_err(|e| E::custom(crate::error::coded(code::INVALID_RUC, e)))
             }
         }
         deserializer.deserialize_str(V)

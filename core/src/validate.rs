@@ -6,11 +6,12 @@
 use crate::cdc::Cdc;
 use crate::codes;
 use crate::de::TipoDocumento;
-use crate::error::{code, Finding};
+use crate::error::{code, Finding, Findings};
 use crate::fmt::{parse_date, parse_datetime};
 use crate::geo;
-use crate::invoice::{Direccion, FacturaRequest, Item};
-use crate::profile::{Ambiente, Emisor};
+use crate::invoice::{Direccion, DocumentoAsociadoReq, FacturaRequest, Item};
+use crate::numbering::NumberingKey;
+use crate::profile::{Ambiente, Emisor, Timbrado};
 use crate::ruc::Ruc;
 use crate::totals;
 use rust_decimal::Decimal;
@@ -277,37 +278,126 @@ pub fn email_ok(s: &str) -> bool {
     local_ok && labels_ok && tld_ok
 }
 
-/// Normalizes an establishment / point code (`1`, `01`, `001`) to three digits; `None` when it is not 1..=999.
-pub fn code3(v: &str) -> Option<String> {
-    let t = v.trim();
-    if t.is_empty() || t.len() > 3 || !t.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let n: u16 = t.parse().ok()?;
-    (1..=999).contains(&n).then(|| format!("{n:03}"))
+pub use crate::fmt::code3;
+
+/// A request validated against an emitter profile at a time: validation's proof, made only by [`check`].
+///
+/// It carries what validation decided — the document type, the emission time, the stamp (the establishment and point
+/// asked for, normalised), the emitter's RUC and the totals — so the stages after it (numbering, building the DE,
+/// signing) never decide them again.
+#[derive(Debug, Clone)]
+pub struct Checked<'a> {
+    req: &'a FacturaRequest,
+    emisor: &'a Emisor,
+    tipo: TipoDocumento,
+    fecha_emision: PrimitiveDateTime,
+    timbrado: &'a Timbrado,
+    emisor_ruc: Ruc,
+    calculo: totals::Calculo,
+    now: PrimitiveDateTime,
 }
 
-/// Validates a request against every rule, with the emitter profile and the current Paraguay local time.
+impl<'a> Checked<'a> {
+    /// The time of the check (Paraguay local): the signing time (`dFecFirma`) of the document.
+    pub fn now(&self) -> PrimitiveDateTime {
+        self.now
+    }
+    /// The request.
+    pub fn request(&self) -> &'a FacturaRequest {
+        self.req
+    }
+    /// The emitter profile it was checked against.
+    pub fn emisor(&self) -> &'a Emisor {
+        self.emisor
+    }
+    /// The document type.
+    pub fn tipo(&self) -> TipoDocumento {
+        self.tipo
+    }
+    /// The emission time (`fecha`, or the time of the check).
+    pub fn fecha_emision(&self) -> PrimitiveDateTime {
+        self.fecha_emision
+    }
+    /// The stamp covering the type, establishment and point on the emission date.
+    pub fn timbrado(&self) -> &'a Timbrado {
+        self.timbrado
+    }
+    /// The emitter's RUC.
+    pub fn emisor_ruc(&self) -> Ruc {
+        self.emisor_ruc
+    }
+    /// Item values and totals, computed once.
+    pub fn calculo(&self) -> &totals::Calculo {
+        &self.calculo
+    }
+    /// The numbering sequence the document takes its number from.
+    pub fn numbering_key(&self) -> NumberingKey {
+        NumberingKey {
+            tipo_documento: self.tipo.code(),
+            timbrado: self.timbrado.numero.clone(),
+            establecimiento: self.timbrado.establecimiento.clone(),
+            punto: self.timbrado.punto_expedicion.clone(),
+        }
+    }
+}
+
+/// Validates a request against every rule and, when it passes, returns the proof the issuing stages need.
+pub fn check<'a>(
+    req: &'a FacturaRequest,
+    emisor: &'a Emisor,
+    now: PrimitiveDateTime,
+) -> Result<Checked<'a>, Findings> {
+    let (findings, checked) = run(req, emisor, now);
+    match checked {
+        Some(c) if findings.is_empty() => Ok(c),
+        _ if findings.is_empty() => Err(Findings::from(Finding::new(
+            code::VALIDATION_ERROR,
+            "",
+            "the request could not be checked",
+        ))),
+        _ => Err(Findings(findings)),
+    }
+}
+
+/// Validates a request against every rule, with the emitter profile and the current Paraguay local time; every
+/// finding at once, whatever else is wrong.
 pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -> Vec<Finding> {
+    run(req, emisor, now).0
+}
+
+fn run<'a>(
+    req: &'a FacturaRequest,
+    emisor: &'a Emisor,
+    now: PrimitiveDateTime,
+) -> (Vec<Finding>, Option<Checked<'a>>) {
     let mut v = V { out: Vec::new() };
+    let emisor_ruc = v.ruc("emisor.ruc", &emisor.ruc);
     let Some(tipo) = TipoDocumento::from_code(req.tipo_documento) else {
         v.push(
             code::INVALID_VALUE,
             "tipo_documento",
             format!("{} is not a document type (1 factura, 4 autofactura, 5 nota de crédito, 6 nota de débito, 7 nota de remisión)", req.tipo_documento),
         );
-        // Items can still be checked generically so the caller sees everything at once.
+        // Everything that does not depend on the type is still checked, so the caller sees every problem at once.
+        check_receptor(&mut v, req, TipoDocumento::Factura, emisor_ruc.as_ref());
         check_items(&mut v, req, TipoDocumento::Factura);
-        return v.out;
+        for (i, d) in req.documentos_asociados.iter().enumerate() {
+            check_asociado(
+                &mut v,
+                &format!("documentos_asociados[{i}]"),
+                d,
+                emisor_ruc.as_ref(),
+            );
+        }
+        return (v.out, None);
     };
-    let emisor_ruc = v.ruc("emisor.ruc", &emisor.ruc);
 
     if let Some(s) = &req.simulate {
         if emisor.ambiente == Ambiente::Produccion {
             v.push(
-                code::NOT_ALLOWED,
+                code::SIMULATE_NOT_ALLOWED,
                 "_simulate",
-                "_simulate is only allowed in the sandbox",
+                "_simulate is only accepted in the sandbox",
             );
         } else if !SIMULATE_VALUES.contains(&s.as_str()) {
             v.push(
@@ -368,14 +458,12 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
         Some((_, Some(c))) => Some(c),
         None => None,
     };
-    // Stamp: the user's spec §7 — expired or not covering the document type → INVALID_TIMBRADO (not with _simulate).
+    // Stamp: the user's spec §7 — expired or not covering the document type → INVALID_TIMBRADO. `_simulate` only
+    // simulates SIFEN: the stamp, establishment and point asked for are the ones used, or the request is refused.
+    let mut timbrado = None;
     if let Some(f) = fecha {
-        let simulated = req.simulate.is_some() && emisor.ambiente == Ambiente::Test;
-        if !simulated
-            && emisor
-                .timbrado_for(tipo.code(), est.as_deref(), punto.as_deref(), f.date())
-                .is_none()
-        {
+        timbrado = emisor.timbrado_for(tipo.code(), est.as_deref(), punto.as_deref(), f.date());
+        if timbrado.is_none() {
             let why = if emisor
                 .timbrados
                 .iter()
@@ -596,7 +684,7 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
         (false, Some(_)) => v.not_allowed("motivo", true, tipo),
         _ => {}
     }
-    check_asociados(&mut v, req, tipo);
+    check_asociados(&mut v, req, tipo, emisor_ruc.as_ref());
 
     // Autofactura seller.
     match (&req.vendedor, tipo) {
@@ -677,6 +765,7 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
     check_transporte(&mut v, req, tipo);
 
     // Totals-dependent rules, only when the items themselves are sound.
+    let mut calculo = None;
     if v.out.iter().all(|f| !f.path.starts_with("items")) {
         match totals::compute(req) {
             Ok(calc) => {
@@ -684,11 +773,29 @@ pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -
                 if let Some(t) = &calc.totales {
                     check_totals_rules(&mut v, req, tipo, t, moneda);
                 }
+                calculo = Some(calc);
             }
             Err(fs) => v.out.extend(fs.0),
         }
     }
-    v.out
+    let checked = match (fecha, timbrado, emisor_ruc, calculo) {
+        (Some(fecha_emision), Some(timbrado), Some(emisor_ruc), Some(calculo))
+            if v.out.is_empty() =>
+        {
+            Some(Checked {
+                req,
+                emisor,
+                tipo,
+                fecha_emision,
+                timbrado,
+                emisor_ruc,
+                calculo,
+                now,
+            })
+        }
+        _ => None,
+    };
+    (v.out, checked)
 }
 
 /// The net unit price `E721 − EA002 − EA004` (price minus item discount minus the global discount's share) must not
@@ -1102,7 +1209,7 @@ fn check_pagos(v: &mut V, req: &FacturaRequest, moneda: &str) {
     }
 }
 
-fn check_asociados(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
+fn check_asociados(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento, emisor_ruc: Option<&Ruc>) {
     let needs = matches!(
         tipo,
         TipoDocumento::NotaCredito | TipoDocumento::NotaDebito | TipoDocumento::Autofactura
@@ -1125,15 +1232,31 @@ fn check_asociados(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
         );
     }
     for (i, d) in req.documentos_asociados.iter().enumerate() {
-        let p = format!("documentos_asociados[{i}]");
-        let t = crate::document::tipo_asociado(d);
-        match t {
+        check_asociado(v, &format!("documentos_asociados[{i}]"), d, emisor_ruc);
+    }
+}
+
+/// One associated document. An electronic one is named by its CDC, which must be the emitter's own document: the RUC
+/// inside the CDC is the emitter's (SIFEN rejects another emitter's with 2439, SIFEN.md gCamDEAsoc H004).
+fn check_asociado(v: &mut V, p: &str, d: &DocumentoAsociadoReq, emisor_ruc: Option<&Ruc>) {
+    {
+        match d.kind() {
             1 => match &d.cdc {
-                Some(c) => {
-                    if let Err(e) = Cdc::parse(c) {
-                        v.push(code::INVALID_CDC, format!("{p}.cdc"), e.to_string());
+                Some(c) => match Cdc::parse(c) {
+                    Err(e) => v.push(code::INVALID_CDC, format!("{p}.cdc"), e.to_string()),
+                    Ok(cdc) => {
+                        let of = cdc.fields().ruc;
+                        if let Some(own) = emisor_ruc.filter(|own| **own != of) {
+                            v.push(
+                                code::INCONSISTENT,
+                                format!("{p}.cdc"),
+                                format!(
+                                    "this CDC is a document of RUC {of}, not of the emitter {own}: a document can only refer to the emitter's own electronic documents (SIFEN 2439)"
+                                ),
+                            );
+                        }
                     }
-                }
+                },
                 None => v.push(
                     code::REQUIRED,
                     format!("{p}.cdc"),

@@ -280,23 +280,9 @@ pub(crate) fn put(slot: &mut kuatia_bytes, data: impl Into<Vec<u8>>) {
     *slot = kuatia_bytes::from_vec(data.into());
 }
 
-/// Parses JSON text into `T` for an argument; a problem is one finding whose path is the field under `arg` (`""`
-/// for none): `MALFORMED_JSON` for bad syntax, `INVALID_TYPE` for any shape error.
+/// Parses JSON text into `T` for an argument, with core's one JSON-error classifier (paths under `arg`).
 pub(crate) fn json_arg<T: serde::de::DeserializeOwned>(text: &str, arg: &str) -> Result<T, Error> {
-    let de = &mut serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = kuatia_core::error::join_path(
-            arg,
-            &kuatia_core::error::json_path(&e.path().to_string()),
-        );
-        let inner = e.into_inner();
-        let c = if inner.is_syntax() || inner.is_eof() {
-            kuatia_core::error::code::MALFORMED_JSON
-        } else {
-            kuatia_core::error::code::INVALID_TYPE
-        };
-        Error::from(kuatia_core::Finding::new(c, path, inner.to_string()))
-    })
+    kuatia_core::error::from_json(text, arg).map_err(Error::from)
 }
 
 /// Serializes a result as compact JSON into an out-parameter.

@@ -100,7 +100,8 @@ pub unsafe extern "C" fn kuatia_invoice_totals(
 
 /// Writes the numbering sequence a request will draw from with this profile at `now`, as JSON
 /// `{"tipo_documento","timbrado","establecimiento","punto"}`, so the host can reserve the next number of that
-/// sequence before calling [`kuatia_invoice_issue`]. Fails with `INVALID_TIMBRADO` when no stamp covers it.
+/// sequence before calling [`kuatia_invoice_issue`]. The request is checked first: an invalid one fails with every
+/// finding (`INVALID_TIMBRADO` when no stamp covers its type, establishment and point).
 ///
 /// # Safety
 /// As for [`kuatia_invoice_validate`].
@@ -122,13 +123,7 @@ pub unsafe extern "C" fn kuatia_invoice_numbering_key(
         let now = unsafe { now_in(now, now_len) }?;
         let slot = unsafe { out(out_json, "out_json") }?;
         let req = parse_request(request)?;
-        let key = numbering_key(&req, &emisor, now).ok_or_else(|| {
-            Finding::new(
-                code::INVALID_TIMBRADO,
-                "tipo_documento",
-                "no stamp covers this document type",
-            )
-        })?;
+        let key = numbering_key(&req, &emisor, now)?;
         put_json(slot, &key)
     })
 }
@@ -173,8 +168,21 @@ pub unsafe extern "C" fn kuatia_invoice_preview_xml(
 struct Reserved(u32);
 
 impl Numbering for Reserved {
-    fn next_number(&mut self, _key: &NumberingKey) -> Result<u32, Finding> {
+    fn reserve(&mut self, _key: &NumberingKey) -> Result<u32, Finding> {
         Ok(self.0)
+    }
+
+    fn confirm(&mut self, key: &NumberingKey, numero: u32, _cdc: &str) -> Result<(), Finding> {
+        // The host keeps the sequence (and its gaps); only the number it handed in can be confirmed.
+        if numero == self.0 {
+            Ok(())
+        } else {
+            Err(kuatia_core::numbering::not_reserved(key, numero))
+        }
+    }
+
+    fn gaps(&self) -> Result<Vec<kuatia_core::numbering::Gap>, Finding> {
+        Ok(Vec::new())
     }
 }
 

@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 pub mod host;
+pub mod numbering;
 pub mod sifen;
 pub mod store;
 

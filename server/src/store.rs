@@ -7,11 +7,14 @@
 //! The [`Store`] trait is infallible, so a failed statement is remembered ([`SqliteStore::take_error`]) and the
 //! server rolls back the request's transaction instead of answering with a half-written state.
 
+use crate::numbering;
 use kuatia_core::api::auth::{Environment, StoredKey};
 use kuatia_core::api::webhook::{Delivery, Webhook};
 use kuatia_core::api::{Account, HttpResponse, InvoiceRecord, Store};
-use kuatia_core::issue::NumberingKey;
+use kuatia_core::code;
 use kuatia_core::lifecycle::Estado;
+use kuatia_core::numbering::{Gap, NumberingKey};
+use kuatia_core::Finding;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::de::DeserializeOwned;
 use std::cell::RefCell;
@@ -70,6 +73,27 @@ const MIGRATIONS: &[(i64, &str)] = &[
          UPDATE deliveries SET webhook_id = json_extract(json, '$.webhook_id'),
                                created_at = json_extract(json, '$.first_due_at');
          CREATE INDEX deliveries_by_webhook ON deliveries (webhook_id, created_at);",
+    ),
+    (
+        3,
+        // The numbering contract (reservations and gaps) and idempotency keys scoped by environment. Replies stored
+        // before this version are moved by `scope_idempotency` once the tables exist.
+        "CREATE TABLE number_reservations (
+             account_id TEXT NOT NULL,
+             environment TEXT NOT NULL,
+             sequence TEXT NOT NULL,
+             numero INTEGER NOT NULL,
+             cdc TEXT,
+             PRIMARY KEY (account_id, environment, sequence, numero));
+         CREATE INDEX number_gaps ON number_reservations (account_id, environment) WHERE cdc IS NULL;
+         ALTER TABLE idempotency RENAME TO idempotency_v1;
+         CREATE TABLE idempotency (
+             account_id TEXT NOT NULL,
+             environment TEXT NOT NULL,
+             key TEXT NOT NULL,
+             body_hash TEXT NOT NULL,
+             response TEXT NOT NULL,
+             PRIMARY KEY (account_id, environment, key));",
     ),
 ];
 
@@ -151,16 +175,75 @@ impl SqliteStore {
                 continue;
             }
             let now = time::OffsetDateTime::now_utc().unix_timestamp();
-            self.conn
-                .execute_batch(&format!(
-                    "BEGIN IMMEDIATE; {sql}; INSERT INTO migrations (version, applied_at) VALUES ({version}, {now}); COMMIT;"
-                ))
-                .map_err(|e| {
-                    let _ = self.conn.execute_batch("ROLLBACK");
-                    format!("migration {version}: {e}")
-                })?;
+            let apply = || -> Result<(), String> {
+                self.conn
+                    .execute_batch(&format!("BEGIN IMMEDIATE; {sql};"))
+                    .map_err(|e| e.to_string())?;
+                if *version == 3 {
+                    self.scope_idempotency()?;
+                }
+                self.conn
+                    .execute_batch(&format!(
+                        "INSERT INTO migrations (version, applied_at) VALUES ({version}, {now}); COMMIT;"
+                    ))
+                    .map_err(|e| e.to_string())
+            };
+            apply().map_err(|e| {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                format!("migration {version}: {e}")
+            })?;
         }
         Ok(())
+    }
+
+    /// Migration 3: each stored reply gets the environment of the invoice it created; a reply that created nothing
+    /// (a 422) is kept for both environments, where replaying it is harmless.
+    fn scope_idempotency(&self) -> Result<(), String> {
+        let rows: Vec<(String, String, String, String)> = self
+            .conn
+            .prepare("SELECT account_id, key, body_hash, response FROM idempotency_v1")
+            .and_then(|mut st| {
+                st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                    .collect()
+            })
+            .map_err(|e| e.to_string())?;
+        for (account, key, hash, response) in rows {
+            let invoice_id = serde_json::from_str::<HttpResponse>(&response)
+                .ok()
+                .and_then(|r| {
+                    r.json()
+                        .pointer("/data/id")
+                        .and_then(|v| v.as_str().map(String::from))
+                });
+            let env: Option<String> = match invoice_id {
+                Some(id) => self
+                    .conn
+                    .query_row(
+                        "SELECT environment FROM invoices WHERE id = ?1",
+                        [&id],
+                        |r| r.get(0),
+                    )
+                    .optional()
+                    .map_err(|e| e.to_string())?,
+                None => None,
+            };
+            let envs = match env {
+                Some(e) => vec![e],
+                None => vec!["sandbox".to_string(), "production".to_string()],
+            };
+            for e in envs {
+                self.conn
+                    .execute(
+                        "INSERT OR IGNORE INTO idempotency (account_id, environment, key, body_hash, response)
+                         VALUES (?1, ?2, ?3, ?4, ?5)",
+                        params![account, e, key, hash, response],
+                    )
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        self.conn
+            .execute_batch("DROP TABLE idempotency_v1")
+            .map_err(|e| e.to_string())
     }
 
     fn reload_in_flight(&mut self) -> Result<(), String> {
@@ -313,6 +396,16 @@ impl SqliteStore {
         self.query_json(sql, params).into_iter().next()
     }
 
+    /// Remembers a failed numbering statement like any other, so the request is rolled back.
+    fn fail(&self, f: &Finding) {
+        if f.code != code::NUMBERING_EXHAUSTED && f.code != code::NUMBER_NOT_RESERVED {
+            let mut slot = self.error.borrow_mut();
+            if slot.is_none() {
+                *slot = Some(f.message.clone());
+            }
+        }
+    }
+
     fn write(&self, sql: &str, params: &[&dyn rusqlite::ToSql]) {
         let r = self
             .conn
@@ -449,32 +542,46 @@ impl Store for SqliteStore {
         )
     }
 
-    fn next_number(&mut self, account_id: &str, env: Environment, key: &NumberingKey) -> u32 {
-        let sequence = self.encode(key);
-        let r = self
-            .conn
-            .prepare_cached(
-                "INSERT INTO numbering (account_id, environment, sequence, last) VALUES (?1, ?2, ?3, 1)
-                 ON CONFLICT(account_id, environment, sequence) DO UPDATE SET last = last + 1
-                 RETURNING last",
-            )
-            .and_then(|mut st| {
-                st.query_row(params![account_id, env_name(env), sequence], |r| {
-                    r.get::<_, u32>(0)
-                })
-            });
-        // On failure the transaction is rolled back, so the number handed out here is never used.
-        self.read(r).unwrap_or(0)
+    fn reserve_number(
+        &mut self,
+        account_id: &str,
+        env: Environment,
+        key: &NumberingKey,
+    ) -> Result<u32, Finding> {
+        // A failure is also remembered, so the request's transaction is rolled back as a whole.
+        numbering::reserve(&self.conn, account_id, env_name(env), key).inspect_err(|f| self.fail(f))
     }
 
-    fn idempotent(&self, account_id: &str, key: &str) -> Option<(String, HttpResponse)> {
+    fn confirm_number(
+        &mut self,
+        account_id: &str,
+        env: Environment,
+        key: &NumberingKey,
+        numero: u32,
+        cdc: &str,
+    ) -> Result<(), Finding> {
+        numbering::confirm(&self.conn, account_id, env_name(env), key, numero, cdc)
+            .inspect_err(|f| self.fail(f))
+    }
+
+    fn number_gaps(&self, account_id: &str, env: Environment) -> Result<Vec<Gap>, Finding> {
+        numbering::gaps(&self.conn, account_id, env_name(env))
+    }
+
+    fn idempotent(
+        &self,
+        account_id: &str,
+        env: Environment,
+        key: &str,
+    ) -> Option<(String, HttpResponse)> {
         let r = self
             .conn
             .prepare_cached(
-                "SELECT body_hash, response FROM idempotency WHERE account_id = ?1 AND key = ?2",
+                "SELECT body_hash, response FROM idempotency
+                 WHERE account_id = ?1 AND environment = ?2 AND key = ?3",
             )
             .and_then(|mut st| {
-                st.query_row([account_id, key], |r| {
+                st.query_row([account_id, env_name(env), key], |r| {
                     Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
                 })
                 .optional()
@@ -486,15 +593,17 @@ impl Store for SqliteStore {
     fn put_idempotent(
         &mut self,
         account_id: &str,
+        env: Environment,
         key: &str,
         body_hash: String,
         response: HttpResponse,
     ) {
         let json = self.encode(&response);
         self.write(
-            "INSERT INTO idempotency (account_id, key, body_hash, response) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT(account_id, key) DO UPDATE SET body_hash = excluded.body_hash, response = excluded.response",
-            &[&account_id, &key, &body_hash, &json],
+            "INSERT INTO idempotency (account_id, environment, key, body_hash, response) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT(account_id, environment, key)
+             DO UPDATE SET body_hash = excluded.body_hash, response = excluded.response",
+            &[&account_id, &env_name(env), &key, &body_hash, &json],
         );
     }
 

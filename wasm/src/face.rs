@@ -28,18 +28,8 @@ fn to_json<T: Serialize>(value: &T) -> Outcome {
 }
 
 /// Reads a small JSON argument (context, options, QR input) into its DTO; `path` names the argument.
-fn read<'a, T: Deserialize<'a>>(text: &'a str, path: &str) -> Result<T, Findings> {
-    serde_json::from_str(text).map_err(|e| {
-        let message = e.to_string();
-        let code = if e.is_syntax() || e.is_eof() {
-            code::MALFORMED_JSON
-        } else if message.starts_with("missing field") {
-            code::REQUIRED
-        } else {
-            code::INVALID_TYPE
-        };
-        Findings::from(Finding::new(code, path, message))
-    })
+fn read<T: serde::de::DeserializeOwned>(text: &str, path: &str) -> Result<T, Findings> {
+    kuatia_core::error::from_json(text, path).map_err(Findings::from)
 }
 
 /// The emitter profile: the given JSON (errors located under `profile`), else the built-in sandbox profile.

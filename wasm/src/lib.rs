@@ -385,9 +385,8 @@ fn headers_pairs(headers: Option<JsValue>) -> Result<Vec<(String, String)>, Find
     let Some(text) = opt_text(headers, "headers")? else {
         return Ok(Vec::new());
     };
-    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-        Findings::from(Finding::new(code::MALFORMED_JSON, "headers", e.to_string()))
-    })?;
+    let v: serde_json::Value =
+        kuatia_core::error::from_json(&text, "headers").map_err(Findings::from)?;
     let bad = || {
         Findings::from(Finding::new(
             code::INVALID_TYPE,

@@ -10,16 +10,17 @@ pub mod store;
 pub mod transmit;
 pub mod webhook;
 
-use crate::document::{build, IssueContext};
 use crate::error::{code, Finding};
-use crate::issue::{numbering_key, sign_document, simulate_unsigned};
 use crate::lifecycle::{transition, Estado, EventKind, SifenError, Trigger};
+use crate::numbering::Numbering;
 use crate::sign::Signer;
 use auth::{parse_key, Environment};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-pub use store::{Account, Cancellation, CancellationStatus, InvoiceRecord, MemoryStore, Store};
+pub use store::{
+    Account, Cancellation, CancellationStatus, InvoiceRecord, MemoryStore, Store, StoreNumbering,
+};
 use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
 use webhook::{Delivery, EventData, EventPayload, Webhook};
 
@@ -282,12 +283,62 @@ fn err(status: u16, code: &str, message: &str) -> HttpResponse {
     )
 }
 
+/// The answer to a body that could not be read: unreadable JSON or an oversized body is 400, a readable body whose
+/// fields are wrong 422 with its findings (the same classification for every route: core's JSON classifier).
+fn body_error(f: Finding) -> HttpResponse {
+    if f.code == code::MALFORMED_JSON || f.code == code::TOO_LARGE {
+        err(400, &f.code, &f.message)
+    } else {
+        findings_response(&[f])
+    }
+}
+
+/// Reads a JSON request body into `T` (see [`body_error`]).
+fn json_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, HttpResponse> {
+    crate::error::from_json_bytes(body, "").map_err(body_error)
+}
+
+/// The answer to a failed issue, by stage: the request's findings and certificate problems are 422, an exhausted
+/// sequence 422, a store that cannot number 503, a failed signer 502.
+fn issue_error(e: crate::issue::IssueError) -> HttpResponse {
+    use crate::issue::Stage;
+    let first = e.findings.0.first().cloned().unwrap_or_else(|| {
+        Finding::new(code::INTERNAL_ERROR, "", "issuing failed without a finding")
+    });
+    match e.stage {
+        Stage::Check => findings_response(&e.findings.0),
+        Stage::Certificate => err(422, &first.code, &first.message),
+        Stage::Numbering if first.code == code::NUMBERING_EXHAUSTED => {
+            err(422, &first.code, &first.message)
+        }
+        Stage::Numbering | Stage::Confirm => err(503, &first.code, &first.message),
+        // Signing our own well-formed output fails only with a broken signer (token removed, HSM down).
+        _ => err(502, &first.code, &first.message),
+    }
+}
+
+/// The security code of one document, drawn from the host's generator once.
+struct SeedCodes(u32);
+
+impl crate::cdc::SecurityCodeSource for SeedCodes {
+    fn next_u32(&mut self) -> u32 {
+        // security_code re-draws only when the code equals the number; vary it then.
+        let v = self.0;
+        self.0 = self.0.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        v
+    }
+}
+
 fn findings_response(findings: &[Finding]) -> HttpResponse {
     // The summary code is the most specific one the spec names (INVALID_TIMBRADO, INVALID_RUC), else VALIDATION_ERROR.
-    let summary = [code::INVALID_TIMBRADO, code::INVALID_RUC]
-        .into_iter()
-        .find(|c| findings.iter().any(|f| f.code == *c))
-        .unwrap_or(code::VALIDATION_ERROR);
+    let summary = [
+        code::INVALID_TIMBRADO,
+        code::INVALID_RUC,
+        code::SIMULATE_NOT_ALLOWED,
+    ]
+    .into_iter()
+    .find(|c| findings.iter().any(|f| f.code == *c))
+    .unwrap_or(code::VALIDATION_ERROR);
     let message = match findings.len() {
         1 => findings.first().map(|f| f.to_string()).unwrap_or_default(),
         n => format!("{n} problems found; see details"),
@@ -355,12 +406,13 @@ impl<S: Store> Service<S> {
             | ["v1", "facturas", _, "kude"]
             | ["v1", "webhooks", _, "deliveries"] => &["GET"],
             ["v1", "facturas", _, "cancel"] => &["POST"],
-            _ => return err(404, "NOT_FOUND", "no such route"),
+            ["v1", "numbering", "gaps"] => &["GET"],
+            _ => return err(404, code::NOT_FOUND, "no such route"),
         };
         if !allowed.contains(&route.1) {
             let mut r = err(
                 405,
-                "METHOD_NOT_ALLOWED",
+                code::METHOD_NOT_ALLOWED,
                 &format!("use {}", allowed.join(" or ")),
             );
             r.headers.push(("Allow".into(), allowed.join(", ")));
@@ -381,12 +433,24 @@ impl<S: Store> Service<S> {
             (["v1", "facturas"], _) => self.list_invoices(&caller, query),
             (["v1", "facturas", id], _) => match self.store.invoice(&caller.account.id, id) {
                 Some(inv) if inv.environment == caller.env => ok(200, self.invoice_json(&inv)),
-                _ => err(404, "NOT_FOUND", "no invoice with that id"),
+                _ => err(404, code::NOT_FOUND, "no invoice with that id"),
             },
             (["v1", "facturas", id, "kude"], _) => self.kude(&caller, id),
             (["v1", "facturas", id, "cancel"], _) => self.cancel(&caller, id, req, host),
             (["v1", "webhooks"], "POST") => self.create_webhook(&caller, req, host),
             (["v1", "webhooks", id, "deliveries"], _) => self.deliveries(&caller, id, query),
+            (["v1", "numbering", "gaps"], _) => {
+                match self.store.number_gaps(&caller.account.id, caller.env) {
+                    Ok(gaps) => {
+                        let total = gaps.len();
+                        respond(
+                            200,
+                            &json!({"ok": true, "data": gaps, "meta": {"total": total}}),
+                        )
+                    }
+                    Err(f) => err(503, &f.code, &f.message),
+                }
+            }
             (["v1", "webhooks"], _) => {
                 let list: Vec<Webhook> = self
                     .store
@@ -403,13 +467,13 @@ impl<S: Store> Service<S> {
                     &json!({"ok": true, "data": list, "meta": {"page": 1, "per_page": total, "total": total}}),
                 )
             }
-            _ => err(404, "NOT_FOUND", "no such route"),
+            _ => err(404, code::NOT_FOUND, "no such route"),
         }
     }
 
     fn authenticate(&self, req: &HttpRequest) -> Result<Caller, HttpResponse> {
         let unauthorized = |m: &str| {
-            let mut r = err(401, "UNAUTHORIZED", m);
+            let mut r = err(401, code::UNAUTHORIZED, m);
             r.headers.push(("WWW-Authenticate".into(), "Bearer".into()));
             r
         };
@@ -439,7 +503,7 @@ impl<S: Store> Service<S> {
             (Environment::Sandbox, _) => {
                 return Err(err(
                     400,
-                    "SANDBOX_HEADER_REQUIRED",
+                    code::SANDBOX_HEADER_REQUIRED,
                     "sandbox keys (dk_test_) require the header X-Environment: sandbox",
                 ))
             }
@@ -447,7 +511,7 @@ impl<S: Store> Service<S> {
             (Environment::Production, Some(_)) => {
                 return Err(err(
                     400,
-                    "LIVE_KEY_IN_SANDBOX",
+                    code::LIVE_KEY_IN_SANDBOX,
                     "a production key (dk_live_) must not be used with X-Environment: the sandbox takes dk_test_ keys",
                 ))
             }
@@ -507,7 +571,7 @@ impl<S: Store> Service<S> {
                 ("page" | "per_page", _) => {
                     return Err(err(
                         400,
-                        "INVALID_QUERY",
+                        code::INVALID_QUERY,
                         &format!(
                             "{k} must be a positive integer (per_page ≤ {})",
                             self.config.max_per_page
@@ -544,7 +608,7 @@ impl<S: Store> Service<S> {
             .iter()
             .any(|w| w.id == webhook_id);
         if !mine {
-            return err(404, "NOT_FOUND", "no webhook with that id");
+            return err(404, code::NOT_FOUND, "no webhook with that id");
         }
         let (page, per_page) = match self.paging(query) {
             Ok(p) => p,
@@ -571,17 +635,19 @@ impl<S: Store> Service<S> {
             if key.is_empty() || key.len() > 255 {
                 return err(
                     400,
-                    "INVALID_IDEMPOTENCY_KEY",
+                    code::INVALID_IDEMPOTENCY_KEY,
                     "Idempotency-Key must have 1 to 255 characters",
                 );
             }
-            if let Some((hash, response)) = self.store.idempotent(&caller.account.id, key) {
+            if let Some((hash, response)) =
+                self.store.idempotent(&caller.account.id, caller.env, key)
+            {
                 return if hash == body_hash {
                     response
                 } else {
                     err(
                         409,
-                        "IDEMPOTENCY_CONFLICT",
+                        code::IDEMPOTENCY_CONFLICT,
                         "this Idempotency-Key was used with a different request body",
                     )
                 };
@@ -591,8 +657,13 @@ impl<S: Store> Service<S> {
         // Only outcomes that created something (or definitive validation answers) are replayed.
         if let Some(key) = idem {
             if response.status == 201 || response.status == 422 {
-                self.store
-                    .put_idempotent(&caller.account.id, &key, body_hash, response.clone());
+                self.store.put_idempotent(
+                    &caller.account.id,
+                    caller.env,
+                    &key,
+                    body_hash,
+                    response.clone(),
+                );
             }
         }
         response
@@ -606,84 +677,40 @@ impl<S: Store> Service<S> {
     ) -> HttpResponse {
         let request = match crate::invoice::parse_request_bytes(&req.body) {
             Ok(r) => r,
-            Err(f) if f.code == code::MALFORMED_JSON || f.code == code::TOO_LARGE => {
-                return err(400, &f.code, &f.message)
-            }
-            Err(f) => return findings_response(&[f]),
+            Err(f) => return body_error(f),
         };
-        if caller.env == Environment::Production && request.simulate.is_some() {
-            return err(
-                422,
-                "SIMULATE_NOT_ALLOWED",
-                "_simulate is only accepted in the sandbox",
-            );
-        }
         let Some(emisor) = caller.account.profile(caller.env).cloned() else {
             return err(
                 422,
-                "PRODUCTION_NOT_CONFIGURED",
+                code::PRODUCTION_NOT_CONFIGURED,
                 "this account has no production profile (certificate, stamp, CSC); see the preflight check",
             );
         };
         let now_utc = host.now();
         let now = paraguay(now_utc);
-        let findings = crate::validate::validate(&request, &emisor, now);
-        if !findings.is_empty() {
-            return findings_response(&findings);
-        }
+        let mut codes = SeedCodes(host.random_u32());
+        // The one issuing pipeline (check → certificate → number → DE → signature → QR); the sandbox without a signer
+        // gets the unsigned simulation. `_simulate` changes nothing here: only SIFEN is simulated, below.
         let signer = host.signer(&caller.account.id, caller.env);
-        if caller.env == Environment::Production && signer.is_none() {
-            return err(
-                422,
-                "CERTIFICATE_MISSING",
-                "load a valid P12 certificate for production",
-            );
-        }
-        if let Some(s) = signer {
-            if let Err(fs) = crate::issue::check_signer(&emisor, s, now) {
-                let f =
-                    fs.0.first()
-                        .cloned()
-                        .unwrap_or_else(|| Finding::new("CERTIFICATE_INVALID", "", "certificate"));
-                return err(422, &f.code, &f.message);
-            }
-        }
-        let Some(key) = numbering_key(&request, &emisor, now) else {
-            return findings_response(&[Finding::new(
-                code::INVALID_TIMBRADO,
-                "tipo_documento",
-                "no stamp covers this document type",
-            )]);
-        };
-        let numero = self.store.next_number(&caller.account.id, caller.env, &key);
-        let codigo = crate::cdc::security_code(&mut || host.random_u32(), numero);
-        let documento = match build(
-            &request,
+        let pending = crate::issue::issue_pending(
             &emisor,
-            IssueContext {
-                now,
-                numero,
-                codigo_seguridad: codigo,
+            &request,
+            signer,
+            now,
+            &mut codes,
+            &mut StoreNumbering {
+                store: &mut self.store,
+                account_id: &caller.account.id,
+                env: caller.env,
             },
-        ) {
-            Ok(d) => d,
-            Err(fs) => return findings_response(&fs.0),
+        );
+        let pending = match pending {
+            Ok(p) => p,
+            Err(e) => return issue_error(e),
         };
-        let signer = host.signer(&caller.account.id, caller.env);
         let signed = signer.is_some();
-        let issued = match signer {
-            Some(s) => sign_document(documento, &emisor, s),
-            None => simulate_unsigned(documento, &emisor),
-        }
-        .map_err(|fs| fs.0.into_iter().next());
-        let issued = match issued {
-            Ok(i) => i,
-            // Signing our own well-formed output fails only with a broken signer (token removed, HSM down).
-            Err(f) => {
-                let f = f.unwrap_or_else(|| Finding::new("SIGNATURE_FAILED", "", "signing failed"));
-                return err(502, &f.code, &f.message);
-            }
-        };
+        let (key, numero) = (pending.key.clone(), pending.numero);
+        let issued = pending.issued;
         let ts = now_utc.unix_timestamp();
         let d = &issued.documento;
         let mut record = InvoiceRecord {
@@ -727,6 +754,15 @@ impl<S: Store> Service<S> {
         }
         let data = self.invoice_json(&record);
         self.store.insert_invoice(record.clone());
+        let confirmed = StoreNumbering {
+            store: &mut self.store,
+            account_id: &caller.account.id,
+            env: caller.env,
+        }
+        .confirm(&key, numero, &record.cdc);
+        if let Err(f) = confirmed {
+            return err(503, code::NUMBERING_UNAVAILABLE, &f.message);
+        }
         self.emit(&record, &events, host, ts);
         if caller.env == Environment::Sandbox && record.status == Estado::Approved {
             let mut account = caller.account.clone();
@@ -749,7 +785,7 @@ impl<S: Store> Service<S> {
         let mut record = self
             .store
             .invoice(account_id, invoice_id)
-            .ok_or_else(|| Finding::new("NOT_FOUND", "id", "no invoice with that id"))?;
+            .ok_or_else(|| Finding::new(code::NOT_FOUND, "id", "no invoice with that id"))?;
         let ts = host.now().unix_timestamp();
         let events = apply_to(&mut record, trigger, ts)?;
         if record.status.is_final() {
@@ -873,12 +909,12 @@ impl<S: Store> Service<S> {
             .invoice(&caller.account.id, id)
             .filter(|i| i.environment == caller.env)
         else {
-            return err(404, "NOT_FOUND", "no invoice with that id");
+            return err(404, code::NOT_FOUND, "no invoice with that id");
         };
         if inv.status != Estado::Approved {
             return err(
                 409,
-                "KUDE_NOT_AVAILABLE",
+                code::KUDE_NOT_AVAILABLE,
                 &format!(
                     "the KuDE is delivered only for approved invoices; this one is '{}'",
                     inv.status
@@ -925,33 +961,23 @@ impl<S: Store> Service<S> {
             .invoice(&caller.account.id, id)
             .filter(|i| i.environment == caller.env)
         else {
-            return err(404, "NOT_FOUND", "no invoice with that id");
+            return err(404, code::NOT_FOUND, "no invoice with that id");
         };
-        let body: Body = match serde_json::from_slice(&req.body) {
+        let body: Body = match json_body(&req.body) {
             Ok(b) => b,
-            Err(e) if e.is_syntax() || e.is_eof() => {
-                return err(400, code::MALFORMED_JSON, &e.to_string())
-            }
-            Err(e) => {
-                let c = if e.to_string().starts_with("missing field") {
-                    code::REQUIRED
-                } else {
-                    code::INVALID_TYPE
-                };
-                return findings_response(&[Finding::new(c, "motivo", e.to_string())]);
-            }
+            Err(r) => return r,
         };
         if record.cancellation.as_ref().map(|c| c.status) == Some(CancellationStatus::Pending) {
             return err(
                 409,
-                "CANCELLATION_PENDING",
+                code::CANCELLATION_PENDING,
                 "a cancellation of this invoice is waiting for SIFEN's answer",
             );
         }
         if record.status != Estado::Approved {
             return err(
                 409,
-                "NOT_CANCELLABLE",
+                code::NOT_CANCELLABLE,
                 &format!(
                     "only approved invoices can be cancelled; this one is '{}'",
                     record.status
@@ -1009,7 +1035,7 @@ impl<S: Store> Service<S> {
                 else {
                     return err(
                         422,
-                        "CERTIFICATE_MISSING",
+                        code::CERTIFICATE_MISSING,
                         "load a valid P12 certificate for production",
                     );
                 };
@@ -1045,14 +1071,9 @@ impl<S: Store> Service<S> {
             #[serde(default)]
             description: Option<String>,
         }
-        let body: Body = match serde_json::from_slice(&req.body) {
+        let body: Body = match json_body(&req.body) {
             Ok(b) => b,
-            Err(e) if e.is_syntax() || e.is_eof() => {
-                return err(400, code::MALFORMED_JSON, &e.to_string())
-            }
-            Err(e) => {
-                return findings_response(&[Finding::new(code::INVALID_TYPE, "", e.to_string())])
-            }
+            Err(r) => return r,
         };
         let kinds =
             match webhook::check_registration(&body.url, &body.events, body.description.as_deref())

@@ -5,8 +5,9 @@ use super::auth::{Environment, StoredKey};
 use super::transmit::Transmission;
 use super::webhook::{Delivery, Webhook};
 use super::HttpResponse;
-use crate::issue::NumberingKey;
+use crate::error::Finding;
 use crate::lifecycle::{Estado, SifenError};
+use crate::numbering::{Gap, MemoryNumbering, Numbering, NumberingKey};
 use crate::profile::Emisor;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -160,14 +161,38 @@ pub trait Store {
     fn insert_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook);
     /// An account's webhooks in one environment (with secrets, for signing).
     fn webhooks(&self, account_id: &str, env: Environment) -> Vec<Webhook>;
-    /// Reserves the next document number of a sequence.
-    fn next_number(&mut self, account_id: &str, env: Environment, key: &NumberingKey) -> u32;
-    /// A stored idempotent response: the request body's hash and the response.
-    fn idempotent(&self, account_id: &str, key: &str) -> Option<(String, HttpResponse)>;
+    /// Reserves the next document number of a sequence of an account's environment (the numbering contract,
+    /// [`crate::numbering`]; see [`StoreNumbering`]).
+    fn reserve_number(
+        &mut self,
+        account_id: &str,
+        env: Environment,
+        key: &NumberingKey,
+    ) -> Result<u32, Finding>;
+    /// Confirms a reserved number with the CDC of the document now stored.
+    fn confirm_number(
+        &mut self,
+        account_id: &str,
+        env: Environment,
+        key: &NumberingKey,
+        numero: u32,
+        cdc: &str,
+    ) -> Result<(), Finding>;
+    /// Reserved numbers of an account's environment that never became a document.
+    fn number_gaps(&self, account_id: &str, env: Environment) -> Result<Vec<Gap>, Finding>;
+    /// A stored idempotent response of an account's environment: the request body's hash and the response. Keys are
+    /// scoped by account *and* environment, so a sandbox answer is never replayed to a live key.
+    fn idempotent(
+        &self,
+        account_id: &str,
+        env: Environment,
+        key: &str,
+    ) -> Option<(String, HttpResponse)>;
     /// Stores an idempotent response.
     fn put_idempotent(
         &mut self,
         account_id: &str,
+        env: Environment,
         key: &str,
         body_hash: String,
         response: HttpResponse,
@@ -187,6 +212,31 @@ pub trait Store {
     ) -> (Vec<Delivery>, usize);
 }
 
+/// One account environment's numbering in a [`Store`], as the pipeline's [`Numbering`].
+pub struct StoreNumbering<'s, S: Store + ?Sized> {
+    /// The store.
+    pub store: &'s mut S,
+    /// The account.
+    pub account_id: &'s str,
+    /// Its environment.
+    pub env: Environment,
+}
+
+impl<S: Store + ?Sized> Numbering for StoreNumbering<'_, S> {
+    fn reserve(&mut self, key: &NumberingKey) -> Result<u32, Finding> {
+        self.store.reserve_number(self.account_id, self.env, key)
+    }
+
+    fn confirm(&mut self, key: &NumberingKey, numero: u32, cdc: &str) -> Result<(), Finding> {
+        self.store
+            .confirm_number(self.account_id, self.env, key, numero, cdc)
+    }
+
+    fn gaps(&self) -> Result<Vec<Gap>, Finding> {
+        self.store.number_gaps(self.account_id, self.env)
+    }
+}
+
 /// In-memory [`Store`].
 #[derive(Debug, Default, Clone)]
 pub struct MemoryStore {
@@ -195,8 +245,8 @@ pub struct MemoryStore {
     invoices: BTreeMap<String, InvoiceRecord>,
     order: Vec<String>,
     webhooks: Vec<(String, Environment, Webhook)>,
-    numbers: HashMap<(String, Environment, NumberingKey), u32>,
-    idempotency: HashMap<(String, String), (String, HttpResponse)>,
+    numbering: HashMap<(String, Environment), MemoryNumbering>,
+    idempotency: HashMap<(String, Environment, String), (String, HttpResponse)>,
     deliveries: BTreeMap<String, Delivery>,
     /// Ids of sandbox invoices the simulator still moves, so a request does not scan every invoice.
     in_flight: std::collections::BTreeSet<String>,
@@ -316,30 +366,60 @@ impl Store for MemoryStore {
             .collect()
     }
 
-    fn next_number(&mut self, account_id: &str, env: Environment, key: &NumberingKey) -> u32 {
-        let n = self
-            .numbers
-            .entry((account_id.to_string(), env, key.clone()))
-            .or_insert(0);
-        *n += 1;
-        *n
+    fn reserve_number(
+        &mut self,
+        account_id: &str,
+        env: Environment,
+        key: &NumberingKey,
+    ) -> Result<u32, Finding> {
+        self.numbering
+            .entry((account_id.to_string(), env))
+            .or_default()
+            .reserve(key)
     }
 
-    fn idempotent(&self, account_id: &str, key: &str) -> Option<(String, HttpResponse)> {
+    fn confirm_number(
+        &mut self,
+        account_id: &str,
+        env: Environment,
+        key: &NumberingKey,
+        numero: u32,
+        cdc: &str,
+    ) -> Result<(), Finding> {
+        match self.numbering.get_mut(&(account_id.to_string(), env)) {
+            Some(n) => n.confirm(key, numero, cdc),
+            None => Err(crate::numbering::not_reserved(key, numero)),
+        }
+    }
+
+    fn number_gaps(&self, account_id: &str, env: Environment) -> Result<Vec<Gap>, Finding> {
+        match self.numbering.get(&(account_id.to_string(), env)) {
+            Some(n) => n.gaps(),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn idempotent(
+        &self,
+        account_id: &str,
+        env: Environment,
+        key: &str,
+    ) -> Option<(String, HttpResponse)> {
         self.idempotency
-            .get(&(account_id.to_string(), key.to_string()))
+            .get(&(account_id.to_string(), env, key.to_string()))
             .cloned()
     }
 
     fn put_idempotent(
         &mut self,
         account_id: &str,
+        env: Environment,
         key: &str,
         body_hash: String,
         response: HttpResponse,
     ) {
         self.idempotency.insert(
-            (account_id.to_string(), key.to_string()),
+            (account_id.to_string(), env, key.to_string()),
             (body_hash, response),
         );
     }

@@ -39,44 +39,45 @@ pub const MAX_MESSAGE_BYTES: usize = 1_000_000;
 /// Largest request identifier `dId` (15 digits).
 pub const MAX_DID: u64 = 999_999_999_999_999;
 
-/// Stable error codes of this module (in addition to [`crate::error::code`] and [`crate::sign::code`]).
+/// Stable error codes of this module (in addition to [`crate::error::code`] and [`crate::sign::code`]), from the
+/// registry under their module-local names.
 pub mod code {
     /// The answer is not a SIFEN SOAP message (HTML gateway page, empty body, truncated XML, wrong root...).
-    pub const UNEXPECTED_RESPONSE: &str = "SIFEN_UNEXPECTED_RESPONSE";
+    pub const UNEXPECTED_RESPONSE: &str = crate::code::SIFEN_UNEXPECTED_RESPONSE;
     /// The answer is a SOAP Fault.
-    pub const SOAP_FAULT: &str = "SIFEN_SOAP_FAULT";
+    pub const SOAP_FAULT: &str = crate::code::SIFEN_SOAP_FAULT;
     /// A request identifier (`dId`) or event `Id` is out of range.
-    pub const INVALID_ID: &str = "SIFEN_INVALID_ID";
+    pub const INVALID_ID: &str = crate::code::SIFEN_INVALID_ID;
     /// The request exceeds [`super::MAX_MESSAGE_BYTES`].
-    pub const MESSAGE_TOO_LARGE: &str = "SIFEN_MESSAGE_TOO_LARGE";
+    pub const MESSAGE_TOO_LARGE: &str = crate::code::SIFEN_MESSAGE_TOO_LARGE;
     /// A document to send has no XMLDSig `Signature`.
-    pub const DE_UNSIGNED: &str = "SIFEN_DE_UNSIGNED";
+    pub const DE_UNSIGNED: &str = crate::code::SIFEN_DE_UNSIGNED;
     /// A document to send has no `gCamFuFD/dCarQR` (SIFEN answers 0160, SIFEN.md §10 #2).
-    pub const DE_WITHOUT_QR: &str = "SIFEN_DE_WITHOUT_QR";
+    pub const DE_WITHOUT_QR: &str = crate::code::SIFEN_DE_WITHOUT_QR;
     /// A lot has no document.
-    pub const LOT_EMPTY: &str = "SIFEN_LOT_EMPTY";
+    pub const LOT_EMPTY: &str = crate::code::SIFEN_LOT_EMPTY;
     /// A lot has more than 50 documents.
-    pub const LOT_TOO_MANY: &str = "SIFEN_LOT_TOO_MANY";
+    pub const LOT_TOO_MANY: &str = crate::code::SIFEN_LOT_TOO_MANY;
     /// A lot mixes emitter RUCs.
-    pub const LOT_MIXED_RUC: &str = "SIFEN_LOT_MIXED_RUC";
+    pub const LOT_MIXED_RUC: &str = crate::code::SIFEN_LOT_MIXED_RUC;
     /// A lot mixes document types.
-    pub const LOT_MIXED_TYPE: &str = "SIFEN_LOT_MIXED_TYPE";
+    pub const LOT_MIXED_TYPE: &str = crate::code::SIFEN_LOT_MIXED_TYPE;
     /// A lot holds the same CDC twice (SIFEN blocks the emitter for it).
-    pub const LOT_DUPLICATE_CDC: &str = "SIFEN_LOT_DUPLICATE_CDC";
+    pub const LOT_DUPLICATE_CDC: &str = crate::code::SIFEN_LOT_DUPLICATE_CDC;
     /// An event request has no event or more than 15.
-    pub const EVENT_COUNT: &str = "SIFEN_EVENT_COUNT";
+    pub const EVENT_COUNT: &str = crate::code::SIFEN_EVENT_COUNT;
     /// Two events of one request share an `Id`.
-    pub const EVENT_DUPLICATE_ID: &str = "SIFEN_EVENT_DUPLICATE_ID";
+    pub const EVENT_DUPLICATE_ID: &str = crate::code::SIFEN_EVENT_DUPLICATE_ID;
     /// An event field breaks its rule (length, range, format, consistency); the message says which.
-    pub const EVENT_INVALID: &str = "SIFEN_EVENT_INVALID";
+    pub const EVENT_INVALID: &str = crate::code::SIFEN_EVENT_INVALID;
     /// The cancellation window (48 h FE, 168 h others, from approval) has passed.
-    pub const CANCEL_WINDOW_EXPIRED: &str = "SIFEN_CANCEL_WINDOW_EXPIRED";
+    pub const CANCEL_WINDOW_EXPIRED: &str = crate::code::SIFEN_CANCEL_WINDOW_EXPIRED;
     /// An inutilización range is reversed or longer than 1000 numbers.
-    pub const INUTILIZACION_RANGE: &str = "SIFEN_INUTILIZACION_RANGE";
+    pub const INUTILIZACION_RANGE: &str = crate::code::SIFEN_INUTILIZACION_RANGE;
     /// The event is signed by a certificate that is not the emitter's / receiver's.
-    pub const EVENT_SIGNER: &str = "SIFEN_EVENT_SIGNER";
+    pub const EVENT_SIGNER: &str = crate::code::SIFEN_EVENT_SIGNER;
     /// A time window of SIFEN (transmission, contingency) is not met.
-    pub const OUT_OF_WINDOW: &str = "SIFEN_OUT_OF_WINDOW";
+    pub const OUT_OF_WINDOW: &str = crate::code::SIFEN_OUT_OF_WINDOW;
 }
 
 /// The six SIFEN web services (SIFEN.md §6.2).

@@ -89,9 +89,9 @@ pub struct C14nError {
 /// Code: the input is not well-formed XML, or uses a DTD / unknown entity.
 pub const MALFORMED_XML: &str = crate::error::code::MALFORMED_XML;
 /// Code: no element carries the requested `Id`.
-pub const ELEMENT_NOT_FOUND: &str = "ELEMENT_NOT_FOUND";
+pub const ELEMENT_NOT_FOUND: &str = crate::code::ELEMENT_NOT_FOUND;
 /// Code: several elements carry the requested `Id` (would allow signature-wrapping tricks).
-pub const DUPLICATE_ID: &str = "DUPLICATE_ID";
+pub const DUPLICATE_ID: &str = crate::code::DUPLICATE_ID;
 /// Code: elements nested deeper than [`MAX_DEPTH`].
 pub const TOO_LARGE: &str = crate::error::code::TOO_LARGE;
 

@@ -36,48 +36,15 @@ pub const SHA256: &str = "http://www.w3.org/2001/04/xmlenc#sha256";
 /// Transform URI of the enveloped-signature transform.
 pub const ENVELOPED_SIGNATURE: &str = "http://www.w3.org/2000/09/xmldsig#enveloped-signature";
 
-/// Stable error codes of this module (see [`SignError::code`] and [`VerifyReport::error`]).
+/// The error codes of this module (see [`SignError::code`] and [`VerifyReport::error`]), from the registry.
 pub mod code {
-    /// The input is not a PKCS#12 file or cannot be read.
-    pub const P12_INVALID: &str = "P12_INVALID";
-    /// The PKCS#12 password is wrong (integrity check or decryption fails).
-    pub const P12_WRONG_PASSWORD: &str = "P12_WRONG_PASSWORD";
-    /// The PKCS#12 file holds no private key.
-    pub const P12_NO_PRIVATE_KEY: &str = "P12_NO_PRIVATE_KEY";
-    /// The PKCS#12 file holds no certificate.
-    pub const P12_NO_CERTIFICATE: &str = "P12_NO_CERTIFICATE";
-    /// A PEM private key cannot be read.
-    pub const KEY_INVALID: &str = "KEY_INVALID";
-    /// The key is not RSA, or shorter than 2048 bits.
-    pub const KEY_UNSUPPORTED: &str = "KEY_UNSUPPORTED";
-    /// The private key does not belong to the certificate.
-    pub const KEY_CERT_MISMATCH: &str = "KEY_CERT_MISMATCH";
-    /// The signer failed to produce a signature.
-    pub const SIGNATURE_FAILED: &str = "SIGNATURE_FAILED";
-    /// The certificate cannot be parsed.
-    pub const CERTIFICATE_INVALID: &str = "CERTIFICATE_INVALID";
-    /// The certificate's validity starts after the given time.
-    pub const CERTIFICATE_NOT_YET_VALID: &str = "CERTIFICATE_NOT_YET_VALID";
-    /// The certificate's validity ended before the given time.
-    pub const CERTIFICATE_EXPIRED: &str = "CERTIFICATE_EXPIRED";
-    /// The certificate carries no RUC (subject or SubjectAltName serialNumber).
-    pub const CERTIFICATE_RUC_MISSING: &str = "CERTIFICATE_RUC_MISSING";
-    /// The certificate's RUC is not the emitter's.
-    pub const CERTIFICATE_RUC_MISMATCH: &str = "CERTIFICATE_RUC_MISMATCH";
-    /// The document has no XMLDSig `Signature`.
-    pub const SIGNATURE_MISSING: &str = "SIGNATURE_MISSING";
-    /// The `Signature` lacks required parts or has bad base64.
-    pub const SIGNATURE_MALFORMED: &str = "SIGNATURE_MALFORMED";
-    /// The referenced element does not hash to the `DigestValue`.
-    pub const DIGEST_MISMATCH: &str = "DIGEST_MISMATCH";
-    /// The `SignatureValue` does not verify with the certificate's key.
-    pub const SIGNATURE_INVALID: &str = "SIGNATURE_INVALID";
-    /// An algorithm or transform outside the SIFEN profile (NT-016).
-    pub const UNSUPPORTED_ALGORITHM: &str = "UNSUPPORTED_ALGORITHM";
-    /// No element carries the `Id` to sign or verify.
-    pub const ELEMENT_NOT_FOUND: &str = super::c14n::ELEMENT_NOT_FOUND;
-    /// Several elements carry the same `Id`.
-    pub const DUPLICATE_ID: &str = super::c14n::DUPLICATE_ID;
+    pub use crate::code::{
+        CERTIFICATE_EXPIRED, CERTIFICATE_INVALID, CERTIFICATE_NOT_YET_VALID,
+        CERTIFICATE_RUC_MISMATCH, CERTIFICATE_RUC_MISSING, DIGEST_MISMATCH, DUPLICATE_ID,
+        ELEMENT_NOT_FOUND, KEY_CERT_MISMATCH, KEY_INVALID, KEY_UNSUPPORTED, P12_INVALID,
+        P12_NO_CERTIFICATE, P12_NO_PRIVATE_KEY, P12_WRONG_PASSWORD, SIGNATURE_FAILED,
+        SIGNATURE_INVALID, SIGNATURE_MALFORMED, SIGNATURE_MISSING, UNSUPPORTED_ALGORITHM,
+    };
 }
 
 /// Why signing, key loading or a certificate check failed. Never contains passwords or key bytes.

@@ -153,7 +153,7 @@ fn parse_value(text: &str) -> Result<Value, Finding> {
         ));
     }
     // serde_json's own recursion limit (128) bounds nesting.
-    serde_json::from_str(text).map_err(|e| Finding::new(code::MALFORMED_JSON, "", e.to_string()))
+    crate::error::from_json(text, "")
 }
 
 fn count_ok(n: usize) -> Result<(), Finding> {
@@ -179,26 +179,9 @@ fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-/// The name between the first pair of backticks of a serde message (`missing field `cdc``).
-fn quoted(msg: &str) -> Option<&str> {
-    let start = msg.find('`')? + 1;
-    let len = msg.get(start..)?.find('`')?;
-    msg.get(start..start + len)
-}
-
-/// Deserializes `v` into `T`; a problem becomes one finding with its path under `base` and the code of its
-/// kind (missing → REQUIRED, unknown field → NOT_ALLOWED, anything else → INVALID_TYPE).
+/// Deserializes `v` into `T` with core's one JSON-error classifier (paths under `base`).
 fn de<T: DeserializeOwned>(v: Value, base: &str) -> Result<T, Finding> {
-    serde_path_to_error::deserialize(v).map_err(|e| {
-        let mut f = crate::error::json_finding(e, base);
-        // A missing field's path names the field itself (serde_path_to_error stops at its parent).
-        if f.code == code::REQUIRED {
-            if let Some(field) = quoted(&f.message) {
-                f.path = join(&f.path, field);
-            }
-        }
-        f
-    })
+    crate::error::from_json_value(v, base)
 }
 
 /// Collects findings while one event is read.
