@@ -32,6 +32,8 @@ targets = [
     ("XML build, 3 items ≤ 10 µs", get("xml_write_3_items"), 10_000),
     ("full issue ≤ 1.25 × raw RSA-2048 signature", issue, None if raw is None else 1.25 * raw),
     ("KuDE A4, 10-item FE ≤ 1 ms", get("kude_pdf_a4_10_items"), 1_000_000),
+    ("service create ≤ 1.10 × issue (same run)", get("api/create_3_items"),
+     None if get("api/issue_3_items") is None else 1.10 * get("api/issue_3_items")),
     ("KuDE ticket, 10-item FE ≤ 0.5 ms", get("kude_pdf_ticket_10_items"), 500_000),
 ]
 load_file = pathlib.Path("target/load-report.json")

@@ -89,6 +89,23 @@ func (e *Error) Is(target error) bool {
 // Version is the version of the linked libkuatia ("0.1.0").
 func Version() string { return C.GoString(C.kuatia_version()) }
 
+// Code is one entry of the error-code registry.
+type Code struct {
+	Code        string `json:"code"`
+	Description string `json:"description"`
+}
+
+// Codes returns every error code kuatia answers with: the core's one registry.
+func Codes() ([]Code, error) {
+	var out C.kuatia_bytes
+	var cerr *C.kuatia_error
+	if err := errorOf(C.kuatia_error_codes(&out, &cerr), cerr); err != nil {
+		return nil, err
+	}
+	var codes []Code
+	return codes, jsonOut(take(&out), &codes)
+}
+
 // errorOf turns a failed call's status and kuatia_error into an *Error and frees the C error; nil for OK.
 func errorOf(status C.enum_kuatia_status, cerr *C.kuatia_error) error {
 	if status == C.KUATIA_STATUS_OK {

@@ -191,16 +191,11 @@ pub fn run(cmd: SifenCommand) -> Outcome {
                 &common,
                 None,
             ),
-            SifenCommand::ConsultaRuc { ruc, common } => {
-                let ruc = Ruc::parse(&ruc)
-                    .or_else(|_| Ruc::from_body(&ruc))
-                    .map_err(|e| Outcome::error(&e.to_finding("ruc")))?;
-                print(
-                    &request::consulta_ruc(common.id, &ruc).map_err(err)?,
-                    &common,
-                    None,
-                )
-            }
+            SifenCommand::ConsultaRuc { ruc, common } => print(
+                &request::consulta_ruc_text(common.id, &ruc).map_err(err)?,
+                &common,
+                None,
+            ),
             SifenCommand::ConsultaLote { protocolo, common } => print(
                 &request::consulta_lote(common.id, &protocolo).map_err(err)?,
                 &common,

@@ -56,8 +56,21 @@ fn ruc_check() {
         "{\"valid\":true,\"ruc\":\"80069563-1\"}\n"
     );
 
-    let (code, v, _) = run(&["ruc", "check", "800695631"], None);
-    assert_eq!((code, v), (0, json!({"valid": true, "ruc": "80069563-1"})));
+    // Without the '-' a RUC is ambiguous (issue 14): refused, with the expected form in the message.
+    for typed in ["800695631", "80069568"] {
+        let (code, v, _) = run(&["ruc", "check", typed], None);
+        assert_eq!(
+            (code, &v["valid"], &v["error"]["code"]),
+            (1, &json!(false), &json!("INVALID_RUC"))
+        );
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("80069563-1"),
+            "{v}"
+        );
+    }
 
     let (code, v, stderr) = run(&["ruc", "check", "80069563-2"], None);
     assert_eq!(code, 1);

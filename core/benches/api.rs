@@ -1,4 +1,6 @@
-//! Throughput of the service through `handle`: create (validate + issue + sign + store) and status lookup.
+//! Throughput of the service through `handle`: create (validate + issue + sign + store) and status lookup, and in the
+//! same run `issue` alone on the same request: creating through the service must cost at most `issue` + 10 %
+//! (issue 14: the service runs the one pipeline, nothing twice).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -62,6 +64,25 @@ fn benches(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("api");
     g.throughput(Throughput::Elements(1));
+    let emisor = kuatia_core::profile::Emisor::sandbox();
+    let now = kuatia_core::fmt::parse_datetime("2025-03-10T10:11:00").unwrap();
+    let signer = sandbox_test_signer().unwrap();
+    g.bench_function("issue_3_items", |b| {
+        let mut numbering = kuatia_core::numbering::MemoryNumbering::default();
+        b.iter(|| {
+            // The request is parsed from the same JSON text each time, as the service does.
+            let req = kuatia_core::invoice::parse_request(black_box(body)).unwrap();
+            let issued = kuatia_core::issue::issue(
+                &emisor,
+                &req,
+                &signer,
+                now,
+                &mut || 123_456_789u32,
+                &mut numbering,
+            );
+            black_box(issued.unwrap())
+        })
+    });
     g.bench_function("create_3_items", |b| {
         b.iter(|| black_box(svc.handle(black_box(&create), &mut host)))
     });

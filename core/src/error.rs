@@ -39,7 +39,8 @@ pub fn json_finding(e: serde_path_to_error::Error<serde_json::Error>, base: &str
     let path = join_path(base, &json_path(&e.path().to_string()));
     let inner = e.into_inner();
     if inner.is_syntax() || inner.is_eof() || inner.is_io() {
-        return Finding::new(code::MALFORMED_JSON, path, inner.to_string());
+        // Unreadable text has no field to point at: the finding names the argument.
+        return Finding::new(code::MALFORMED_JSON, base, inner.to_string());
     }
     let message = inner.to_string();
     let bare = strip_position(&message);

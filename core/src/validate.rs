@@ -341,6 +341,18 @@ impl<'a> Checked<'a> {
     }
 }
 
+/// The `_simulate` rule (the spec §1: allowed in the sandbox, never in production), for validation and for the
+/// service, which applies it by the caller's environment before it looks up the profile.
+pub fn check_simulate(simulate: Option<&str>, production: bool) -> Option<Finding> {
+    (simulate.is_some() && production).then(|| {
+        Finding::new(
+            code::SIMULATE_NOT_ALLOWED,
+            "_simulate",
+            "_simulate is only accepted in the sandbox",
+        )
+    })
+}
+
 /// Validates a request against every rule and, when it passes, returns the proof the issuing stages need.
 pub fn check<'a>(
     req: &'a FacturaRequest,
@@ -392,14 +404,13 @@ fn run<'a>(
         return (v.out, None);
     };
 
-    if let Some(s) = &req.simulate {
-        if emisor.ambiente == Ambiente::Produccion {
-            v.push(
-                code::SIMULATE_NOT_ALLOWED,
-                "_simulate",
-                "_simulate is only accepted in the sandbox",
-            );
-        } else if !SIMULATE_VALUES.contains(&s.as_str()) {
+    if let Some(f) = check_simulate(
+        req.simulate.as_deref(),
+        emisor.ambiente == Ambiente::Produccion,
+    ) {
+        v.out.push(f);
+    } else if let Some(s) = &req.simulate {
+        if !SIMULATE_VALUES.contains(&s.as_str()) {
             v.push(
                 code::INVALID_VALUE,
                 "_simulate",

@@ -235,10 +235,14 @@ fn status_and_error_codes() {
         (r.status, r.json()["error"]["code"].clone()),
         (422, json!("INVALID_TIMBRADO"))
     );
-    // ... but not with _simulate in the sandbox (spec §7).
+    // ... and the same with _simulate: it simulates SIFEN only, never the stamp, establishment or point (issue 14).
     let mut body = factura(Some("approved"));
     body["establecimiento"] = json!("009");
-    assert_eq!(c.sandbox("POST", "/v1/facturas", Some(body)).status, 201);
+    let r = c.sandbox("POST", "/v1/facturas", Some(body));
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (422, json!("INVALID_TIMBRADO"))
+    );
     assert_eq!(c.sandbox("GET", "/v1/health", None).status, 200);
 }
 
@@ -707,4 +711,115 @@ fn cancellation_moves_to_cancelled_and_notifies() {
         .apply(&account, &id, &Trigger::Cancelled, &mut c.host)
         .unwrap_err();
     assert_eq!(err.code, "INVALID_TRANSITION");
+}
+
+#[test]
+fn idempotency_keys_never_cross_environments() {
+    let mut c = client();
+    let account = c.account.clone();
+    let mut acc = c.svc.store.account(&account).unwrap();
+    acc.production = Some(kuatia_core::profile::Emisor::sandbox());
+    c.svc.store.put_account(acc);
+    let live = c
+        .svc
+        .create_key(&account, Environment::Production, &mut c.host)
+        .unwrap();
+    let key = c.key.clone();
+    let idem = [("Idempotency-Key", "order-7")];
+    let sandbox = c.call(
+        "POST",
+        "/v1/facturas",
+        Some(factura(None)),
+        &idem,
+        Some(&key),
+        true,
+    );
+    assert_eq!(sandbox.status, 201);
+    // The same key with a live key is a new production invoice, never the sandbox answer.
+    let prod = c.call(
+        "POST",
+        "/v1/facturas",
+        Some(factura(None)),
+        &idem,
+        Some(&live),
+        false,
+    );
+    assert_eq!(prod.status, 201, "{:?}", prod.json());
+    assert_ne!(prod.json()["data"]["id"], sandbox.json()["data"]["id"]);
+    // Each environment replays its own answer.
+    let again = c.call(
+        "POST",
+        "/v1/facturas",
+        Some(factura(None)),
+        &idem,
+        Some(&live),
+        false,
+    );
+    assert_eq!(again, prod);
+    let again = c.call(
+        "POST",
+        "/v1/facturas",
+        Some(factura(None)),
+        &idem,
+        Some(&key),
+        true,
+    );
+    assert_eq!(again, sandbox);
+    let live_list = c.call("GET", "/v1/facturas", None, &[], Some(&live), false);
+    assert_eq!(live_list.json()["meta"]["total"], json!(1));
+}
+
+#[test]
+fn simulate_never_changes_what_the_request_asked_for() {
+    let mut c = client();
+    let mut body = factura(Some("approved"));
+    body["establecimiento"] = json!("002");
+    let r = c.sandbox("POST", "/v1/facturas", Some(body));
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (422, json!("INVALID_TIMBRADO"))
+    );
+    assert_eq!(
+        r.json()["error"]["details"][0]["path"],
+        json!("tipo_documento")
+    );
+    assert_eq!(
+        c.sandbox("GET", "/v1/facturas", None).json()["meta"]["total"],
+        json!(0)
+    );
+}
+
+#[test]
+fn every_number_is_confirmed_and_gaps_are_listed() {
+    use kuatia_core::numbering::NumberingKey;
+    let mut c = client();
+    for _ in 0..3 {
+        assert_eq!(
+            c.sandbox("POST", "/v1/facturas", Some(factura(None)))
+                .status,
+            201
+        );
+    }
+    let r = c.sandbox("GET", "/v1/numbering/gaps", None);
+    assert_eq!((r.status, r.json()["data"].clone()), (200, json!([])));
+    // A number reserved by a host that died before storing the document is a gap, never handed out again.
+    let stamp = kuatia_core::profile::Emisor::sandbox().timbrados[0].clone();
+    let key = NumberingKey {
+        tipo_documento: 1,
+        timbrado: stamp.numero,
+        establecimiento: stamp.establecimiento,
+        punto: stamp.punto_expedicion,
+    };
+    let account = c.account.clone();
+    assert_eq!(
+        c.svc
+            .store
+            .reserve_number(&account, Environment::Sandbox, &key),
+        Ok(4)
+    );
+    let r = c.sandbox("GET", "/v1/numbering/gaps", None);
+    assert_eq!(r.json()["data"][0]["numero"], json!(4));
+    assert_eq!(r.json()["meta"]["total"], json!(1));
+    let next = c.sandbox("POST", "/v1/facturas", Some(factura(None)));
+    assert_eq!(next.json()["data"]["numero"], json!("001-001-0000005"));
 }

@@ -43,7 +43,7 @@ fn request(tipo: u8, items: usize) -> String {
     let extra = match tipo {
         1 => r#","condicion_pago":2,"credito":{"tipo":"cuota","cantidad_cuotas":3}"#.to_string(),
         4 => r#","vendedor":{"naturaleza":1,"documento_tipo":1,"documento_numero":"1234567","nombre":"Vendedor Ñoño Pérez","direccion":"Compañía Itá","departamento":1,"ciudad":1},"documentos_asociados":[{"tipo":3,"tipo_constancia":1}]"#.to_string(),
-        5 | 6 => r#","motivo":1,"documentos_asociados":[{"cdc":"01800695631001001000000612021112917595714694"}]"#.to_string(),
+        5 | 6 => r#","motivo":1,"documentos_asociados":[{"cdc":"01444444017001001000000122025031011234567890"}]"#.to_string(),
         _ => r#","remision":{"motivo":1,"kilometros":120},"transporte":{"tipo":1,"modalidad":1,"inicio":"2025-03-10","salida":{"direccion":"Depósito Central","departamento":1,"ciudad":1},"entregas":[{"direccion":"Sucursal San Lorenzo","numero_casa":55,"departamento":1,"ciudad":1}],"vehiculos":[{"tipo":"Camión","marca":"Scania","matricula":"ABC123"}],"transportista":{"nombre":"Transportes Ñeembucú","ruc":"80069563-1","domicilio_fiscal":"Ruta 1 km 20","chofer_documento":"2345678","chofer_nombre":"José Ñamandú","chofer_direccion":"Luque"}}"#.to_string(),
     };
     let items_json = items;

@@ -22,9 +22,10 @@ pub mod sifen;
 pub mod sign;
 
 pub use abi::{
-    kuatia_bytes, kuatia_bytes_free, kuatia_error, kuatia_error_code, kuatia_error_count,
-    kuatia_error_finding, kuatia_error_free, kuatia_error_json, kuatia_error_message,
-    kuatia_error_path, kuatia_error_status, kuatia_status, KUATIA_MAX_INPUT_LEN,
+    kuatia_bytes, kuatia_bytes_free, kuatia_error, kuatia_error_code, kuatia_error_codes,
+    kuatia_error_count, kuatia_error_finding, kuatia_error_free, kuatia_error_json,
+    kuatia_error_message, kuatia_error_path, kuatia_error_status, kuatia_status,
+    KUATIA_MAX_INPUT_LEN,
 };
 pub use ids::{kuatia_cdc_build, kuatia_cdc_parse, kuatia_ruc_check, kuatia_ruc_dv};
 pub use invoice::{

@@ -87,11 +87,12 @@ pub unsafe extern "C" fn kuatia_sifen_request(
             }
             "consulta-lote" => write(slot, &request::consulta_lote(d_id, arg)?, None),
             "consulta-ruc" => {
-                // Like `kuatia sifen consulta-ruc`: a complete RUC, or a bare body whose DV is computed.
-                let ruc = Ruc::parse(arg)
-                    .or_else(|_| Ruc::from_body(arg))
-                    .map_err(|e| Error::from(e.to_finding("arg")))?;
-                write(slot, &request::consulta_ruc(d_id, &ruc)?, None)
+                // Core's one reading of a consulta-ruc RUC, as `kuatia sifen consulta-ruc` uses it.
+                let req = request::consulta_ruc_text(d_id, arg).map_err(|mut f| {
+                    f.path = "arg".into();
+                    Error::from(f)
+                })?;
+                write(slot, &req, None)
             }
             "evento" => {
                 let events = event::signed_events_from_json(arg).map_err(|f| prefix(f, "arg"))?;

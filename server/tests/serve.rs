@@ -490,3 +490,84 @@ async fn load_concurrent_idempotent_creates() {
     server.shutdown().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 14's failures over real HTTP: a RUC without '-', a missing field's path, `_simulate` with an establishment
+/// that has no stamp, an idempotency key reused across environments; and the numbering gaps route.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_rule_per_decision_over_http() {
+    let dir = temp_dir("one-rule");
+    let server = start(config(&dir)).await.unwrap();
+    let key = server.new_sandbox_key.clone().unwrap();
+    let api = Api::new(&server, &key);
+
+    let mut body = factura(None);
+    body["receptor"]["ruc"] = json!("80069568");
+    let (code, v) = api.post("/v1/facturas", &body).await;
+    assert_eq!(
+        (code, v["error"]["code"].clone()),
+        (422, json!("INVALID_RUC")),
+        "{v}"
+    );
+    assert_eq!(v["error"]["details"][0]["path"], json!("receptor.ruc"));
+
+    let mut body = factura(None);
+    body["receptor"]
+        .as_object_mut()
+        .unwrap()
+        .remove("razon_social");
+    let (code, v) = api.post("/v1/facturas", &body).await;
+    assert_eq!(code, 422, "{v}");
+    assert_eq!(
+        (
+            v["error"]["details"][0]["code"].clone(),
+            v["error"]["details"][0]["path"].clone()
+        ),
+        (
+            json!("VALIDATION_ERROR.REQUIRED"),
+            json!("receptor.razon_social")
+        )
+    );
+
+    let mut body = factura(Some("approved"));
+    body["establecimiento"] = json!("002");
+    let (code, v) = api.post("/v1/facturas", &body).await;
+    assert_eq!(
+        (code, v["error"]["code"].clone()),
+        (422, json!("INVALID_TIMBRADO")),
+        "{v}"
+    );
+
+    let r = api
+        .send(
+            reqwest::Method::POST,
+            "/v1/facturas",
+            Some(&factura(None)),
+            &[("Idempotency-Key", "order-9")],
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 201);
+    let sandbox: Value = r.json().await.unwrap();
+    // The same key with a live key is a production request: never the sandbox invoice.
+    let live = kuatia_server::create_key(dir.clone(), Environment::Production).unwrap();
+    let r = reqwest::Client::new()
+        .post(format!("http://{}/v1/facturas", server.addr))
+        .bearer_auth(&live)
+        .header("Idempotency-Key", "order-9")
+        .header("Content-Type", "application/json")
+        .body(factura(None).to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = r.status().as_u16();
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(
+        (status, v["error"]["code"].clone()),
+        (422, json!("PRODUCTION_NOT_CONFIGURED")),
+        "{v}"
+    );
+    assert_ne!(v["data"]["id"], sandbox["data"]["id"]);
+
+    let (code, v) = api.get("/v1/numbering/gaps").await;
+    assert_eq!((code, v["data"].clone()), (200, json!([])), "{v}");
+    server.shutdown().await;
+}

@@ -161,6 +161,12 @@ pub fn totals(
     answer(json_text(&request, "request").and_then(|t| face::totals(&t)))
 }
 
+/// Every error code kuatia answers with (`[{code, description}]`): the core's one registry.
+#[wasm_bindgen(js_name = errorCodes, unchecked_return_type = "Array<{ code: string; description: string }>")]
+pub fn error_codes() -> Result<JsValue, JsValue> {
+    answer(Ok(kuatia_core::code::all_json()))
+}
+
 /// The check digit of a RUC body (`"80069563"` → `{ruc: "80069563-1", dv: 1}`). Throws `INVALID_RUC`.
 #[wasm_bindgen(js_name = rucDv, unchecked_return_type = "RucDv")]
 pub fn ruc_dv(body: &str) -> Result<JsValue, JsValue> {

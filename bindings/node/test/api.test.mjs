@@ -12,6 +12,17 @@ test("init() is a harmless no-op in Node", async () => {
   assert.equal(typeof k.version(), "string");
 });
 
+test("errorCodes() is the core's registry (tests/fixtures/codes.json)", () => {
+  const want = JSON.parse(readFileSync(new URL("../../../tests/fixtures/codes.json", import.meta.url), "utf8"));
+  assert.deepEqual(k.errorCodes(), want);
+});
+
+test("a RUC is read only as digits-DV", () => {
+  assert.equal(k.rucCheck("80069568").valid, false);
+  assert.equal(k.rucCheck("80069568").error.code, "INVALID_RUC");
+  assert.match(k.rucCheck("800695631").error.message, /80069563-1/);
+});
+
 test("RUC check digit (SIFEN.md §1: 80069563 → 1)", () => {
   assert.deepEqual(k.rucDv("80069563"), { ruc: "80069563-1", dv: 1 });
   assert.deepEqual(k.rucCheck("80069563-1"), { valid: true, ruc: "80069563-1" });

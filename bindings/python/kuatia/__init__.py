@@ -35,6 +35,7 @@ from .errors import (
 )
 
 __all__ = [
+    "codes",
     "Finding",
     "InvalidArgumentError",
     "InvalidInputError",
@@ -85,6 +86,11 @@ _TIME_FORMAT = "%Y-%m-%dT%H:%M:%S"
 def version() -> str:
     """The version of the loaded libkuatia (``"0.1.0"``)."""
     return (lib.kuatia_version() or b"").decode()
+
+
+def codes() -> List[Dict[str, str]]:
+    """Every error code kuatia answers with, ``[{"code", "description"}]``: the core's one registry."""
+    return _json_out(call_bytes(lib.kuatia_error_codes))
 
 
 def paraguay_now() -> str:

@@ -679,6 +679,10 @@ impl<S: Store> Service<S> {
             Ok(r) => r,
             Err(f) => return body_error(f),
         };
+        let production = caller.env == Environment::Production;
+        if let Some(f) = crate::validate::check_simulate(request.simulate.as_deref(), production) {
+            return findings_response(&[f]);
+        }
         let Some(emisor) = caller.account.profile(caller.env).cloned() else {
             return err(
                 422,

@@ -271,8 +271,22 @@ pub fn consulta_lote(d_id: u64, protocolo: &str) -> Result<Request, Finding> {
 }
 
 /// `consulta-ruc`: `rEnviConsRUC` for a RUC (sent without its DV).
+/// `consulta-ruc` of a RUC as a person types it, read by [`crate::ruc::consulta_body`] (`digits-DV` strictly, or the
+/// body alone as the WS schema takes it); the one reading every face (CLI, C, bindings) uses.
+pub fn consulta_ruc_text(d_id: u64, ruc: &str) -> Result<Request, Finding> {
+    let ruc = crate::ruc::consulta_body(ruc).map_err(|e| e.to_finding("ruc"))?;
+    consulta_ruc(d_id, &ruc)
+}
+
+/// `consulta-ruc` of a parsed RUC (body of 5 to 8 characters, as `FE_Types_v141` `tRuc`; shorter is SIFEN's 0160).
 pub fn consulta_ruc(d_id: u64, ruc: &Ruc) -> Result<Request, Finding> {
     check_id(d_id)?;
+    if ruc.body().len() < crate::ruc::CONSULTA_MIN_BODY_LEN {
+        let e = crate::ruc::RucError::TooShort {
+            len: ruc.body().len(),
+        };
+        return Err(e.to_finding("ruc"));
+    }
     let mut b = String::with_capacity(200);
     open(&mut b, "rEnviConsRUC", d_id);
     elem(&mut b, "dRUCCons", ruc.body());

@@ -31,6 +31,11 @@ public final class Kuatia {
         return Ffi.cString(Ffi.LIB.kuatia_version());
     }
 
+    /** Every error code kuatia answers with, as {@code [{"code", "description"}]}: the core's one registry. */
+    public static JsonNode codes() {
+        return Ffi.jsonOf((out, err) -> Ffi.LIB.kuatia_error_codes(out, err));
+    }
+
     /** The current time in Asunción as {@code YYYY-MM-DDThh:mm:ss}, the form {@code now} arguments take. */
     public static String nowInParaguay() {
         return LocalDateTime.now(ASUNCION).format(LOCAL);

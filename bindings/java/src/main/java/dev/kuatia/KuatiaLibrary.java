@@ -72,6 +72,8 @@ interface KuatiaLibrary extends Library {
 
     int kuatia_cdc_parse(Pointer cdc, SizeT cdcLen, Bytes outJson, PointerByReference err);
 
+    int kuatia_error_codes(Bytes outJson, PointerByReference err);
+
     int kuatia_invoice_validate(Pointer requestJson, SizeT requestLen, Pointer profileJson, SizeT profileLen,
             Pointer now, SizeT nowLen, Bytes outReport, PointerByReference err);
 

@@ -28,6 +28,14 @@ class KuatiaTest {
     private static final String NOW = "2025-03-10T10:11:00";
 
     @Test
+    void codesAreTheRegistry() {
+        // The same list as tests/fixtures/codes.json, which core/tests/registry.rs checks against the Rust registry.
+        JsonNode want = Fixtures.json(Fixtures.root().resolve("tests/fixtures/codes.json"));
+        assertEquals(want, Kuatia.codes());
+        assertEquals("INVALID_RUC", Kuatia.codes().get(0).get("code").asText());
+    }
+
+    @Test
     void versionIsTheHeaders() throws IOException {
         String header = Files.readString(Fixtures.root().resolve("include/kuatia.h"));
         Matcher m = Pattern.compile("#define KUATIA_VERSION \"([^\"]+)\"").matcher(header);

@@ -1,0 +1,14 @@
+"""codes() is the core's registry: the same list as tests/fixtures/codes.json (checked there against the Rust registry)."""
+
+import json
+import pathlib
+
+import kuatia
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+
+
+def test_codes_are_the_registry():
+    want = json.loads((ROOT / "tests" / "fixtures" / "codes.json").read_text())
+    assert kuatia.codes() == want
+    assert {"code": "INVALID_RUC", "description": want[0]["description"]} == kuatia.codes()[0]
