@@ -167,6 +167,32 @@ const char *kuatia_version(void);
 void kuatia_bytes_free(struct kuatia_bytes *bytes);
 
 /**
+ * The registry of error codes every face returns, as JSON `[{"code","description"}]` (core's `code::ALL`), into
+ * `out_json`. Every code: `INVALID_RUC`, `INVALID_TIMBRADO`, `INVALID_CDC`, `VALIDATION_ERROR`,
+ * `VALIDATION_ERROR.REQUIRED`, `VALIDATION_ERROR.INVALID_TYPE`, `VALIDATION_ERROR.INVALID_VALUE`,
+ * `VALIDATION_ERROR.OUT_OF_RANGE`, `VALIDATION_ERROR.INVALID_FORMAT`, `VALIDATION_ERROR.NOT_ALLOWED`,
+ * `VALIDATION_ERROR.INCONSISTENT`, `MALFORMED_JSON`, `MALFORMED_XML`, `TOO_LARGE`, `NUMBERING_STATE_CORRUPT`,
+ * `NUMBERING_UNAVAILABLE`, `NUMBERING_EXHAUSTED`, `NUMBER_NOT_RESERVED`, `P12_INVALID`, `P12_WRONG_PASSWORD`,
+ * `P12_NO_PRIVATE_KEY`, `P12_NO_CERTIFICATE`, `KEY_INVALID`, `KEY_UNSUPPORTED`, `KEY_CERT_MISMATCH`,
+ * `SIGNATURE_FAILED`, `CERTIFICATE_INVALID`, `CERTIFICATE_NOT_YET_VALID`, `CERTIFICATE_EXPIRED`,
+ * `CERTIFICATE_RUC_MISSING`, `CERTIFICATE_RUC_MISMATCH`, `CERTIFICATE_MISSING`, `SIGNATURE_MISSING`,
+ * `SIGNATURE_MALFORMED`, `DIGEST_MISMATCH`, `SIGNATURE_INVALID`, `UNSUPPORTED_ALGORITHM`, `ELEMENT_NOT_FOUND`,
+ * `DUPLICATE_ID`, `SIFEN_UNEXPECTED_RESPONSE`, `SIFEN_SOAP_FAULT`, `SIFEN_INVALID_ID`, `SIFEN_MESSAGE_TOO_LARGE`,
+ * `SIFEN_DE_UNSIGNED`, `SIFEN_DE_WITHOUT_QR`, `SIFEN_LOT_EMPTY`, `SIFEN_LOT_TOO_MANY`, `SIFEN_LOT_MIXED_RUC`,
+ * `SIFEN_LOT_MIXED_TYPE`, `SIFEN_LOT_DUPLICATE_CDC`, `SIFEN_EVENT_COUNT`, `SIFEN_EVENT_DUPLICATE_ID`,
+ * `SIFEN_EVENT_INVALID`, `SIFEN_CANCEL_WINDOW_EXPIRED`, `SIFEN_INUTILIZACION_RANGE`, `SIFEN_EVENT_SIGNER`,
+ * `SIFEN_OUT_OF_WINDOW`, `INVALID_TRANSITION`, `UNAUTHORIZED`, `LIVE_KEY_IN_SANDBOX`, `SANDBOX_HEADER_REQUIRED`,
+ * `NOT_FOUND`, `METHOD_NOT_ALLOWED`, `INVALID_QUERY`, `INVALID_IDEMPOTENCY_KEY`, `IDEMPOTENCY_CONFLICT`,
+ * `SIMULATE_NOT_ALLOWED`, `PRODUCTION_NOT_CONFIGURED`, `KUDE_NOT_AVAILABLE`, `NOT_CANCELLABLE`,
+ * `CANCELLATION_PENDING`, `STORAGE_ERROR`, `INTERNAL_ERROR`, `INVALID_ARGUMENT`, `INVALID_UTF8`, `PANIC`.
+ *
+ * # Safety
+ * `out_json` is writable; `err` is NULL or writable.
+ */
+enum kuatia_status kuatia_error_codes(struct kuatia_bytes *out_json,
+                                      struct kuatia_error **err);
+
+/**
  * Frees an error returned by kuatia. Accepts NULL.
  *
  * # Safety
@@ -318,7 +344,8 @@ enum kuatia_status kuatia_invoice_totals(const uint8_t *request_json,
 /**
  * Writes the numbering sequence a request will draw from with this profile at `now`, as JSON
  * `{"tipo_documento","timbrado","establecimiento","punto"}`, so the host can reserve the next number of that
- * sequence before calling [`kuatia_invoice_issue`]. Fails with `INVALID_TIMBRADO` when no stamp covers it.
+ * sequence before calling [`kuatia_invoice_issue`]. The request is checked first: an invalid one fails with every
+ * finding (`INVALID_TIMBRADO` when no stamp covers its type, establishment and point).
  *
  * # Safety
  * As for [`kuatia_invoice_validate`].

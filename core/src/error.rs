@@ -39,8 +39,14 @@ pub fn json_finding(e: serde_path_to_error::Error<serde_json::Error>, base: &str
     let path = join_path(base, &json_path(&e.path().to_string()));
     let inner = e.into_inner();
     if inner.is_syntax() || inner.is_eof() || inner.is_io() {
-        // Unreadable text has no field to point at: the finding names the argument.
-        return Finding::new(code::MALFORMED_JSON, base, inner.to_string());
+        // Where the text broke is worth saying, except past the nesting limit, where the path is only noise.
+        let message = inner.to_string();
+        let at = if message.starts_with("recursion limit exceeded") {
+            base.to_string()
+        } else {
+            path
+        };
+        return Finding::new(code::MALFORMED_JSON, at, message);
     }
     let message = inner.to_string();
     let bare = strip_position(&message);

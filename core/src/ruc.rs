@@ -250,10 +250,14 @@ impl Ruc {
             }
             None => {
                 // Report a bad character first (`abc` is not a RUC at all), then the missing separator.
-                if let Err(e @ RucError::InvalidChar { .. }) = Ruc::from_body(s) {
-                    return Err(e);
-                }
-                return Err(RucError::MissingSeparator);
+                let bad = s
+                    .chars()
+                    .enumerate()
+                    .find(|(i, c)| !c.is_ascii_alphanumeric() || (*i == 0 && !c.is_ascii_digit()));
+                return Err(match bad {
+                    Some((pos, ch)) => RucError::InvalidChar { ch, pos },
+                    None => RucError::MissingSeparator,
+                });
             }
         };
         // Body first: for input like `abc` the bad body is the useful message, not the DV.

@@ -214,7 +214,7 @@ fn every_type_and_format_is_valid_pdf_with_text_and_qr() {
                 assert!(text.contains("Vendedor Ñoño Pérez"), "{name}: seller");
             }
             if tipo == 5 || tipo == 6 {
-                assert!(text.contains("0180 0695 6310"), "{name}: associated CDC");
+                assert!(text.contains("0144 4444 0170"), "{name}: associated CDC");
             }
             assert_eq!(decode_qr(&path), qr, "{name}: QR content");
         }

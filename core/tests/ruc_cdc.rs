@@ -189,7 +189,11 @@ fn ruc_bad_inputs() {
     ));
     assert!(matches!(
         ruc_err(&"9".repeat(100_000)),
-        RucError::TooLong { len: 99_999 }
+        RucError::MissingSeparator
+    ));
+    assert!(matches!(
+        ruc_err(&format!("{}-1", "9".repeat(100_000))),
+        RucError::TooLong { len: 100_000 }
     ));
     assert_eq!(ruc_err("1-2-3"), RucError::TooShort { len: 1 });
     assert!(matches!(ruc_err("123-2-3"), RucError::InvalidDv { .. }));

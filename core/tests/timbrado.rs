@@ -295,12 +295,19 @@ fn post_facturas_answers_422_invalid_timbrado_in_sandbox_and_production() {
 }
 
 #[test]
-fn simulate_waives_the_stamp_only_in_the_sandbox() {
-    // Spec §7: with `_simulate` the sandbox does not check the stamp.
+fn simulate_simulates_sifen_not_the_stamp() {
+    // Issue 14: `_simulate` only simulates SIFEN's answer; an expired stamp is refused exactly as without it (the
+    // built-in sandbox profile's stamps are always valid, so the spec's sandbox flow never meets INVALID_TIMBRADO).
     let mut c = client(&expired());
     let mut body = factura();
     body["_simulate"] = json!("approved");
     let r = c.post(&body, true);
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (422, json!("INVALID_TIMBRADO"))
+    );
+    let mut ok = client(&Emisor::sandbox());
+    let r = ok.post(&body, true);
     assert_eq!(r.status, 201, "{}", r.json());
     assert_eq!(r.json()["data"]["status"], json!("approved"));
 }

@@ -425,7 +425,7 @@ fn shape_errors_carry_the_json_path() {
         (
             r#"{"tipo_documento":1,"items":[]}"#,
             "VALIDATION_ERROR.REQUIRED",
-            "",
+            "receptor",
         ),
         (
             r#"{"tipo_documento":1,"receptor":{"razon_social":"Cliente","rucc":"1"},"items":[]}"#,

@@ -113,7 +113,7 @@ impl Error {
     pub(crate) fn null(arg: &str) -> Error {
         Error::new(
             kuatia_status::InvalidArgument,
-            "INVALID_ARGUMENT",
+            kuatia_core::code::INVALID_ARGUMENT,
             arg,
             format!("{arg} must not be NULL"),
         )
@@ -183,7 +183,7 @@ pub(crate) fn call(
     let outcome = catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|_| {
         Err(Error::new(
             kuatia_status::Panic,
-            "PANIC",
+            kuatia_core::code::PANIC,
             "",
             "internal error (a panic was caught at the C boundary); please report it".into(),
         ))
@@ -243,7 +243,7 @@ pub(crate) unsafe fn text_in<'a>(ptr: *const u8, len: usize, arg: &str) -> Resul
     std::str::from_utf8(bytes).map_err(|e| {
         Error::new(
             kuatia_status::InvalidUtf8,
-            "INVALID_UTF8",
+            kuatia_core::code::INVALID_UTF8,
             arg,
             format!("{arg} is not valid UTF-8 (byte {})", e.valid_up_to()),
         )
@@ -293,7 +293,7 @@ pub(crate) fn put_json(
     let text = serde_json::to_vec(value).map_err(|e| {
         Error::new(
             kuatia_status::Panic,
-            "PANIC",
+            kuatia_core::code::PANIC,
             "",
             format!("internal error serializing the result: {e}"),
         )

@@ -231,7 +231,7 @@ pub unsafe extern "C" fn kuatia_invoice_issue(
         if std::ptr::eq(out_xml, out_json) {
             return Err(Error::new(
                 kuatia_status::InvalidArgument,
-                "INVALID_ARGUMENT",
+                kuatia_core::code::INVALID_ARGUMENT,
                 "out_json",
                 "out_xml and out_json must be different buffers".into(),
             ));
@@ -254,8 +254,14 @@ pub unsafe extern "C" fn kuatia_invoice_issue(
             digest_value: &issued.digest_value,
             fecha_emision: kuatia_core::fmt::datetime(issued.documento.fecha_emision),
         };
-        let json = serde_json::to_vec(&summary)
-            .map_err(|e| Error::new(kuatia_status::Panic, "PANIC", "", e.to_string()))?;
+        let json = serde_json::to_vec(&summary).map_err(|e| {
+            Error::new(
+                kuatia_status::Panic,
+                kuatia_core::code::PANIC,
+                "",
+                e.to_string(),
+            )
+        })?;
         // Both buffers exist before either slot is written, so a failure leaves both untouched.
         put(json_slot, json);
         put(xml_slot, issued.xml);

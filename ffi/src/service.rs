@@ -106,7 +106,7 @@ unsafe fn host<'a>(
     let seed: [u8; KUATIA_SEED_LEN] = bytes.try_into().map_err(|_| {
         Error::new(
             kuatia_status::InvalidArgument,
-            "INVALID_ARGUMENT",
+            kuatia_core::code::INVALID_ARGUMENT,
             "seed",
             format!("seed must be {KUATIA_SEED_LEN} bytes from a CSPRNG, not {seed_len}"),
         )
@@ -131,7 +131,7 @@ unsafe fn service<'a>(svc: *const kuatia_service) -> Result<&'a kuatia_service, 
 
 fn not_found(path: &str, what: &str) -> Error {
     Error::from(Finding::new(
-        "NOT_FOUND",
+        kuatia_core::code::NOT_FOUND,
         path,
         format!("no {what} with that id"),
     ))
@@ -532,7 +532,7 @@ pub unsafe extern "C" fn kuatia_service_report_sifen(
             o => {
                 return Err(Error::new(
                     kuatia_status::InvalidArgument,
-                    "INVALID_ARGUMENT",
+                    kuatia_core::code::INVALID_ARGUMENT,
                     "outcome",
                     format!(
                         "outcome {o} is not a kuatia_sifen_outcome (0 answer, 1 timeout, 2 failed)"

@@ -371,7 +371,7 @@ async fn handle(State(app): State<App>, req: Request) -> Response {
     let too_large = || {
         json_error(
             StatusCode::PAYLOAD_TOO_LARGE,
-            "TOO_LARGE",
+            kuatia_core::code::TOO_LARGE,
             &format!("request bodies are limited to {} bytes", app.max_body),
         )
     };
@@ -409,7 +409,7 @@ async fn handle(State(app): State<App>, req: Request) -> Response {
             tracing::error!(error = %e, "storage failure; request rolled back");
             json_error(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                "STORAGE_ERROR",
+                kuatia_core::code::STORAGE_ERROR,
                 "the request could not be stored; nothing was changed, retry it",
             )
         }
@@ -417,7 +417,7 @@ async fn handle(State(app): State<App>, req: Request) -> Response {
             tracing::error!(error = %e, "request task failed");
             json_error(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                "INTERNAL_ERROR",
+                kuatia_core::code::INTERNAL_ERROR,
                 "internal error",
             )
         }

@@ -602,7 +602,11 @@ pub mod sandbox {
         /// Records a delivery attempt's outcome; the updated delivery as JSON.
         pub fn report_delivery(&mut self, id: &str, ok: bool) -> Result<String, Findings> {
             let d = self.svc.report_delivery(id, ok).ok_or_else(|| {
-                Findings::from(Finding::new("NOT_FOUND", "id", "no delivery with that id"))
+                Findings::from(Finding::new(
+                    kuatia_core::code::NOT_FOUND,
+                    "id",
+                    "no delivery with that id",
+                ))
             })?;
             serde_json::to_string(&d).map_err(|e| {
                 Findings::from(Finding::new(code::VALIDATION_ERROR, "", e.to_string()))

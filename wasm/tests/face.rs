@@ -98,7 +98,7 @@ fn argument_problems_are_located() {
     let ctx = face::context(r#"{"now":"2025-03-10T10:11:00","numero":1}"#).unwrap_err();
     assert_eq!(
         (ctx.0[0].code.as_str(), ctx.0[0].path.as_str()),
-        ("VALIDATION_ERROR.REQUIRED", "context")
+        ("VALIDATION_ERROR.REQUIRED", "context.codigo_seguridad")
     );
     let ctx = face::context(r#"{"now":"x","numero":1,"codigo_seguridad":1}"#).unwrap_err();
     assert_eq!(ctx.0[0].path, "context.now");

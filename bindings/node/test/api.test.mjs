@@ -64,7 +64,7 @@ test("validate without `now` uses the current Paraguay time", () => {
 test("bad profile and bad now are thrown with their path", () => {
   assert.throws(() => k.validate({}, { ruc: 5 }, NOW), (e) => e.code === "VALIDATION_ERROR" && e.path.startsWith("profile"));
   assert.throws(() => k.validate({}, null, "10/03/2025"), { code: "VALIDATION_ERROR.INVALID_FORMAT", path: "now" });
-  assert.throws(() => k.previewXml({}, { now: NOW, numero: 1 }), { code: "VALIDATION_ERROR.REQUIRED", path: "context" });
+  assert.throws(() => k.previewXml({}, { now: NOW, numero: 1 }), { code: "VALIDATION_ERROR.REQUIRED", path: "context.codigo_seguridad" });
 });
 
 test("totals keep exact decimals (USD example of SIFEN.md §3.6)", () => {
