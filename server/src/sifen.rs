@@ -339,6 +339,151 @@ async fn openssl_post(
     }
 }
 
+/// A certificate as `kuatia sifen ping` prints it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CertSummary {
+    /// Subject, `CN=…, O=…`.
+    pub subject: String,
+    /// Issuer.
+    pub issuer: String,
+    /// Start of validity (OpenSSL's text, GMT).
+    pub not_before: String,
+    /// End of validity.
+    pub not_after: String,
+}
+
+/// What a TLS handshake with SIFEN negotiated (`kuatia sifen ping`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Ping {
+    /// `rustls` or `openssl`.
+    pub stack: &'static str,
+    /// Host and port reached.
+    pub host: String,
+    /// Port.
+    pub port: u16,
+    /// Protocol version, e.g. `TLSv1.2`.
+    pub protocol: String,
+    /// Cipher suite (IANA name under rustls, OpenSSL's name under openssl).
+    pub cipher: String,
+    /// The server's leaf certificate.
+    pub server_certificate: Option<CertSummary>,
+    /// Whether the server asked for the client certificate during this handshake.
+    pub client_certificate_requested: bool,
+    /// Whether ours was sent (and the handshake signed through the Signer).
+    pub client_certificate_sent: bool,
+}
+
+fn name_text(name: &openssl::x509::X509NameRef) -> String {
+    name.entries()
+        .map(|e| {
+            let key = e.object().nid().short_name().unwrap_or("?");
+            let value = e.data().to_string().unwrap_or_default();
+            format!("{key}={value}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn summary(der: &[u8]) -> Option<CertSummary> {
+    let c = openssl::x509::X509::from_der(der).ok()?;
+    Some(CertSummary {
+        subject: name_text(c.subject_name()),
+        issuer: name_text(c.issuer_name()),
+        not_before: c.not_before().to_string(),
+        not_after: c.not_after().to_string(),
+    })
+}
+
+/// Only the TLS handshake with the server of `url` (its origin), with the signer's certificate, over the stack of
+/// `transport.tls`; blocking, bounded by `transport.timeout`. No HTTP request is sent, so a server that asks for the
+/// certificate by renegotiation shows `client_certificate_requested: false` here.
+pub fn ping(signer: Arc<dyn Signer>, transport: &SifenTransport, url: &str) -> Result<Ping, String> {
+    use std::net::ToSocketAddrs;
+    let url = target(url, transport.base_url.as_deref());
+    let (host, port, _) = split_url(&url)?;
+    let addr = (host.as_str(), port)
+        .to_socket_addrs()
+        .map_err(|e| format!("{host}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("{host}: no address"))?;
+    let tcp = std::net::TcpStream::connect_timeout(&addr, transport.timeout)
+        .map_err(|e| format!("connect {host}:{port}: {e}"))?;
+    tcp.set_read_timeout(Some(transport.timeout))
+        .and_then(|()| tcp.set_write_timeout(Some(transport.timeout)))
+        .map_err(|e| e.to_string())?;
+    match transport.tls {
+        SifenTls::Rustls => {
+            let (cfg, flags) = rustls_config(signer, transport)?;
+            let name = rustls::pki_types::ServerName::try_from(host.clone())
+                .map_err(|e| format!("{host}: {e}"))?;
+            let mut conn = rustls::ClientConnection::new(Arc::new(cfg), name)
+                .map_err(|e| format!("TLS: {e}"))?;
+            let mut tcp = tcp;
+            while conn.is_handshaking() {
+                conn.complete_io(&mut tcp)
+                    .map_err(|e| explain_rustls(&format!("TLS handshake: {}", error_chain(&e)), true))?;
+            }
+            let protocol = match conn.protocol_version() {
+                Some(rustls::ProtocolVersion::TLSv1_2) => "TLSv1.2".to_string(),
+                other => format!("{other:?}"),
+            };
+            let cipher = conn
+                .negotiated_cipher_suite()
+                .map(|s| s.suite().as_str().unwrap_or("?").to_string())
+                .unwrap_or_default();
+            let server_certificate = conn
+                .peer_certificates()
+                .and_then(|c| c.first())
+                .and_then(|c| summary(c.as_ref()));
+            conn.send_close_notify();
+            let _ = conn.complete_io(&mut tcp);
+            Ok(Ping {
+                stack: "rustls",
+                host,
+                port,
+                protocol,
+                cipher,
+                server_certificate,
+                client_certificate_requested: flags.requested.load(Ordering::SeqCst),
+                client_certificate_sent: flags.sent.load(Ordering::SeqCst),
+            })
+        }
+        SifenTls::Openssl => {
+            let key = SignerPkey::new(signer.clone())?;
+            let connector =
+                crate::sifen_openssl::connector(&key, signer.as_ref(), &transport.extra_roots)?;
+            let mut tls = connector.connect(&host, tcp).map_err(|e| match e {
+                openssl::ssl::HandshakeError::Failure(m) => format!(
+                    "TLS handshake: {}",
+                    crate::sifen_openssl::explain(m.error(), &key)
+                ),
+                other => format!("TLS handshake: {other}"),
+            })?;
+            let sent = key.signatures.load(Ordering::SeqCst) > 0;
+            let ssl = tls.ssl();
+            let ping = Ping {
+                stack: "openssl",
+                host: host.clone(),
+                port,
+                protocol: ssl.version_str().to_string(),
+                cipher: ssl
+                    .current_cipher()
+                    .map(|c| c.name().to_string())
+                    .unwrap_or_default(),
+                server_certificate: ssl
+                    .peer_certificate()
+                    .and_then(|c| c.to_der().ok())
+                    .and_then(|d| summary(&d)),
+                // We always answer a request with our certificate, and every answer is signed.
+                client_certificate_requested: sent,
+                client_certificate_sent: sent,
+            };
+            let _ = tls.shutdown();
+            Ok(ping)
+        }
+    }
+}
+
 /// The certificates of a PEM file (every `CERTIFICATE` block), or the file itself when it is one DER certificate.
 pub fn certificates(bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
     use rustls::pki_types::pem::PemObject;

@@ -17,7 +17,7 @@ use kuatia_core::sign::Signer;
 use openssl::pkey::{PKey, Private};
 use openssl::ssl::{SslConnector, SslMethod, SslVersion};
 use openssl::x509::X509;
-use std::ffi::{c_char, c_int, c_uchar, c_void, CStr};
+use std::ffi::{c_char, c_int, c_uchar, c_void};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -380,11 +380,3 @@ pub fn explain(e: &openssl::ssl::Error, key: &SignerPkey) -> String {
     out
 }
 
-/// Text of a C string returned by OpenSSL.
-pub fn c_text(p: *const c_char) -> String {
-    if p.is_null() {
-        return String::new();
-    }
-    // SAFETY: OpenSSL returns NUL-terminated static strings here.
-    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
-}

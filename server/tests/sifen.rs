@@ -985,3 +985,46 @@ async fn the_openssl_stack_signs_through_any_signer() {
 }
 
 
+
+/// `kuatia sifen ping`'s handshake: what was negotiated, over both stacks, and rustls's diagnosis of a CBC-only server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ping_reports_what_the_handshake_negotiated() {
+    let dir = dir("ping");
+    let pki = pki(&dir);
+    let signer: Arc<dyn Signer> = Arc::new(sandbox_test_signer().unwrap());
+    let rustls_fake = fake_sifen(&pki, signer.certificate_der().to_vec()).await;
+    let cbc_fake = fake_sifen_openssl(&pki, signer.certificate_der().to_vec(), OpensslMode::CbcOnly);
+    let url = "https://sifen-test.set.gov.py/de/ws/sync/recibe.wsdl";
+    let transport = |port: u16, tls: SifenTls| SifenTransport {
+        timeout: Duration::from_secs(5),
+        extra_roots: vec![pki.ca.clone()],
+        base_url: Some(format!("https://127.0.0.1:{port}")),
+        tls,
+        ..SifenTransport::default()
+    };
+    let ping = |port, tls| {
+        let (signer, t) = (signer.clone(), transport(port, tls));
+        tokio::task::spawn_blocking(move || kuatia_server::sifen::ping(signer, &t, url))
+    };
+    for tls in [SifenTls::Rustls, SifenTls::Openssl] {
+        let p = ping(rustls_fake.port, tls).await.unwrap().unwrap();
+        assert_eq!(p.stack, tls.as_str());
+        assert_eq!((p.host.as_str(), p.port), ("127.0.0.1", rustls_fake.port));
+        assert_eq!(p.protocol, "TLSv1.2");
+        assert!(p.cipher.contains("GCM") || p.cipher.contains("CHACHA"), "{}", p.cipher);
+        let cert = p.server_certificate.unwrap();
+        assert_eq!(cert.subject, "CN=127.0.0.1");
+        assert_eq!(cert.issuer, "CN=kuatia fake SIFEN test CA");
+        assert!(cert.not_after.ends_with("GMT"), "{}", cert.not_after);
+        assert!(p.client_certificate_requested && p.client_certificate_sent);
+    }
+    // The rustls fake verified our handshake signature both times, and no HTTP request was made.
+    assert_eq!(rustls_fake.wire.lock().unwrap().handshakes_ok, 2);
+    assert!(rustls_fake.wire.lock().unwrap().requests.is_empty());
+
+    let p = ping(cbc_fake.port, SifenTls::Openssl).await.unwrap().unwrap();
+    assert_eq!(p.cipher, "AES128-SHA");
+    assert!(p.client_certificate_sent);
+    let err = ping(cbc_fake.port, SifenTls::Rustls).await.unwrap().unwrap_err();
+    assert!(err.contains("--sifen-tls openssl") && err.contains("CBC"), "{err}");
+}
