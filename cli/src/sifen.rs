@@ -240,9 +240,11 @@ pub fn run(cmd: SifenCommand) -> Outcome {
                 } else {
                     Ambiente::Test
                 };
-                let url = request::consulta_ruc(1, &Ruc::from_body("80069563").map_err(|e| {
-                    Outcome::error(&e.to_finding("ruc"))
-                })?)
+                let url = request::consulta_ruc(
+                    1,
+                    &Ruc::from_body("80069563")
+                        .map_err(|e| Outcome::error(&e.to_finding("ruc")))?,
+                )
                 .map_err(err)?
                 .url(amb)
                 .to_string();

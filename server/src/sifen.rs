@@ -11,15 +11,15 @@
 //! exchange included, and server-initiated renegotiation), for a gateway rustls cannot talk to. Both send
 //! `User-Agent: kuatia/<version>`.
 
+use crate::sifen_openssl::SignerPkey;
 use crate::{lock, Engine};
 use kuatia_core::api::transmit::{SifenJob, SifenOutcome};
 use kuatia_core::sign::Signer;
+use openssl::ssl::SslConnector;
 use rustls::client::ResolvesClientCert;
 use rustls::pki_types::CertificateDer;
 use rustls::sign::{CertifiedKey, SigningKey};
 use rustls::{SignatureAlgorithm, SignatureScheme};
-use crate::sifen_openssl::SignerPkey;
-use openssl::ssl::SslConnector;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -272,10 +272,12 @@ async fn openssl_connect(
         .and_then(|cfg| cfg.into_ssl(host))
         .map_err(|e| format!("OpenSSL: {e}"))?;
     let mut tls = tokio_openssl::SslStream::new(ssl, tcp).map_err(|e| format!("OpenSSL: {e}"))?;
-    std::pin::Pin::new(&mut tls)
-        .connect()
-        .await
-        .map_err(|e| format!("TLS handshake: {}", crate::sifen_openssl::explain(&e, &c.key)))?;
+    std::pin::Pin::new(&mut tls).connect().await.map_err(|e| {
+        format!(
+            "TLS handshake: {}",
+            crate::sifen_openssl::explain(&e, &c.key)
+        )
+    })?;
     Ok(tls)
 }
 
@@ -397,7 +399,11 @@ fn summary(der: &[u8]) -> Option<CertSummary> {
 /// Only the TLS handshake with the server of `url` (its origin), with the signer's certificate, over the stack of
 /// `transport.tls`; blocking, bounded by `transport.timeout`. No HTTP request is sent, so a server that asks for the
 /// certificate by renegotiation shows `client_certificate_requested: false` here.
-pub fn ping(signer: Arc<dyn Signer>, transport: &SifenTransport, url: &str) -> Result<Ping, String> {
+pub fn ping(
+    signer: Arc<dyn Signer>,
+    transport: &SifenTransport,
+    url: &str,
+) -> Result<Ping, String> {
     use std::net::ToSocketAddrs;
     let url = target(url, transport.base_url.as_deref());
     let (host, port, _) = split_url(&url)?;
@@ -420,8 +426,9 @@ pub fn ping(signer: Arc<dyn Signer>, transport: &SifenTransport, url: &str) -> R
                 .map_err(|e| format!("TLS: {e}"))?;
             let mut tcp = tcp;
             while conn.is_handshaking() {
-                conn.complete_io(&mut tcp)
-                    .map_err(|e| explain_rustls(&format!("TLS handshake: {}", error_chain(&e)), true))?;
+                conn.complete_io(&mut tcp).map_err(|e| {
+                    explain_rustls(&format!("TLS handshake: {}", error_chain(&e)), true)
+                })?;
             }
             let protocol = match conn.protocol_version() {
                 Some(rustls::ProtocolVersion::TLSv1_2) => "TLSv1.2".to_string(),

@@ -59,10 +59,8 @@ extern "C" {
     fn EVP_PKEY_meth_find(kind: c_int) -> *const EvpPkeyMethod;
     fn EVP_PKEY_meth_copy(dst: *mut EvpPkeyMethod, src: *const EvpPkeyMethod);
     fn EVP_PKEY_meth_set_digestsign(pmeth: *mut EvpPkeyMethod, f: Option<DigestSign>);
-    fn EVP_PKEY_set1_engine(
-        pkey: *mut openssl_sys::EVP_PKEY,
-        e: *mut openssl_sys::ENGINE,
-    ) -> c_int;
+    fn EVP_PKEY_set1_engine(pkey: *mut openssl_sys::EVP_PKEY, e: *mut openssl_sys::ENGINE)
+        -> c_int;
     fn EVP_MD_CTX_get_pkey_ctx(ctx: *const EvpMdCtx) -> *mut EvpPkeyCtx;
     fn EVP_PKEY_CTX_get0_pkey(ctx: *mut EvpPkeyCtx) -> *mut openssl_sys::EVP_PKEY;
     fn EVP_PKEY_CTX_get_signature_md(ctx: *mut EvpPkeyCtx, md: *mut *const EvpMd) -> c_int;
@@ -153,16 +151,18 @@ fn engine() -> Result<*mut openssl_sys::ENGINE, String> {
                 return None;
             }
             let ok = ENGINE_set_id(e, c"kuatia-signer".as_ptr()) == 1
-                && ENGINE_set_name(e, c"kuatia: RSA signing through kuatia_core::sign::Signer".as_ptr())
-                    == 1
+                && ENGINE_set_name(
+                    e,
+                    c"kuatia: RSA signing through kuatia_core::sign::Signer".as_ptr(),
+                ) == 1
                 && ENGINE_set_pkey_meths(e, Some(pkey_meths)) == 1
                 && ENGINE_init(e) == 1;
             ok.then_some(Engine(e))
         }
     });
-    e.as_ref()
-        .map(|e| e.0)
-        .ok_or_else(|| "OpenSSL: cannot build the signing ENGINE (OpenSSL built without engines?)".into())
+    e.as_ref().map(|e| e.0).ok_or_else(|| {
+        "OpenSSL: cannot build the signing ENGINE (OpenSSL built without engines?)".into()
+    })
 }
 
 /// OpenSSL's `digestsign` for our keys: the whole to-be-signed message goes to the [`Signer`].
@@ -379,4 +379,3 @@ pub fn explain(e: &openssl::ssl::Error, key: &SignerPkey) -> String {
     }
     out
 }
-

@@ -372,7 +372,8 @@ fn fake_sifen_openssl(pki: &Pki, client_cert: Vec<u8>, mode: OpensslMode) -> Fak
     std::thread::spawn(move || {
         for tcp in listener.incoming() {
             let Ok(tcp) = tcp else { return };
-            let (acceptor, sifen, wire, pin) = (acceptor.clone(), s.clone(), w.clone(), pin.clone());
+            let (acceptor, sifen, wire, pin) =
+                (acceptor.clone(), s.clone(), w.clone(), pin.clone());
             std::thread::spawn(move || {
                 tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
                 let Ok(mut tls) = acceptor.accept(tcp) else {
@@ -419,11 +420,17 @@ fn fake_sifen_openssl(pki: &Pki, client_cert: Vec<u8>, mode: OpensslMode) -> Fak
                     use foreign_types::ForeignTypeRef;
                     let ssl = tls.ssl().as_ptr();
                     // SAFETY: the same live SSL; nothing else borrows it while the verify mode changes.
-                    unsafe { openssl::ssl::SslRef::from_ptr_mut(ssl) }.set_verify_callback(demand, pin);
+                    unsafe { openssl::ssl::SslRef::from_ptr_mut(ssl) }
+                        .set_verify_callback(demand, pin);
                     // SAFETY: a live SSL owned by `tls`; AUTO_RETRY off makes SSL_read return once the new
                     // handshake is done instead of blocking for application data the client will not send.
                     unsafe {
-                        openssl_sys::SSL_ctrl(ssl, 78 /* SSL_CTRL_CLEAR_MODE */, 4 /* AUTO_RETRY */, std::ptr::null_mut());
+                        openssl_sys::SSL_ctrl(
+                            ssl,
+                            78, /* SSL_CTRL_CLEAR_MODE */
+                            4,  /* AUTO_RETRY */
+                            std::ptr::null_mut(),
+                        );
                         assert_eq!(SSL_renegotiate(ssl), 1);
                         if openssl_sys::SSL_do_handshake(ssl) != 1 {
                             wire.lock().unwrap().handshakes_failed += 1;
@@ -432,7 +439,8 @@ fn fake_sifen_openssl(pki: &Pki, client_cert: Vec<u8>, mode: OpensslMode) -> Fak
                     }
                     let mut one = [0u8; 1];
                     // Until the new handshake is over with a certificate (SAFETY: the same live SSL).
-                    while unsafe { SSL_in_init(ssl) } == 1 || tls.ssl().peer_certificate().is_none() {
+                    while unsafe { SSL_in_init(ssl) } == 1 || tls.ssl().peer_certificate().is_none()
+                    {
                         match tls.ssl_read(&mut one) {
                             Ok(_) => {}
                             Err(e) if e.code() == openssl::ssl::ErrorCode::WANT_READ => {}
@@ -882,7 +890,8 @@ async fn against_openssl_fake(mode: OpensslMode, tls: SifenTls) -> (Value, Fake)
     let mut inv = Value::Null;
     for _ in 0..150 {
         inv = api.get(&id).await;
-        if inv["status"] != "pending" || inv["transmission"]["attempts"].as_u64().unwrap_or(0) >= 2 {
+        if inv["status"] != "pending" || inv["transmission"]["attempts"].as_u64().unwrap_or(0) >= 2
+        {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -896,17 +905,29 @@ async fn a_cbc_only_sifen_is_reached_with_openssl() {
     let (inv, fake) = against_openssl_fake(OpensslMode::CbcOnly, SifenTls::Openssl).await;
     assert_eq!(inv["status"], "approved", "{inv}");
     let wire = fake.wire.lock().unwrap();
-    assert!(wire.ciphers.iter().all(|c| c == "AES128-SHA"), "{:?}", wire.ciphers);
+    assert!(
+        wire.ciphers.iter().all(|c| c == "AES128-SHA"),
+        "{:?}",
+        wire.ciphers
+    );
     assert_eq!(wire.requests[0].0, "/de/ws/sync/recibe.wsdl");
-    assert_eq!(wire.user_agents[0], format!("kuatia/{}", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        wire.user_agents[0],
+        format!("kuatia/{}", env!("CARGO_PKG_VERSION"))
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cbc_only_sifen_fails_with_rustls_naming_the_remedy() {
     let (inv, fake) = against_openssl_fake(OpensslMode::CbcOnly, SifenTls::Rustls).await;
     assert_eq!(inv["status"], "pending", "{inv}");
-    let err = inv["transmission"]["last_error"].as_str().unwrap_or_default();
-    assert!(err.contains("CBC") && err.contains("--sifen-tls openssl"), "{err}");
+    let err = inv["transmission"]["last_error"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        err.contains("CBC") && err.contains("--sifen-tls openssl"),
+        "{err}"
+    );
     let wire = fake.wire.lock().unwrap();
     assert!(wire.handshakes_failed >= 1 && wire.requests.is_empty());
 }
@@ -916,7 +937,10 @@ async fn a_renegotiating_sifen_is_reached_with_openssl() {
     let (inv, fake) = against_openssl_fake(OpensslMode::Renegotiate, SifenTls::Openssl).await;
     assert_eq!(inv["status"], "approved", "{inv}");
     let wire = fake.wire.lock().unwrap();
-    assert!(wire.renegotiated >= 1, "the certificate came by renegotiation");
+    assert!(
+        wire.renegotiated >= 1,
+        "the certificate came by renegotiation"
+    );
     assert_eq!(wire.handshakes_failed, 0);
 }
 
@@ -924,15 +948,26 @@ async fn a_renegotiating_sifen_is_reached_with_openssl() {
 async fn a_renegotiating_sifen_fails_with_rustls_naming_the_remedy() {
     let (inv, fake) = against_openssl_fake(OpensslMode::Renegotiate, SifenTls::Rustls).await;
     assert_eq!(inv["status"], "pending", "{inv}");
-    let err = inv["transmission"]["last_error"].as_str().unwrap_or_default();
-    assert!(err.contains("renegotiation") && err.contains("--sifen-tls openssl"), "{err}");
+    let err = inv["transmission"]["last_error"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        err.contains("renegotiation") && err.contains("--sifen-tls openssl"),
+        "{err}"
+    );
     let wire = fake.wire.lock().unwrap();
     assert_eq!(wire.renegotiated, 0);
-    assert!(wire.requests.is_empty(), "no request was answered without the certificate");
+    assert!(
+        wire.requests.is_empty(),
+        "no request was answered without the certificate"
+    );
 }
 
 /// A signer that is not a `SoftwareSigner` (as a token or HSM would be): it signs through another and counts.
-struct CountingSigner(kuatia_core::sign::SoftwareSigner, std::sync::atomic::AtomicUsize);
+struct CountingSigner(
+    kuatia_core::sign::SoftwareSigner,
+    std::sync::atomic::AtomicUsize,
+);
 
 impl Signer for CountingSigner {
     fn certificate_der(&self) -> &[u8] {
@@ -979,12 +1014,14 @@ async fn the_openssl_stack_signs_through_any_signer() {
         };
         assert_eq!(*status, 200, "{}", String::from_utf8_lossy(body));
         assert!(String::from_utf8_lossy(body).contains("<ns2:dCodRes>0420</ns2:dCodRes>"));
-        assert_eq!(signer.1.load(std::sync::atomic::Ordering::SeqCst), 1, "{mode:?}");
+        assert_eq!(
+            signer.1.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "{mode:?}"
+        );
         assert_eq!(fake.sifen.lock().unwrap().calls, ["consulta"]);
     }
 }
-
-
 
 /// `kuatia sifen ping`'s handshake: what was negotiated, over both stacks, and rustls's diagnosis of a CBC-only server.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -993,7 +1030,11 @@ async fn ping_reports_what_the_handshake_negotiated() {
     let pki = pki(&dir);
     let signer: Arc<dyn Signer> = Arc::new(sandbox_test_signer().unwrap());
     let rustls_fake = fake_sifen(&pki, signer.certificate_der().to_vec()).await;
-    let cbc_fake = fake_sifen_openssl(&pki, signer.certificate_der().to_vec(), OpensslMode::CbcOnly);
+    let cbc_fake = fake_sifen_openssl(
+        &pki,
+        signer.certificate_der().to_vec(),
+        OpensslMode::CbcOnly,
+    );
     let url = "https://sifen-test.set.gov.py/de/ws/sync/recibe.wsdl";
     let transport = |port: u16, tls: SifenTls| SifenTransport {
         timeout: Duration::from_secs(5),
@@ -1011,7 +1052,11 @@ async fn ping_reports_what_the_handshake_negotiated() {
         assert_eq!(p.stack, tls.as_str());
         assert_eq!((p.host.as_str(), p.port), ("127.0.0.1", rustls_fake.port));
         assert_eq!(p.protocol, "TLSv1.2");
-        assert!(p.cipher.contains("GCM") || p.cipher.contains("CHACHA"), "{}", p.cipher);
+        assert!(
+            p.cipher.contains("GCM") || p.cipher.contains("CHACHA"),
+            "{}",
+            p.cipher
+        );
         let cert = p.server_certificate.unwrap();
         assert_eq!(cert.subject, "CN=127.0.0.1");
         assert_eq!(cert.issuer, "CN=kuatia fake SIFEN test CA");
@@ -1022,9 +1067,18 @@ async fn ping_reports_what_the_handshake_negotiated() {
     assert_eq!(rustls_fake.wire.lock().unwrap().handshakes_ok, 2);
     assert!(rustls_fake.wire.lock().unwrap().requests.is_empty());
 
-    let p = ping(cbc_fake.port, SifenTls::Openssl).await.unwrap().unwrap();
+    let p = ping(cbc_fake.port, SifenTls::Openssl)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(p.cipher, "AES128-SHA");
     assert!(p.client_certificate_sent);
-    let err = ping(cbc_fake.port, SifenTls::Rustls).await.unwrap().unwrap_err();
-    assert!(err.contains("--sifen-tls openssl") && err.contains("CBC"), "{err}");
+    let err = ping(cbc_fake.port, SifenTls::Rustls)
+        .await
+        .unwrap()
+        .unwrap_err();
+    assert!(
+        err.contains("--sifen-tls openssl") && err.contains("CBC"),
+        "{err}"
+    );
 }
