@@ -67,7 +67,10 @@ fn sigterm_stops_accepting_finishes_the_request_in_flight_and_exits_0() {
         if let Some(st) = child.try_wait().unwrap() {
             break st;
         }
-        assert!(Instant::now() < deadline + Duration::from_secs(10), "no exit after SIGTERM");
+        assert!(
+            Instant::now() < deadline + Duration::from_secs(10),
+            "no exit after SIGTERM"
+        );
         std::thread::sleep(Duration::from_millis(50));
     };
     assert_eq!(status.code(), Some(0));
@@ -98,7 +101,9 @@ fn sigterm_stops_accepting_finishes_the_request_in_flight_and_exits_0() {
     .unwrap();
     let mut listing = String::new();
     let _ = s.read_to_string(&mut listing);
-    let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
     let _ = child.wait();
     assert!(listing.contains("\"total\":1"), "{listing}");
 }
