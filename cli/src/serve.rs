@@ -63,6 +63,28 @@ pub struct ServeArgs {
     /// Post SIFEN requests under this origin instead of SIFEN's (a proxy, or a fake SIFEN in tests).
     #[arg(long)]
     pub sifen_url: Option<String>,
+    /// TLS stack for SIFEN: rustls (ECDHE + AEAD suites only, no renegotiation) or the system's OpenSSL (its default
+    /// suites, CBC and RSA key exchange included; accepts renegotiation). The key stays in the signer either way.
+    #[arg(long, value_enum, default_value = "rustls")]
+    pub sifen_tls: SifenTlsArg,
+}
+
+/// `--sifen-tls`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum SifenTlsArg {
+    /// rustls: TLS 1.2 with ECDHE and AES-GCM/ChaCha20 only.
+    Rustls,
+    /// The system's OpenSSL: TLS 1.2 with OpenSSL's default suites, renegotiation allowed.
+    Openssl,
+}
+
+impl From<SifenTlsArg> for kuatia_server::sifen::SifenTls {
+    fn from(a: SifenTlsArg) -> Self {
+        match a {
+            SifenTlsArg::Rustls => kuatia_server::sifen::SifenTls::Rustls,
+            SifenTlsArg::Openssl => kuatia_server::sifen::SifenTls::Openssl,
+        }
+    }
 }
 
 /// `--sifen-mode`.
@@ -134,6 +156,7 @@ pub fn run(args: ServeArgs) -> Outcome {
         config.sifen_lot_poll_after = args.sifen_lot_poll_after;
         config.sifen.timeout = Duration::from_secs(args.sifen_timeout.max(1));
         config.sifen.base_url = args.sifen_url.clone();
+        config.sifen.tls = args.sifen_tls.into();
         if let Some(ca) = &args.sifen_ca {
             let bytes = std::fs::read(ca)
                 .map_err(|e| Outcome::unreadable(format!("{}: cannot read: {e}", ca.display())))?;

@@ -109,6 +109,32 @@ pub enum SifenCommand {
         #[command(flatten)]
         common: Common,
     },
+    /// ping: only the TLS handshake with SIFEN (test, or --prod) with the emitter's certificate (--p12, or the built-in
+    /// TEST-ONLY one); prints protocol, cipher, SIFEN's certificate and whether ours was requested and sent; exit 1
+    /// with the reason when the handshake fails. Example: kuatia sifen ping --p12 emisor.p12 --password-env P12_PASS
+    Ping {
+        /// PKCS#12 file with the emitter's key and certificate.
+        #[arg(long, requires = "password_env")]
+        p12: Option<PathBuf>,
+        /// Name of the environment variable holding the P12 password.
+        #[arg(long)]
+        password_env: Option<String>,
+        /// Production endpoint (sifen.set.gov.py) instead of the test one (sifen-test.set.gov.py).
+        #[arg(long)]
+        prod: bool,
+        /// Another origin (https://host:port), as `kuatia serve --sifen-url`.
+        #[arg(long)]
+        sifen_url: Option<String>,
+        /// Extra root certificate (PEM or DER) trusted for the server, besides the system's.
+        #[arg(long)]
+        sifen_ca: Option<PathBuf>,
+        /// TLS stack, as `kuatia serve --sifen-tls`.
+        #[arg(long, value_enum, default_value = "rustls")]
+        sifen_tls: crate::serve::SifenTlsArg,
+        /// Timeout of the connection and handshake, in seconds.
+        #[arg(long, default_value_t = 30)]
+        timeout: u64,
+    },
     /// Parse a SIFEN answer (SOAP XML) into typed JSON with the lifecycle action; exit 1 on a non-SIFEN answer.
     Parse {
         /// Answer file, or - for standard input.
@@ -186,6 +212,47 @@ fn err(f: Finding) -> Outcome {
 pub fn run(cmd: SifenCommand) -> Outcome {
     let run = || -> Result<Outcome, Outcome> {
         Ok(match cmd {
+            SifenCommand::Ping {
+                p12,
+                password_env,
+                prod,
+                sifen_url,
+                sifen_ca,
+                sifen_tls,
+                timeout,
+            } => {
+                let (signer, _test_only) = load_signer(&signer_args(p12, password_env)?)?;
+                let mut transport = kuatia_server::sifen::SifenTransport {
+                    timeout: std::time::Duration::from_secs(timeout.max(1)),
+                    base_url: sifen_url,
+                    tls: sifen_tls.into(),
+                    ..Default::default()
+                };
+                if let Some(ca) = &sifen_ca {
+                    let bytes = std::fs::read(ca).map_err(|e| {
+                        Outcome::unreadable(format!("{}: cannot read: {e}", ca.display()))
+                    })?;
+                    transport.extra_roots = kuatia_server::sifen::certificates(&bytes)
+                        .map_err(|e| Outcome::unreadable(format!("{}: {e}", ca.display())))?;
+                }
+                let amb = if prod {
+                    Ambiente::Produccion
+                } else {
+                    Ambiente::Test
+                };
+                let url = request::consulta_ruc(
+                    1,
+                    &Ruc::from_body("80069563")
+                        .map_err(|e| Outcome::error(&e.to_finding("ruc")))?,
+                )
+                .map_err(err)?
+                .url(amb)
+                .to_string();
+                match kuatia_server::sifen::ping(std::sync::Arc::new(signer), &transport, &url) {
+                    Ok(p) => Outcome::ok(&p),
+                    Err(e) => Outcome::error(&Finding::new("SIFEN_TLS_HANDSHAKE", "sifen", e)),
+                }
+            }
             SifenCommand::Consulta { cdc, common } => print(
                 &request::consulta(common.id, &cdc_arg(&cdc)?).map_err(err)?,
                 &common,

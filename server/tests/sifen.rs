@@ -2,6 +2,10 @@
 //! certificate (the emitter's, checked byte for byte, its handshake signature verified), answering in SIFEN's
 //! format. Flows: synchronous approval (KuDE, signed webhook), rejection with SIFEN's code, the gateway's HTML page,
 //! a slow answer (timeout → query by CDC, never a second send), lots, and a server that refuses our certificate.
+//! Every flow runs over both TLS stacks (`SifenTls::Rustls`, `SifenTls::Openssl`). Two more fakes run on OpenSSL
+//! (what SIFEN's gateway may be): one offering only a CBC suite with RSA key exchange, one asking for the client
+//! certificate by renegotiation after reading the request; the openssl stack passes both, rustls fails both with an
+//! error naming the cause and `--sifen-tls openssl`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -17,7 +21,7 @@ use kuatia_core::api::auth::Environment;
 use kuatia_core::api::transmit::SifenMode;
 use kuatia_core::profile::Emisor;
 use kuatia_core::sign::{sandbox_test_signer, Signer};
-use kuatia_server::sifen::SifenTransport;
+use kuatia_server::sifen::{SifenTls, SifenTransport};
 use kuatia_server::{start, RunningServer, ServerConfig};
 use rustls::client::danger::HandshakeSignatureValid;
 use rustls::crypto::CryptoProvider;
@@ -200,8 +204,14 @@ impl ClientCertVerifier for ExpectClient {
 #[derive(Default)]
 struct Wire {
     requests: Vec<(String, String)>,
+    /// `User-Agent` of each request.
+    user_agents: Vec<String>,
     handshakes_ok: usize,
     handshakes_failed: usize,
+    /// OpenSSL fakes: the cipher suite of each accepted handshake.
+    ciphers: Vec<String>,
+    /// Renegotiation fake: client certificates obtained by renegotiation (checked byte for byte, signature verified).
+    renegotiated: usize,
 }
 
 struct Fake {
@@ -258,7 +268,17 @@ async fn fake_sifen(pki: &Pki, client_cert: Vec<u8>) -> Fake {
                                 .and_then(|v| v.to_str().ok())
                                 .unwrap_or_default()
                                 .to_string();
-                            wire.lock().unwrap().requests.push((path, ctype));
+                            let agent = req
+                                .headers()
+                                .get("user-agent")
+                                .and_then(|v| v.to_str().ok())
+                                .unwrap_or_default()
+                                .to_string();
+                            {
+                                let mut w = wire.lock().unwrap();
+                                w.requests.push((path, ctype));
+                                w.user_agents.push(agent);
+                            }
                             let body = req.into_body().collect().await?.to_bytes();
                             let reply = sifen
                                 .lock()
@@ -295,9 +315,185 @@ async fn fake_sifen(pki: &Pki, client_cert: Vec<u8>) -> Fake {
     Fake { port, sifen, wire }
 }
 
+/// How an OpenSSL fake SIFEN behaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OpensslMode {
+    /// Offers only `AES128-SHA` (RSA key exchange, AES-CBC, HMAC-SHA1) and demands the client certificate.
+    CbcOnly,
+    /// Handshakes without asking for a certificate, reads the request, then asks for the client certificate by
+    /// renegotiation (as IIS-style gateways do) before answering.
+    Renegotiate,
+}
+
+// libssl calls the openssl crate does not wrap (the renegotiating fake only).
+extern "C" {
+    fn SSL_renegotiate(ssl: *mut openssl_sys::SSL) -> std::ffi::c_int;
+    fn SSL_in_init(ssl: *const openssl_sys::SSL) -> std::ffi::c_int;
+}
+
+/// Starts a fake SIFEN on OpenSSL (blocking threads): TLS 1.2 only, the client must present `client_cert`.
+fn fake_sifen_openssl(pki: &Pki, client_cert: Vec<u8>, mode: OpensslMode) -> Fake {
+    use openssl::ssl::{SslAcceptor, SslMethod, SslVerifyMode, SslVersion};
+    use std::io::{Read, Write};
+    let mut b = SslAcceptor::mozilla_intermediate_v5(SslMethod::tls_server()).unwrap();
+    b.set_min_proto_version(Some(SslVersion::TLS1_2)).unwrap();
+    b.set_max_proto_version(Some(SslVersion::TLS1_2)).unwrap();
+    b.set_certificate(&openssl::x509::X509::from_der(&pki.cert).unwrap())
+        .unwrap();
+    b.set_private_key(&openssl::pkey::PKey::private_key_from_der(&pki.key).unwrap())
+        .unwrap();
+    // Required by OpenSSL once client certificates are verified (session resumption is keyed by it).
+    b.set_session_id_context(b"kuatia-fake-sifen").unwrap();
+    // A renegotiation must be a full handshake (a resumed one carries no new certificate), as mod_ssl does.
+    b.set_options(openssl::ssl::SslOptions::NO_SESSION_RESUMPTION_ON_RENEGOTIATION);
+    if mode == OpensslMode::CbcOnly {
+        b.set_cipher_list("AES128-SHA").unwrap();
+    }
+    let demand = SslVerifyMode::PEER | SslVerifyMode::FAIL_IF_NO_PEER_CERT;
+    // OpenSSL verifies the CertificateVerify signature itself; the callback only pins the leaf certificate (the
+    // test certificate is self-signed, so the chain check is ours).
+    let expected = Arc::new(client_cert);
+    let pin = move |_ok: bool, ctx: &mut openssl::x509::X509StoreContextRef| {
+        ctx.error_depth() != 0
+            || ctx
+                .current_cert()
+                .is_some_and(|c| c.to_der().unwrap() == *expected)
+    };
+    match mode {
+        OpensslMode::CbcOnly => b.set_verify_callback(demand, pin.clone()),
+        OpensslMode::Renegotiate => b.set_verify(SslVerifyMode::NONE),
+    }
+    let acceptor = Arc::new(b.build());
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let sifen = Arc::new(Mutex::new(FakeSifen::new()));
+    let wire = Arc::new(Mutex::new(Wire::default()));
+    let (s, w) = (sifen.clone(), wire.clone());
+    std::thread::spawn(move || {
+        for tcp in listener.incoming() {
+            let Ok(tcp) = tcp else { return };
+            let (acceptor, sifen, wire, pin) =
+                (acceptor.clone(), s.clone(), w.clone(), pin.clone());
+            std::thread::spawn(move || {
+                tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+                let Ok(mut tls) = acceptor.accept(tcp) else {
+                    wire.lock().unwrap().handshakes_failed += 1;
+                    return;
+                };
+                assert_eq!(tls.ssl().version_str(), "TLSv1.2");
+                {
+                    let mut w = wire.lock().unwrap();
+                    w.handshakes_ok += 1;
+                    w.ciphers
+                        .push(tls.ssl().current_cipher().unwrap().name().to_string());
+                }
+                // One HTTP/1.1 request: headers, then Content-Length bytes.
+                let mut raw = Vec::new();
+                let mut buf = [0u8; 4096];
+                let head_end = loop {
+                    if let Some(i) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+                        break i + 4;
+                    }
+                    match tls.read(&mut buf) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => raw.extend_from_slice(&buf[..n]),
+                    }
+                };
+                let head = String::from_utf8_lossy(&raw[..head_end]).to_string();
+                let header = |name: &str| {
+                    head.lines()
+                        .find_map(|l| {
+                            let (k, v) = l.split_once(':')?;
+                            k.eq_ignore_ascii_case(name).then(|| v.trim().to_string())
+                        })
+                        .unwrap_or_default()
+                };
+                let length: usize = header("content-length").parse().unwrap_or(0);
+                while raw.len() < head_end + length {
+                    match tls.read(&mut buf) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => raw.extend_from_slice(&buf[..n]),
+                    }
+                }
+                if mode == OpensslMode::Renegotiate {
+                    // Now ask for the certificate: HelloRequest, then a full handshake driven by reads.
+                    use foreign_types::ForeignTypeRef;
+                    let ssl = tls.ssl().as_ptr();
+                    // SAFETY: the same live SSL; nothing else borrows it while the verify mode changes.
+                    unsafe { openssl::ssl::SslRef::from_ptr_mut(ssl) }
+                        .set_verify_callback(demand, pin);
+                    // SAFETY: a live SSL owned by `tls`; AUTO_RETRY off makes SSL_read return once the new
+                    // handshake is done instead of blocking for application data the client will not send.
+                    unsafe {
+                        openssl_sys::SSL_ctrl(
+                            ssl,
+                            78, /* SSL_CTRL_CLEAR_MODE */
+                            4,  /* AUTO_RETRY */
+                            std::ptr::null_mut(),
+                        );
+                        assert_eq!(SSL_renegotiate(ssl), 1);
+                        if openssl_sys::SSL_do_handshake(ssl) != 1 {
+                            wire.lock().unwrap().handshakes_failed += 1;
+                            return;
+                        }
+                    }
+                    let mut one = [0u8; 1];
+                    // Until the new handshake is over with a certificate (SAFETY: the same live SSL).
+                    while unsafe { SSL_in_init(ssl) } == 1 || tls.ssl().peer_certificate().is_none()
+                    {
+                        match tls.ssl_read(&mut one) {
+                            Ok(_) => {}
+                            Err(e) if e.code() == openssl::ssl::ErrorCode::WANT_READ => {}
+                            Err(_) => {
+                                wire.lock().unwrap().handshakes_failed += 1;
+                                return;
+                            }
+                        }
+                    }
+                    let cert = tls.ssl().peer_certificate().map(|c| c.to_der().unwrap());
+                    assert!(cert.is_some(), "renegotiated without a client certificate");
+                    wire.lock().unwrap().renegotiated += 1;
+                }
+                {
+                    let mut w = wire.lock().unwrap();
+                    let path = head.split(' ').nth(1).unwrap_or_default().to_string();
+                    w.requests.push((path, header("content-type")));
+                    w.user_agents.push(header("user-agent"));
+                }
+                let body = String::from_utf8_lossy(&raw[head_end..head_end + length]).to_string();
+                let reply = sifen.lock().unwrap().answer(&body);
+                let (status, content_type, body) = match reply {
+                    Reply::Http {
+                        status,
+                        content_type,
+                        body,
+                    } => (status, content_type, body),
+                    Reply::Silence => {
+                        std::thread::sleep(Duration::from_secs(4));
+                        (504, "text/plain", String::new())
+                    }
+                };
+                let _ = write!(
+                    tls,
+                    "HTTP/1.1 {status} X\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = tls.shutdown();
+            });
+        }
+    });
+    Fake { port, sifen, wire }
+}
+
 /// A production `kuatia serve` (live key, the test certificate as the emitter's, SIFEN's test environment)
 /// talking to the fake.
-async fn server(dir: &Path, fake: &Fake, pki: &Pki, mode: SifenMode) -> (RunningServer, String) {
+async fn server(
+    dir: &Path,
+    fake: &Fake,
+    pki: &Pki,
+    mode: SifenMode,
+    tls: SifenTls,
+) -> (RunningServer, String) {
     let live = kuatia_server::create_key(dir.to_path_buf(), Environment::Production).unwrap();
     let mut c = ServerConfig::new(dir.to_path_buf());
     c.addr = "127.0.0.1:0".parse().unwrap();
@@ -315,6 +511,7 @@ async fn server(dir: &Path, fake: &Fake, pki: &Pki, mode: SifenMode) -> (Running
         interval: Duration::from_millis(100),
         extra_roots: vec![pki.ca.clone()],
         base_url: Some(format!("https://127.0.0.1:{}", fake.port)),
+        tls,
     };
     (start(c).await.unwrap(), live)
 }
@@ -403,12 +600,21 @@ fn factura(receptor: &str) -> Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn production_invoices_reach_sifen_over_mutual_tls() {
-    let dir = dir("sync");
+async fn production_invoices_reach_sifen_over_mutual_tls_rustls() {
+    production_invoices_reach_sifen_over_mutual_tls(SifenTls::Rustls).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn production_invoices_reach_sifen_over_mutual_tls_openssl() {
+    production_invoices_reach_sifen_over_mutual_tls(SifenTls::Openssl).await;
+}
+
+async fn production_invoices_reach_sifen_over_mutual_tls(tls: SifenTls) {
+    let dir = dir(&format!("sync-{}", tls.as_str()));
     let pki = pki(&dir);
     let signer = sandbox_test_signer().unwrap();
     let fake = fake_sifen(&pki, signer.certificate_der().to_vec()).await;
-    let (server, key) = server(&dir.join("data"), &fake, &pki, SifenMode::Sync).await;
+    let (server, key) = server(&dir.join("data"), &fake, &pki, SifenMode::Sync, tls).await;
     let api = Live {
         http: reqwest::Client::new(),
         base: format!("http://{}", server.addr),
@@ -455,6 +661,12 @@ async fn production_invoices_reach_sifen_over_mutual_tls() {
         );
         assert!(wire.handshakes_ok >= 1);
         assert_eq!(wire.handshakes_failed, 0);
+        let agent = format!("kuatia/{}", env!("CARGO_PKG_VERSION"));
+        assert!(
+            wire.user_agents.iter().all(|a| *a == agent),
+            "{:?}",
+            wire.user_agents
+        );
     }
 
     // Rejection: SIFEN's code reaches sifen_errors and the webhook.
@@ -522,12 +734,21 @@ async fn production_invoices_reach_sifen_over_mutual_tls() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn lots_are_sent_and_polled() {
-    let dir = dir("lote");
+async fn lots_are_sent_and_polled_rustls() {
+    lots_are_sent_and_polled(SifenTls::Rustls).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lots_are_sent_and_polled_openssl() {
+    lots_are_sent_and_polled(SifenTls::Openssl).await;
+}
+
+async fn lots_are_sent_and_polled(tls: SifenTls) {
+    let dir = dir(&format!("lote-{}", tls.as_str()));
     let pki = pki(&dir);
     let signer = sandbox_test_signer().unwrap();
     let fake = fake_sifen(&pki, signer.certificate_der().to_vec()).await;
-    let (server, key) = server(&dir.join("data"), &fake, &pki, SifenMode::Lote).await;
+    let (server, key) = server(&dir.join("data"), &fake, &pki, SifenMode::Lote, tls).await;
     let api = Live {
         http: reqwest::Client::new(),
         base: format!("http://{}", server.addr),
@@ -558,12 +779,21 @@ async fn lots_are_sent_and_polled() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_refused_client_certificate_keeps_the_invoice_pending_with_the_reason() {
-    let dir = dir("refused");
+async fn a_refused_client_certificate_keeps_the_invoice_pending_with_the_reason_rustls() {
+    a_refused_client_certificate_keeps_the_invoice_pending_with_the_reason(SifenTls::Rustls).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_client_certificate_keeps_the_invoice_pending_with_the_reason_openssl() {
+    a_refused_client_certificate_keeps_the_invoice_pending_with_the_reason(SifenTls::Openssl).await;
+}
+
+async fn a_refused_client_certificate_keeps_the_invoice_pending_with_the_reason(tls: SifenTls) {
+    let dir = dir(&format!("refused-{}", tls.as_str()));
     let pki = pki(&dir);
     // This SIFEN expects another certificate (its own CA's), so our handshake fails.
     let fake = fake_sifen(&pki, pki.ca.clone()).await;
-    let (server, key) = server(&dir.join("data"), &fake, &pki, SifenMode::Sync).await;
+    let (server, key) = server(&dir.join("data"), &fake, &pki, SifenMode::Sync, tls).await;
     let api = Live {
         http: reqwest::Client::new(),
         base: format!("http://{}", server.addr),
@@ -595,15 +825,24 @@ async fn a_refused_client_certificate_keeps_the_invoice_pending_with_the_reason(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_restart_mid_transmission_loses_nothing() {
-    let dir = dir("restart");
+async fn a_restart_mid_transmission_loses_nothing_rustls() {
+    a_restart_mid_transmission_loses_nothing(SifenTls::Rustls).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_mid_transmission_loses_nothing_openssl() {
+    a_restart_mid_transmission_loses_nothing(SifenTls::Openssl).await;
+}
+
+async fn a_restart_mid_transmission_loses_nothing(tls: SifenTls) {
+    let dir = dir(&format!("restart-{}", tls.as_str()));
     let pki = pki(&dir);
     let signer = sandbox_test_signer().unwrap();
     let fake = fake_sifen(&pki, signer.certificate_der().to_vec()).await;
     let data = dir.join("data");
     // SIFEN does not answer the first request.
     fake.sifen.lock().unwrap().faults.push_back(Fault::Drop);
-    let (server1, key) = server(&data, &fake, &pki, SifenMode::Sync).await;
+    let (server1, key) = server(&data, &fake, &pki, SifenMode::Sync, tls).await;
     let api = Live {
         http: reqwest::Client::new(),
         base: format!("http://{}", server1.addr),
@@ -619,7 +858,7 @@ async fn a_restart_mid_transmission_loses_nothing() {
     assert_eq!(fake.sifen.lock().unwrap().calls, ["recibe"]);
     // Stop while the call is in flight; the next start resumes from SQLite.
     server1.shutdown().await;
-    let (server2, _) = server(&data, &fake, &pki, SifenMode::Sync).await;
+    let (server2, _) = server(&data, &fake, &pki, SifenMode::Sync, tls).await;
     let api = Live {
         http: reqwest::Client::new(),
         base: format!("http://{}", server2.addr),
@@ -633,4 +872,213 @@ async fn a_restart_mid_transmission_loses_nothing() {
         assert_eq!(s.received[&cdc], 1, "processed once");
     }
     server2.shutdown().await;
+}
+
+/// Creates one invoice against an OpenSSL fake in `mode` and waits for the verdict (or for two failed attempts).
+async fn against_openssl_fake(mode: OpensslMode, tls: SifenTls) -> (Value, Fake) {
+    let dir = dir(&format!("{mode:?}-{}", tls.as_str()));
+    let pki = pki(&dir);
+    let signer = sandbox_test_signer().unwrap();
+    let fake = fake_sifen_openssl(&pki, signer.certificate_der().to_vec(), mode);
+    let (server, key) = server(&dir.join("data"), &fake, &pki, SifenMode::Sync, tls).await;
+    let api = Live {
+        http: reqwest::Client::new(),
+        base: format!("http://{}", server.addr),
+        key,
+    };
+    let (id, _) = api.create("Cliente Ejemplo S.A.").await;
+    let mut inv = Value::Null;
+    for _ in 0..150 {
+        inv = api.get(&id).await;
+        if inv["status"] != "pending" || inv["transmission"]["attempts"].as_u64().unwrap_or(0) >= 2
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    server.shutdown().await;
+    (inv, fake)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cbc_only_sifen_is_reached_with_openssl() {
+    let (inv, fake) = against_openssl_fake(OpensslMode::CbcOnly, SifenTls::Openssl).await;
+    assert_eq!(inv["status"], "approved", "{inv}");
+    let wire = fake.wire.lock().unwrap();
+    assert!(
+        wire.ciphers.iter().all(|c| c == "AES128-SHA"),
+        "{:?}",
+        wire.ciphers
+    );
+    assert_eq!(wire.requests[0].0, "/de/ws/sync/recibe.wsdl");
+    assert_eq!(
+        wire.user_agents[0],
+        format!("kuatia/{}", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cbc_only_sifen_fails_with_rustls_naming_the_remedy() {
+    let (inv, fake) = against_openssl_fake(OpensslMode::CbcOnly, SifenTls::Rustls).await;
+    assert_eq!(inv["status"], "pending", "{inv}");
+    let err = inv["transmission"]["last_error"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        err.contains("CBC") && err.contains("--sifen-tls openssl"),
+        "{err}"
+    );
+    let wire = fake.wire.lock().unwrap();
+    assert!(wire.handshakes_failed >= 1 && wire.requests.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_renegotiating_sifen_is_reached_with_openssl() {
+    let (inv, fake) = against_openssl_fake(OpensslMode::Renegotiate, SifenTls::Openssl).await;
+    assert_eq!(inv["status"], "approved", "{inv}");
+    let wire = fake.wire.lock().unwrap();
+    assert!(
+        wire.renegotiated >= 1,
+        "the certificate came by renegotiation"
+    );
+    assert_eq!(wire.handshakes_failed, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_renegotiating_sifen_fails_with_rustls_naming_the_remedy() {
+    let (inv, fake) = against_openssl_fake(OpensslMode::Renegotiate, SifenTls::Rustls).await;
+    assert_eq!(inv["status"], "pending", "{inv}");
+    let err = inv["transmission"]["last_error"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        err.contains("renegotiation") && err.contains("--sifen-tls openssl"),
+        "{err}"
+    );
+    let wire = fake.wire.lock().unwrap();
+    assert_eq!(wire.renegotiated, 0);
+    assert!(
+        wire.requests.is_empty(),
+        "no request was answered without the certificate"
+    );
+}
+
+/// A signer that is not a `SoftwareSigner` (as a token or HSM would be): it signs through another and counts.
+struct CountingSigner(
+    kuatia_core::sign::SoftwareSigner,
+    std::sync::atomic::AtomicUsize,
+);
+
+impl Signer for CountingSigner {
+    fn certificate_der(&self) -> &[u8] {
+        self.0.certificate_der()
+    }
+    fn sign_rsa_sha256(&self, data: &[u8]) -> Result<Vec<u8>, kuatia_core::sign::SignError> {
+        self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.0.sign_rsa_sha256(data)
+    }
+}
+
+/// The openssl stack signs the handshake through the `Signer` trait only, during the first handshake and during a
+/// renegotiation alike.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_openssl_stack_signs_through_any_signer() {
+    for mode in [OpensslMode::CbcOnly, OpensslMode::Renegotiate] {
+        let dir = dir(&format!("hsm-{mode:?}"));
+        let pki = pki(&dir);
+        let signer = Arc::new(CountingSigner(
+            sandbox_test_signer().unwrap(),
+            std::sync::atomic::AtomicUsize::new(0),
+        ));
+        let fake = fake_sifen_openssl(&pki, signer.certificate_der().to_vec(), mode);
+        let transport = SifenTransport {
+            timeout: Duration::from_secs(5),
+            extra_roots: vec![pki.ca.clone()],
+            tls: SifenTls::Openssl,
+            ..SifenTransport::default()
+        };
+        let client = kuatia_server::sifen::client(signer.clone(), &transport).unwrap();
+        let job = kuatia_core::api::transmit::SifenJob {
+            account_id: "acct".into(),
+            service: kuatia_core::sifen::Service::Consulta,
+            url: "https://sifen-test.set.gov.py/de/ws/consultas/consulta.wsdl".into(),
+            content_type: "application/xml; charset=utf-8".into(),
+            body: "<rEnviConsDeRequest><dId>1</dId><dCDC>01444444017001001000000122026112314629362355</dCDC></rEnviConsDeRequest>".into(),
+            d_id: 1,
+            invoices: vec![],
+        };
+        let base = format!("https://127.0.0.1:{}", fake.port);
+        let outcome = kuatia_server::sifen::post(&client, &job, Some(&base)).await;
+        let kuatia_core::api::transmit::SifenOutcome::Answer { status, body } = &outcome else {
+            panic!("{mode:?}: {outcome:?}");
+        };
+        assert_eq!(*status, 200, "{}", String::from_utf8_lossy(body));
+        assert!(String::from_utf8_lossy(body).contains("<ns2:dCodRes>0420</ns2:dCodRes>"));
+        assert_eq!(
+            signer.1.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "{mode:?}"
+        );
+        assert_eq!(fake.sifen.lock().unwrap().calls, ["consulta"]);
+    }
+}
+
+/// `kuatia sifen ping`'s handshake: what was negotiated, over both stacks, and rustls's diagnosis of a CBC-only server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ping_reports_what_the_handshake_negotiated() {
+    let dir = dir("ping");
+    let pki = pki(&dir);
+    let signer: Arc<dyn Signer> = Arc::new(sandbox_test_signer().unwrap());
+    let rustls_fake = fake_sifen(&pki, signer.certificate_der().to_vec()).await;
+    let cbc_fake = fake_sifen_openssl(
+        &pki,
+        signer.certificate_der().to_vec(),
+        OpensslMode::CbcOnly,
+    );
+    let url = "https://sifen-test.set.gov.py/de/ws/sync/recibe.wsdl";
+    let transport = |port: u16, tls: SifenTls| SifenTransport {
+        timeout: Duration::from_secs(5),
+        extra_roots: vec![pki.ca.clone()],
+        base_url: Some(format!("https://127.0.0.1:{port}")),
+        tls,
+        ..SifenTransport::default()
+    };
+    let ping = |port, tls| {
+        let (signer, t) = (signer.clone(), transport(port, tls));
+        tokio::task::spawn_blocking(move || kuatia_server::sifen::ping(signer, &t, url))
+    };
+    for tls in [SifenTls::Rustls, SifenTls::Openssl] {
+        let p = ping(rustls_fake.port, tls).await.unwrap().unwrap();
+        assert_eq!(p.stack, tls.as_str());
+        assert_eq!((p.host.as_str(), p.port), ("127.0.0.1", rustls_fake.port));
+        assert_eq!(p.protocol, "TLSv1.2");
+        assert!(
+            p.cipher.contains("GCM") || p.cipher.contains("CHACHA"),
+            "{}",
+            p.cipher
+        );
+        let cert = p.server_certificate.unwrap();
+        assert_eq!(cert.subject, "CN=127.0.0.1");
+        assert_eq!(cert.issuer, "CN=kuatia fake SIFEN test CA");
+        assert!(cert.not_after.ends_with("GMT"), "{}", cert.not_after);
+        assert!(p.client_certificate_requested && p.client_certificate_sent);
+    }
+    // The rustls fake verified our handshake signature both times, and no HTTP request was made.
+    assert_eq!(rustls_fake.wire.lock().unwrap().handshakes_ok, 2);
+    assert!(rustls_fake.wire.lock().unwrap().requests.is_empty());
+
+    let p = ping(cbc_fake.port, SifenTls::Openssl)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(p.cipher, "AES128-SHA");
+    assert!(p.client_certificate_sent);
+    let err = ping(cbc_fake.port, SifenTls::Rustls)
+        .await
+        .unwrap()
+        .unwrap_err();
+    assert!(
+        err.contains("--sifen-tls openssl") && err.contains("CBC"),
+        "{err}"
+    );
 }
