@@ -250,7 +250,11 @@ pub fn run(cmd: SifenCommand) -> Outcome {
                 .to_string();
                 match kuatia_server::sifen::ping(std::sync::Arc::new(signer), &transport, &url) {
                     Ok(p) => Outcome::ok(&p),
-                    Err(e) => Outcome::error(&Finding::new("SIFEN_TLS_HANDSHAKE", "sifen", e)),
+                    Err(e) => Outcome::error(&Finding::new(
+                        kuatia_core::code::SIFEN_TLS_HANDSHAKE,
+                        "sifen",
+                        e,
+                    )),
                 }
             }
             SifenCommand::Consulta { cdc, common } => print(

@@ -133,6 +133,8 @@ registry! {
     SIFEN_EVENT_SIGNER = "SIFEN_EVENT_SIGNER";
     /// A time window of SIFEN (transmission, contingency) is not met.
     SIFEN_OUT_OF_WINDOW = "SIFEN_OUT_OF_WINDOW";
+    /// The TLS handshake with SIFEN failed (`kuatia sifen ping`); the message names the cause and the remedy.
+    SIFEN_TLS_HANDSHAKE = "SIFEN_TLS_HANDSHAKE";
 
     // Invoice lifecycle and the `/v1` service.
     /// A state change the lifecycle does not allow (e.g. approving a rejected invoice).
