@@ -69,6 +69,32 @@ fn consulta_ruc_takes_the_ruc_without_its_check_digit() {
     let xml = v["xml"].as_str().unwrap();
     assert!(xml.contains("<dRUCCons>80069563</dRUCCons>"), "{xml}");
     assert_body_valid(xml, "WS_SiConsRUC_v141.xsd");
+    // The WS schema's own form, the body alone (5 to 8 characters), is accepted too.
+    let (code, v, _) = run(&["sifen", "consulta-ruc", "80069563", "--id", "3"], None);
+    assert_eq!(code, 0, "{v}");
+    assert_body_valid(v["xml"].as_str().unwrap(), "WS_SiConsRUC_v141.xsd");
+}
+
+/// Issue 14 #6: a body shorter than the schema's 5 characters never becomes a request SIFEN answers 0160 to, and a
+/// wrong check digit is named as such.
+#[test]
+fn consulta_ruc_refuses_what_the_schema_refuses() {
+    let (code, v, _) = run(&["sifen", "consulta-ruc", "444-8"], None);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["error"]["code"], "INVALID_RUC");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("at least 5 characters"),
+        "{v}"
+    );
+    let (code, v, _) = run(&["sifen", "consulta-ruc", "80069563-2"], None);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(
+        v["error"]["message"],
+        "wrong RUC check digit: expected 1, got 2"
+    );
 }
 
 #[test]

@@ -40,6 +40,11 @@ pub enum RucError {
     LeadingZero,
     /// The check digit is missing (e.g. `80069563-`).
     MissingDv,
+    /// A RUC given to the consulta-ruc web service has a body shorter than its schema's 5 characters.
+    ConsultaTooShort {
+        /// Length of the body in characters.
+        len: usize,
+    },
     /// No `-` between body and check digit (`80069568`): the form is ambiguous, so it is refused.
     MissingSeparator,
     /// The check digit is not a single decimal digit.
@@ -86,6 +91,11 @@ impl RucError {
     fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RucError::MissingSeparator => f.write_str("RUC has no '-' before its check digit"),
+            RucError::ConsultaTooShort { len } => write!(
+                f,
+                "consulta-ruc takes a RUC body of at least {CONSULTA_MIN_BODY_LEN} characters (WS schema tRuc; SIFEN \
+                 answers 0160 otherwise), this one has {len}"
+            ),
             RucError::Empty => f.write_str("RUC is empty"),
             RucError::InvalidChar { ch, pos } => {
                 write!(f, "RUC has an invalid character {ch:?} at position {pos}")?;
@@ -134,7 +144,7 @@ pub fn consulta_body(input: &str) -> Result<Ruc, RucError> {
         Ruc::from_body(s)?
     };
     if ruc.body().len() < CONSULTA_MIN_BODY_LEN {
-        return Err(RucError::TooShort {
+        return Err(RucError::ConsultaTooShort {
             len: ruc.body().len(),
         });
     }

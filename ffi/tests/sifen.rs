@@ -94,6 +94,12 @@ fn ruc_and_lot_queries_and_bad_inputs() {
         request("consulta-ruc", "80069563-2", false).0,
         kuatia_status::InvalidInput
     );
+    // Issue 14 #6: the schema's 5-character minimum, and a wrong DV named as such, through the C ABI.
+    assert_eq!(request("consulta-ruc", "444-8", false).1, "INVALID_RUC");
+    assert_eq!(
+        request("consulta-ruc", "80069563", false).0,
+        kuatia_status::Ok
+    );
     assert_eq!(request("nope", CDC, false).0, kuatia_status::InvalidInput);
     assert_eq!(
         request("recibe-lote", "not json", false).1,

@@ -282,7 +282,7 @@ pub fn consulta_ruc_text(d_id: u64, ruc: &str) -> Result<Request, Finding> {
 pub fn consulta_ruc(d_id: u64, ruc: &Ruc) -> Result<Request, Finding> {
     check_id(d_id)?;
     if ruc.body().len() < crate::ruc::CONSULTA_MIN_BODY_LEN {
-        let e = crate::ruc::RucError::TooShort {
+        let e = crate::ruc::RucError::ConsultaTooShort {
             len: ruc.body().len(),
         };
         return Err(e.to_finding("ruc"));
