@@ -316,8 +316,11 @@ final class Kuatia
      * The KuDE (printed representation) of a signed `rDE` as PDF bytes; `$preview` adds a "not valid" watermark for
      * documents SIFEN has not approved. `$format`: a KudeFormat or `'a4'` / `'ticket'`.
      */
-    public static function kudePdf(string $xml, KudeFormat|string $format = KudeFormat::A4, bool $preview = false): string
-    {
+    public static function kudePdf(
+        string $xml,
+        KudeFormat|string $format = KudeFormat::A4,
+        bool $preview = false,
+    ): string {
         $ffi = Native::lib();
         $f = $format instanceof KudeFormat ? $format : (KudeFormat::tryFrom($format)
             ?? throw new \ValueError("format must be 'a4' or 'ticket', not '{$format}'"));

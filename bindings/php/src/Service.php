@@ -70,7 +70,7 @@ final class Service
         $h = $this->live();
         $t = self::unix($now);
         $seed = Native::seed();
-        return Json::decode(Native::bytes(static fn (CData $out, CData $err): int => $ffi->kuatia_service_create_account(
+        $call = static fn (CData $out, CData $err): int => $ffi->kuatia_service_create_account(
             $h,
             $name,
             strlen($name),
@@ -79,7 +79,8 @@ final class Service
             strlen($seed),
             $out,
             $err,
-        )));
+        );
+        return Json::decode(Native::bytes($call));
     }
 
     /**
@@ -247,8 +248,11 @@ final class Service
      * @param array<string, mixed>|string $job
      * @return list<array<string, mixed>>
      */
-    public function reportSifen(array|string $job, SifenOutcome $outcome, int|\DateTimeInterface|null $now = null): array
-    {
+    public function reportSifen(
+        array|string $job,
+        SifenOutcome $outcome,
+        int|\DateTimeInterface|null $now = null,
+    ): array {
         $ffi = Native::lib();
         $j = (string) Json::encode($job, 'job_json');
         $body = $outcome->kind === SifenOutcome::ANSWER ? $outcome->body : null;
