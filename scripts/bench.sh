@@ -16,9 +16,9 @@ KUATIA_LOAD_CREATES=$creates cargo bench -q -p kuatia-server --bench load >/dev/
 rm -f target/php-bench.json
 cargo build -q --release --locked -p kuatia-ffi --example issue_loop
 cargo build -q --release --locked -p kuatia-cli
-php_rounds=400
-[ "${1:-}" = "--quick" ] && php_rounds=150
-php bindings/php/bench/bench.php "$php_rounds" 8
+php_rounds=200
+[ "${1:-}" = "--quick" ] && php_rounds=80
+php bindings/php/bench/bench.php "$php_rounds" 16
 python3 - <<'PY'
 import json, pathlib, os
 root = pathlib.Path("target/criterion")

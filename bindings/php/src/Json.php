@@ -27,17 +27,21 @@ final class Json
         if ($value === null || is_string($value)) {
             return $value;
         }
-        self::refuseFloats($value, $arg);
         try {
-            return json_encode($value, self::ENCODE);
+            $json = json_encode($value, self::ENCODE);
         } catch (\JsonException $e) {
             if ($e->getCode() === JSON_ERROR_UTF8) {
                 // The same answer the library gives for bytes that are not UTF-8 in a text argument.
                 throw new InvalidUtf8Exception(Status::InvalidUtf8, 'INVALID_UTF8',
                     'a string in the array is not valid UTF-8', $arg, []);
             }
+            self::walk($value, '', $arg, 0); // INF and NAN are floats: refused with their path
             throw new \ValueError("{$arg}: cannot be written as JSON: {$e->getMessage()}", 0, $e);
         }
+        if (self::mayHoldFloats($value)) {
+            self::walk($value, '', $arg, 0); // throws a \TypeError naming the float's path
+        }
+        return $json;
     }
 
     /**
@@ -48,22 +52,21 @@ final class Json
         return json_decode($json, true, 512, JSON_BIGINT_AS_STRING | JSON_THROW_ON_ERROR);
     }
 
-    /** @param array<mixed>|object $value */
-    private static function refuseFloats(array|object $value, string $arg): void
+    /**
+     * A cheap test that is never wrong when it says no: serialize() writes every float as `d:` and every object as
+     * `O:`/`C:` (whose jsonSerialize() may return floats). A string that happens to contain those letters only costs
+     * the exact walk.
+     *
+     * @param array<mixed>|object $value
+     */
+    private static function mayHoldFloats(array|object $value): bool
     {
-        if (is_array($value)) {
-            // Fast path: one C-level walk over the leaves; the exact path is only looked for when needed.
-            $suspect = false;
-            array_walk_recursive($value, static function ($leaf) use (&$suspect): void {
-                if (is_float($leaf) || is_object($leaf)) {
-                    $suspect = true;
-                }
-            });
-            if (!$suspect) {
-                return;
-            }
+        try {
+            $s = serialize($value);
+        } catch (\Throwable) {
+            return true; // closures and other unserializable objects: walk
         }
-        self::walk($value, '', $arg, 0);
+        return str_contains($s, 'd:') || str_contains($s, 'O:') || str_contains($s, 'C:');
     }
 
     private static function walk(mixed $value, string $path, string $arg, int $depth): void

@@ -150,6 +150,14 @@ final class ApiTest extends TestCase
         $request['items'][0]['precio_unitario'] = 123.45;
         $e = self::throws(\TypeError::class, static fn () => Kuatia::totals($request));
         self::assertStringContainsString('items[0].precio_unitario is a float', $e->getMessage());
+        $serializable = new class () implements \JsonSerializable {
+            public function jsonSerialize(): mixed
+            {
+                return ['items' => [['cantidad' => 0.1]]];
+            }
+        };
+        $e = self::throws(\TypeError::class, static fn () => Kuatia::totals($serializable));
+        self::assertStringContainsString('items[0].cantidad is a float', $e->getMessage());
         $obj = (object) ['tipo_cambio' => 7300.5];
         $e = self::throws(\TypeError::class, static fn () => Kuatia::validate($obj, now: self::NOW));
         self::assertStringContainsString('tipo_cambio is a float', $e->getMessage());
