@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the criterion benchmarks and the load test of `kuatia serve` (server/benches/load.rs, which fails on any lost or
-# duplicated invoice) and writes target/bench-report.json: mean time per benchmark, the load figures and the targets of
-# the issues, each with its verdict. Usage: bash scripts/bench.sh [--quick]   (--quick: 2 000 creates instead of 10 000)
+# duplicated invoice), the PHP binding's `issue` against Rust's on the same invoice (bindings/php/bench/bench.php, which
+# also times `kuatia issue` as a subprocess; needs php with FFI) and writes target/bench-report.json: mean time per
+# benchmark, the load and PHP figures and the targets of the issues, each with its verdict. Usage: bash scripts/bench.sh [--quick]   (--quick: 2 000 creates instead of 10 000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 args=(--warm-up-time 2 --measurement-time 5)
@@ -12,6 +13,12 @@ for b in ids invoice xml sign kude api; do
 done
 rm -f target/load-report.json
 KUATIA_LOAD_CREATES=$creates cargo bench -q -p kuatia-server --bench load >/dev/null
+rm -f target/php-bench.json
+cargo build -q --release --locked -p kuatia-ffi --example issue_loop
+cargo build -q --release --locked -p kuatia-cli
+php_rounds=200
+[ "${1:-}" = "--quick" ] && php_rounds=80
+php bindings/php/bench/bench.php "$php_rounds" 16
 python3 - <<'PY'
 import json, pathlib, os
 root = pathlib.Path("target/criterion")
@@ -36,6 +43,11 @@ targets = [
      None if get("api/issue_3_items") is None else 1.10 * get("api/issue_3_items")),
     ("KuDE ticket, 10-item FE ≤ 0.5 ms", get("kude_pdf_ticket_10_items"), 500_000),
 ]
+php_file = pathlib.Path("target/php-bench.json")
+php = json.loads(php_file.read_text()) if php_file.exists() else None
+if php:
+    targets.append(("PHP Kuatia::issue ≤ 1.05 × Rust issue, same invoice", php["median_ns"]["php"],
+                    1.05 * php["median_ns"]["rust"]))
 load_file = pathlib.Path("target/load-report.json")
 load = json.loads(load_file.read_text()) if load_file.exists() else None
 report = {
@@ -44,6 +56,7 @@ report = {
     "targets": [{"target": t, "measured_ns": m, "limit_ns": l, "ok": (m is not None and l is not None and m <= l)}
                 for t, m, l in targets],
     "load": load,
+    "php": php,
 }
 pathlib.Path("target/bench-report.json").write_text(json.dumps(report, indent=2) + "\n")
 for name, ns in sorted(res.items()):

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The Python and Go binding check: builds libkuatia (crate kuatia-ffi, debug: the build ffi-check.sh and
-# `cargo test` share), runs the pytest suite of bindings/python and `go vet` + `go test` (race detector on, and once
-# linked statically) of bindings/go against it, then the parity check (tools/binding_parity.py: every function of
-# include/kuatia.h is wrapped by every C-ABI binding) and a test that the parity check does fail on a gap.
-# Idempotent; needs cargo, gcc, python3 (with venv when pytest is missing) and Go >= 1.22. No Go modules are
-# downloaded (the Go package has no dependencies); pytest is installed pinned into target/ only when missing.
+# The Python, Go and PHP binding check: builds libkuatia (crate kuatia-ffi, debug: the build ffi-check.sh and
+# `cargo test` share), runs the pytest suite of bindings/python, `go vet` + `go test` (race detector on, and once
+# linked statically) of bindings/go and phpunit on bindings/php against it, then the parity check
+# (tools/binding_parity.py: every function of include/kuatia.h is wrapped by every C-ABI binding, and PHP's FFI
+# declarations equal the header's) and tests that the parity check does fail on a gap and on a changed prototype.
+# Idempotent; needs cargo, gcc, python3 (with venv when pytest is missing), Go >= 1.22, and php (>= 8.1, with FFI)
+# with phpunit (Debian: php8.2-cli, phpunit; .ci/run installs them). No Go modules or PHP packages are downloaded
+# (neither package has dependencies); pytest is installed pinned into target/ only when missing.
 #
 #   KUATIA_PROFILE=release   build and test the release library instead
 set -euo pipefail
@@ -68,6 +70,23 @@ note "Go binding: go vet, go test -race, static link ($(go version))"
   fi
 )
 
+# --- PHP ------------------------------------------------------------------------------------------------------
+command -v php >/dev/null || die "php is not installed (Debian: php8.2-cli)"
+command -v phpunit >/dev/null || die "phpunit is not installed (Debian: phpunit)"
+php -m | grep -qx FFI || die "the PHP FFI extension is not loaded (php -m)"
+note "PHP binding: phpunit ($(phpunit --version | grep -o 'PHPUnit [0-9.]*'), $(php -r 'echo "PHP ", PHP_VERSION;'))"
+rm -f "$WORK/php-junit.xml"
+KUATIA_LIB="$LIB_DIR/libkuatia.so" phpunit -c bindings/php/phpunit.xml.dist --log-junit "$WORK/php-junit.xml" \
+  || die "phpunit failed"
+# A broken directory or data provider must not pass as success: count what ran.
+python3 - "$WORK/php-junit.xml" <<'PY' || die "phpunit ran too few tests"
+import sys, xml.etree.ElementTree as ET
+suite = ET.parse(sys.argv[1]).getroot().find("testsuite")
+tests, skipped = int(suite.get("tests")), int(suite.get("skipped", 0))
+print(f"phpunit: {tests} tests, {suite.get('assertions')} assertions, {skipped} skipped")
+sys.exit(0 if tests >= 150 and skipped == 0 else 1)
+PY
+
 # --- Parity ---------------------------------------------------------------------------------------------------
 note "binding parity"
 python3 tools/binding_parity.py
@@ -79,7 +98,17 @@ if python3 tools/binding_parity.py --root "$ROOT" --header "$WORK/canary.h" >"$W
   cat "$WORK/canary.log" >&2
   die "binding_parity.py passed a header with an unwrapped function"
 fi
-for b in python go java; do
+for b in python go java php; do
   grep -q "$b: does not wrap kuatia_parity_canary" "$WORK/canary.log" || { cat "$WORK/canary.log" >&2; die "canary ($b)"; }
 done
-note "Python + Go bindings OK"
+grep -q "php: CDEF does not declare kuatia_parity_canary" "$WORK/canary.log" || { cat "$WORK/canary.log" >&2; die "canary (php CDEF)"; }
+# PHP keeps its own copy of the declarations (FFI::cdef): a changed prototype in the header must fail the check.
+sed 's/uint32_t codigo_seguridad,/uint64_t codigo_seguridad,/' include/kuatia.h >"$WORK/drift.h"
+grep -q 'uint64_t codigo_seguridad' "$WORK/drift.h" || die "could not plant the prototype drift"
+if python3 tools/binding_parity.py --root "$ROOT" --header "$WORK/drift.h" >"$WORK/drift.log" 2>&1; then
+  cat "$WORK/drift.log" >&2
+  die "binding_parity.py passed a header whose kuatia_invoice_issue differs from PHP's declaration"
+fi
+grep -q "php: CDEF declares kuatia_invoice_issue differently from the header" "$WORK/drift.log" \
+  || { cat "$WORK/drift.log" >&2; die "drift canary (php)"; }
+note "Python + Go + PHP bindings OK"

@@ -22,7 +22,7 @@ step "C ABI (header drift, C tests under ASAN/UBSAN and valgrind)"; bash scripts
 
 step "Java binding"; bash scripts/java-check.sh
 
-step "Bindings (Python, Go, parity)"; bash scripts/bindings-check.sh
+step "Bindings (Python, Go, PHP, parity)"; bash scripts/bindings-check.sh
 
 step "WebAssembly (build, node tests, tsc, size budget, browser demo)"; bash scripts/wasm-check.sh
 
