@@ -95,6 +95,18 @@ final class Kuatia
      *
      * @return array<string, mixed>
      */
+    /**
+     * Every error code kuatia answers with, as `[['code' => …, 'description' => …], …]`: the core's one registry.
+     *
+     * @return list<array{code: string, description: string}>
+     */
+    public static function codes(): array
+    {
+        $ffi = Native::lib();
+        return Json::decode(Native::bytes(static fn (CData $out, CData $err): int
+            => $ffi->kuatia_error_codes($out, $err)));
+    }
+
     public static function cdcParse(string $cdc): array
     {
         $ffi = Native::lib();

@@ -57,6 +57,7 @@ const char *kuatia_error_code(const struct kuatia_error *err);
 const char *kuatia_error_message(const struct kuatia_error *err);
 const char *kuatia_error_path(const struct kuatia_error *err);
 const char *kuatia_error_json(const struct kuatia_error *err);
+enum kuatia_status kuatia_error_codes(struct kuatia_bytes *out_json, struct kuatia_error **err);
 enum kuatia_status kuatia_ruc_dv(const char *body, size_t body_len, uint8_t *out_dv, struct kuatia_error **err);
 enum kuatia_status kuatia_ruc_check(const char *ruc, size_t ruc_len, struct kuatia_error **err);
 enum kuatia_status kuatia_cdc_build(const char *fields_json, size_t fields_len, struct kuatia_bytes *out_cdc,

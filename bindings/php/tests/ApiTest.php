@@ -46,6 +46,14 @@ final class ApiTest extends TestCase
         self::assertMatchesRegularExpression('#libkuatia\.so$#', Kuatia::libraryPath());
     }
 
+    public function testCodesAreTheRegistry(): void
+    {
+        // The same list as tests/fixtures/codes.json, which core/tests/registry.rs checks against the Rust registry.
+        $want = json_decode((string) file_get_contents(Cases::root() . '/tests/fixtures/codes.json'), true);
+        self::assertSame($want, Kuatia::codes());
+        self::assertSame('INVALID_RUC', Kuatia::codes()[0]['code']);
+    }
+
     public function testRuc(): void
     {
         self::assertSame(1, Kuatia::rucDv('80069563')); // SIFEN.md §1
