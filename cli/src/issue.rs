@@ -160,9 +160,7 @@ pub fn run_issue(args: IssueArgs) -> Outcome {
         let path = args.out.join(format!("{}.xml", pending.issued.cdc));
         write_durably(&path, pending.issued.xml.as_bytes())
             .map_err(|e| Outcome::unreadable(format!("{}: cannot write: {e}", path.display())))?;
-        let issued = pending
-            .confirm(&mut numbering)
-            .map_err(|e| issue_failure(e))?;
+        let issued = pending.confirm(&mut numbering).map_err(issue_failure)?;
         let d = &issued.documento;
         Ok(Outcome::ok(&IssueOutput {
             id: format!("fact_{}", &issued.cdc),

@@ -31,7 +31,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         let t = Instant::now();
         let parsed =
             kuatia_core::invoice::parse_request(black_box(&req)).map_err(|e| format!("{e:?}"))?;
-        let key = numbering_key(&parsed, &emisor, now).ok_or("no stamp covers the request")?;
+        let key = numbering_key(&parsed, &emisor, now).map_err(|e| e.to_string())?;
         let issued = issue(
             &emisor,
             &parsed,
