@@ -359,8 +359,27 @@ fn to_response(r: HttpResponse) -> Response {
     out
 }
 
-/// The only handler: the request, whole, into [`Service::handle`].
+/// Header naming each request in the answer and in the log (`req_` + 24 random hex digits).
+pub const REQUEST_ID_HEADER: &str = "Request-Id";
+
+fn request_id() -> String {
+    let mut b = [0u8; 12];
+    // A failed OS generator still yields a well-formed id; it only names a log line.
+    let _ = getrandom::fill(&mut b);
+    format!("req_{}", kuatia_core::api::auth::hex(&b))
+}
+
+/// The only handler: the request, whole, into [`Service::handle`]; every answer carries a `Request-Id`, also logged.
 async fn handle(State(app): State<App>, req: Request) -> Response {
+    let id = request_id();
+    let mut response = handle_inner(app, req, &id).await;
+    if let Ok(v) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert(REQUEST_ID_HEADER, v);
+    }
+    response
+}
+
+async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
     let started = Instant::now();
     let (parts, body) = req.into_parts();
     let declared = parts
@@ -424,6 +443,7 @@ async fn handle(State(app): State<App>, req: Request) -> Response {
     };
     // Method, path and status only: headers carry keys and bodies carry customer data.
     tracing::info!(
+        request_id,
         %method,
         %path,
         status = response.status().as_u16(),
