@@ -151,6 +151,8 @@ registry! {
     INVALID_QUERY = "INVALID_QUERY";
     /// A request body was sent with a `Content-Type` other than `application/json` (HTTP 415).
     UNSUPPORTED_MEDIA_TYPE = "UNSUPPORTED_MEDIA_TYPE";
+    /// A webhook URL names this machine or a private, loopback or link-local address (SSRF); the operator may allow it.
+    WEBHOOK_URL_NOT_ALLOWED = "WEBHOOK_URL_NOT_ALLOWED";
     /// The `Idempotency-Key` header is empty or longer than 255 characters.
     INVALID_IDEMPOTENCY_KEY = "INVALID_IDEMPOTENCY_KEY";
     /// The `Idempotency-Key` was used before with a different request body (HTTP 409).

@@ -21,6 +21,7 @@ fn config(dir: &std::path::Path) -> ServerConfig {
     c.webhook_interval = Duration::from_millis(100);
     c.webhook_timeout = Duration::from_secs(2);
     c.insecure_webhooks_http = true;
+    c.allow_private_webhooks = true;
     c
 }
 
@@ -867,6 +868,110 @@ async fn listing_filters_and_cursor_walk() {
     let unique: HashSet<String> = seen.iter().cloned().collect();
     assert_eq!(unique.len(), seen.len(), "the walk repeated an invoice");
     assert_eq!(unique, created, "the walk missed invoices");
+    server.shutdown().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 16, webhooks: a receiver that sleeps 10 s does not delay another endpoint's delivery by more than 1 s; each
+/// attempt is logged with its HTTP status and duration; URLs naming inside addresses are refused (SSRF).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_isolation_log_and_ssrf() {
+    let dir = temp_dir("wh-iso");
+    let mut c = config(&dir);
+    c.webhook_timeout = Duration::from_secs(20);
+    let server = start(c).await.unwrap();
+    let api = Api::new(&server, server.new_sandbox_key.as_deref().unwrap());
+    let slow_port = common::slow_receiver(Duration::from_secs(10)).await;
+    let (_, slow) = api
+        .post(
+            "/v1/webhooks",
+            &json!({"url": format!("https://127.0.0.1:{slow_port}/hook"), "events": ["factura.approved"]}),
+        )
+        .await;
+    let (fast_port, mut rx) = receiver().await;
+    let secret = register_webhook(&api, fast_port).await;
+
+    // Two events in a row: the slow endpoint holds the first for 10 s; the fast one gets each within a second.
+    for _ in 0..2 {
+        let t = Instant::now();
+        let (code, v) = api.post("/v1/facturas", &factura(Some("approved"))).await;
+        assert_eq!(code, 201, "{v}");
+        let event = next_event(&mut rx, &secret).await;
+        assert_eq!(event["data"]["id"], v["data"]["id"]);
+        assert!(
+            t.elapsed() < Duration::from_secs(1),
+            "the fast endpoint waited {:?}",
+            t.elapsed()
+        );
+    }
+
+    // The fast endpoint's log: one attempt per delivery, with the receiver's status and a duration.
+    let (list_code, hooks) = api.get("/v1/webhooks").await;
+    assert_eq!(list_code, 200);
+    let fast_id = hooks["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["id"] != slow["data"]["id"])
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let (_, log) = api.get(&format!("/v1/webhooks/{fast_id}/deliveries")).await;
+        let done: Vec<&Value> = log["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["status"] == "delivered")
+            .collect();
+        if done.len() == 2 {
+            for d in done {
+                let attempt = &d["log"][0];
+                assert_eq!(attempt["status"], 200, "{d}");
+                assert!(attempt["error"].is_null());
+                assert!(attempt["duration_ms"].as_u64().unwrap() < 1000);
+            }
+            break;
+        }
+        assert!(Instant::now() < deadline, "{log}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    server.shutdown().await;
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // SSRF: without --allow-private-webhooks, loopback, private and localhost URLs are refused at registration.
+    let dir = temp_dir("ssrf");
+    let mut c = config(&dir);
+    c.allow_private_webhooks = false;
+    let server = start(c).await.unwrap();
+    let api = Api::new(&server, server.new_sandbox_key.as_deref().unwrap());
+    for url in [
+        "https://127.0.0.1/hook",
+        "https://10.0.0.1/hook",
+        "https://localhost:8443/hook",
+        "https://[::1]/hook",
+        "https://169.254.169.254/latest",
+        "https://192.168.1.10/hook",
+    ] {
+        let (code, v) = api
+            .post(
+                "/v1/webhooks",
+                &json!({"url": url, "events": ["factura.approved"]}),
+            )
+            .await;
+        assert_eq!(code, 422, "{url}: {v}");
+        assert_eq!(v["error"]["code"], "WEBHOOK_URL_NOT_ALLOWED", "{url}");
+        assert_eq!(v["error"]["details"][0]["path"], "url");
+    }
+    let (code, v) = api
+        .post(
+            "/v1/webhooks",
+            &json!({"url": "https://erp.example.com/hook", "events": ["factura.approved"]}),
+        )
+        .await;
+    assert_eq!(code, 201, "{v}");
     server.shutdown().await;
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -180,6 +180,10 @@ pub struct Config {
     /// Production: seconds to wait after the 1st, 2nd, ... failed SIFEN attempt in a row; the last repeats.
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub sifen_retry: Vec<i64>,
+    /// Operator setting: accept webhook URLs naming this machine or private, loopback or link-local addresses
+    /// (refused by default: SSRF). Not a setting of the in-browser sandbox, which delivers nothing.
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub allow_private_webhooks: bool,
 }
 
 impl Default for Config {
@@ -193,6 +197,7 @@ impl Default for Config {
             sifen_lot_poll_after: 600,
             sifen_lease: 300,
             sifen_retry: transmit::RETRY_SCHEDULE.to_vec(),
+            allow_private_webhooks: false,
         }
     }
 }
@@ -417,6 +422,7 @@ fn findings_response(findings: &[Finding]) -> HttpResponse {
         code::INVALID_TIMBRADO,
         code::INVALID_RUC,
         code::SIMULATE_NOT_ALLOWED,
+        code::WEBHOOK_URL_NOT_ALLOWED,
     ]
     .into_iter()
     .find(|c| findings.iter().any(|f| f.code == *c))
@@ -1077,6 +1083,7 @@ impl<S: Store> Service<S> {
                     next_attempt_at: ts,
                     first_due_at: ts,
                     status: "pending".into(),
+                    log: Vec::new(),
                 };
                 self.store.put_delivery(delivery);
             }
@@ -1108,8 +1115,28 @@ impl<S: Store> Service<S> {
     /// Records the outcome of one delivery attempt: delivered, or the next retry on the backoff schedule
     /// ([`webhook::RETRY_SCHEDULE`]), or `failed` once the schedule is exhausted.
     pub fn report_delivery(&mut self, delivery_id: &str, success: bool) -> Option<Delivery> {
+        let at = self.store.delivery(delivery_id)?.next_attempt_at;
+        let attempt = webhook::Attempt {
+            at,
+            status: None,
+            error: (!success).then(|| "request".to_string()),
+            duration_ms: 0,
+        };
+        // A host that reports only success or failure: the log keeps no HTTP status or duration.
+        self.report_attempt(delivery_id, attempt)
+    }
+
+    /// Records one attempt with what the host saw (HTTP status, error class, duration) in the delivery's log, then
+    /// as [`Service::report_delivery`]: delivered on a 2xx, else the next retry or `failed`.
+    pub fn report_attempt(
+        &mut self,
+        delivery_id: &str,
+        attempt: webhook::Attempt,
+    ) -> Option<Delivery> {
         let mut d = self.store.delivery(delivery_id)?;
         d.attempts += 1;
+        let success = attempt.succeeded();
+        d.log.push(attempt);
         if success {
             d.status = "delivered".into();
         } else {
@@ -1331,12 +1358,15 @@ impl<S: Store> Service<S> {
             Ok(b) => b,
             Err(r) => return r,
         };
-        let kinds =
-            match webhook::check_registration(&body.url, &body.events, body.description.as_deref())
-            {
-                Ok(k) => k,
-                Err(fs) => return findings_response(&fs),
-            };
+        let kinds = match webhook::check_registration(
+            &body.url,
+            &body.events,
+            body.description.as_deref(),
+            self.config.allow_private_webhooks,
+        ) {
+            Ok(k) => k,
+            Err(fs) => return findings_response(&fs),
+        };
         let secret = random_id(host, "whsec_", 32);
         let hook = Webhook {
             id: random_id(host, "wh_", 24),
