@@ -39,6 +39,9 @@ pub struct ServeArgs {
     /// TEST ONLY: deliver webhooks registered as https://127.0.0.1 or https://localhost over plain HTTP.
     #[arg(long)]
     pub insecure_webhooks_http: bool,
+    /// Accept webhook URLs naming this machine or private, loopback or link-local addresses (refused by default).
+    #[arg(long)]
+    pub allow_private_webhooks: bool,
     /// PKCS#12 certificate signing production invoices (dk_live_ keys).
     #[arg(long, requires = "password_env")]
     pub p12: Option<PathBuf>,
@@ -147,6 +150,7 @@ pub fn run(args: ServeArgs) -> Outcome {
         config.webhook_interval = config.tick_interval;
         config.max_body = args.max_body;
         config.insecure_webhooks_http = args.insecure_webhooks_http;
+        config.allow_private_webhooks = args.allow_private_webhooks;
         config.production_signer = p12_signer(&args)?;
         config.production_profile = production_profile;
         config.sifen_mode = match args.sifen_mode {

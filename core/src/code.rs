@@ -151,6 +151,10 @@ registry! {
     METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED";
     /// A query parameter is unknown or has a bad value (HTTP 400).
     INVALID_QUERY = "INVALID_QUERY";
+    /// A request body was sent with a `Content-Type` other than `application/json` (HTTP 415).
+    UNSUPPORTED_MEDIA_TYPE = "UNSUPPORTED_MEDIA_TYPE";
+    /// A webhook URL names this machine or a private, loopback or link-local address (SSRF); the operator may allow it.
+    WEBHOOK_URL_NOT_ALLOWED = "WEBHOOK_URL_NOT_ALLOWED";
     /// The `Idempotency-Key` header is empty or longer than 255 characters.
     INVALID_IDEMPOTENCY_KEY = "INVALID_IDEMPOTENCY_KEY";
     /// The `Idempotency-Key` was used before with a different request body (HTTP 409).
@@ -161,6 +165,8 @@ registry! {
     PRODUCTION_NOT_CONFIGURED = "PRODUCTION_NOT_CONFIGURED";
     /// The KuDE cannot be rendered for this invoice (not signed yet, or rejected).
     KUDE_NOT_AVAILABLE = "KUDE_NOT_AVAILABLE";
+    /// The signed XML of this invoice does not exist (the document was never signed) (HTTP 409).
+    XML_NOT_AVAILABLE = "XML_NOT_AVAILABLE";
     /// Only approved invoices can be cancelled (HTTP 409).
     NOT_CANCELLABLE = "NOT_CANCELLABLE";
     /// A cancellation of this invoice waits for SIFEN's answer (HTTP 409).

@@ -97,6 +97,7 @@ pub fn declarations(cfg: &Config) -> Vec<Declaration> {
         Declaration::of::<api::Config>(cfg),
         Declaration::of::<api::transmit::SifenMode>(cfg),
         Declaration::of::<api::webhook::Delivery>(cfg),
+        Declaration::of::<api::webhook::Attempt>(cfg),
         Declaration::of::<api::auth::Environment>(cfg),
     ]
 }

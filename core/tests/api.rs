@@ -259,7 +259,11 @@ fn paging_and_account_isolation() {
     let p = c
         .sandbox("GET", "/v1/facturas?page=2&per_page=2", None)
         .json();
-    assert_eq!(p["meta"], json!({"page": 2, "per_page": 2, "total": 5}));
+    let cursor = p["data"][1]["id"].clone();
+    assert_eq!(
+        p["meta"],
+        json!({"page": 2, "per_page": 2, "total": 5, "has_more": true, "next_cursor": cursor})
+    );
     assert_eq!(p["data"].as_array().unwrap().len(), 2);
     assert_eq!(c.sandbox("GET", "/v1/facturas?page=0", None).status, 400);
     let first = c.sandbox("GET", "/v1/facturas", None).json()["data"][0]["id"]
@@ -313,7 +317,8 @@ fn idempotency_key_returns_the_first_result() {
         Some(&key),
         true,
     );
-    assert_eq!(a, b);
+    assert_eq!((a.status, &a.body), (b.status, &b.body));
+    assert_eq!(b.header("Idempotent-Replayed"), Some("true"));
     assert_eq!(
         c.sandbox("GET", "/v1/facturas", None).json()["meta"]["total"],
         json!(1)
@@ -755,7 +760,7 @@ fn idempotency_keys_never_cross_environments() {
         Some(&live),
         false,
     );
-    assert_eq!(again, prod);
+    assert_eq!((again.status, &again.body), (prod.status, &prod.body));
     let again = c.call(
         "POST",
         "/v1/facturas",
@@ -764,7 +769,7 @@ fn idempotency_keys_never_cross_environments() {
         Some(&key),
         true,
     );
-    assert_eq!(again, sandbox);
+    assert_eq!((again.status, &again.body), (sandbox.status, &sandbox.body));
     let live_list = c.call("GET", "/v1/facturas", None, &[], Some(&live), false);
     assert_eq!(live_list.json()["meta"]["total"], json!(1));
 }
@@ -822,4 +827,61 @@ fn every_number_is_confirmed_and_gaps_are_listed() {
     assert_eq!(r.json()["meta"]["total"], json!(1));
     let next = c.sandbox("POST", "/v1/facturas", Some(factura(None)));
     assert_eq!(next.json()["data"]["numero"], json!("001-001-0000005"));
+}
+
+/// Issue 16: the auth scheme is case-insensitive, a non-JSON body is 415, a replay says so, health says nothing else.
+#[test]
+fn http_hygiene_in_the_core() {
+    let mut c = client();
+    let key = c.key.clone();
+    let auth = format!("bearer {key}");
+    let r = c.call(
+        "GET",
+        "/v1/facturas",
+        None,
+        &[("Authorization", &auth)],
+        None,
+        true,
+    );
+    assert_eq!(r.status, 200);
+    let r = c.call(
+        "POST",
+        "/v1/facturas",
+        Some(factura(Some("approved"))),
+        &[("Content-Type", "text/plain")],
+        Some(&key),
+        true,
+    );
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (415, json!("UNSUPPORTED_MEDIA_TYPE"))
+    );
+    let idem = [
+        ("Content-Type", "application/json"),
+        ("Idempotency-Key", "k-1"),
+    ];
+    let a = c.call(
+        "POST",
+        "/v1/facturas",
+        Some(factura(Some("approved"))),
+        &idem,
+        Some(&key),
+        true,
+    );
+    assert_eq!((a.status, a.header("Idempotent-Replayed")), (201, None));
+    let b = c.call(
+        "POST",
+        "/v1/facturas",
+        Some(factura(Some("approved"))),
+        &idem,
+        Some(&key),
+        true,
+    );
+    assert_eq!(
+        (b.status, b.header("Idempotent-Replayed")),
+        (201, Some("true"))
+    );
+    assert_eq!(a.json()["data"]["id"], b.json()["data"]["id"]);
+    let h = c.call("GET", "/v1/health", None, &[], None, false);
+    assert_eq!(h.json(), json!({"ok": true, "data": {"status": "ok"}}));
 }

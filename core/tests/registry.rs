@@ -160,3 +160,44 @@ fn every_code_a_finding_names_in_the_fixtures_is_registered() {
         }
     }
 }
+
+/// The doc comment of `kuatia_error_codes` in the C ABI's source (cbindgen copies it into the header, whose drift
+/// `scripts/ffi-check.sh` checks) lists the registry; `KUATIA_BLESS=1` rewrites it.
+#[test]
+fn the_c_abi_source_lists_the_registry() {
+    let path = root().join("ffi/src/abi.rs");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let start = text
+        .find("/// The registry of error codes every face returns")
+        .expect("the kuatia_error_codes doc comment");
+    let end = start + text[start..].find("///\n/// # Safety").unwrap();
+    let mut words = String::from(
+        "The registry of error codes every face returns, as JSON `[{\"code\",\"description\"}]` (core's `code::ALL`), \
+         into `out_json`. Every code:",
+    );
+    let list: Vec<String> = code::ALL.iter().map(|(c, _)| format!("`{c}`")).collect();
+    words.push(' ');
+    words.push_str(&list.join(", "));
+    words.push('.');
+    let mut doc = String::new();
+    let mut line = String::from("///");
+    for w in words.split(' ') {
+        if line.len() + 1 + w.len() > 116 {
+            doc.push_str(&line);
+            doc.push('\n');
+            line = String::from("///");
+        }
+        line.push(' ');
+        line.push_str(w);
+    }
+    doc.push_str(&line);
+    doc.push('\n');
+    let want = format!("{}{doc}{}", &text[..start], &text[end..]);
+    if std::env::var("KUATIA_BLESS").is_ok() {
+        std::fs::write(&path, &want).unwrap();
+    }
+    assert_eq!(
+        text, want,
+        "ffi/src/abi.rs: run with KUATIA_BLESS=1, then regenerate the header"
+    );
+}

@@ -28,7 +28,7 @@ use axum::Router;
 pub use host::SystemHost;
 use kuatia_core::api::auth::Environment;
 use kuatia_core::api::transmit::SifenMode;
-use kuatia_core::api::webhook::Delivery;
+use kuatia_core::api::webhook::{self, Delivery};
 use kuatia_core::api::{Config, HttpRequest, HttpResponse, Service, Store};
 use kuatia_core::profile::Emisor;
 use kuatia_core::sign::SoftwareSigner;
@@ -65,6 +65,11 @@ pub struct ServerConfig {
     pub max_body: usize,
     /// TEST ONLY: deliver webhooks registered as `https://127.0.0.1…`/`https://localhost…` over plain HTTP.
     pub insecure_webhooks_http: bool,
+    /// Accept webhook URLs that name this machine or private, loopback or link-local addresses, at registration and
+    /// at delivery (off by default: SSRF). `--allow-private-webhooks`.
+    pub allow_private_webhooks: bool,
+    /// Webhook POSTs in flight at once to one webhook; other webhooks never wait on it.
+    pub webhook_concurrency: usize,
     /// Whether the webhook worker runs (off: deliveries stay queued in SQLite).
     pub deliver_webhooks: bool,
     /// Signer of production invoices (a P12); `None`: live keys get the core's `CERTIFICATE_MISSING`.
@@ -107,6 +112,8 @@ impl ServerConfig {
             webhook_timeout: Duration::from_secs(10),
             max_body: 1024 * 1024,
             insecure_webhooks_http: false,
+            allow_private_webhooks: false,
+            webhook_concurrency: 4,
             deliver_webhooks: true,
             production_signer: None,
             production_profile: None,
@@ -177,6 +184,7 @@ pub fn open_engine(config: &ServerConfig, base_url: &str) -> Result<Engine, Stri
         sifen_mode: config.sifen_mode,
         sifen_lot_poll_after: config.sifen_lot_poll_after,
         sifen_retry: config.sifen_retry.clone(),
+        allow_private_webhooks: config.allow_private_webhooks,
         // A job may stay unreported for a whole call (connect + answer) and the report's turn at the lock.
         sifen_lease: defaults.sifen_lease.max(
             i64::try_from(config.sifen.timeout.as_secs().saturating_mul(2)).unwrap_or(i64::MAX),
@@ -320,8 +328,12 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         tasks.push(tokio::spawn(webhook_loop(
             engine.clone(),
             client,
-            config.webhook_interval,
-            config.insecure_webhooks_http,
+            WebhookPolicy {
+                period: config.webhook_interval,
+                insecure_http: config.insecure_webhooks_http,
+                allow_private: config.allow_private_webhooks,
+                per_endpoint: config.webhook_concurrency.max(1),
+            },
             stopped,
         )));
     }
@@ -362,8 +374,27 @@ fn to_response(r: HttpResponse) -> Response {
     out
 }
 
-/// The only handler: the request, whole, into [`Service::handle`].
+/// Header naming each request in the answer and in the log (`req_` + 24 random hex digits).
+pub const REQUEST_ID_HEADER: &str = "Request-Id";
+
+fn request_id() -> String {
+    let mut b = [0u8; 12];
+    // A failed OS generator still yields a well-formed id; it only names a log line.
+    let _ = getrandom::fill(&mut b);
+    format!("req_{}", kuatia_core::api::auth::hex(&b))
+}
+
+/// The only handler: the request, whole, into [`Service::handle`]; every answer carries a `Request-Id`, also logged.
 async fn handle(State(app): State<App>, req: Request) -> Response {
+    let id = request_id();
+    let mut response = handle_inner(app, req, &id).await;
+    if let Ok(v) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert(REQUEST_ID_HEADER, v);
+    }
+    response
+}
+
+async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
     let started = Instant::now();
     let (parts, body) = req.into_parts();
     let declared = parts
@@ -427,6 +458,7 @@ async fn handle(State(app): State<App>, req: Request) -> Response {
     };
     // Method, path and status only: headers carry keys and bodies carry customer data.
     tracing::info!(
+        request_id,
         %method,
         %path,
         status = response.status().as_u16(),
@@ -455,20 +487,35 @@ async fn tick_loop(engine: Arc<Mutex<Engine>>, period: Duration, mut stop: watch
     }
 }
 
-/// Deliveries POSTed per round; the rest wait for the next round.
-const WEBHOOK_BATCH: usize = 64;
+/// How the webhook worker delivers.
+#[derive(Debug, Clone, Copy)]
+struct WebhookPolicy {
+    period: Duration,
+    insecure_http: bool,
+    allow_private: bool,
+    per_endpoint: usize,
+}
 
-/// The webhook worker: takes due deliveries from SQLite (the durable outbox), POSTs them, reports the outcomes.
+/// What is being POSTed now: delivery ids, and how many per webhook.
+#[derive(Default)]
+struct InFlight {
+    deliveries: std::collections::HashSet<String>,
+    per_webhook: std::collections::HashMap<String, usize>,
+}
+
+/// The webhook worker: every `period` it takes the due deliveries from SQLite (the durable outbox) and starts a POST
+/// for each one not already in flight, at most `per_endpoint` at once per webhook. Each POST reports its own attempt
+/// when it ends, so a slow or dead receiver holds only its own slots: no delivery waits for another endpoint's.
 async fn webhook_loop(
     engine: Arc<Mutex<Engine>>,
     client: reqwest::Client,
-    period: Duration,
-    insecure_http: bool,
+    policy: WebhookPolicy,
     mut stop: watch::Receiver<bool>,
 ) {
+    let in_flight = Arc::new(Mutex::new(InFlight::default()));
     loop {
         tokio::select! {
-            _ = tokio::time::sleep(period) => {}
+            _ = tokio::time::sleep(policy.period) => {}
             _ = stop.wait_for(|s| *s) => break,
         }
         let e = engine.clone();
@@ -483,41 +530,43 @@ async fn webhook_loop(
         })
         .await;
         let due: Vec<Delivery> = match due {
-            Ok(Ok(d)) => d.into_iter().take(WEBHOOK_BATCH).collect(),
+            Ok(Ok(d)) => d,
             Ok(Err(err)) => {
                 tracing::error!(error = %err, "reading due deliveries failed");
                 continue;
             }
             Err(_) => continue,
         };
-        if due.is_empty() {
-            continue;
-        }
-        let mut posts = tokio::task::JoinSet::new();
         for d in due {
-            let client = client.clone();
-            posts.spawn(async move {
-                let ok = post(&client, &d, insecure_http).await;
-                (d.id, ok)
-            });
-        }
-        let mut outcomes = Vec::new();
-        while let Some(r) = posts.join_next().await {
-            if let Ok(o) = r {
-                outcomes.push(o);
-            }
-        }
-        let e = engine.clone();
-        let r = tokio::task::spawn_blocking(move || {
-            lock(&e).transact(|svc, _| {
-                for (id, ok) in &outcomes {
-                    svc.report_delivery(id, *ok);
+            {
+                let mut f = in_flight.lock().unwrap_or_else(|p| p.into_inner());
+                let busy = f.per_webhook.get(&d.webhook_id).copied().unwrap_or(0);
+                if f.deliveries.contains(&d.id) || busy >= policy.per_endpoint {
+                    continue;
                 }
-            })
-        })
-        .await;
-        if let Ok(Err(err)) = r {
-            tracing::error!(error = %err, "recording delivery outcomes failed; they will be retried");
+                f.deliveries.insert(d.id.clone());
+                *f.per_webhook.entry(d.webhook_id.clone()).or_default() += 1;
+            }
+            let (client, engine, in_flight) = (client.clone(), engine.clone(), in_flight.clone());
+            tokio::spawn(async move {
+                let attempt = post(&client, &d, policy).await;
+                let id = d.id.clone();
+                let r = tokio::task::spawn_blocking(move || {
+                    lock(&engine).transact(|svc, _| svc.report_attempt(&id, attempt))
+                })
+                .await;
+                if let Ok(Err(err)) = r {
+                    tracing::error!(error = %err, delivery = %d.id, "recording a delivery attempt failed; it will be retried");
+                }
+                let mut f = in_flight.lock().unwrap_or_else(|p| p.into_inner());
+                f.deliveries.remove(&d.id);
+                if let Some(n) = f.per_webhook.get_mut(&d.webhook_id) {
+                    *n = n.saturating_sub(1);
+                    if *n == 0 {
+                        f.per_webhook.remove(&d.webhook_id);
+                    }
+                }
+            });
         }
     }
 }
@@ -533,9 +582,41 @@ fn loopback_https(url: &str) -> Option<String> {
     matches!(name, "127.0.0.1" | "localhost" | "[::1]").then(|| format!("http://{rest}"))
 }
 
-/// One POST; `true` when the receiver answered 2xx.
-async fn post(client: &reqwest::Client, d: &Delivery, insecure_http: bool) -> bool {
-    let url = match insecure_http.then(|| loopback_https(&d.url)).flatten() {
+/// Whether the URL's host resolves to an address a webhook must not reach ([`webhook::forbidden_ip`]); checked
+/// before each attempt, so a name that starts pointing inside after its registration is refused too.
+async fn resolves_inside(url: &str) -> bool {
+    let Some(host) = webhook::url_host(url) else {
+        return true;
+    };
+    if webhook::forbidden_host(host) {
+        return true;
+    }
+    match tokio::net::lookup_host((host, 443)).await {
+        Ok(addrs) => addrs.into_iter().any(|a| webhook::forbidden_ip(a.ip())),
+        // Unresolvable: the POST fails on its own (class `connect`).
+        Err(_) => false,
+    }
+}
+
+/// One POST, timed, as the attempt the core records.
+async fn post(client: &reqwest::Client, d: &Delivery, policy: WebhookPolicy) -> webhook::Attempt {
+    let started = Instant::now();
+    let at = time::OffsetDateTime::now_utc().unix_timestamp();
+    let attempt = |status: Option<u16>, error: Option<&str>| webhook::Attempt {
+        at,
+        status,
+        error: error.map(String::from),
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    };
+    if !policy.allow_private && resolves_inside(&d.url).await {
+        tracing::warn!(delivery = %d.id, webhook = %d.webhook_id, "webhook URL resolves to an inside address; refused");
+        return attempt(None, Some("forbidden_address"));
+    }
+    let url = match policy
+        .insecure_http
+        .then(|| loopback_https(&d.url))
+        .flatten()
+    {
         Some(u) => u,
         None => d.url.clone(),
     };
@@ -545,14 +626,22 @@ async fn post(client: &reqwest::Client, d: &Delivery, insecure_http: bool) -> bo
     }
     match req.send().await {
         Ok(r) => {
-            let ok = r.status().is_success();
-            tracing::info!(delivery = %d.id, webhook = %d.webhook_id, status = r.status().as_u16(), attempt = d.attempts + 1, "webhook delivery");
-            ok
+            let status = r.status().as_u16();
+            tracing::info!(delivery = %d.id, webhook = %d.webhook_id, status, attempt = d.attempts + 1, "webhook delivery");
+            let failed = (!r.status().is_success()).then_some("http_status");
+            attempt(Some(status), failed)
         }
         Err(e) => {
             // reqwest errors name the URL, which the account registered; it carries no secret of ours.
             tracing::warn!(delivery = %d.id, webhook = %d.webhook_id, error = %e, attempt = d.attempts + 1, "webhook delivery failed");
-            false
+            let class = if e.is_timeout() {
+                "timeout"
+            } else if e.is_connect() {
+                "connect"
+            } else {
+                "request"
+            };
+            attempt(None, Some(class))
         }
     }
 }

@@ -10,7 +10,7 @@
 use crate::numbering;
 use kuatia_core::api::auth::{Environment, StoredKey};
 use kuatia_core::api::webhook::{Delivery, Webhook};
-use kuatia_core::api::{Account, HttpResponse, InvoiceRecord, Store};
+use kuatia_core::api::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
 use kuatia_core::code;
 use kuatia_core::lifecycle::Estado;
 use kuatia_core::numbering::{Gap, NumberingKey};
@@ -95,6 +95,29 @@ const MIGRATIONS: &[(i64, &str)] = &[
              response TEXT NOT NULL,
              PRIMARY KEY (account_id, environment, key));",
     ),
+    (
+        4,
+        // Listing filters (issue 16): the filtered fields as columns, filled from the stored JSON, with indexes for
+        // the account-scoped queries. Rows stored before this version have no receiver RUC column value (it was not
+        // kept apart from the XML then), so the `receptor_ruc` filter does not find them.
+        "ALTER TABLE invoices ADD COLUMN status TEXT NOT NULL DEFAULT '';
+         ALTER TABLE invoices ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE invoices ADD COLUMN cdc TEXT NOT NULL DEFAULT '';
+         ALTER TABLE invoices ADD COLUMN numero TEXT NOT NULL DEFAULT '';
+         ALTER TABLE invoices ADD COLUMN receptor_ruc TEXT;
+         ALTER TABLE invoices ADD COLUMN tipo_documento INTEGER NOT NULL DEFAULT 0;
+         UPDATE invoices SET status = json_extract(json, '$.status'),
+                             created_at = json_extract(json, '$.created_at'),
+                             cdc = json_extract(json, '$.cdc'),
+                             numero = json_extract(json, '$.numero'),
+                             receptor_ruc = json_extract(json, '$.receptor_ruc'),
+                             tipo_documento = json_extract(json, '$.tipo_documento');
+         CREATE INDEX invoices_by_status ON invoices (account_id, environment, status, seq);
+         CREATE INDEX invoices_by_created ON invoices (account_id, environment, created_at);
+         CREATE INDEX invoices_by_cdc ON invoices (cdc);
+         CREATE INDEX invoices_by_numero ON invoices (account_id, environment, numero);
+         CREATE INDEX invoices_by_receptor ON invoices (account_id, environment, receptor_ruc, seq);",
+    ),
 ];
 
 /// Name of the database file inside the data directory.
@@ -136,11 +159,41 @@ fn in_flight(i: &InvoiceRecord) -> bool {
         && matches!(i.status, Estado::Pending | Estado::Sent)
 }
 
+/// The data directory holds webhook secrets and buyers' personal data: the directory becomes 0700 and the database
+/// 0600 (created so before SQLite opens it; its `-wal` and `-shm` files take the database's mode).
+#[cfg(unix)]
+fn private(dir: &Path, db: &Path) -> Result<(), String> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let fail = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+        .map_err(|e| fail(dir, e))?;
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(db)
+        .map_err(|e| fail(db, e))?;
+    for suffix in ["", "-wal", "-shm"] {
+        let file = std::path::PathBuf::from(format!("{}{suffix}", db.display()));
+        if file.exists() {
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600))
+                .map_err(|e| fail(&file, e))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn private(_dir: &Path, _db: &Path) -> Result<(), String> {
+    Ok(())
+}
+
 impl SqliteStore {
     /// Opens (creating if needed) `<dir>/kuatia.sqlite3`, switches to WAL and applies pending migrations.
     pub fn open(dir: &Path) -> Result<SqliteStore, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let path = dir.join(DB_FILE);
+        private(dir, &path)?;
         let conn = Connection::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         // WAL: readers never block the writer; NORMAL sync is durable across process crashes (the WAL is fsynced at
         // checkpoints). busy_timeout lets `kuatia keys create` write while a server runs.
@@ -453,8 +506,9 @@ impl Store for SqliteStore {
     fn insert_invoice(&mut self, invoice: InvoiceRecord) {
         let json = self.encode(&invoice);
         self.write(
-            "INSERT INTO invoices (id, account_id, environment, in_flight, sifen_due_at, json)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO invoices (id, account_id, environment, in_flight, sifen_due_at, json,
+                                   status, created_at, cdc, numero, receptor_ruc, tipo_documento)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             &[
                 &invoice.id,
                 &invoice.account_id,
@@ -462,6 +516,12 @@ impl Store for SqliteStore {
                 &in_flight(&invoice),
                 &sifen_due_at(&invoice),
                 &json,
+                &invoice.status.as_str(),
+                &invoice.created_at,
+                &invoice.cdc,
+                &invoice.numero,
+                &invoice.receptor_ruc,
+                &invoice.tipo_documento,
             ],
         );
         self.track(&invoice);
@@ -477,12 +537,13 @@ impl Store for SqliteStore {
     fn update_invoice(&mut self, invoice: InvoiceRecord) {
         let json = self.encode(&invoice);
         self.write(
-            "UPDATE invoices SET in_flight = ?2, sifen_due_at = ?3, json = ?4 WHERE id = ?1",
+            "UPDATE invoices SET in_flight = ?2, sifen_due_at = ?3, json = ?4, status = ?5 WHERE id = ?1",
             &[
                 &invoice.id,
                 &in_flight(&invoice),
                 &sifen_due_at(&invoice),
                 &json,
+                &invoice.status.as_str(),
             ],
         );
         self.track(&invoice);
@@ -492,24 +553,65 @@ impl Store for SqliteStore {
         &self,
         account_id: &str,
         env: Environment,
-        offset: usize,
-        limit: usize,
+        query: &InvoiceQuery,
     ) -> (Vec<InvoiceRecord>, usize) {
-        let env = env_name(env);
+        // The filters of `InvoiceQuery::matches`, as SQL over the columns of migration 4.
+        let mut filter = String::from("account_id = ? AND environment = ?");
+        let mut args: Vec<Box<dyn rusqlite::ToSql>> =
+            vec![Box::new(account_id.to_string()), Box::new(env_name(env))];
+        let mut add = |sql: &str, v: Box<dyn rusqlite::ToSql>| {
+            filter.push_str(sql);
+            args.push(v);
+        };
+        if let Some(s) = query.status {
+            add(" AND status = ?", Box::new(s.as_str()));
+        }
+        if let Some(t) = query.created_from {
+            add(" AND created_at >= ?", Box::new(t));
+        }
+        if let Some(t) = query.created_to {
+            add(" AND created_at < ?", Box::new(t));
+        }
+        if let Some(c) = &query.cdc {
+            add(" AND cdc = ?", Box::new(c.clone()));
+        }
+        if let Some(n) = &query.numero {
+            add(" AND numero = ?", Box::new(n.clone()));
+        }
+        if let Some(r) = &query.receptor_ruc {
+            add(" AND receptor_ruc = ?", Box::new(r.clone()));
+        }
+        if let Some(t) = query.tipo_documento {
+            add(" AND tipo_documento = ?", Box::new(t));
+        }
+        let refs: Vec<&dyn rusqlite::ToSql> = args.iter().map(|b| b.as_ref()).collect();
         let total = self
             .read(self.conn.query_row(
-                "SELECT COUNT(*) FROM invoices WHERE account_id = ?1 AND environment = ?2",
-                params![account_id, env],
+                &format!("SELECT COUNT(*) FROM invoices WHERE {filter}"),
+                refs.as_slice(),
                 |r| r.get::<_, i64>(0),
             ))
             .and_then(|n| usize::try_from(n).ok())
             .unwrap_or(0);
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        let (cmp, order) = if query.ascending {
+            (">", "ASC")
+        } else {
+            ("<", "DESC")
+        };
+        if let Some(after) = &query.starting_after {
+            filter.push_str(&format!(
+                " AND seq {cmp} (SELECT seq FROM invoices WHERE id = ?)"
+            ));
+            args.push(Box::new(after.clone()));
+        }
+        args.push(Box::new(i64::try_from(query.limit).unwrap_or(i64::MAX)));
+        args.push(Box::new(i64::try_from(query.offset).unwrap_or(i64::MAX)));
+        let refs: Vec<&dyn rusqlite::ToSql> = args.iter().map(|b| b.as_ref()).collect();
         let items = self.query_json(
-            "SELECT json FROM invoices WHERE account_id = ?1 AND environment = ?2
-             ORDER BY seq DESC LIMIT ?3 OFFSET ?4",
-            &[&account_id, &env, &limit, &offset],
+            &format!(
+                "SELECT json FROM invoices WHERE {filter} ORDER BY seq {order} LIMIT ? OFFSET ?"
+            ),
+            &refs,
         );
         (items, total)
     }
@@ -659,5 +761,23 @@ impl Store for SqliteStore {
             &[&webhook_id, &limit, &offset],
         );
         (items, total)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    #[test]
+    fn the_sqlite_store_keeps_the_listing_contract() {
+        let dir = std::env::temp_dir().join(format!("kuatia-store-list-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut s = super::SqliteStore::open(&dir).unwrap();
+        assert_eq!(
+            kuatia_core::api::store::conformance::list_invoices(&mut s),
+            Ok(())
+        );
+        assert_eq!(s.take_error(), None);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1241,6 +1241,33 @@ export type SandboxDelivery = {
    * `pending`, `delivered` or `failed` (gave up after the schedule).
    */
   status: string,
+  /**
+   * Every attempt made, oldest first.
+   */
+  log: Array<SandboxDeliveryAttempt>,
+};
+
+/**
+ * One delivery attempt as the host reports it.
+ */
+export type SandboxDeliveryAttempt = {
+  /**
+   * Unix time the attempt started.
+   */
+  at: number,
+  /**
+   * The receiver's HTTP status, when it answered.
+   */
+  status: number | null,
+  /**
+   * Why it failed, when it did: `http_status` (answered, not 2xx), `timeout`, `connect`, `forbidden_address`
+   * (the name resolved to an inside address), `request` (any other transport failure).
+   */
+  error: string | null,
+  /**
+   * Milliseconds from the start of the attempt to the answer or the failure.
+   */
+  duration_ms: number,
 };
 
 /**

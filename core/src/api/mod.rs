@@ -19,7 +19,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 pub use store::{
-    Account, Cancellation, CancellationStatus, InvoiceRecord, MemoryStore, Store, StoreNumbering,
+    Account, Cancellation, CancellationStatus, InvoiceQuery, InvoiceRecord, MemoryStore, Store,
+    StoreNumbering,
 };
 use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
 use webhook::{Delivery, EventData, EventPayload, Webhook};
@@ -179,6 +180,10 @@ pub struct Config {
     /// Production: seconds to wait after the 1st, 2nd, ... failed SIFEN attempt in a row; the last repeats.
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub sifen_retry: Vec<i64>,
+    /// Operator setting: accept webhook URLs naming this machine or private, loopback or link-local addresses
+    /// (refused by default: SSRF). Not a setting of the in-browser sandbox, which delivers nothing.
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub allow_private_webhooks: bool,
 }
 
 impl Default for Config {
@@ -192,6 +197,7 @@ impl Default for Config {
             sifen_lot_poll_after: 600,
             sifen_lease: 300,
             sifen_retry: transmit::RETRY_SCHEDULE.to_vec(),
+            allow_private_webhooks: false,
         }
     }
 }
@@ -317,6 +323,87 @@ fn issue_error(e: crate::issue::IssueError) -> HttpResponse {
     }
 }
 
+/// The 400 answer naming a query parameter and what it must be.
+fn bad_query(name: &str, why: &str) -> HttpResponse {
+    err(
+        400,
+        code::INVALID_QUERY,
+        &format!("query parameter '{name}': {why}"),
+    )
+}
+
+/// A positive integer parameter up to `max`.
+fn positive(name: &str, v: &str, max: usize) -> Result<usize, HttpResponse> {
+    v.parse::<usize>()
+        .ok()
+        .filter(|n| (1..=max).contains(n))
+        .ok_or_else(|| bad_query(name, &format!("an integer from 1 to {max}")))
+}
+
+/// `%XX`-decodes a query component (`+` stays `+`: RFC 3339 offsets carry it).
+fn percent_decode(s: &str) -> Option<String> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut bytes = s.bytes();
+    while let Some(b) = bytes.next() {
+        if b == b'%' {
+            let hi = char::from(bytes.next()?).to_digit(16)?;
+            let lo = char::from(bytes.next()?).to_digit(16)?;
+            out.push(u8::try_from(hi * 16 + lo).ok()?);
+        } else {
+            out.push(b);
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The decoded pairs of a query string; 400 `INVALID_QUERY` naming a parameter that is unknown, repeated or not
+/// decodable, so a misspelt filter never silently returns everything.
+fn query_pairs(query: &str, allowed: &[&str]) -> Result<Vec<(String, String)>, HttpResponse> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        let (Some(k), Some(v)) = (percent_decode(k), percent_decode(v)) else {
+            return Err(bad_query(k, "bad percent-encoding"));
+        };
+        if !allowed.contains(&k.as_str()) {
+            return Err(bad_query(
+                &k,
+                &format!("unknown parameter; this route takes {}", allowed.join(", ")),
+            ));
+        }
+        if out.iter().any(|(seen, _)| *seen == k) {
+            return Err(bad_query(&k, "given twice"));
+        }
+        out.push((k, v));
+    }
+    Ok(out)
+}
+
+/// Header set on a response replayed for a repeated `Idempotency-Key` (the first response, unchanged otherwise).
+pub const REPLAYED_HEADER: &str = "Idempotent-Replayed";
+
+/// The 415 answer to a request body declared as anything but JSON (`application/json` or `application/*+json`,
+/// parameters such as `charset` allowed). A body without `Content-Type` is read as JSON: in-process hosts (C,
+/// WebAssembly, the bindings) pass no headers.
+fn unsupported_media_type(req: &HttpRequest) -> Option<HttpResponse> {
+    let declared = req.header("Content-Type")?;
+    let media = declared
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    let json = media == "application/json"
+        || (media.starts_with("application/") && media.ends_with("+json"));
+    (!json).then(|| {
+        err(
+            415,
+            code::UNSUPPORTED_MEDIA_TYPE,
+            &format!("request bodies must be JSON (Content-Type: application/json), not '{media}'"),
+        )
+    })
+}
+
 /// The security code of one document, drawn from the host's generator once.
 struct SeedCodes(u32);
 
@@ -335,6 +422,7 @@ fn findings_response(findings: &[Finding]) -> HttpResponse {
         code::INVALID_TIMBRADO,
         code::INVALID_RUC,
         code::SIMULATE_NOT_ALLOWED,
+        code::WEBHOOK_URL_NOT_ALLOWED,
     ]
     .into_iter()
     .find(|c| findings.iter().any(|f| f.code == *c))
@@ -404,6 +492,7 @@ impl<S: Store> Service<S> {
             ["v1", "facturas"] | ["v1", "webhooks"] => &["GET", "POST"],
             ["v1", "facturas", _]
             | ["v1", "facturas", _, "kude"]
+            | ["v1", "facturas", _, "xml"]
             | ["v1", "webhooks", _, "deliveries"] => &["GET"],
             ["v1", "facturas", _, "cancel"] => &["POST"],
             ["v1", "numbering", "gaps"] => &["GET"],
@@ -419,15 +508,18 @@ impl<S: Store> Service<S> {
             return r;
         }
         if segments.as_slice() == ["v1", "health"] {
-            return ok(
-                200,
-                json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")}),
-            );
+            // For load balancers: no key, and nothing about the accounts, the data or the build.
+            return ok(200, json!({"status": "ok"}));
         }
         let caller = match self.authenticate(req) {
             Ok(c) => c,
             Err(r) => return r,
         };
+        if method == "POST" {
+            if let Some(r) = unsupported_media_type(req) {
+                return r;
+            }
+        }
         match (segments.as_slice(), route.1) {
             (["v1", "facturas"], "POST") => self.create_invoice(&caller, req, host),
             (["v1", "facturas"], _) => self.list_invoices(&caller, query),
@@ -436,6 +528,7 @@ impl<S: Store> Service<S> {
                 _ => err(404, code::NOT_FOUND, "no invoice with that id"),
             },
             (["v1", "facturas", id, "kude"], _) => self.kude(&caller, id),
+            (["v1", "facturas", id, "xml"], _) => self.signed_xml(&caller, id),
             (["v1", "facturas", id, "cancel"], _) => self.cancel(&caller, id, req, host),
             (["v1", "webhooks"], "POST") => self.create_webhook(&caller, req, host),
             (["v1", "webhooks", id, "deliveries"], _) => self.deliveries(&caller, id, query),
@@ -480,7 +573,13 @@ impl<S: Store> Service<S> {
         let Some(value) = req.header("Authorization") else {
             return Err(unauthorized("missing Authorization: Bearer <API key>"));
         };
-        let Some(key) = value.strip_prefix("Bearer ").map(str::trim) else {
+        // The scheme is case-insensitive (RFC 9110 §11.1): `bearer`, `BEARER` and `Bearer` are one.
+        let key = value
+            .trim()
+            .split_once(' ')
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("Bearer"))
+            .map(|(_, k)| k.trim());
+        let Some(key) = key else {
             return Err(unauthorized(
                 "the Authorization header must be 'Bearer <API key>'",
             ));
@@ -522,22 +621,48 @@ impl<S: Store> Service<S> {
         })
     }
 
+    /// The invoice resource (docs/api.md, "Invoice"): the record's state plus the document as issued, read from the
+    /// stored XML (the one source of truth of what was signed and sent: receiver, items with their computed values,
+    /// totals and IVA, currency and rate).
     fn invoice_json(&self, inv: &InvoiceRecord) -> Value {
+        let base = self.config.base_url.trim_end_matches('/');
         let mut v = json!({
             "id": inv.id,
             "status": inv.status,
             "cdc": inv.cdc,
             "numero": inv.numero,
-            "kude_url": format!("{}/v1/facturas/{}/kude", self.config.base_url.trim_end_matches('/'), inv.id),
+            "kude_url": format!("{base}/v1/facturas/{}/kude", inv.id),
+            "xml_url": inv.signed.then(|| format!("{base}/v1/facturas/{}/xml", inv.id)),
             "tipo_documento": inv.tipo_documento,
             "fecha_emision": inv.fecha_emision,
             "tipo_emision": inv.tipo_emision,
             "total": inv.total,
             "moneda": inv.moneda,
             "qr": inv.qr,
+            "signed": inv.signed,
             "created_at": rfc3339(inv.created_at),
             "updated_at": rfc3339(inv.updated_at),
+            "sent_at": inv.sent_at.map(rfc3339),
+            "approved_at": inv.approved_at.map(rfc3339),
         });
+        if let Ok(de) = crate::xml::parse(&inv.xml) {
+            let tipo_cambio = de.operacion_comercial.as_ref().and_then(|o| o.tipo_cambio);
+            v["tipo_cambio"] = json!(tipo_cambio);
+            v["timbrado"] = json!({
+                "numero": de.timbrado.numero_timbrado,
+                "establecimiento": de.timbrado.establecimiento,
+                "punto": de.timbrado.punto,
+                "serie": de.timbrado.serie,
+            });
+            v["emisor"] = json!({
+                "ruc": format!("{}-{}", de.emisor.ruc, de.emisor.dv),
+                "razon_social": de.emisor.razon_social,
+            });
+            v["receptor"] = json!(de.receptor);
+            v["condicion"] = json!(de.condicion);
+            v["items"] = json!(de.items);
+            v["totales"] = json!(de.totales);
+        }
         if inv.status == Estado::Rejected {
             v["sifen_errors"] = json!(inv.sifen_errors);
         }
@@ -558,45 +683,139 @@ impl<S: Store> Service<S> {
         v
     }
 
-    /// `page` and `per_page` of a list query (defaults 1 and 20), or the 400 answer.
-    fn paging(&self, query: &str) -> Result<(usize, usize), HttpResponse> {
+    /// `page` and `per_page` of a list query (defaults 1 and 20; `limit` is `per_page`), or the 400 answer.
+    fn paging(&self, pairs: &[(String, String)]) -> Result<(usize, usize), HttpResponse> {
         let mut page = 1usize;
-        let mut per_page = 20usize;
-        for pair in query.split('&').filter(|p| !p.is_empty()) {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            let n = v.parse::<usize>().ok().filter(|n| *n >= 1);
-            match (k, n) {
-                ("page", Some(n)) => page = n,
-                ("per_page", Some(n)) if n <= self.config.max_per_page => per_page = n,
-                ("page" | "per_page", _) => {
-                    return Err(err(
-                        400,
-                        code::INVALID_QUERY,
-                        &format!(
-                            "{k} must be a positive integer (per_page ≤ {})",
-                            self.config.max_per_page
-                        ),
-                    ))
+        let mut per_page = None;
+        for (k, v) in pairs {
+            match k.as_str() {
+                "page" => page = positive(k, v, usize::MAX)?,
+                "per_page" | "limit" => {
+                    if per_page.is_some() {
+                        return Err(bad_query(k, "give per_page or limit, not both"));
+                    }
+                    per_page = Some(positive(k, v, self.config.max_per_page)?);
                 }
                 _ => {}
             }
         }
-        Ok((page, per_page))
+        Ok((page, per_page.unwrap_or(20)))
+    }
+
+    /// The filters, order and page of `GET /v1/facturas` (docs/api.md, "Listing invoices").
+    fn invoice_query(
+        &self,
+        caller: &Caller,
+        pairs: &[(String, String)],
+    ) -> Result<(InvoiceQuery, usize), HttpResponse> {
+        let (page, limit) = self.paging(pairs)?;
+        let mut q = InvoiceQuery {
+            limit,
+            offset: (page - 1).saturating_mul(limit),
+            ..InvoiceQuery::default()
+        };
+        for (k, v) in pairs {
+            let time = || {
+                OffsetDateTime::parse(v, &time::format_description::well_known::Rfc3339)
+                    .map(OffsetDateTime::unix_timestamp)
+                    .map_err(|_| bad_query(k, "an RFC 3339 date-time such as 2025-01-31T12:00:00Z"))
+            };
+            match k.as_str() {
+                "status" => {
+                    q.status = Some(serde_json::from_value(json!(v)).map_err(|_| {
+                        bad_query(k, "one of pending, sent, approved, rejected, cancelled")
+                    })?)
+                }
+                "created_from" => q.created_from = Some(time()?),
+                "created_to" => q.created_to = Some(time()?),
+                "cdc" => {
+                    crate::cdc::Cdc::parse(v).map_err(|e| bad_query(k, &e.to_string()))?;
+                    q.cdc = Some(v.clone());
+                }
+                "numero" => {
+                    let digits =
+                        |p: &str, n: usize| p.len() == n && p.bytes().all(|b| b.is_ascii_digit());
+                    let parts: Vec<&str> = v.split('-').collect();
+                    let ok = matches!(parts.as_slice(), [e, p, n] if digits(e, 3) && digits(p, 3) && digits(n, 7));
+                    if !ok {
+                        return Err(bad_query(k, "EEE-PPP-NNNNNNN, e.g. 001-001-0000001"));
+                    }
+                    q.numero = Some(v.clone());
+                }
+                "receptor_ruc" => {
+                    crate::ruc::Ruc::parse(v).map_err(|e| bad_query(k, &e.to_string()))?;
+                    q.receptor_ruc = Some(v.clone());
+                }
+                "tipo_documento" => {
+                    let t = v
+                        .parse::<u8>()
+                        .ok()
+                        .filter(|t| crate::de::TipoDocumento::from_code(*t).is_some())
+                        .ok_or_else(|| bad_query(k, "a document type code: 1, 4, 5, 6 or 7"))?;
+                    q.tipo_documento = Some(t);
+                }
+                "order" => {
+                    q.ascending = match v.as_str() {
+                        "asc" => true,
+                        "desc" => false,
+                        _ => return Err(bad_query(k, "asc or desc")),
+                    }
+                }
+                "starting_after" => {
+                    if pairs.iter().any(|(k, _)| k == "page") {
+                        return Err(bad_query(k, "a cursor walk takes no page"));
+                    }
+                    let mine = self
+                        .store
+                        .invoice(&caller.account.id, v)
+                        .is_some_and(|i| i.environment == caller.env);
+                    if !mine {
+                        return Err(bad_query(k, "no invoice with that id"));
+                    }
+                    q.starting_after = Some(v.clone());
+                }
+                _ => {}
+            }
+        }
+        Ok((q, page))
     }
 
     fn list_invoices(&self, caller: &Caller, query: &str) -> HttpResponse {
-        let (page, per_page) = match self.paging(query) {
-            Ok(p) => p,
-            Err(r) => return r,
-        };
-        let offset = (page - 1).saturating_mul(per_page);
-        let (items, total) =
-            self.store
-                .list_invoices(&caller.account.id, caller.env, offset, per_page);
+        const PARAMS: &[&str] = &[
+            "page",
+            "per_page",
+            "limit",
+            "starting_after",
+            "order",
+            "status",
+            "created_from",
+            "created_to",
+            "cdc",
+            "numero",
+            "receptor_ruc",
+            "tipo_documento",
+        ];
+        let (mut q, page) =
+            match query_pairs(query, PARAMS).and_then(|pairs| self.invoice_query(caller, &pairs)) {
+                Ok(q) => q,
+                Err(r) => return r,
+            };
+        let per_page = q.limit;
+        // One row more than asked says whether there is a next page.
+        q.limit = per_page.saturating_add(1);
+        let (mut items, total) = self.store.list_invoices(&caller.account.id, caller.env, &q);
+        let has_more = items.len() > per_page;
+        items.truncate(per_page);
+        let next_cursor = has_more
+            .then(|| items.last().map(|i| i.id.clone()))
+            .flatten();
         let data: Vec<Value> = items.iter().map(|i| self.invoice_json(i)).collect();
         respond(
             200,
-            &json!({"ok": true, "data": data, "meta": {"page": page, "per_page": per_page, "total": total}}),
+            &json!({"ok": true, "data": data, "meta": {
+                "page": page, "per_page": per_page, "total": total,
+                "has_more": has_more, "next_cursor": next_cursor,
+            }}),
         )
     }
 
@@ -610,7 +829,9 @@ impl<S: Store> Service<S> {
         if !mine {
             return err(404, code::NOT_FOUND, "no webhook with that id");
         }
-        let (page, per_page) = match self.paging(query) {
+        let (page, per_page) = match query_pairs(query, &["page", "per_page", "limit"])
+            .and_then(|pairs| self.paging(&pairs))
+        {
             Ok(p) => p,
             Err(r) => return r,
         };
@@ -643,7 +864,9 @@ impl<S: Store> Service<S> {
                 self.store.idempotent(&caller.account.id, caller.env, key)
             {
                 return if hash == body_hash {
-                    response
+                    let mut replay = response;
+                    replay.headers.push((REPLAYED_HEADER.into(), "true".into()));
+                    replay
                 } else {
                     err(
                         409,
@@ -737,6 +960,8 @@ impl<S: Store> Service<S> {
             created_at: ts,
             updated_at: ts,
             tipo_emision: d.operacion.tipo_emision,
+            sent_at: None,
+            receptor_ruc: receptor_ruc(&d.receptor),
             approved_at: None,
             cancellation: None,
             // Production documents go to SIFEN (see `transmit`); the sandbox's SIFEN is simulated by `tick`.
@@ -858,6 +1083,7 @@ impl<S: Store> Service<S> {
                     next_attempt_at: ts,
                     first_due_at: ts,
                     status: "pending".into(),
+                    log: Vec::new(),
                 };
                 self.store.put_delivery(delivery);
             }
@@ -889,8 +1115,28 @@ impl<S: Store> Service<S> {
     /// Records the outcome of one delivery attempt: delivered, or the next retry on the backoff schedule
     /// ([`webhook::RETRY_SCHEDULE`]), or `failed` once the schedule is exhausted.
     pub fn report_delivery(&mut self, delivery_id: &str, success: bool) -> Option<Delivery> {
+        let at = self.store.delivery(delivery_id)?.next_attempt_at;
+        let attempt = webhook::Attempt {
+            at,
+            status: None,
+            error: (!success).then(|| "request".to_string()),
+            duration_ms: 0,
+        };
+        // A host that reports only success or failure: the log keeps no HTTP status or duration.
+        self.report_attempt(delivery_id, attempt)
+    }
+
+    /// Records one attempt with what the host saw (HTTP status, error class, duration) in the delivery's log, then
+    /// as [`Service::report_delivery`]: delivered on a 2xx, else the next retry or `failed`.
+    pub fn report_attempt(
+        &mut self,
+        delivery_id: &str,
+        attempt: webhook::Attempt,
+    ) -> Option<Delivery> {
         let mut d = self.store.delivery(delivery_id)?;
         d.attempts += 1;
+        let success = attempt.succeeded();
+        d.log.push(attempt);
         if success {
             d.status = "delivered".into();
         } else {
@@ -942,6 +1188,39 @@ impl<S: Store> Service<S> {
                 body: bytes,
             },
             Err(f) => err(500, &f.code, &f.message),
+        }
+    }
+
+    /// `GET /v1/facturas/:id/xml`: the signed `rDE` as stored and sent to SIFEN, which the issuer must keep and give
+    /// the buyer. 409 for a document that was never signed (a sandbox without a signer).
+    fn signed_xml(&self, caller: &Caller, id: &str) -> HttpResponse {
+        let Some(inv) = self
+            .store
+            .invoice(&caller.account.id, id)
+            .filter(|i| i.environment == caller.env)
+        else {
+            return err(404, code::NOT_FOUND, "no invoice with that id");
+        };
+        if !inv.signed {
+            return err(
+                409,
+                code::XML_NOT_AVAILABLE,
+                "this document was never signed (a sandbox without a certificate): there is no signed XML",
+            );
+        }
+        HttpResponse {
+            status: 200,
+            headers: vec![
+                (
+                    "Content-Type".into(),
+                    "application/xml; charset=utf-8".into(),
+                ),
+                (
+                    "Content-Disposition".into(),
+                    format!("attachment; filename=\"{}.xml\"", inv.cdc),
+                ),
+            ],
+            body: inv.xml.into_bytes(),
         }
     }
 
@@ -1079,12 +1358,15 @@ impl<S: Store> Service<S> {
             Ok(b) => b,
             Err(r) => return r,
         };
-        let kinds =
-            match webhook::check_registration(&body.url, &body.events, body.description.as_deref())
-            {
-                Ok(k) => k,
-                Err(fs) => return findings_response(&fs),
-            };
+        let kinds = match webhook::check_registration(
+            &body.url,
+            &body.events,
+            body.description.as_deref(),
+            self.config.allow_private_webhooks,
+        ) {
+            Ok(k) => k,
+            Err(fs) => return findings_response(&fs),
+        };
         let secret = random_id(host, "whsec_", 32);
         let hook = Webhook {
             id: random_id(host, "wh_", 24),
@@ -1174,6 +1456,7 @@ fn apply_to(
     record.status = to;
     record.updated_at = ts;
     match trigger {
+        Trigger::Submitted => record.sent_at = Some(ts),
         Trigger::Rejected { errors } => record.sifen_errors = errors.clone(),
         Trigger::Approved { protocolo } => {
             record.protocolo = protocolo.clone();
@@ -1187,6 +1470,14 @@ fn apply_to(
         _ => {}
     }
     Ok(events)
+}
+
+/// `RUC-DV` of a receiver that has one.
+fn receptor_ruc(r: &crate::de::ReceptorDoc) -> Option<String> {
+    match (&r.ruc, r.dv) {
+        (Some(ruc), Some(dv)) => Some(format!("{ruc}-{dv}")),
+        _ => None,
+    }
 }
 
 fn sandbox_approval(record: &InvoiceRecord) -> Trigger {

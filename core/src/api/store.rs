@@ -86,6 +86,12 @@ pub struct InvoiceRecord {
     /// `iTipEmi`: 1 normal, 2 contingency (issued while SIFEN was unreachable; the KuDE carries the legend).
     #[serde(default = "normal_emission")]
     pub tipo_emision: u8,
+    /// Unix time SIFEN received the document (`pending → sent`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sent_at: Option<i64>,
+    /// The receiver's RUC (`dRucRec-dDVRec`), `None` for a receiver without RUC; kept apart from the XML for filters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receptor_ruc: Option<String>,
     /// Unix time of the approval (the cancellation window counts from it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approved_at: Option<i64>,
@@ -130,6 +136,69 @@ pub struct Cancellation {
     pub error: Option<SifenError>,
 }
 
+/// Which invoices a list asks for: filters (all must hold), an order and a page. Creation order is the order in which
+/// the store inserted the records (SQLite's `seq`), so a walk with [`InvoiceQuery::starting_after`] neither skips nor
+/// repeats a row while others are being inserted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvoiceQuery {
+    /// Only this status.
+    pub status: Option<Estado>,
+    /// Created at or after this Unix time.
+    pub created_from: Option<i64>,
+    /// Created before this Unix time.
+    pub created_to: Option<i64>,
+    /// Only this CDC.
+    pub cdc: Option<String>,
+    /// Only this number (`EEE-PPP-NNNNNNN`).
+    pub numero: Option<String>,
+    /// Only this receiver RUC (`digits-DV`).
+    pub receptor_ruc: Option<String>,
+    /// Only this document type.
+    pub tipo_documento: Option<u8>,
+    /// Oldest first (default: newest first).
+    pub ascending: bool,
+    /// Cursor: only invoices after this one (of the same account and environment) in the chosen order.
+    pub starting_after: Option<String>,
+    /// Rows to skip (page/per_page compatibility; 0 with a cursor).
+    pub offset: usize,
+    /// Largest number of rows to return.
+    pub limit: usize,
+}
+
+impl Default for InvoiceQuery {
+    fn default() -> Self {
+        InvoiceQuery {
+            status: None,
+            created_from: None,
+            created_to: None,
+            cdc: None,
+            numero: None,
+            receptor_ruc: None,
+            tipo_documento: None,
+            ascending: false,
+            starting_after: None,
+            offset: 0,
+            limit: 20,
+        }
+    }
+}
+
+impl InvoiceQuery {
+    /// Whether a record passes the filters (not the cursor or the page): the reference semantics every store matches.
+    pub fn matches(&self, i: &InvoiceRecord) -> bool {
+        self.status.is_none_or(|s| i.status == s)
+            && self.created_from.is_none_or(|t| i.created_at >= t)
+            && self.created_to.is_none_or(|t| i.created_at < t)
+            && self.cdc.as_ref().is_none_or(|c| &i.cdc == c)
+            && self.numero.as_ref().is_none_or(|n| &i.numero == n)
+            && self
+                .receptor_ruc
+                .as_ref()
+                .is_none_or(|r| i.receptor_ruc.as_ref() == Some(r))
+            && self.tipo_documento.is_none_or(|t| i.tipo_documento == t)
+    }
+}
+
 /// What the service needs to persist.
 pub trait Store {
     /// The account owning the key with this public id, and that key's stored form.
@@ -144,13 +213,13 @@ pub trait Store {
     fn invoice(&self, account_id: &str, id: &str) -> Option<InvoiceRecord>;
     /// Replaces a stored invoice.
     fn update_invoice(&mut self, invoice: InvoiceRecord);
-    /// A page of an account's invoices in one environment, newest first, and the total count.
+    /// A page of an account's invoices in one environment matching `query`, in creation order (newest first unless
+    /// [`InvoiceQuery::ascending`]), and the count of all that match its filters (cursor and offset aside).
     fn list_invoices(
         &self,
         account_id: &str,
         env: Environment,
-        offset: usize,
-        limit: usize,
+        query: &InvoiceQuery,
     ) -> (Vec<InvoiceRecord>, usize);
     /// Sandbox invoices the simulated SIFEN still has to move (pending or sent, no `_simulate`).
     fn simulated_in_flight(&self) -> Vec<InvoiceRecord>;
@@ -319,21 +388,35 @@ impl Store for MemoryStore {
         &self,
         account_id: &str,
         env: Environment,
-        offset: usize,
-        limit: usize,
+        query: &InvoiceQuery,
     ) -> (Vec<InvoiceRecord>, usize) {
-        let mine: Vec<&InvoiceRecord> = self
+        // `order` is creation order: a record's index there is its rank, and the cursor's index decides what follows.
+        let mut mine: Vec<(usize, &InvoiceRecord)> = self
             .order
             .iter()
-            .rev()
-            .filter_map(|id| self.invoices.get(id))
-            .filter(|i| i.account_id == account_id && i.environment == env)
+            .enumerate()
+            .filter_map(|(n, id)| self.invoices.get(id).map(|i| (n, i)))
+            .filter(|(_, i)| i.account_id == account_id && i.environment == env && query.matches(i))
             .collect();
+        if !query.ascending {
+            mine.reverse();
+        }
         let total = mine.len();
-        (
-            mine.into_iter().skip(offset).take(limit).cloned().collect(),
-            total,
-        )
+        let after = match &query.starting_after {
+            Some(a) => match self.order.iter().position(|id| id == a) {
+                Some(p) => Some(p),
+                None => return (Vec::new(), total),
+            },
+            None => None,
+        };
+        let items = mine
+            .into_iter()
+            .filter(|(n, _)| after.is_none_or(|p| if query.ascending { *n > p } else { *n < p }))
+            .skip(query.offset)
+            .take(query.limit)
+            .map(|(_, i)| i.clone())
+            .collect();
+        (items, total)
     }
 
     fn simulated_in_flight(&self) -> Vec<InvoiceRecord> {
@@ -457,5 +540,177 @@ impl Store for MemoryStore {
             mine.into_iter().skip(offset).take(limit).cloned().collect(),
             total,
         )
+    }
+}
+
+/// The listing contract every [`Store`] runs (in-memory, SQLite, ...): [`Store::list_invoices`] returns exactly the
+/// records [`InvoiceQuery::matches`] accepts, of the account and environment asked for, in creation order, and a
+/// cursor walk sees each once even when records are inserted between its pages.
+pub mod conformance {
+    use super::*;
+
+    fn record(n: usize, account: &str, env: Environment) -> InvoiceRecord {
+        let status = [Estado::Pending, Estado::Approved, Estado::Rejected][n % 3];
+        InvoiceRecord {
+            id: format!("fact_{account}_{env:?}_{n:04}"),
+            account_id: account.into(),
+            environment: env,
+            status,
+            cdc: format!("{n:044}"),
+            numero: format!("001-001-{n:07}"),
+            tipo_documento: if n.is_multiple_of(4) { 4 } else { 1 },
+            fecha_emision: "2025-01-01T00:00:00".into(),
+            total: Some("1000".into()),
+            moneda: Some("PYG".into()),
+            simulate: Some("approved".into()),
+            sifen_errors: Vec::new(),
+            protocolo: None,
+            xml: String::new(),
+            qr: String::new(),
+            signed: true,
+            created_at: 1_700_000_000 + i64::try_from(n / 2).unwrap_or(0),
+            updated_at: 1_700_000_000,
+            transmission: Transmission::default(),
+            tipo_emision: 1,
+            sent_at: None,
+            receptor_ruc: (!n.is_multiple_of(5)).then(|| format!("8006956{}-1", n % 2)),
+            approved_at: None,
+            cancellation: None,
+        }
+    }
+
+    fn ids(v: &[InvoiceRecord]) -> Vec<String> {
+        v.iter().map(|i| i.id.clone()).collect()
+    }
+
+    /// Runs the contract on an empty store.
+    pub fn list_invoices<S: Store>(store: &mut S) -> Result<(), String> {
+        let env = Environment::Sandbox;
+        let mut mine = Vec::new();
+        for n in 0..40 {
+            let r = record(n, "acct_a", env);
+            store.insert_invoice(r.clone());
+            mine.push(r);
+            store.insert_invoice(record(n, "acct_b", env));
+            store.insert_invoice(record(n, "acct_a", Environment::Production));
+        }
+        // A status change after insertion is what a filter sees.
+        if let Some(r) = mine.get_mut(3) {
+            r.status = Estado::Cancelled;
+            store.update_invoice(r.clone());
+        }
+        let queries = [
+            InvoiceQuery::default(),
+            InvoiceQuery {
+                status: Some(Estado::Approved),
+                ..InvoiceQuery::default()
+            },
+            InvoiceQuery {
+                status: Some(Estado::Cancelled),
+                ..InvoiceQuery::default()
+            },
+            InvoiceQuery {
+                created_from: Some(1_700_000_005),
+                created_to: Some(1_700_000_010),
+                ascending: true,
+                ..InvoiceQuery::default()
+            },
+            InvoiceQuery {
+                cdc: Some(format!("{:044}", 7)),
+                ..InvoiceQuery::default()
+            },
+            InvoiceQuery {
+                numero: Some("001-001-0000012".into()),
+                ..InvoiceQuery::default()
+            },
+            InvoiceQuery {
+                receptor_ruc: Some("80069561-1".into()),
+                tipo_documento: Some(1),
+                ..InvoiceQuery::default()
+            },
+            InvoiceQuery {
+                tipo_documento: Some(4),
+                offset: 2,
+                limit: 3,
+                ..InvoiceQuery::default()
+            },
+        ];
+        for q in &queries {
+            let mut want: Vec<InvoiceRecord> =
+                mine.iter().filter(|i| q.matches(i)).cloned().collect();
+            if !q.ascending {
+                want.reverse();
+            }
+            let total = want.len();
+            let want: Vec<InvoiceRecord> = want.into_iter().skip(q.offset).take(q.limit).collect();
+            let (got, got_total) = store.list_invoices("acct_a", env, q);
+            if ids(&got) != ids(&want) || got_total != total {
+                return Err(format!(
+                    "{q:?}: expected {:?} of {total}, got {:?} of {got_total}",
+                    ids(&want),
+                    ids(&got)
+                ));
+            }
+        }
+        // A cursor walk, oldest first, with inserts between pages: every record once, the new ones included.
+        for ascending in [true, false] {
+            let mut seen = Vec::new();
+            let mut cursor = None;
+            let mut extra = 0;
+            loop {
+                let q = InvoiceQuery {
+                    ascending,
+                    starting_after: cursor.clone(),
+                    limit: 7,
+                    ..InvoiceQuery::default()
+                };
+                let (page, _) = store.list_invoices("acct_a", env, &q);
+                if page.is_empty() {
+                    break;
+                }
+                cursor = page.last().map(|i| i.id.clone());
+                seen.extend(ids(&page));
+                if extra < 5 {
+                    let r = record(
+                        1000 + extra + if ascending { 0 } else { 100 },
+                        "acct_a",
+                        env,
+                    );
+                    store.insert_invoice(r.clone());
+                    mine.push(r);
+                    extra += 1;
+                }
+            }
+            let unique: std::collections::BTreeSet<&String> = seen.iter().collect();
+            if unique.len() != seen.len() {
+                return Err(format!(
+                    "a cursor walk (ascending {ascending}) repeated a row"
+                ));
+            }
+            let all: std::collections::BTreeSet<String> = ids(&mine).into_iter().collect();
+            let seen: std::collections::BTreeSet<String> = seen.into_iter().collect();
+            // Oldest first sees every row, the inserted ones too; newest first sees every row that existed when it
+            // started (the new ones sort before its first page).
+            let missing: Vec<&String> = all
+                .iter()
+                .filter(|id| !seen.contains(*id))
+                .filter(|id| ascending || !id.contains("_11"))
+                .collect();
+            if !missing.is_empty() {
+                return Err(format!(
+                    "a cursor walk (ascending {ascending}) missed {missing:?}"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn the_memory_store_keeps_the_listing_contract() {
+            let mut s = super::MemoryStore::default();
+            assert_eq!(super::list_invoices(&mut s), Ok(()));
+        }
     }
 }

@@ -85,6 +85,35 @@ pub struct Delivery {
     pub first_due_at: i64,
     /// `pending`, `delivered` or `failed` (gave up after the schedule).
     pub status: String,
+    /// Every attempt made, oldest first.
+    #[serde(default)]
+    pub log: Vec<Attempt>,
+}
+
+/// One delivery attempt as the host reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(
+    feature = "ts",
+    derive(ts_rs::TS),
+    ts(rename = "SandboxDeliveryAttempt")
+)]
+pub struct Attempt {
+    /// Unix time the attempt started.
+    pub at: i64,
+    /// The receiver's HTTP status, when it answered.
+    pub status: Option<u16>,
+    /// Why it failed, when it did: `http_status` (answered, not 2xx), `timeout`, `connect`, `forbidden_address`
+    /// (the name resolved to an inside address), `request` (any other transport failure).
+    pub error: Option<String>,
+    /// Milliseconds from the start of the attempt to the answer or the failure.
+    pub duration_ms: u64,
+}
+
+impl Attempt {
+    /// Whether the receiver took the event: no error, and a 2xx status when one is known.
+    pub fn succeeded(&self) -> bool {
+        self.error.is_none() && self.status.is_none_or(|s| (200..300).contains(&s))
+    }
 }
 
 /// A delivery as the delivery log shows it: what was sent, to where, and how it went (no headers: they carry the
@@ -102,6 +131,7 @@ pub fn delivery_json(d: &Delivery) -> serde_json::Value {
         "created_at": super::rfc3339(d.first_due_at),
         "next_attempt_at": (d.status == "pending").then(|| super::rfc3339(d.next_attempt_at)),
         "payload": event,
+        "log": d.log,
     })
 }
 
@@ -170,11 +200,72 @@ pub fn verify_signature(
     }
 }
 
-/// Checks a registration body; returns the cleaned fields or the findings.
+/// Whether an address is one a webhook must not reach (SSRF): loopback, private (RFC 1918, IPv6 ULA), link-local,
+/// shared (100.64/10), unspecified, broadcast, multicast or documentation ranges, and IPv4 inside IPv6. The
+/// registration checks literal addresses with it, and the host checks every address a name resolves to before each
+/// delivery (so a name that later points inside is refused too).
+pub fn forbidden_ip(ip: std::net::IpAddr) -> bool {
+    use std::net::IpAddr;
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_multicast()
+                || v4.is_documentation()
+                || a == 0
+                || (a == 100 && (64..128).contains(&b))
+                || (a == 198 && (18..20).contains(&b))
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return forbidden_ip(IpAddr::V4(v4));
+            }
+            let first = v6.segments()[0];
+            v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (first & 0xfe00) == 0xfc00
+                || (first & 0xffc0) == 0xfe80
+                || first == 0x2001 && v6.segments()[1] == 0x0db8
+                || v6.segments()[..6] == [0, 0, 0, 0, 0, 0]
+        }
+    }
+}
+
+/// The host of an `https://` URL without port or brackets (`[::1]` → `::1`).
+pub fn url_host(url: &str) -> Option<&str> {
+    let rest = url.strip_prefix("https://")?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    if let Some(v6) = authority.strip_prefix('[') {
+        return v6.split_once(']').map(|(h, _)| h);
+    }
+    Some(match authority.rsplit_once(':') {
+        Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
+        _ => authority,
+    })
+}
+
+/// Whether a webhook host names this machine or an inside address without resolving it: `localhost` and its
+/// subdomains (RFC 6761 reserves them to loopback) and literal addresses that [`forbidden_ip`] refuses.
+pub fn forbidden_host(host: &str) -> bool {
+    let name = host.trim_end_matches('.').to_ascii_lowercase();
+    name == "localhost"
+        || name.ends_with(".localhost")
+        || name.parse::<std::net::IpAddr>().is_ok_and(forbidden_ip)
+}
+
+/// Checks a registration body; returns the cleaned fields or the findings. Unless `allow_private`, a URL naming
+/// this machine or an inside address is refused ([`forbidden_host`]).
 pub fn check_registration(
     url: &str,
     events: &[String],
     description: Option<&str>,
+    allow_private: bool,
 ) -> Result<Vec<EventKind>, Vec<crate::Finding>> {
     use crate::error::code;
     let mut out = Vec::new();
@@ -191,6 +282,13 @@ pub fn check_registration(
             crate::Finding::new(code::INVALID_FORMAT, "url", "not a valid https URL"),
         ),
         _ => {}
+    }
+    if !allow_private && url_host(url).is_some_and(forbidden_host) {
+        out.push(crate::Finding::new(
+            code::WEBHOOK_URL_NOT_ALLOWED,
+            "url",
+            "the webhook URL names this machine or a private, loopback or link-local address",
+        ));
     }
     let mut kinds = Vec::new();
     if events.is_empty() {

@@ -58,3 +58,18 @@ pub async fn next_event(rx: &mut mpsc::UnboundedReceiver<(String, String)>, secr
     assert!(verify_signature("whsec_wrong", &sig, &body, now, DEFAULT_TOLERANCE).is_err());
     serde_json::from_str(&body).unwrap()
 }
+
+/// A webhook receiver that answers `/hook` after `delay` (a slow endpoint); returns its port.
+pub async fn slow_receiver(delay: Duration) -> u16 {
+    async fn hook(State(delay): State<Duration>) -> &'static str {
+        tokio::time::sleep(delay).await;
+        "ok"
+    }
+    let app = axum::Router::new()
+        .route("/hook", axum::routing::post(hook))
+        .with_state(delay);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    port
+}
