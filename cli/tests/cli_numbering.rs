@@ -91,6 +91,25 @@ fn a_legacy_numbering_file_carries_over_or_is_refused() {
     assert_eq!(v["error"]["code"], "NUMBERING_STATE_CORRUPT", "{v}");
 }
 
+/// `kuatia issue --batch INPUT --out OUT -j JOBS` as a child process, its output discarded unless `piped`.
+fn spawn_batch(input: &Path, out: &Path, jobs: &str, piped: bool) -> std::process::Child {
+    let io = || if piped { Stdio::piped() } else { Stdio::null() };
+    Command::new(env!("CARGO_BIN_EXE_kuatia"))
+        .args([
+            "issue",
+            "--batch",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "-j",
+            jobs,
+        ])
+        .stdout(io())
+        .stderr(io())
+        .spawn()
+        .unwrap()
+}
+
 fn batch_dir(dir: &Path, name: &str, n: usize) -> std::path::PathBuf {
     let input = dir.join(name);
     std::fs::create_dir_all(&input).unwrap();
@@ -107,22 +126,7 @@ fn eight_processes_on_one_out_never_share_a_number() {
     let out = dir.0.join("out");
     let input = batch_dir(&dir.0, "in", 50);
     let children: Vec<_> = (0..8)
-        .map(|_| {
-            Command::new(env!("CARGO_BIN_EXE_kuatia"))
-                .args([
-                    "issue",
-                    "--batch",
-                    input.to_str().unwrap(),
-                    "--out",
-                    out.to_str().unwrap(),
-                    "-j",
-                    "1",
-                ])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
+        .map(|_| spawn_batch(&input, &out, "1", true))
         .collect();
     for c in children {
         let o = c.wait_with_output().unwrap();
@@ -143,20 +147,7 @@ fn processes_killed_at_random_points_leave_only_listed_gaps() {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kuatia"))
-            .args([
-                "issue",
-                "--batch",
-                input.to_str().unwrap(),
-                "--out",
-                out.to_str().unwrap(),
-                "-j",
-                "2",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_batch(&input, &out, "2", false);
         std::thread::sleep(std::time::Duration::from_millis(5 + seed % 400));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();

@@ -76,17 +76,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
     ),
     (
         3,
-        // The numbering contract (reservations and gaps) and idempotency keys scoped by environment. Replies stored
-        // before this version are moved by `scope_idempotency` once the tables exist.
-        "CREATE TABLE number_reservations (
-             account_id TEXT NOT NULL,
-             environment TEXT NOT NULL,
-             sequence TEXT NOT NULL,
-             numero INTEGER NOT NULL,
-             cdc TEXT,
-             PRIMARY KEY (account_id, environment, sequence, numero));
-         CREATE INDEX number_gaps ON number_reservations (account_id, environment) WHERE cdc IS NULL;
-         ALTER TABLE idempotency RENAME TO idempotency_v1;
+        // Idempotency keys scoped by environment (replies stored before this version are moved by
+        // `scope_idempotency`) and, in the same step, the numbering contract's reservations
+        // (`numbering::RESERVATIONS_SCHEMA`, the one definition the CLI's store uses too).
+        "ALTER TABLE idempotency RENAME TO idempotency_v1;
          CREATE TABLE idempotency (
              account_id TEXT NOT NULL,
              environment TEXT NOT NULL,
@@ -233,6 +226,9 @@ impl SqliteStore {
                     .execute_batch(&format!("BEGIN IMMEDIATE; {sql};"))
                     .map_err(|e| e.to_string())?;
                 if *version == 3 {
+                    self.conn
+                        .execute_batch(numbering::RESERVATIONS_SCHEMA)
+                        .map_err(|e| e.to_string())?;
                     self.scope_idempotency()?;
                 }
                 self.conn

@@ -625,6 +625,17 @@ impl<S: Store> Service<S> {
     /// stored XML (the one source of truth of what was signed and sent: receiver, items with their computed values,
     /// totals and IVA, currency and rate).
     fn invoice_json(&self, inv: &InvoiceRecord) -> Value {
+        // The stored signed XML is the one source of the document's parts.
+        let de = crate::xml::parse(&inv.xml).ok();
+        self.invoice_json_of(inv, de.as_ref())
+    }
+
+    /// The invoice resource from its record and its document (at creation the pipeline's own, not re-parsed).
+    fn invoice_json_of(
+        &self,
+        inv: &InvoiceRecord,
+        de: Option<&crate::de::DocumentoElectronico>,
+    ) -> Value {
         let base = self.config.base_url.trim_end_matches('/');
         let mut v = json!({
             "id": inv.id,
@@ -645,7 +656,7 @@ impl<S: Store> Service<S> {
             "sent_at": inv.sent_at.map(rfc3339),
             "approved_at": inv.approved_at.map(rfc3339),
         });
-        if let Ok(de) = crate::xml::parse(&inv.xml) {
+        if let Some(de) = de {
             let tipo_cambio = de.operacion_comercial.as_ref().and_then(|o| o.tipo_cambio);
             v["tipo_cambio"] = json!(tipo_cambio);
             v["timbrado"] = json!({
@@ -939,7 +950,8 @@ impl<S: Store> Service<S> {
         let (key, numero) = (pending.key.clone(), pending.numero);
         let issued = pending.issued;
         let ts = now_utc.unix_timestamp();
-        let d = &issued.documento;
+        let documento = issued.documento.clone();
+        let d = &documento;
         let mut record = InvoiceRecord {
             id: random_id(host, "fact_", 24),
             account_id: caller.account.id.clone(),
@@ -981,7 +993,7 @@ impl<S: Store> Service<S> {
             // The documented machine accepts these sequences from `pending`; an error here would be a bug of ours.
             events.extend(apply_to(&mut record, step, ts).unwrap_or_default());
         }
-        let data = self.invoice_json(&record);
+        let data = self.invoice_json_of(&record, Some(&documento));
         self.store.insert_invoice(record.clone());
         let confirmed = StoreNumbering {
             store: &mut self.store,
