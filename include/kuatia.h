@@ -25,6 +25,9 @@
 #define KUATIA_VERSION_MINOR 1
 #define KUATIA_VERSION_PATCH 0
 #define KUATIA_VERSION "0.1.0"
+/* The ABI version: the soname is libkuatia.so.<this>, and kuatia_version() starts with it followed by ".".
+ * It is MAJOR from 1.0 on, 0.MINOR before (docs/compatibility.md). */
+#define KUATIA_ABI_VERSION "0.1"
 
 
 /**
@@ -153,7 +156,8 @@ extern "C" {
 #endif // __cplusplus
 
 /**
- * The library version (`KUATIA_VERSION`) as a static NUL-terminated string; never freed.
+ * The library version (`KUATIA_VERSION`) as a static NUL-terminated string; never freed. It starts with
+ * `KUATIA_ABI_VERSION` and a dot, so a program can check that the library it loaded has the ABI it was built for.
  */
 const char *kuatia_version(void);
 
