@@ -49,10 +49,13 @@ fi
 for f in libkuatia.so libkuatia.a native-static-libs.txt; do
   [ -f "$BUILD/$f" ] || { echo "install-c: $BUILD/$f missing (build failed?)" >&2; exit 1; }
 done
-if ! readelf -d "$BUILD/libkuatia.so" | grep -q "Library soname: \[$SONAME\]"; then
+if ! readelf -d "$BUILD/libkuatia.so" | grep >/dev/null "Library soname: \[$SONAME\]"; then
   echo "install-c: $BUILD/libkuatia.so has no soname $SONAME (built without scripts/install-c.sh?)" >&2
   exit 1
 fi
+# Programs linked against target/release (the checkout's Go tests with KUATIA_PROFILE=release, say) now need the
+# soname: a link beside the build, as ldconfig makes in the prefix.
+ln -sfn libkuatia.so "$BUILD/$SONAME"
 LIBS_PRIVATE="$(cat "$BUILD/native-static-libs.txt")"
 
 LIBDIR="$PREFIX/$LIBDIR_NAME"
@@ -63,6 +66,6 @@ install -m 0755 "$BUILD/libkuatia.so" "$D$LIBDIR/libkuatia.so.$VERSION"
 ln -sfn "libkuatia.so.$VERSION" "$D$LIBDIR/$SONAME"
 ln -sfn "$SONAME" "$D$LIBDIR/libkuatia.so"
 install -m 0644 "$BUILD/libkuatia.a" "$D$LIBDIR/libkuatia.a"
-sed -e "s|@PREFIX@|$PREFIX|" -e "s|@LIBDIR@|\${prefix}/$LIBDIR_NAME|" -e "s|@INCLUDEDIR@|\${prefix}/include|" \
+sed -e '/^#/d' -e "s|@PREFIX@|$PREFIX|" -e "s|@LIBDIR@|\${prefix}/$LIBDIR_NAME|" -e "s|@INCLUDEDIR@|\${prefix}/include|" \
   -e "s|@VERSION@|$VERSION|" -e "s|@LIBS_PRIVATE@|$LIBS_PRIVATE|" "$ROOT/ffi/kuatia.pc.in" >"$D$LIBDIR/pkgconfig/kuatia.pc"
 echo "installed kuatia $VERSION (soname $SONAME) under $D$PREFIX"

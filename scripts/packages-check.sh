@@ -61,7 +61,7 @@ bash scripts/install-c.sh --prefix "$PREFIX"
 bash scripts/install-c.sh --prefix "$PREFIX" >/dev/null # idempotent: a second run gives the same tree
 BUILD="$TARGET_DIR/release"
 ABI="$(sed -n 's/^#define KUATIA_ABI_VERSION "\(.*\)"$/\1/p' "$PREFIX/include/kuatia.h")"
-readelf -d "$PREFIX/lib/libkuatia.so.$VERSION" | grep -q "Library soname: \[libkuatia.so.$ABI\]" || die "soname"
+readelf -d "$PREFIX/lib/libkuatia.so.$VERSION" | grep >/dev/null "Library soname: \[libkuatia.so.$ABI\]" || die "soname"
 [ "$(readlink "$PREFIX/lib/libkuatia.so")" = "libkuatia.so.$ABI" ] || die "libkuatia.so link"
 
 note "C: every C block of the docs against the prefix alone (pkg-config)"
@@ -72,12 +72,12 @@ for src in "$CONSUMERS/c"/*.c; do
   exe="${src%.c}"
   # shellcheck disable=SC2046
   clean env "$export_pc" sh -c "cc -std=c11 -Wall -Wextra -Werror '$src' -o '$exe' \$(pkg-config --cflags --libs kuatia)"
-  readelf -d "$exe" | grep -q "Shared library: \[libkuatia.so.$ABI\]" || die "$exe does not need libkuatia.so.$ABI"
+  readelf -d "$exe" | grep >/dev/null "Shared library: \[libkuatia.so.$ABI\]" || die "$exe does not need libkuatia.so.$ABI"
   clean env LD_LIBRARY_PATH="$PREFIX/lib" "$exe" >"$exe.out" || die "$src failed: $(cat "$exe.out")"
   # Static: the archive and the system libraries kuatia.pc lists for --static (docs/c.md).
   clean env "$export_pc" sh -c "cc -std=c11 '$src' -o '$exe-static' \$(pkg-config --cflags kuatia) \
     \"\$(pkg-config --variable=libdir kuatia)/libkuatia.a\" \$(pkg-config --static --libs-only-l kuatia | sed 's/-lkuatia//')"
-  ! readelf -d "$exe-static" | grep -q libkuatia || die "$exe-static still needs libkuatia.so"
+  ! readelf -d "$exe-static" | grep >/dev/null libkuatia || die "$exe-static still needs libkuatia.so"
   clean "$exe-static" >/dev/null || die "$exe-static failed"
 done
 grep -h '^80069563-1$\|^libkuatia '"$VERSION"' (ABI '"$ABI"')$' "$CONSUMERS/c"/*.out | sort -u
@@ -97,7 +97,7 @@ rm -rf "$DIST" bindings/python/build bindings/python/kuatia.egg-info
   || { cat "$WORK/sdist.log" >&2; die "sdist"; }
 rm -rf bindings/python/kuatia.egg-info
 SDIST="$(ls "$DIST"/kuatia-"$VERSION".tar.gz)"
-tar -tzf "$SDIST" | grep -q "kuatia-$VERSION/rust/ffi/src/lib.rs" || die "the sdist lacks the Rust sources"
+tar -tzf "$SDIST" | grep >/dev/null "kuatia-$VERSION/rust/ffi/src/lib.rs" || die "the sdist lacks the Rust sources"
 # The wheel, built from the sdist as pip would, with the one release library.
 rm -rf "$WORK/sdist-src" && mkdir -p "$WORK/sdist-src" && tar -xzf "$SDIST" -C "$WORK/sdist-src"
 SRC="$WORK/sdist-src/kuatia-$VERSION"
@@ -136,7 +136,7 @@ fi
 [ -d "$PKG/node_modules/playwright-core" ] || (cd "$PKG" && npm ci --no-audit --no-fund --loglevel=error)
 rm -f "$WORK"/kuatia-*.tgz
 TGZ="$WORK/$(cd "$PKG" && npm pack --silent --pack-destination "$WORK")"
-tar -tzf "$TGZ" | grep -q package/dist/default/kuatia_wasm_bg.wasm || die "the tarball lacks the wasm"
+tar -tzf "$TGZ" | grep >/dev/null package/dist/default/kuatia_wasm_bg.wasm || die "the tarball lacks the wasm"
 
 note "Node: the tarball in an empty project; the docs' JS in Node, the HTML page and an esbuild bundle in Chromium"
 APP="$CONSUMERS/node-app"
@@ -168,7 +168,7 @@ lap "Java: the jar with the native library, installed to the local Maven reposit
 (cd bindings/java && mvn -q -B -Dstyle.color=never -DskipTests -Dkuatia.native.dir="$BUILD" install 2>&1 \
   | sed -u 's/\x1b\[0m//g')
 JAR="$HOME/.m2/repository/dev/kuatia/kuatia/$VERSION/kuatia-$VERSION.jar"
-unzip -l "$JAR" | grep -q ' linux-x86-64/libkuatia.so$' || die "$JAR lacks linux-x86-64/libkuatia.so"
+unzip -l "$JAR" | grep >/dev/null ' linux-x86-64/libkuatia.so$' || die "$JAR lacks linux-x86-64/libkuatia.so"
 JAPP="$CONSUMERS/java-app"
 mkdir -p "$JAPP/src/main/java"
 python3 tools/doc_blocks.py extract java "$CONSUMERS/java-blocks" >/dev/null
@@ -221,7 +221,7 @@ python3 tools/doc_blocks.py extract go "$CONSUMERS/go-blocks" >/dev/null
 (cd "$GAPP" && clean env PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" CGO_ENABLED=1 GOFLAGS=-mod=mod GOPROXY=off \
   GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" GOPATH="$WORK/go-path" go test -c -tags kuatia_static -o "$WORK/go-static.test" . ) \
   || die "go test -tags kuatia_static"
-! ldd "$WORK/go-static.test" | grep -q libkuatia || die "the kuatia_static build needs libkuatia.so"
+! ldd "$WORK/go-static.test" | grep >/dev/null libkuatia || die "the kuatia_static build needs libkuatia.so"
 clean "$WORK/go-static.test" -test.count=1 >/dev/null || die "the kuatia_static consumer test failed"
 
 # --- docs -------------------------------------------------------------------------------------------------------

@@ -99,7 +99,8 @@ def extract(kind: str, out: Path) -> int:
     return 0 if n else 1
 
 
-CLI = re.compile(r"(?:^|[\s;|&(])(?:kuatia|cargo run -p kuatia-cli --)\s+([a-z][a-z-]*)(?:\s+([a-z][a-z-]*))?")
+# A command at the start of a line or after ; | & ( (not an argument such as `pip install kuatia`).
+CLI = re.compile(r"(?:^\s*|[;|&(]\s*)(?:kuatia|cargo run -p kuatia-cli --)\s+([a-z][a-z-]*)(?:\s+([a-z][a-z-]*))?")
 
 
 def run(kuatia: str) -> int:
