@@ -19,7 +19,8 @@
 # under target/, esbuild in the consumer, Maven plugins in ~/.m2. Needs cargo, gcc, python3 (venv), node/npm,
 # a JDK 17 + Maven, Go, pkg-config, Chromium (installed with apt when missing, as wasm-check.sh does).
 #
-#   KUATIA_PACKAGES_SDIST=0   skip building the sdist from source (a second release compile of core + ffi)
+#   KUATIA_PACKAGES_SDIST=0        skip building the sdist from source (a second release compile of core + ffi)
+#   KUATIA_PACKAGES_ONLY="go docs"  run only these sections (c python node java go docs; the C install always runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -31,6 +32,7 @@ note() { printf -- '--> %s\n' "$*"; }
 die() { echo "packages-check: $*" >&2; exit 1; }
 T0=$SECONDS
 lap() { note "$1 ($((SECONDS - T0)) s so far)"; }
+want() { [ -z "${KUATIA_PACKAGES_ONLY:-}" ] || [[ " $KUATIA_PACKAGES_ONLY " == *" $1 "* ]]; }
 
 TARGET_DIR="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
 WORK="$TARGET_DIR/packages-check"
@@ -64,6 +66,7 @@ ABI="$(sed -n 's/^#define KUATIA_ABI_VERSION "\(.*\)"$/\1/p' "$PREFIX/include/ku
 readelf -d "$PREFIX/lib/libkuatia.so.$VERSION" | grep >/dev/null "Library soname: \[libkuatia.so.$ABI\]" || die "soname"
 [ "$(readlink "$PREFIX/lib/libkuatia.so")" = "libkuatia.so.$ABI" ] || die "libkuatia.so link"
 
+if want c; then
 note "C: every C block of the docs against the prefix alone (pkg-config)"
 mkdir -p "$CONSUMERS/c"
 python3 tools/doc_blocks.py extract c "$CONSUMERS/c" >/dev/null
@@ -83,7 +86,10 @@ done
 grep -h '^80069563-1$\|^libkuatia '"$VERSION"' (ABI '"$ABI"')$' "$CONSUMERS/c"/*.out | sort -u
 grep -qh '"numero":"001-001-0000001"' "$CONSUMERS/c"/*.out || die "the C issue example printed no summary"
 
+fi
+
 # --- Python -----------------------------------------------------------------------------------------------------
+if want python; then
 lap "Python: sdist and manylinux wheel"
 TOOLS="$WORK/py-tools"
 if ! "$TOOLS/bin/python" -c "import auditwheel, build, setuptools; assert setuptools.__version__ == '$SETUPTOOLS_VERSION'" 2>/dev/null; then
@@ -127,7 +133,10 @@ if [ "${KUATIA_PACKAGES_SDIST:-1}" != 0 ]; then
   clean "$CONSUMERS/venv-src/bin/python" -c 'import kuatia; assert kuatia.ruc_dv("80069563") == 1; print("from source:", kuatia.version())'
 fi
 
+fi
+
 # --- Node / browser ---------------------------------------------------------------------------------------------
+if want node; then
 lap "Node: npm pack"
 PKG=bindings/node
 if [ ! -f "$PKG/dist/default/kuatia_wasm_bg.wasm" ] || [ ! -f "$PKG/dist/kude/kuatia_wasm_bg.wasm" ]; then
@@ -163,9 +172,12 @@ if ! command -v chromium >/dev/null; then
 fi
 node tools/browser-page.mjs "$PKG/node_modules/playwright-core" "$APP" index.html bundle/index.html
 
+fi
+
 # --- Java -------------------------------------------------------------------------------------------------------
+if want java; then
 lap "Java: the jar with the native library, installed to the local Maven repository"
-(cd bindings/java && mvn -q -B -Dstyle.color=never -DskipTests -Dkuatia.native.dir="$BUILD" install 2>&1 \
+(cd bindings/java && mvn -q -B -Dstyle.color=never -DskipTests -Dkuatia.native.dir="$BUILD" clean install 2>&1 \
   | sed -u 's/\x1b\[0m//g')
 JAR="$HOME/.m2/repository/dev/kuatia/kuatia/$VERSION/kuatia-$VERSION.jar"
 unzip -l "$JAR" | grep >/dev/null ' linux-x86-64/libkuatia.so$' || die "$JAR lacks linux-x86-64/libkuatia.so"
@@ -185,7 +197,10 @@ for cls in "${MAINS[@]}"; do
   head -n 2 "$JAPP/$cls.out"
 done
 
+fi
+
 # --- Go ---------------------------------------------------------------------------------------------------------
+if want go; then
 lap "Go: a separate module against the installed library (pkg-config)"
 GOMOD="$CONSUMERS/go-module" GAPP="$CONSUMERS/go-app"
 mkdir -p "$GOMOD" "$GAPP"
@@ -224,10 +239,15 @@ python3 tools/doc_blocks.py extract go "$CONSUMERS/go-blocks" >/dev/null
 ! ldd "$WORK/go-static.test" | grep >/dev/null libkuatia || die "the kuatia_static build needs libkuatia.so"
 clean "$WORK/go-static.test" -test.count=1 >/dev/null || die "the kuatia_static consumer test failed"
 
+fi
+
 # --- docs -------------------------------------------------------------------------------------------------------
+if want docs; then
 lap "docs: every code block has a harness; JSON and shell blocks against the CLI"
 python3 tools/doc_blocks.py check
 cargo build -q -p kuatia-cli --locked
 python3 tools/doc_blocks.py run "$TARGET_DIR/debug/kuatia"
+
+fi
 
 lap "packages-check: all passed"
