@@ -25,6 +25,9 @@
 #define KUATIA_VERSION_MINOR 1
 #define KUATIA_VERSION_PATCH 0
 #define KUATIA_VERSION "0.1.0"
+/* The ABI version: the soname is libkuatia.so.<this>, and kuatia_version() starts with it followed by ".".
+ * It is MAJOR from 1.0 on, 0.MINOR before (docs/compatibility.md). */
+#define KUATIA_ABI_VERSION "0.1"
 
 
 /**
@@ -153,7 +156,8 @@ extern "C" {
 #endif // __cplusplus
 
 /**
- * The library version (`KUATIA_VERSION`) as a static NUL-terminated string; never freed.
+ * The library version (`KUATIA_VERSION`) as a static NUL-terminated string; never freed. It starts with
+ * `KUATIA_ABI_VERSION` and a dot, so a program can check that the library it loaded has the ABI it was built for.
  */
 const char *kuatia_version(void);
 
@@ -692,7 +696,7 @@ enum kuatia_status kuatia_sifen_request(const uint8_t *kind,
  * `rGesEve`, ready for `kuatia_sifen_request` kind `evento`. `event_json` is one object with `"tipo"`
  * (`cancelacion`, `inutilizacion`, `nominacion`, `transporte`, `notificacion_recepcion`, `conformidad`,
  * `disconformidad`, `desconocimiento`), `"id"` (1..=9999999999), `"fecha_firma"` (Paraguay local
- * `YYYY-MM-DDThh:mm:ss`) and the fields of its kind (README "SIFEN events"). `firmante_ruc` is the RUC (with DV)
+ * `YYYY-MM-DDThh:mm:ss`) and the fields of its kind (docs/sifen.md, "Events"). `firmante_ruc` is the RUC (with DV)
  * that must sign: the emitter's for emitter events (it must be the CDC's emitter), the receiver's for receiver
  * events; `signer`'s certificate must carry it. Every problem is a finding with its JSON path
  * (`VALIDATION_ERROR.*`, `INVALID_CDC`, `INVALID_RUC`, `SIFEN_EVENT_INVALID`, `SIFEN_INUTILIZACION_RANGE`,

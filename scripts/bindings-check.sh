@@ -58,8 +58,14 @@ note "Go binding: go vet, go test -race, static link ($(go version))"
 (
   cd bindings/go
   export CGO_ENABLED=1 GOTOOLCHAIN=local GOFLAGS=-mod=mod GOPROXY=off
-  # cgo puts CGO_LDFLAGS before the package's own #cgo flags, so this library wins over target/release.
-  export CGO_LDFLAGS="-L$LIB_DIR -Wl,-rpath,$LIB_DIR"
+  # The package finds libkuatia with pkg-config (docs/go.md); here a kuatia.pc for this build of the checkout
+  # (scripts/packages-check.sh tests the installed one). Libs.private: what `--print native-static-libs` lists.
+  mkdir -p "$WORK/pkgconfig"
+  VERSION="$(sed -n 's/^#define KUATIA_VERSION "\(.*\)"$/\1/p' "$ROOT/include/kuatia.h")"
+  sed -e "s|@PREFIX@|$ROOT|" -e "s|@LIBDIR@|$LIB_DIR|" -e "s|@INCLUDEDIR@|$ROOT/include|" -e "s|@VERSION@|$VERSION|" \
+    -e "s|@LIBS_PRIVATE@|-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc|" "$ROOT/ffi/kuatia.pc.in" >"$WORK/pkgconfig/kuatia.pc"
+  export PKG_CONFIG_PATH="$WORK/pkgconfig"
+  export CGO_LDFLAGS="-Wl,-rpath,$LIB_DIR"
   go vet ./...
   go test -race -count=1 ./...
   go test -count=1 -tags kuatia_static -run 'TestConformanceCases|TestBadP12' ./...

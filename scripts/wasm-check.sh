@@ -60,6 +60,12 @@ say "build: default package (no KuDE) and kude package"
 build default
 build kude --features kude
 
+# scripts/packages-check.sh needs only the package's files (npm pack) when the full check has not run.
+if [ -n "${KUATIA_WASM_BUILD_ONLY:-}" ]; then
+  echo "wasm-check: built $PKG/dist (KUATIA_WASM_BUILD_ONLY)"
+  exit 0
+fi
+
 say "size"
 size_of() { # prints raw and gzipped bytes of the wasm + JS glue of one build
   local dir=$PKG/dist/$1

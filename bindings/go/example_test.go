@@ -8,7 +8,7 @@ import (
 	kuatia "github.com/kuatia/kuatia/bindings/go"
 )
 
-// The README's Go example (readme_test.go checks that README.md shows exactly this body).
+// docs/go.md's Go example (readme_test.go checks that docs/go.md shows exactly this body).
 func Example() {
 	// README-BEGIN
 	signer, err := kuatia.SandboxSigner() // TEST ONLY: kuatia.SignerFromP12(data, password) for real documents

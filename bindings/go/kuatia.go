@@ -5,11 +5,11 @@
 // Failures are *Error values carrying the status, the stable code, the field path and every finding; there is no
 // thread-local "last error", so calls are safe from any goroutine.
 //
-// Build libkuatia first (`cargo build -p kuatia-ffi --release`); see link_shared.go for the linker flags.
+// The C library is found with pkg-config (`kuatia.pc`): install it with `bash scripts/install-c.sh --prefix DIR`
+// and set PKG_CONFIG_PATH=DIR/lib/pkgconfig (docs/go.md); see link_shared.go and link_static.go.
 package kuatia
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../include
 #include <stdlib.h>
 #include <kuatia.h>
 */

@@ -2,11 +2,10 @@
 
 package kuatia
 
-// Links the shared libkuatia. The default search path is the repository's target/release (build it with
-// `cargo build -p kuatia-ffi --release`); point elsewhere with CGO_LDFLAGS="-L<dir> -Wl,-rpath,<dir>", which cgo
-// places before these flags.
+// Links the shared libkuatia found by pkg-config (kuatia.pc, installed by scripts/install-c.sh under a prefix).
+// When the prefix is not on the loader's path, add CGO_LDFLAGS="-Wl,-rpath,<prefix>/lib" or set LD_LIBRARY_PATH.
 
 /*
-#cgo LDFLAGS: -L${SRCDIR}/../../target/release -Wl,-rpath,${SRCDIR}/../../target/release -lkuatia
+#cgo pkg-config: kuatia
 */
 import "C"

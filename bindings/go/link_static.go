@@ -2,10 +2,13 @@
 
 package kuatia
 
-// Links libkuatia.a into the Go binary (go build -tags kuatia_static): no shared library to ship. The system
-// libraries are the ones `cargo rustc -p kuatia-ffi --lib -- --print native-static-libs` lists on Linux.
+// Links libkuatia.a into the Go binary (go build -tags kuatia_static): no shared library to ship. pkg-config
+// --static gives the include and library directories and the system libraries the archive needs (Libs.private);
+// -l:libkuatia.a takes the archive, and --as-needed drops the -lkuatia that pkg-config also lists, so the binary
+// does not depend on libkuatia.so.
 
 /*
-#cgo LDFLAGS: -L${SRCDIR}/../../target/release -l:libkuatia.a -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+#cgo pkg-config: --static kuatia
+#cgo LDFLAGS: -l:libkuatia.a -Wl,--as-needed
 */
 import "C"

@@ -8,15 +8,16 @@ import (
 	"testing"
 )
 
-// TestReadmeExample checks that README.md shows exactly the body of Example (example_test.go), which go test runs.
+// TestReadmeExample checks that docs/go.md's first example shows exactly the body of Example (example_test.go),
+// which go test runs. (scripts/packages-check.sh also runs every Go block of the docs in a separate module.)
 func TestReadmeExample(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "docs", "go.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)<!-- go-example -->\\s*```go\n(.*?)```").FindSubmatch(readme)
+	m := regexp.MustCompile("(?s)<!-- test: go -->\n```go\n(.*?)```").FindSubmatch(readme)
 	if m == nil || len(m[1]) < 200 {
-		t.Fatal("README.md has no Go example after <!-- go-example -->")
+		t.Fatal("docs/go.md has no Go example after <!-- test: go -->")
 	}
 	src, err := os.ReadFile("example_test.go")
 	if err != nil {
@@ -31,6 +32,6 @@ func TestReadmeExample(t *testing.T) {
 		lines = append(lines, strings.TrimPrefix(l, "\t"))
 	}
 	if got, want := string(m[1]), strings.Join(lines, ""); got != want {
-		t.Fatalf("README Go example differs from example_test.go\nREADME:\n%s\nexample_test.go:\n%s", got, want)
+		t.Fatalf("docs/go.md example differs from example_test.go\ndocs/go.md:\n%s\nexample_test.go:\n%s", got, want)
 	}
 }

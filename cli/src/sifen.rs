@@ -88,7 +88,7 @@ pub enum SifenCommand {
         #[command(flatten)]
         common: Common,
     },
-    /// evento: sign SIFEN events given as JSON (one object or an array of up to 15; README "SIFEN events") with
+    /// evento: sign SIFEN events given as JSON (one object or an array of up to 15; docs/sifen.md, "Events") with
     /// --p12 or the built-in TEST-ONLY certificate and print the request. Example: kuatia sifen evento cancelacion.json
     Evento {
         /// Event JSON file (one object or an array), or - for standard input.

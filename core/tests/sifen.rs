@@ -646,7 +646,7 @@ fn receiver_events_validate_and_verify() {
     assert!(codes_of(&e).contains(&code::EVENT_SIGNER));
 }
 
-/// The JSON form of every event of `emitter_inputs` and `receiver_inputs` (README "SIFEN events") reads to the
+/// The JSON form of every event of `emitter_inputs` and `receiver_inputs` (docs/sifen.md, "Events") reads to the
 /// same `EventoInput`, so it signs to the same bytes; the signed events read back for an `evento` request.
 #[test]
 fn json_forms_read_to_the_rust_inputs() {

@@ -50,7 +50,8 @@ pub use sign::{
     kuatia_signer_sandbox, kuatia_xml_sign, kuatia_xml_verify,
 };
 
-/// The library version (`KUATIA_VERSION`) as a static NUL-terminated string; never freed.
+/// The library version (`KUATIA_VERSION`) as a static NUL-terminated string; never freed. It starts with
+/// `KUATIA_ABI_VERSION` and a dot, so a program can check that the library it loaded has the ABI it was built for.
 #[no_mangle]
 pub extern "C" fn kuatia_version() -> *const std::ffi::c_char {
     abi::guard(std::ptr::null(), || {

@@ -128,7 +128,7 @@ fn prefix(mut f: kuatia_core::Findings, arg: &str) -> Error {
 /// `rGesEve`, ready for `kuatia_sifen_request` kind `evento`. `event_json` is one object with `"tipo"`
 /// (`cancelacion`, `inutilizacion`, `nominacion`, `transporte`, `notificacion_recepcion`, `conformidad`,
 /// `disconformidad`, `desconocimiento`), `"id"` (1..=9999999999), `"fecha_firma"` (Paraguay local
-/// `YYYY-MM-DDThh:mm:ss`) and the fields of its kind (README "SIFEN events"). `firmante_ruc` is the RUC (with DV)
+/// `YYYY-MM-DDThh:mm:ss`) and the fields of its kind (docs/sifen.md, "Events"). `firmante_ruc` is the RUC (with DV)
 /// that must sign: the emitter's for emitter events (it must be the CDC's emitter), the receiver's for receiver
 /// events; `signer`'s certificate must carry it. Every problem is a finding with its JSON path
 /// (`VALIDATION_ERROR.*`, `INVALID_CDC`, `INVALID_RUC`, `SIFEN_EVENT_INVALID`, `SIFEN_INUTILIZACION_RANGE`,

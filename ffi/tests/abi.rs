@@ -85,6 +85,17 @@ fn version_macros_match_cargo() {
         );
     }
     assert_eq!(cstr(kuatia_version()), v);
+    // The ABI version (the soname's suffix, scripts/install-c.sh): MAJOR from 1.0, 0.MINOR before.
+    let abi = if parts[0] == "0" {
+        format!("0.{}", parts[1])
+    } else {
+        parts[0].to_string()
+    };
+    assert!(
+        header.contains(&format!("#define KUATIA_ABI_VERSION \"{abi}\"\n")),
+        "KUATIA_ABI_VERSION is not {abi}"
+    );
+    assert!(cstr(kuatia_version()).starts_with(&format!("{abi}.")));
 }
 
 /// Every `extern "C" fn` in ffi/src must run its whole body inside `call(` or `guard(`.

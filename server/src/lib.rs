@@ -10,7 +10,7 @@
 //! blocking pool inside one SQLite transaction (`BEGIN IMMEDIATE … COMMIT`). SQLite has a single writer anyway, and
 //! holding the lock across the whole request is what makes idempotency keys and document numbering race-free
 //! without any rule in the host. Signing takes well under a millisecond, so one writer is not the bottleneck on
-//! loopback (see the README for the measured figures).
+//! loopback (see docs/benchmarks.md for the measured figures).
 // Unsafe code is confined to `sifen_openssl` (the OpenSSL ENGINE that signs through the core's Signer).
 #![deny(unsafe_code)]
 

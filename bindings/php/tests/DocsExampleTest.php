@@ -12,8 +12,8 @@ final class DocsExampleTest extends TestCase
     public function testTheDocsExampleRuns(): void
     {
         $doc = (string) file_get_contents(Cases::root() . '/docs/php.md');
-        self::assertSame(1, preg_match('/<!-- php-example -->\s*```php\n(.*?)```/s', $doc, $m),
-            'docs/php.md has no PHP example after <!-- php-example -->');
+        self::assertSame(1, preg_match('/<!-- test: php -->\s*```php\n(.*?)```/s', $doc, $m),
+            'docs/php.md has no PHP example after <!-- test: php -->');
         $dir = sys_get_temp_dir() . '/kuatia-php-example-' . getmypid();
         @mkdir($dir . '/vendor', 0700, true);
         // The package's autoloader stands in for Composer's.

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, Dict, List
 
-ROOT = Path(__file__).resolve().parents[3]
+# The checkout (fixtures, test certificates, docs); $KUATIA_REPO when the tests run from a copy against an installed
+# wheel (scripts/packages-check.sh).
+ROOT = Path(os.environ.get("KUATIA_REPO") or Path(__file__).resolve().parents[3])
 CASES_DIR = ROOT / "tests" / "fixtures" / "cases"
 TESTDATA = ROOT / "core" / "testdata"
 SANDBOX_CSC = "ABCD0000000000000000000000000000"

@@ -6,11 +6,12 @@ import hashlib
 import hmac
 import json
 import threading
-from pathlib import Path
 
 import pytest
 
 import kuatia
+
+from cases import ROOT
 
 NOW = 1_741_612_260  # 2025-03-10 13:11:00 UTC = 10:11 in Asunción
 
@@ -142,7 +143,7 @@ def test_one_service_many_threads() -> None:
 
 # --- production invoices through the host: due_sifen / report_sifen ------------------------------------------------
 
-SAMPLES = Path(__file__).resolve().parents[3] / "core" / "tests" / "sifen_samples"
+SAMPLES = ROOT / "core" / "tests" / "sifen_samples"
 SAMPLE_CDC = "01444444017001001000000122025031011234567890"
 
 

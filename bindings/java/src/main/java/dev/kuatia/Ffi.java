@@ -28,7 +28,8 @@ final class Ffi {
     /**
      * Loads libkuatia: {@code -Djna.library.path} when given (JNA reads it), else {@code $KUATIA_LIB_DIR}, else
      * {@code ../../target/release} then {@code ../../target/debug} (the layout when running from bindings/java),
-     * else the system's library path.
+     * else the system's library path, else the copy the published jar carries ({@code linux-x86-64/libkuatia.so},
+     * extracted by JNA).
      */
     private static KuatiaLibrary load() {
         String file = System.mapLibraryName("kuatia");

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Every code block of the user documentation (README.md, docs/*.md) is tested; this tool says by what.
+
+Each fenced block must follow a marker line `<!-- test: KIND -->`. KIND names the harness that runs it:
+
+  rust          doctest: core/src/lib.rs includes the file (`cargo test --doc -p kuatia-core`)
+  c             compiled with -Wall -Werror against the installed prefix and run (scripts/packages-check.sh);
+                the first block of docs/c.md also by scripts/ffi-check.sh against the checkout's build
+  python        executed by bindings/python/tests/test_readme.py (in the checkout and in the wheel's venv)
+  go            wrapped in a test of a separate module built against the installed C library (packages-check);
+                docs/go.md's first block must equal bindings/go/example_test.go's body (bindings/go/readme_test.go)
+  java          compiled and run by bindings/java ReadmeExampleTest and by the Maven consumer (packages-check)
+  php           run as a user's script by bindings/php/tests/DocsExampleTest.php (phpunit, scripts/bindings-check.sh)
+  js            run as an ES module in Node against the npm tarball installed into an empty project (packages-check)
+  html          opened in headless Chromium from that project, no bundler (packages-check)
+  json-request  `kuatia validate` accepts it (this tool, `run`)
+  json-event    `kuatia sifen evento` signs it (this tool, `run`)
+  sh            `bash -n` parses it, every `kuatia …` / `cargo run -p kuatia-cli -- …` subcommand exists, every
+                script and example file it names exists (this tool, `run`)
+
+  doc_blocks.py check                      every block has a known marker; rust blocks sit in doctested files
+  doc_blocks.py extract KIND DIR           writes each KIND block to DIR/<file>-<n>.<ext>, prints the paths
+  doc_blocks.py run KUATIA_BIN             runs the json-request, json-event and sh harnesses
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+KINDS = {"rust": "rs", "c": "c", "python": "py", "go": "go", "java": "java", "php": "php", "js": "mjs", "html": "html",
+         "json-request": "json", "json-event": "json", "sh": "sh"}
+FENCE = re.compile(r"^```(\S*)\s*$")
+MARKER = re.compile(r"^<!-- test: ([a-z-]+) -->$")
+
+
+def doc_files() -> list[Path]:
+    return [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
+
+
+def blocks(path: Path):
+    """Yields (kind or None, language, first line number, text) for every fenced block of a Markdown file."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    i = 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        start, lang = i, m.group(1)
+        j = i + 1
+        while j < len(lines) and lines[j].rstrip() != "```":
+            j += 1
+        prev = lines[start - 1].strip() if start > 0 else ""
+        marker = MARKER.match(prev)
+        yield (marker.group(1) if marker else None), lang, start + 1, "\n".join(lines[start + 1 : j]) + "\n"
+        i = j + 1
+
+
+def rel(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def check() -> int:
+    problems, counts = [], {}
+    doctested = (ROOT / "core/src/lib.rs").read_text(encoding="utf-8")
+    for f in doc_files():
+        for kind, lang, line, _ in blocks(f):
+            where = f"{rel(f)}:{line}"
+            if kind is None:
+                problems.append(f"{where}: a ```{lang} block without `<!-- test: KIND -->` on the line before")
+            elif kind not in KINDS:
+                problems.append(f"{where}: unknown test kind {kind!r} (known: {', '.join(KINDS)})")
+            else:
+                counts[kind] = counts.get(kind, 0) + 1
+                if kind == "rust" and f'include_str!("../../{rel(f)}")' not in doctested:
+                    problems.append(f"{where}: a rust block in a file core/src/lib.rs does not doctest")
+                if lang == "" or (kind == "rust") != (lang == "rust"):
+                    problems.append(f"{where}: ```{lang} does not match its test kind {kind}")
+    for p in problems:
+        print(p, file=sys.stderr)
+    print("doc blocks: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))
+    return 1 if problems else 0
+
+
+def extract(kind: str, out: Path) -> int:
+    out.mkdir(parents=True, exist_ok=True)
+    n = 0
+    for f in doc_files():
+        for i, (k, _, _, text) in enumerate(blocks(f)):
+            if k == kind:
+                dest = out / f"{f.stem}-{i}.{KINDS[kind]}"
+                dest.write_text(text, encoding="utf-8")
+                print(dest)
+                n += 1
+    return 0 if n else 1
+
+
+# A command at the start of a line or after ; | & ( (not an argument such as `pip install kuatia`).
+CLI = re.compile(r"(?:^\s*|[;|&(]\s*)(?:kuatia|cargo run -p kuatia-cli --)\s+([a-z][a-z-]*)(?:\s+([a-z][a-z-]*))?")
+
+
+def run(kuatia: str) -> int:
+    failures = 0
+    help_cache: dict[tuple, bool] = {}
+
+    def subcommand_exists(words: tuple) -> bool:
+        if words not in help_cache:
+            r = subprocess.run([kuatia, *words, "--help"], capture_output=True, text=True)
+            help_cache[words] = r.returncode == 0
+        return help_cache[words]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for f in doc_files():
+            for kind, _, line, text in blocks(f):
+                where = f"{rel(f)}:{line}"
+                if kind in ("json-request", "json-event"):
+                    p = Path(tmp) / "block.json"
+                    p.write_text(text, encoding="utf-8")
+                    cmd = ([kuatia, "validate", str(p), "--at", "2025-03-10T10:11:00"] if kind == "json-request"
+                           else [kuatia, "sifen", "evento", str(p), "--at", "2025-03-11T09:00:00"])
+                    r = subprocess.run(cmd, capture_output=True, text=True)
+                    if r.returncode != 0:
+                        failures += 1
+                        print(f"{where}: {' '.join(cmd[1:3])} failed:\n{r.stdout}{r.stderr}", file=sys.stderr)
+                elif kind == "sh":
+                    r = subprocess.run(["bash", "-n"], input=text, capture_output=True, text=True)
+                    if r.returncode != 0:
+                        failures += 1
+                        print(f"{where}: bash -n: {r.stderr}", file=sys.stderr)
+                    for raw in text.splitlines():
+                        code = raw.split("#", 1)[0]
+                        for m in CLI.finditer(code):
+                            words = tuple(w for w in m.groups() if w)
+                            if not subcommand_exists(words) and not subcommand_exists(words[:1]):
+                                failures += 1
+                                print(f"{where}: `kuatia {' '.join(words)}` is not a subcommand", file=sys.stderr)
+                        for path in re.findall(r"(?:scripts|examples|tools|bindings)/[\w./-]+\.\w+", code):
+                            if not (ROOT / path).exists():
+                                failures += 1
+                                print(f"{where}: {path} does not exist", file=sys.stderr)
+    print(f"doc blocks run: {failures} failed")
+    return 1 if failures else 0
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["check"]:
+        return check()
+    if len(argv) == 3 and argv[0] == "extract" and argv[1] in KINDS:
+        return extract(argv[1], Path(argv[2]))
+    if len(argv) == 2 and argv[0] == "run":
+        return run(argv[1])
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
