@@ -57,6 +57,7 @@ async fn a_webhook_receiver_that_never_answers_is_bounded_logged_and_retried() {
     c.webhook_interval = Duration::from_millis(100);
     c.webhook_timeout = Duration::from_secs(2);
     c.insecure_webhooks_http = true;
+    c.allow_private_webhooks = true;
     let server = start(c).await.unwrap();
     let key = server.new_sandbox_key.clone().unwrap();
     let base = format!("http://{}", server.addr);

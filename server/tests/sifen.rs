@@ -501,6 +501,7 @@ async fn server(
     c.webhook_interval = Duration::from_millis(100);
     c.webhook_timeout = Duration::from_secs(2);
     c.insecure_webhooks_http = true;
+    c.allow_private_webhooks = true;
     c.production_signer = Some(sandbox_test_signer().unwrap());
     c.production_profile = Some(Emisor::sandbox());
     c.sifen_mode = mode;
