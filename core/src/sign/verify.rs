@@ -5,7 +5,7 @@
 //! cannot go (wasm32). Both see the same keys: [`rsa_key_policy`] decides which keys are verified at all, so the
 //! browser and native builds give the same verdict on every document (`backends_agree` below checks it).
 
-use super::c14n::{self, Method, Target};
+use super::c14n::{self, Job, Method, Target};
 use super::cert::{check_validity, info_of, CertificateInfo};
 use super::{code, DSIG_NS, ENVELOPED_SIGNATURE};
 use crate::Finding;
@@ -216,23 +216,40 @@ fn check(
     let key_der: &[u8] = &spki.subject_public_key.data;
     let policy = match spki.parsed() {
         Ok(PublicKey::RSA(k)) => rsa_key_policy(k.modulus, k.exponent),
-        _ => Err((code::CERTIFICATE_INVALID, "cannot read the RSA public key".into())),
+        _ => Err((
+            code::CERTIFICATE_INVALID,
+            "cannot read the RSA public key".into(),
+        )),
     };
     if let Err((c, m)) = policy {
         return Err(r.fail(c, m));
     }
 
-    // Digest of the referenced element.
+    // The referenced element and SignedInfo, canonicalized in one parse of the document.
     let exclude = enveloped.then_some(sig.offset);
-    let subtree = match c14n::canonicalize_subtree(xml, Target::Id(id), exclude, &ref_method) {
+    let [subtree, si_c14n] = c14n::canonicalize_subtrees(
+        xml,
+        [
+            Job {
+                target: Target::Id(id),
+                exclude,
+                method: &ref_method,
+            },
+            Job {
+                target: Target::Offset(si.offset),
+                exclude: None,
+                method: &si_method,
+            },
+        ],
+    );
+    let subtree = match subtree {
         Ok(s) => s,
         Err(e) => return Err(r.fail(e.code(), e.message())),
     };
     r.digest_ok = dig_hash.digest(&subtree.bytes) == digest_value;
 
     // Signature over the canonical SignedInfo.
-    let si_c14n = match c14n::canonicalize_subtree(xml, Target::Offset(si.offset), None, &si_method)
-    {
+    let si_c14n = match si_c14n {
         Ok(s) => s,
         Err(e) => return Err(r.fail(e.code(), e.message())),
     };
@@ -270,10 +287,18 @@ fn check(
 }
 
 fn b64(text: &str) -> Option<Vec<u8>> {
-    let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-    B64.decode(compact.as_bytes())
-        .ok()
-        .filter(|v| !v.is_empty())
+    let bytes = text.as_bytes();
+    let decoded = if bytes.iter().any(u8::is_ascii_whitespace) {
+        let compact: Vec<u8> = bytes
+            .iter()
+            .copied()
+            .filter(|c| !c.is_ascii_whitespace())
+            .collect();
+        B64.decode(compact)
+    } else {
+        B64.decode(bytes)
+    };
+    decoded.ok().filter(|v| !v.is_empty())
 }
 
 /// A canonicalization URI plus its `InclusiveNamespaces PrefixList` child, if any.
@@ -339,7 +364,12 @@ const RSA_BITS: std::ops::RangeInclusive<usize> = 2048..=8192;
 /// a positive odd modulus of [`RSA_BITS`] and an odd exponent from 3 to 2^33 - 1 (aws-lc's own bounds, which the
 /// `rsa` crate is held to here). A key outside is reported, never half-verified by one backend only.
 fn rsa_key_policy(modulus: &[u8], exponent: &[u8]) -> Result<(), (&'static str, String)> {
-    let invalid = |what: &str| (code::CERTIFICATE_INVALID, format!("the RSA public key {what}"));
+    let invalid = |what: &str| {
+        (
+            code::CERTIFICATE_INVALID,
+            format!("the RSA public key {what}"),
+        )
+    };
     let (n_bits, e_bits) = (positive_bits(modulus), positive_bits(exponent));
     let (Some(n_bits), Some(e_bits)) = (n_bits, e_bits) else {
         return Err(invalid("has a negative or empty integer"));
@@ -614,8 +644,8 @@ fn close(ns: &mut Vec<(String, String)>, marks: &mut Vec<usize>) {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
-    use aws_lc_rs::signature::{RsaEncoding, RsaKeyPair, RSA_PKCS1_SHA256, RSA_PKCS1_SHA384};
     use aws_lc_rs::signature::{KeyPair as _, RSA_PKCS1_SHA512};
+    use aws_lc_rs::signature::{RsaEncoding, RsaKeyPair, RSA_PKCS1_SHA256, RSA_PKCS1_SHA384};
 
     fn key_pair(pem: &str) -> RsaKeyPair {
         let b64: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
@@ -650,7 +680,13 @@ mod tests {
             ("sha256", HashAlg::Sha256, msg, s256.clone(), true),
             ("sha384", HashAlg::Sha384, msg, s384.clone(), true),
             ("sha512", HashAlg::Sha512, msg, s512, true),
-            ("other message", HashAlg::Sha256, b"<SignedInfo/>", s256.clone(), false),
+            (
+                "other message",
+                HashAlg::Sha256,
+                b"<SignedInfo/>",
+                s256.clone(),
+                false,
+            ),
             ("hash mismatch", HashAlg::Sha384, msg, s256.clone(), false),
             ("first bit", HashAlg::Sha256, msg, flip(&s256, 0), false),
             ("last bit", HashAlg::Sha256, msg, flip(&s256, 255), false),
@@ -659,7 +695,13 @@ mod tests {
             ("empty", HashAlg::Sha256, msg, Vec::new(), false),
             ("zeros", HashAlg::Sha256, msg, vec![0; 256], false),
             ("ones", HashAlg::Sha256, msg, vec![0xff; 256], false),
-            ("other key", HashAlg::Sha256, msg, sign(&other, &RSA_PKCS1_SHA256, msg), false),
+            (
+                "other key",
+                HashAlg::Sha256,
+                msg,
+                sign(&other, &RSA_PKCS1_SHA256, msg),
+                false,
+            ),
         ];
         for (name, hash, m, sig, expected) in cases {
             let native = rsa_verify(hash, &der, m, &sig);
@@ -699,10 +741,22 @@ mod tests {
         let mut even = modulus(2048);
         *even.last_mut().unwrap() = 0;
         assert_eq!(code_of(&even, &f4), Some(code::CERTIFICATE_INVALID));
-        for e in [&[0x01][..], &[0x02], &[0x01, 0x00, 0x00], &[0x02, 0x00, 0x00, 0x00, 0x01]] {
-            assert_eq!(code_of(&modulus(2048), e), Some(code::CERTIFICATE_INVALID), "{e:?}");
+        for e in [
+            &[0x01][..],
+            &[0x02],
+            &[0x01, 0x00, 0x00],
+            &[0x02, 0x00, 0x00, 0x00, 0x01],
+        ] {
+            assert_eq!(
+                code_of(&modulus(2048), e),
+                Some(code::CERTIFICATE_INVALID),
+                "{e:?}"
+            );
         }
         assert_eq!(code_of(&modulus(2048), &[0x03]), None);
-        assert_eq!(code_of(&modulus(2048), &[0x01, 0xff, 0xff, 0xff, 0xff]), None);
+        assert_eq!(
+            code_of(&modulus(2048), &[0x01, 0xff, 0xff, 0xff, 0xff]),
+            None
+        );
     }
 }
