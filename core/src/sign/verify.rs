@@ -676,7 +676,9 @@ mod tests {
         };
         let mut longer = vec![0u8];
         longer.extend_from_slice(&s256);
-        let cases: Vec<(&str, HashAlg, &[u8], Vec<u8>, bool)> = vec![
+        /// Name, hash, message, signature, expected verdict.
+        type Case<'a> = (&'a str, HashAlg, &'a [u8], Vec<u8>, bool);
+        let cases: Vec<Case> = vec![
             ("sha256", HashAlg::Sha256, msg, s256.clone(), true),
             ("sha384", HashAlg::Sha384, msg, s384.clone(), true),
             ("sha512", HashAlg::Sha512, msg, s512, true),
