@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Runs the criterion benchmarks and the load test of `kuatia serve` (server/benches/load.rs, which fails on any lost or
-# duplicated invoice), the PHP binding's `issue` against Rust's on the same invoice (bindings/php/bench/bench.php, which
-# also times `kuatia issue` as a subprocess; needs php with FFI) and writes target/bench-report.json: mean time per
-# benchmark, the load and PHP figures and the targets of the issues, each with its verdict. Usage: bash scripts/bench.sh [--quick]   (--quick: 2 000 creates instead of 10 000)
+# Runs the criterion benchmarks, the whole-process benchmark of `kuatia issue` against `openssl dgst -sign`
+# (cli/benches/process.rs), the load test of `kuatia serve` (server/benches/load.rs, which fails on any lost or
+# duplicated invoice) and the PHP binding's `issue` against Rust's on the same invoice (bindings/php/bench/bench.php,
+# which also times `kuatia issue` as a subprocess; needs php with FFI), and writes target/bench-report.json: mean time
+# per benchmark, the process, load and PHP figures and the targets of the issues, each with its verdict.
+# Usage: bash scripts/bench.sh [--quick]   (--quick: 2 000 creates instead of 10 000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 args=(--warm-up-time 2 --measurement-time 5)
@@ -11,7 +13,8 @@ creates=10000
 for b in ids invoice xml sign kude api; do
   cargo bench -q -p kuatia-core --bench "$b" -- "${args[@]}" >/dev/null
 done
-rm -f target/load-report.json
+rm -f target/process-report.json target/load-report.json
+cargo bench -q -p kuatia-cli --bench process >/dev/null
 KUATIA_LOAD_CREATES=$creates cargo bench -q -p kuatia-server --bench load >/dev/null
 rm -f target/php-bench.json
 cargo build -q --release --locked -p kuatia-ffi --example issue_loop
@@ -38,6 +41,7 @@ targets = [
     ("validate+totals, 3 items ≤ 5 µs", get("validate_totals_3_items"), 5_000),
     ("XML build, 3 items ≤ 10 µs", get("xml_write_3_items"), 10_000),
     ("full issue ≤ 1.25 × raw RSA-2048 signature", issue, None if raw is None else 1.25 * raw),
+    ("verify, signed 3-item DE ≤ 50 µs (floor: raw RSA-2048 verification, aws-lc)", get("verify"), 50_000),
     ("KuDE A4, 10-item FE ≤ 1 ms", get("kude_pdf_a4_10_items"), 1_000_000),
     ("service create ≤ 1.10 × issue (same run)", get("api/create_3_items"),
      None if get("api/issue_3_items") is None else 1.10 * get("api/issue_3_items")),
@@ -48,6 +52,11 @@ php = json.loads(php_file.read_text()) if php_file.exists() else None
 if php:
     targets.append(("PHP Kuatia::issue ≤ 1.05 × Rust issue, same invoice", php["median_ns"]["php"],
                     1.05 * php["median_ns"]["rust"]))
+process_file = pathlib.Path("target/process-report.json")
+process = json.loads(process_file.read_text()) if process_file.exists() else None
+if process:
+    targets.append(("kuatia issue as a whole process ≤ 10 ms wall (median of its runs)",
+                    process["kuatia_issue"]["wall_median_ms"] * 1e6, process["target_wall_median_ms"] * 1e6))
 load_file = pathlib.Path("target/load-report.json")
 load = json.loads(load_file.read_text()) if load_file.exists() else None
 report = {
@@ -55,6 +64,7 @@ report = {
     "mean_ns": dict(sorted(res.items())),
     "targets": [{"target": t, "measured_ns": m, "limit_ns": l, "ok": (m is not None and l is not None and m <= l)}
                 for t, m, l in targets],
+    "process": process,
     "load": load,
     "php": php,
 }
@@ -64,6 +74,10 @@ for name, ns in sorted(res.items()):
 print()
 for t in report["targets"]:
     print(("PASS " if t["ok"] else "MISS ") + t["target"] + f"  ({us(t['measured_ns'])} µs)")
+if process:
+    k, o = process["kuatia_issue"], process["openssl_dgst_sign"]
+    print(f"     kuatia issue: median {k['wall_median_ms']} ms wall, {k['cpu_mean_ms']} ms CPU"
+          + (f"; same run, openssl dgst -sha256 -sign: {o['wall_median_ms']} ms wall, {o['cpu_mean_ms']} ms CPU" if o else ""))
 if load:
     ok = load["lost"] == 0 and load["duplicated"] == 0
     print(("PASS " if ok else "MISS ") + f"load: {load['creates']} creates, {load['clients']} clients, "

@@ -38,3 +38,5 @@ cargo test --workspace --locked 2>&1 | tee "$log"
 # One closing line for the whole Rust suite (cargo prints one per test binary, the last one often a 0-test doc run).
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed;?$/) p += $(i-1); if ($i ~ /^failed;?$/) f += $(i-1) } }
      END { printf "rust tests: %d passed, %d failed\n", p, f }' "$log"
+
+step "no CPU-jitter entropy in the built kuatia CLI and libkuatia (.cargo/config.toml)"; bash scripts/entropy-check.sh

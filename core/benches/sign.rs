@@ -1,4 +1,5 @@
-//! Signing benchmarks: raw RSA-2048 (the floor), `sign_element` of a ~4 KB DE, and `verify`.
+//! Signing benchmarks: raw RSA-2048 (the floor), `sign_element` of a ~4 KB DE, and `verify` with its own floor, one
+//! raw RSA-2048 public-key verification in aws-lc (issue #15: verify ≤ 50 µs natively).
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
@@ -40,6 +41,21 @@ fn benches(c: &mut Criterion) {
     let signed = sign_element(&xml, id, &signer).unwrap();
     c.bench_function("verify", |b| {
         b.iter(|| verify(black_box(&signed.xml), None))
+    });
+    // The floor of `verify`: the RSA-2048 public-key operation alone (aws-lc, key parsing included, as in verify).
+    let (_, cert) =
+        x509_parser::parse_x509_certificate(signer.certificate_der()).expect("certificate");
+    let public = cert.public_key().subject_public_key.data.to_vec();
+    let raw_sig = signer.sign_rsa_sha256(&digest).unwrap();
+    c.bench_function("rsa2048_raw_verify", |b| {
+        b.iter(|| {
+            aws_lc_rs::signature::UnparsedPublicKey::new(
+                &aws_lc_rs::signature::RSA_PKCS1_2048_8192_SHA256,
+                black_box(&public),
+            )
+            .verify(&digest, black_box(&raw_sig))
+            .unwrap()
+        })
     });
     c.bench_function("quick_xml_parse_only", |b| {
         b.iter(|| parse_only(black_box(&xml)))

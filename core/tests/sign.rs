@@ -151,13 +151,18 @@ fn digest_matches_xmllint_exc_c14n_and_openssl() {
 
 /// Builds an xmlsec1 template, signs it with xmlsec1 and returns the signed document.
 fn xmlsec_sign(template: &str, name: &str) -> String {
+    xmlsec_sign_with(template, name, "sandbox")
+}
+
+/// The same with the key and certificate `<key>.key.pem`, `<key>.cert.pem` of core/testdata.
+fn xmlsec_sign_with(template: &str, name: &str, key: &str) -> String {
     let path = tmp(name);
     std::fs::write(&path, template).unwrap();
     let out = tmp(&format!("{name}.signed"));
     let keys = format!(
         "{},{}",
-        testdata("sandbox.key.pem").display(),
-        testdata("sandbox.cert.pem").display()
+        testdata(&format!("{key}.key.pem")).display(),
+        testdata(&format!("{key}.cert.pem")).display()
     );
     let (ok, log) = run(Command::new("xmlsec1")
         .args([
@@ -223,6 +228,14 @@ y</a><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo><Canonica
     let signed = xmlsec_sign(&template, "foreign2.xml");
     let report = verify(&signed, None);
     assert!(report.valid, "{report:?}");
+
+    // A 1024-bit key: refused with its own code in every build (aws-lc natively, `rsa` in the browser).
+    let signed = xmlsec_sign_with(&template, "foreign3.xml", "rsa1024");
+    let report = verify(&signed, None);
+    assert!(!report.valid && !report.signature_ok, "{report:?}");
+    let err = report.error.unwrap();
+    assert_eq!(err.code, "KEY_UNSUPPORTED");
+    assert!(err.message.contains("1024 bits"), "{}", err.message);
 }
 
 #[test]

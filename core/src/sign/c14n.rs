@@ -158,13 +158,41 @@ pub(crate) fn canonicalize_subtree(
     exclude: Option<usize>,
     method: &Method,
 ) -> Result<Subtree, C14nError> {
-    let mut reader = Reader::from_str(xml);
-    reader.config_mut().check_end_names = true;
-    let mut st = State {
-        method,
-        target,
-        exclude,
-        out: Vec::with_capacity(xml.len() + 64),
+    let [one] = canonicalize_subtrees(
+        xml,
+        [Job {
+            target,
+            exclude,
+            method,
+        }],
+    );
+    one
+}
+
+/// One subtree to canonicalize in [`canonicalize_subtrees`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Job<'m, 't> {
+    /// The apex element.
+    pub target: Target<'t>,
+    /// Start offset of an element left out with its subtree (the enveloped-signature transform).
+    pub exclude: Option<usize>,
+    /// The canonicalization.
+    pub method: &'m Method,
+}
+
+/// Several subtrees of one document in a single parse (verification needs the referenced element and `SignedInfo`):
+/// each job sees the same events and gives the result [`canonicalize_subtree`] would give for it alone. A job stops
+/// at its own first error, or once its offset target is complete; a parse error of the reader reaches only the jobs
+/// still running, as it would a separate parse of each.
+pub(crate) fn canonicalize_subtrees<const N: usize>(
+    xml: &str,
+    jobs: [Job<'_, '_>; N],
+) -> [Result<Subtree, C14nError>; N] {
+    let mut states = jobs.map(|job| State {
+        method: job.method,
+        target: job.target,
+        exclude: job.exclude,
+        out: Vec::with_capacity(xml.len() / N + 64),
         depth: 0,
         ns: Vec::new(),
         ns_marks: Vec::new(),
@@ -179,89 +207,130 @@ pub(crate) fn canonicalize_subtree(
         end: 0,
         matches: 0,
         seen_root: false,
-    };
+        failed: None,
+        finished: false,
+    });
+    match run(xml, &mut states) {
+        Ok(()) => states.map(State::finish),
+        Err(e) => states.map(|st| {
+            if st.finished {
+                st.finish()
+            } else {
+                Err(e.clone())
+            }
+        }),
+    }
+}
+
+/// Feeds every event of `xml` to the states still running; `Err` for an error of the reader (or a DOCTYPE).
+fn run(xml: &str, states: &mut [State<'_, '_>]) -> Result<(), C14nError> {
+    let mut reader = Reader::from_str(xml);
+    reader.config_mut().check_end_names = true;
     loop {
         let before = pos(&reader);
         let event = reader.read_event()?;
         let after = pos(&reader);
+        if let Event::DocType(_) = event {
+            return Err(C14nError::malformed(
+                "DOCTYPE is not allowed (no DTDs or entity declarations)",
+            ));
+        }
+        if let Event::Eof = event {
+            return Ok(());
+        }
+        let mut running = false;
+        for st in states.iter_mut().filter(|st| !st.finished) {
+            if let Err(e) = st.event(&event, before, after) {
+                st.failed = Some(e);
+                st.finished = true;
+                continue;
+            }
+            // With an offset target nothing later can change the result.
+            st.finished = st.done && matches!(st.target, Target::Offset(_));
+            running |= !st.finished;
+        }
+        if !running {
+            return Ok(());
+        }
+    }
+}
+
+impl State<'_, '_> {
+    fn event(&mut self, event: &Event<'_>, before: usize, after: usize) -> Result<(), C14nError> {
         match event {
-            Event::Start(e) => st.start(&e, before, after, false)?,
-            Event::Empty(e) => st.start(&e, before, after, true)?,
-            Event::End(e) => st.end(e.name().as_ref(), after)?,
+            Event::Start(e) => self.start(e, before, after, false)?,
+            Event::Empty(e) => self.start(e, before, after, true)?,
+            Event::End(e) => self.end(e.name().as_ref(), after)?,
             Event::Text(t) => {
-                if st.in_output() {
+                if self.in_output() {
                     // The input is a &str, so the bytes are UTF-8 already.
-                    escape_text_bytes(&normalize_newlines_bytes(&t), &mut st.out);
-                } else if st.depth == 0 && !raw_is_blank(&t) {
+                    escape_text_bytes(&normalize_newlines_bytes(t), &mut self.out);
+                } else if self.depth == 0 && !raw_is_blank(t) {
                     return Err(C14nError::malformed("text outside the root element"));
                 }
             }
             Event::CData(t) => {
-                if st.in_output() {
-                    escape_text_bytes(&normalize_newlines_bytes(&t), &mut st.out);
+                if self.in_output() {
+                    escape_text_bytes(&normalize_newlines_bytes(t), &mut self.out);
                 }
             }
             Event::GeneralRef(r) => {
-                let name = std::str::from_utf8(&r)
+                let name = std::str::from_utf8(r)
                     .map_err(|_| C14nError::malformed("reference is not UTF-8"))?;
                 let ch = resolve_reference(name)?;
-                if st.in_output() {
+                if self.in_output() {
                     let mut buf = [0u8; 4];
-                    escape_text(ch.encode_utf8(&mut buf), &mut st.out);
+                    escape_text(ch.encode_utf8(&mut buf), &mut self.out);
                 }
             }
             Event::Comment(c) => {
-                if st.in_output() && st.method.with_comments() {
-                    st.out.extend_from_slice(b"<!--");
-                    st.out
-                        .extend_from_slice(normalize_newlines_bytes(&c).as_ref());
-                    st.out.extend_from_slice(b"-->");
+                if self.in_output() && self.method.with_comments() {
+                    self.out.extend_from_slice(b"<!--");
+                    self.out
+                        .extend_from_slice(normalize_newlines_bytes(c).as_ref());
+                    self.out.extend_from_slice(b"-->");
                 }
             }
             Event::PI(p) => {
-                if st.in_output() {
-                    st.out.extend_from_slice(b"<?");
-                    st.out
-                        .extend_from_slice(normalize_newlines_bytes(&p).as_ref());
-                    st.out.extend_from_slice(b"?>");
+                if self.in_output() {
+                    self.out.extend_from_slice(b"<?");
+                    self.out
+                        .extend_from_slice(normalize_newlines_bytes(p).as_ref());
+                    self.out.extend_from_slice(b"?>");
                 }
             }
-            Event::DocType(_) => {
-                return Err(C14nError::malformed(
-                    "DOCTYPE is not allowed (no DTDs or entity declarations)",
-                ));
-            }
-            Event::Decl(_) => {}
-            Event::Eof => break,
+            Event::Decl(_) | Event::DocType(_) | Event::Eof => {}
         }
-        // With an offset target nothing later can change the result.
-        if st.done && matches!(target, Target::Offset(_)) {
-            return Ok(Subtree {
-                bytes: st.out,
-                end: st.end,
-            });
+        Ok(())
+    }
+
+    /// The job's result once the document (or, for an offset target, its element) has been read.
+    fn finish(self) -> Result<Subtree, C14nError> {
+        if let Some(e) = self.failed {
+            return Err(e);
         }
+        let early = self.done && matches!(self.target, Target::Offset(_));
+        if !early && (self.depth != 0 || !self.seen_root) {
+            return Err(C14nError::malformed("unexpected end of document"));
+        }
+        if !self.done {
+            let what = match self.target {
+                Target::Id(id) => format!("no element with Id=\"{id}\""),
+                Target::Offset(o) => format!("no element at offset {o}"),
+            };
+            return Err(C14nError::new(ELEMENT_NOT_FOUND, what));
+        }
+        if self.matches > 1 {
+            return Err(C14nError::new(
+                DUPLICATE_ID,
+                format!("{} elements share the referenced Id", self.matches),
+            ));
+        }
+        Ok(Subtree {
+            bytes: self.out,
+            end: self.end,
+        })
     }
-    if st.depth != 0 || !st.seen_root {
-        return Err(C14nError::malformed("unexpected end of document"));
-    }
-    if !st.done {
-        let what = match target {
-            Target::Id(id) => format!("no element with Id=\"{id}\""),
-            Target::Offset(o) => format!("no element at offset {o}"),
-        };
-        return Err(C14nError::new(ELEMENT_NOT_FOUND, what));
-    }
-    if st.matches > 1 {
-        return Err(C14nError::new(
-            DUPLICATE_ID,
-            format!("{} elements share the referenced Id", st.matches),
-        ));
-    }
-    Ok(Subtree {
-        bytes: st.out,
-        end: st.end,
-    })
 }
 
 fn pos(reader: &Reader<&[u8]>) -> usize {
@@ -364,6 +433,10 @@ struct State<'m, 't> {
     end: usize,
     matches: usize,
     seen_root: bool,
+    /// This job's own error (the others go on).
+    failed: Option<C14nError>,
+    /// Nothing later can change this job's result.
+    finished: bool,
 }
 
 impl State<'_, '_> {
@@ -711,6 +784,47 @@ mod tests {
 
     fn exc(xml: &str, id: &str) -> String {
         String::from_utf8(canonicalize_element(xml, id, &Method::EXCLUSIVE).unwrap()).unwrap()
+    }
+
+    /// One parse for two jobs gives what two separate parses give, results and errors alike.
+    #[test]
+    fn jobs_in_one_parse_match_separate_parses() {
+        let good = r#"<r xmlns="urn:a" xmlns:p="urn:p" xml:lang="gn"><DE Id="1"><p:x a="1">t</p:x><S><I p:k="v"/></S></DE><S2><I2/></S2></r>"#;
+        let docs = [
+            good,
+            // The Id twice; a prefix undeclared inside the second target; malformed after the offset target.
+            r#"<r><DE Id="1"/><DE Id="1"/><S><I q:k="v"/></S></r>"#,
+            r#"<r><S><I/></S><DE Id="1">x</DE><broken></r>"#,
+            r#"<r><DE Id="2"/><S><I/></S></r>"#,
+        ];
+        let inc = Method::Inclusive {
+            with_comments: false,
+        };
+        for xml in docs {
+            let s_at = xml.find("<S").unwrap();
+            let i_at = xml[s_at + 1..].find("<I").map(|o| o + s_at + 1).unwrap();
+            let jobs = [
+                Job {
+                    target: Target::Id("1"),
+                    exclude: Some(s_at),
+                    method: &Method::EXCLUSIVE,
+                },
+                Job {
+                    target: Target::Offset(i_at),
+                    exclude: None,
+                    method: &inc,
+                },
+            ];
+            let together = canonicalize_subtrees(xml, jobs);
+            for (job, got) in jobs.iter().zip(together) {
+                let alone = canonicalize_subtree(xml, job.target, job.exclude, job.method);
+                assert_eq!(
+                    got.as_ref().map(|s| (&s.bytes, s.end)),
+                    alone.as_ref().map(|s| (&s.bytes, s.end)),
+                    "{xml} {job:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -1,7 +1,11 @@
 //! Verification of an enveloped XMLDSig signature with the certificate it carries (public key only;
 //! builds for WebAssembly). Works on documents signed by other software, e.g. xmlsec1.
+//!
+//! The RSA operation runs in aws-lc (`native-sign`, every native build) or in the pure-Rust `rsa` crate where aws-lc
+//! cannot go (wasm32). Both see the same keys: [`rsa_key_policy`] decides which keys are verified at all, so the
+//! browser and native builds give the same verdict on every document (`backends_agree` below checks it).
 
-use super::c14n::{self, Method, Target};
+use super::c14n::{self, Job, Method, Target};
 use super::cert::{check_validity, info_of, CertificateInfo};
 use super::{code, DSIG_NS, ENVELOPED_SIGNATURE};
 use crate::Finding;
@@ -9,14 +13,13 @@ use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
-use rsa::pkcs1::DecodeRsaPublicKey;
-use rsa::{Pkcs1v15Sign, RsaPublicKey};
 use serde::Serialize;
 use sha2::{Digest as _, Sha256, Sha384, Sha512};
 use time::PrimitiveDateTime;
 use x509_parser::certificate::X509Certificate;
 use x509_parser::oid_registry::OID_PKCS1_RSAENCRYPTION;
 use x509_parser::prelude::FromDer;
+use x509_parser::public_key::PublicKey;
 
 const EXC_C14N_NS: &str = "http://www.w3.org/2001/10/xml-exc-c14n#";
 
@@ -209,32 +212,48 @@ fn check(
             "the certificate key is not RSA",
         ));
     }
-    let key = match RsaPublicKey::from_pkcs1_der(&spki.subject_public_key.data) {
-        Ok(k) => k,
-        Err(e) => {
-            return Err(r.fail(
-                code::CERTIFICATE_INVALID,
-                format!("cannot read the RSA public key: {e}"),
-            ))
-        }
+    // RSAPublicKey DER, as both backends read it; the policy decides first, so they see the same keys.
+    let key_der: &[u8] = &spki.subject_public_key.data;
+    let policy = match spki.parsed() {
+        Ok(PublicKey::RSA(k)) => rsa_key_policy(k.modulus, k.exponent),
+        _ => Err((
+            code::CERTIFICATE_INVALID,
+            "cannot read the RSA public key".into(),
+        )),
     };
+    if let Err((c, m)) = policy {
+        return Err(r.fail(c, m));
+    }
 
-    // Digest of the referenced element.
+    // The referenced element and SignedInfo, canonicalized in one parse of the document.
     let exclude = enveloped.then_some(sig.offset);
-    let subtree = match c14n::canonicalize_subtree(xml, Target::Id(id), exclude, &ref_method) {
+    let [subtree, si_c14n] = c14n::canonicalize_subtrees(
+        xml,
+        [
+            Job {
+                target: Target::Id(id),
+                exclude,
+                method: &ref_method,
+            },
+            Job {
+                target: Target::Offset(si.offset),
+                exclude: None,
+                method: &si_method,
+            },
+        ],
+    );
+    let subtree = match subtree {
         Ok(s) => s,
         Err(e) => return Err(r.fail(e.code(), e.message())),
     };
     r.digest_ok = dig_hash.digest(&subtree.bytes) == digest_value;
 
     // Signature over the canonical SignedInfo.
-    let si_c14n = match c14n::canonicalize_subtree(xml, Target::Offset(si.offset), None, &si_method)
-    {
+    let si_c14n = match si_c14n {
         Ok(s) => s,
         Err(e) => return Err(r.fail(e.code(), e.message())),
     };
-    let hashed = hash.digest(&si_c14n.bytes);
-    r.signature_ok = key.verify(hash.scheme(), &hashed, &signature_value).is_ok();
+    r.signature_ok = rsa_verify(hash, key_der, &si_c14n.bytes, &signature_value);
 
     if let (Some(at), Some(info)) = (at, r.certificate.as_ref()) {
         r.certificate_valid_at = Some(check_validity(info, at).is_ok());
@@ -268,10 +287,18 @@ fn check(
 }
 
 fn b64(text: &str) -> Option<Vec<u8>> {
-    let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-    B64.decode(compact.as_bytes())
-        .ok()
-        .filter(|v| !v.is_empty())
+    let bytes = text.as_bytes();
+    let decoded = if bytes.iter().any(u8::is_ascii_whitespace) {
+        let compact: Vec<u8> = bytes
+            .iter()
+            .copied()
+            .filter(|c| !c.is_ascii_whitespace())
+            .collect();
+        B64.decode(compact)
+    } else {
+        B64.decode(bytes)
+    };
+    decoded.ok().filter(|v| !v.is_empty())
 }
 
 /// A canonicalization URI plus its `InclusiveNamespaces PrefixList` child, if any.
@@ -327,13 +354,99 @@ impl HashAlg {
             HashAlg::Sha512 => Sha512::digest(data).to_vec(),
         }
     }
-    fn scheme(self) -> Pkcs1v15Sign {
-        match self {
-            HashAlg::Sha256 => Pkcs1v15Sign::new::<Sha256>(),
-            HashAlg::Sha384 => Pkcs1v15Sign::new::<Sha384>(),
-            HashAlg::Sha512 => Pkcs1v15Sign::new::<Sha512>(),
-        }
+}
+
+/// Smallest and largest RSA modulus verified (bits): SIFEN's keys are 2048-bit and signing refuses less; 8192 is
+/// aws-lc's ceiling for PKCS#1 v1.5 verification.
+const RSA_BITS: std::ops::RangeInclusive<usize> = 2048..=8192;
+
+/// Which RSA public keys are verified, decided once for both backends from the DER integers of `RSAPublicKey`:
+/// a positive odd modulus of [`RSA_BITS`] and an odd exponent from 3 to 2^33 - 1 (aws-lc's own bounds, which the
+/// `rsa` crate is held to here). A key outside is reported, never half-verified by one backend only.
+fn rsa_key_policy(modulus: &[u8], exponent: &[u8]) -> Result<(), (&'static str, String)> {
+    let invalid = |what: &str| {
+        (
+            code::CERTIFICATE_INVALID,
+            format!("the RSA public key {what}"),
+        )
+    };
+    let (n_bits, e_bits) = (positive_bits(modulus), positive_bits(exponent));
+    let (Some(n_bits), Some(e_bits)) = (n_bits, e_bits) else {
+        return Err(invalid("has a negative or empty integer"));
+    };
+    if !RSA_BITS.contains(&n_bits) {
+        return Err((
+            code::KEY_UNSUPPORTED,
+            format!(
+                "the certificate's RSA key has {n_bits} bits; {} to {} are verified",
+                RSA_BITS.start(),
+                RSA_BITS.end()
+            ),
+        ));
     }
+    let odd = |b: &[u8]| b.last().is_some_and(|l| l & 1 == 1);
+    if !odd(modulus) {
+        return Err(invalid("has an even modulus"));
+    }
+    if !odd(exponent) || !(2..=33).contains(&e_bits) {
+        return Err(invalid("has an exponent outside 3 to 2^33 - 1 or even"));
+    }
+    Ok(())
+}
+
+/// Bit length of a DER INTEGER's content octets read as unsigned; `None` if it is empty or negative.
+fn positive_bits(der_int: &[u8]) -> Option<usize> {
+    if der_int.first().is_none_or(|b| b & 0x80 != 0) {
+        return None;
+    }
+    let first = der_int.iter().position(|b| *b != 0)?;
+    let top = der_int.get(first)?;
+    Some((der_int.len() - first - 1) * 8 + (8 - top.leading_zeros() as usize))
+}
+
+/// RSA PKCS#1 v1.5 verification of `message` (the canonical SignedInfo, hashed here) with an `RSAPublicKey` DER
+/// that [`rsa_key_policy`] accepted: aws-lc, about 20 times cheaper than the signature it checks.
+#[cfg(feature = "native-sign")]
+fn rsa_verify(hash: HashAlg, key_der: &[u8], message: &[u8], signature: &[u8]) -> bool {
+    use aws_lc_rs::signature::{
+        UnparsedPublicKey, RSA_PKCS1_2048_8192_SHA256, RSA_PKCS1_2048_8192_SHA384,
+        RSA_PKCS1_2048_8192_SHA512,
+    };
+    let alg = match hash {
+        HashAlg::Sha256 => &RSA_PKCS1_2048_8192_SHA256,
+        HashAlg::Sha384 => &RSA_PKCS1_2048_8192_SHA384,
+        HashAlg::Sha512 => &RSA_PKCS1_2048_8192_SHA512,
+    };
+    UnparsedPublicKey::new(alg, key_der)
+        .verify(message, signature)
+        .is_ok()
+}
+
+#[cfg(not(feature = "native-sign"))]
+fn rsa_verify(hash: HashAlg, key_der: &[u8], message: &[u8], signature: &[u8]) -> bool {
+    rsa_verify_pure(hash, key_der, message, signature)
+}
+
+/// The same verification with the pure-Rust `rsa` crate (the browser build; native tests compare the two).
+#[cfg(any(not(feature = "native-sign"), test))]
+fn rsa_verify_pure(hash: HashAlg, key_der: &[u8], message: &[u8], signature: &[u8]) -> bool {
+    use rsa::pkcs1::der::Decode as _;
+    use rsa::{BigUint, Pkcs1v15Sign, RsaPublicKey};
+    // Strict DER, as aws-lc reads it; `new_with_max_size` because `from_pkcs1_der` stops at 4096 bits.
+    let Ok(parts) = rsa::pkcs1::RsaPublicKey::from_der(key_der) else {
+        return false;
+    };
+    let n = BigUint::from_bytes_be(parts.modulus.as_bytes());
+    let e = BigUint::from_bytes_be(parts.public_exponent.as_bytes());
+    let Ok(key) = RsaPublicKey::new_with_max_size(n, e, *RSA_BITS.end()) else {
+        return false;
+    };
+    let scheme = match hash {
+        HashAlg::Sha256 => Pkcs1v15Sign::new::<Sha256>(),
+        HashAlg::Sha384 => Pkcs1v15Sign::new::<Sha384>(),
+        HashAlg::Sha512 => Pkcs1v15Sign::new::<Sha512>(),
+    };
+    key.verify(scheme, &hash.digest(message), signature).is_ok()
 }
 
 /// A small element tree of the `Signature` (namespace-resolved names, unprefixed attributes, text).
@@ -440,13 +553,14 @@ fn find_signature(xml: &str) -> Result<Option<El>, ScanError> {
                 "elements nested too deeply".into(),
             ));
         }
-        let el = open(&e, &mut ns, &mut marks, before)?;
-        if stack.is_empty() && !el.is("Signature") {
+        let outside = stack.is_empty();
+        let Some(el) = open(&e, &mut ns, &mut marks, before, outside)? else {
+            // Outside the Signature and not one: only its namespace declarations were kept.
             if empty {
                 close(&mut ns, &mut marks);
             }
             continue;
-        }
+        };
         if empty {
             close(&mut ns, &mut marks);
             match stack.last_mut() {
@@ -459,27 +573,31 @@ fn find_signature(xml: &str) -> Result<Option<El>, ScanError> {
     }
 }
 
+/// Records the namespace declarations of a start tag (checking every attribute) and builds its element; with
+/// `only_signature`, returns `None` without allocating unless the element is an XMLDSig `Signature`: before the
+/// signature only the namespace scope matters, and a DE has a hundred elements for one Signature.
 fn open(
     e: &BytesStart<'_>,
     ns: &mut Vec<(String, String)>,
     marks: &mut Vec<usize>,
     offset: usize,
-) -> Result<El, ScanError> {
+    only_signature: bool,
+) -> Result<Option<El>, ScanError> {
     marks.push(ns.len());
-    let mut attrs = Vec::new();
+    let mut plain = 0usize;
     for a in e.attributes() {
         let a = a.map_err(|err| bad(format!("bad attribute: {err}")))?;
-        let key = std::str::from_utf8(a.key.as_ref()).map_err(|_| bad("name is not UTF-8"))?;
+        let key = a.key.as_ref();
         let value = a
             .unescape_value()
-            .map_err(|err| bad(format!("bad attribute value: {err}")))?
-            .into_owned();
-        if key == "xmlns" {
-            ns.push((String::new(), value));
-        } else if let Some(p) = key.strip_prefix("xmlns:") {
-            ns.push((p.to_string(), value));
-        } else if !key.contains(':') {
-            attrs.push((key.to_string(), value));
+            .map_err(|err| bad(format!("bad attribute value: {err}")))?;
+        if key == b"xmlns" {
+            ns.push((String::new(), value.into_owned()));
+        } else if let Some(p) = key.strip_prefix(b"xmlns:") {
+            let p = std::str::from_utf8(p).map_err(|_| bad("name is not UTF-8"))?;
+            ns.push((p.to_string(), value.into_owned()));
+        } else {
+            plain += 1;
         }
     }
     let qname = std::str::from_utf8(e.name().into_inner()).map_err(|_| bad("name is not UTF-8"))?;
@@ -488,20 +606,159 @@ fn open(
         .iter()
         .rev()
         .find(|(p, _)| p == prefix)
-        .map(|(_, u)| u.clone())
+        .map(|(_, u)| u.as_str())
         .unwrap_or_default();
-    Ok(El {
+    if only_signature && (local != "Signature" || uri != DSIG_NS) {
+        return Ok(None);
+    }
+    let mut attrs = Vec::with_capacity(plain);
+    if plain > 0 {
+        for a in e.attributes().flatten() {
+            let key = std::str::from_utf8(a.key.as_ref()).map_err(|_| bad("name is not UTF-8"))?;
+            if key == "xmlns" || key.contains(':') {
+                continue;
+            }
+            let value = a
+                .unescape_value()
+                .map_err(|err| bad(format!("bad attribute value: {err}")))?;
+            attrs.push((key.to_string(), value.into_owned()));
+        }
+    }
+    Ok(Some(El {
         local: local.to_string(),
-        ns: uri,
+        ns: uri.to_string(),
         attrs,
         text: String::new(),
         children: Vec::new(),
         offset,
-    })
+    }))
 }
 
 fn close(ns: &mut Vec<(String, String)>, marks: &mut Vec<usize>) {
     if let Some(m) = marks.pop() {
         ns.truncate(m);
+    }
+}
+
+#[cfg(all(test, feature = "native-sign"))]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use aws_lc_rs::signature::{KeyPair as _, RSA_PKCS1_SHA512};
+    use aws_lc_rs::signature::{RsaEncoding, RsaKeyPair, RSA_PKCS1_SHA256, RSA_PKCS1_SHA384};
+
+    fn key_pair(pem: &str) -> RsaKeyPair {
+        let b64: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+        RsaKeyPair::from_pkcs8(&B64.decode(b64).unwrap()).unwrap()
+    }
+
+    fn sign(key: &RsaKeyPair, enc: &'static dyn RsaEncoding, msg: &[u8]) -> Vec<u8> {
+        let mut sig = vec![0u8; key.public_modulus_len()];
+        let rng = aws_lc_rs::rand::SystemRandom::new();
+        key.sign(enc, &rng, msg, &mut sig).unwrap();
+        sig
+    }
+
+    /// aws-lc (native) and the `rsa` crate (browser) give the same verdict on good, tampered and malformed input.
+    #[test]
+    fn backends_agree() {
+        let key = key_pair(include_str!("../../testdata/sandbox.key.pem"));
+        let other = key_pair(include_str!("../../testdata/other.key.pem"));
+        let der = key.public_key().as_ref().to_vec();
+        let msg = b"<SignedInfo xmlns=\"http://www.w3.org/2000/09/xmldsig#\">x</SignedInfo>";
+        let s256 = sign(&key, &RSA_PKCS1_SHA256, msg);
+        let s384 = sign(&key, &RSA_PKCS1_SHA384, msg);
+        let s512 = sign(&key, &RSA_PKCS1_SHA512, msg);
+        let flip = |s: &[u8], i: usize| {
+            let mut s = s.to_vec();
+            s[i] ^= 1;
+            s
+        };
+        let mut longer = vec![0u8];
+        longer.extend_from_slice(&s256);
+        /// Name, hash, message, signature, expected verdict.
+        type Case<'a> = (&'a str, HashAlg, &'a [u8], Vec<u8>, bool);
+        let cases: Vec<Case> = vec![
+            ("sha256", HashAlg::Sha256, msg, s256.clone(), true),
+            ("sha384", HashAlg::Sha384, msg, s384.clone(), true),
+            ("sha512", HashAlg::Sha512, msg, s512, true),
+            (
+                "other message",
+                HashAlg::Sha256,
+                b"<SignedInfo/>",
+                s256.clone(),
+                false,
+            ),
+            ("hash mismatch", HashAlg::Sha384, msg, s256.clone(), false),
+            ("first bit", HashAlg::Sha256, msg, flip(&s256, 0), false),
+            ("last bit", HashAlg::Sha256, msg, flip(&s256, 255), false),
+            ("truncated", HashAlg::Sha256, msg, s256[1..].to_vec(), false),
+            ("leading zero byte", HashAlg::Sha256, msg, longer, false),
+            ("empty", HashAlg::Sha256, msg, Vec::new(), false),
+            ("zeros", HashAlg::Sha256, msg, vec![0; 256], false),
+            ("ones", HashAlg::Sha256, msg, vec![0xff; 256], false),
+            (
+                "other key",
+                HashAlg::Sha256,
+                msg,
+                sign(&other, &RSA_PKCS1_SHA256, msg),
+                false,
+            ),
+        ];
+        for (name, hash, m, sig, expected) in cases {
+            let native = rsa_verify(hash, &der, m, &sig);
+            let pure = rsa_verify_pure(hash, &der, m, &sig);
+            assert_eq!(native, pure, "{name}: aws-lc {native}, rsa {pure}");
+            assert_eq!(native, expected, "{name}");
+        }
+        // A key DER either refuses alike.
+        for bad in [&der[..der.len() - 1], &[][..], &[0x30, 0x00][..]] {
+            assert!(!rsa_verify(HashAlg::Sha256, bad, msg, &s256));
+            assert!(!rsa_verify_pure(HashAlg::Sha256, bad, msg, &s256));
+        }
+    }
+
+    #[test]
+    fn key_policy() {
+        assert_eq!(positive_bits(&[0x00, 0x80]), Some(8));
+        assert_eq!(positive_bits(&[0x01, 0x00, 0x01]), Some(17));
+        assert_eq!(positive_bits(&[0x00, 0x00, 0x01]), Some(1));
+        assert_eq!(positive_bits(&[0x80]), None);
+        assert_eq!(positive_bits(&[]), None);
+        assert_eq!(positive_bits(&[0x00]), None);
+        let modulus = |bits: usize| {
+            let mut m = vec![0u8; bits.div_ceil(8) + 1];
+            m[1] = 0xff >> ((8 - bits % 8) % 8);
+            *m.last_mut().unwrap() |= 1;
+            m
+        };
+        let f4 = [0x01, 0x00, 0x01];
+        let code_of = |m: &[u8], e: &[u8]| rsa_key_policy(m, e).err().map(|(c, _)| c);
+        assert_eq!(code_of(&modulus(2048), &f4), None);
+        assert_eq!(code_of(&modulus(8192), &f4), None);
+        assert_eq!(code_of(&modulus(3), &[0x03]), Some(code::KEY_UNSUPPORTED));
+        assert_eq!(code_of(&modulus(1024), &f4), Some(code::KEY_UNSUPPORTED));
+        assert_eq!(code_of(&modulus(2047), &f4), Some(code::KEY_UNSUPPORTED));
+        assert_eq!(code_of(&modulus(8193), &f4), Some(code::KEY_UNSUPPORTED));
+        let mut even = modulus(2048);
+        *even.last_mut().unwrap() = 0;
+        assert_eq!(code_of(&even, &f4), Some(code::CERTIFICATE_INVALID));
+        for e in [
+            &[0x01][..],
+            &[0x02],
+            &[0x01, 0x00, 0x00],
+            &[0x02, 0x00, 0x00, 0x00, 0x01],
+        ] {
+            assert_eq!(
+                code_of(&modulus(2048), e),
+                Some(code::CERTIFICATE_INVALID),
+                "{e:?}"
+            );
+        }
+        assert_eq!(code_of(&modulus(2048), &[0x03]), None);
+        assert_eq!(
+            code_of(&modulus(2048), &[0x01, 0xff, 0xff, 0xff, 0xff]),
+            None
+        );
     }
 }
