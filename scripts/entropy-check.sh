@@ -20,9 +20,24 @@ count() { # count <file> <pattern>: symbols (nm) or byte matches (grep) naming t
 
 checked=0
 failed=0
-for profile in debug release; do
-  for name in kuatia libkuatia.so libkuatia.a; do
-    f="$TARGET_DIR/$profile/$name"
+# With arguments: exactly those files (e.g. the library an sdist built from source); else every profile under target/.
+files=("$@")
+if [ "${#files[@]}" -eq 0 ]; then
+  for profile in debug release; do
+    for name in kuatia libkuatia.so libkuatia.a; do
+      files+=("$TARGET_DIR/$profile/$name")
+    done
+  done
+fi
+for f in "${files[@]}"; do
+  profile="$(basename "$(dirname "$f")")"
+  name="$(basename "$f")"
+  {
+    if [ "$#" -gt 0 ] && [ ! -f "$f" ]; then
+      echo "entropy-check: $f does not exist" >&2
+      failed=1
+      continue
+    fi
     [ -f "$f" ] || continue
     jent="$(count "$f" 'jent_')"
     rand="$(count "$f" 'RAND_bytes')"
@@ -37,7 +52,8 @@ for profile in debug release; do
       echo "ok: $profile/$name has no jent_* symbols ($rand RAND_bytes)"
     fi
     checked=$((checked + 1))
-  done
+  }
 done
+[ "$#" -gt 0 ] && exit "$failed"
 [ "$checked" -ge 3 ] || { echo "entropy-check: expected the kuatia CLI, libkuatia.so and libkuatia.a under $TARGET_DIR" >&2; exit 1; }
 exit "$failed"

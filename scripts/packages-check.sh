@@ -131,6 +131,8 @@ if [ "${KUATIA_PACKAGES_SDIST:-1}" != 0 ]; then
   clean python3 -m venv "$CONSUMERS/venv-src"
   clean "$CONSUMERS/venv-src/bin/python" -m pip install --quiet "$DIST"/from-source/*.whl
   clean "$CONSUMERS/venv-src/bin/python" -c 'import kuatia; assert kuatia.ruc_dv("80069563") == 1; print("from source:", kuatia.version())'
+  # The sdist carries .cargo/config.toml, so a build from source has no CPU-jitter entropy either.
+  bash scripts/entropy-check.sh "$WORK/sdist-target/release/libkuatia.so"
 fi
 
 fi

@@ -30,7 +30,8 @@ REPO = HERE.parent.parent
 NAME = {"darwin": "libkuatia.dylib", "win32": "kuatia.dll"}.get(sys.platform, "libkuatia.so")
 # What an sdist carries to build the library: the workspace members the C library needs, and the lock file.
 RUST_DIRS = ("core", "ffi")
-RUST_FILES = ("Cargo.lock", "LICENSE-MIT", "LICENSE-APACHE")
+# .cargo/config.toml: aws-lc without CPU-jitter entropy in a build from source too (see the repository's copy).
+RUST_FILES = ("Cargo.lock", "LICENSE-MIT", "LICENSE-APACHE", ".cargo/config.toml")
 
 
 def build_from_source(rust: Path, build_temp: Path) -> Path:
@@ -41,6 +42,8 @@ def build_from_source(rust: Path, build_temp: Path) -> Path:
     subprocess.run(
         ["cargo", "build", "--release", "-p", "kuatia-ffi", "--manifest-path", str(rust / "Cargo.toml")],
         check=True,
+        # From inside rust/, so cargo reads the sdist's .cargo/config.toml (cargo finds config from the working dir).
+        cwd=rust,
         env={**os.environ, "CARGO_TARGET_DIR": str(target)},
     )
     return target / "release" / NAME
@@ -86,6 +89,7 @@ class Sdist(sdist):
             shutil.copytree(REPO / d, rust / d, ignore=ignore, dirs_exist_ok=True)
         for f in RUST_FILES:
             if (REPO / f).is_file():
+                (rust / f).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(REPO / f, rust / f)
         workspace = (REPO / "Cargo.toml").read_text(encoding="utf-8")
         members = "members = [" + ", ".join(f'"{d}"' for d in RUST_DIRS) + "]"
