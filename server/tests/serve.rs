@@ -975,3 +975,84 @@ async fn webhook_isolation_log_and_ssrf() {
     server.shutdown().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_rotate_redeliver_delete() {
+    let dir = temp_dir("wh-manage");
+    let server = start(config(&dir)).await.unwrap();
+    let api = Api::new(&server, server.new_sandbox_key.as_deref().unwrap());
+    let (port, mut rx) = receiver().await;
+    let old = register_webhook(&api, port).await;
+    let (_, hooks) = api.get("/v1/webhooks").await;
+    let id = hooks["data"][0]["id"].as_str().unwrap().to_string();
+    let (code, got) = api.get(&format!("/v1/webhooks/{id}")).await;
+    assert_eq!(code, 200, "{got}");
+    assert!(got["data"].get("secret").is_none());
+
+    // After a rotation each delivery carries two signatures: receivers on either secret accept it.
+    let (code, rotated) = api
+        .post(&format!("/v1/webhooks/{id}/rotate"), &json!({}))
+        .await;
+    assert_eq!(code, 200, "{rotated}");
+    let new = rotated["data"]["secret"].as_str().unwrap().to_string();
+    assert_ne!(new, old);
+    let (code, v) = api.post("/v1/facturas", &factura(Some("approved"))).await;
+    assert_eq!(code, 201, "{v}");
+    let (sig, body) = tokio::time::timeout(Duration::from_secs(15), rx.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    for s in [&old, &new] {
+        kuatia_core::api::webhook::verify_signature(s, &sig, &body, now, 300).unwrap();
+    }
+    let event: Value = serde_json::from_str(&body).unwrap();
+
+    // A manual redelivery: the same event id arrives again, as a new delivery in the log.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let first = loop {
+        let (_, log) = api.get(&format!("/v1/webhooks/{id}/deliveries")).await;
+        if log["data"][0]["status"] == "delivered" {
+            break log["data"][0]["id"].as_str().unwrap().to_string();
+        }
+        assert!(Instant::now() < deadline, "{log}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let (code, again) = api
+        .post(
+            &format!("/v1/webhooks/{id}/deliveries/{first}/redeliver"),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(code, 202, "{again}");
+    let replayed = next_event(&mut rx, &new).await;
+    assert_eq!(replayed["id"], event["id"]);
+    let (_, log) = api.get(&format!("/v1/webhooks/{id}/deliveries")).await;
+    assert_eq!(log["meta"]["total"], 2, "{log}");
+
+    // Deleted: no more deliveries, and the routes answer 404.
+    let r = api
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/v1/webhooks/{id}"),
+            None,
+            &[],
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 200);
+    let (code, _) = api.post("/v1/facturas", &factura(Some("approved"))).await;
+    assert_eq!(code, 201);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(800), rx.recv())
+            .await
+            .is_err(),
+        "a deleted webhook still received an event"
+    );
+    assert_eq!(api.get(&format!("/v1/webhooks/{id}")).await.0, 404);
+    assert_eq!(
+        api.get(&format!("/v1/webhooks/{id}/deliveries")).await.0,
+        404
+    );
+    server.shutdown().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -184,6 +184,9 @@ pub struct Config {
     /// (refused by default: SSRF). Not a setting of the in-browser sandbox, which delivers nothing.
     #[cfg_attr(feature = "ts", ts(skip))]
     pub allow_private_webhooks: bool,
+    /// Seconds a webhook's previous secret keeps signing deliveries after a rotation (both secrets sign meanwhile).
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub webhook_secret_grace: i64,
 }
 
 impl Default for Config {
@@ -198,9 +201,13 @@ impl Default for Config {
             sifen_lease: 300,
             sifen_retry: transmit::RETRY_SCHEDULE.to_vec(),
             allow_private_webhooks: false,
+            webhook_secret_grace: DEFAULT_WEBHOOK_SECRET_GRACE,
         }
     }
 }
+
+/// Default of [`Config::webhook_secret_grace`]: 24 hours.
+pub const DEFAULT_WEBHOOK_SECRET_GRACE: i64 = 86_400;
 
 /// Receiver RUC bodies the simulated SIFEN treats as unknown, so a sandbox rejection can be provoked on purpose
 /// (like a payment sandbox's test card numbers): `88888801-5` and `80000005-6`.
@@ -452,8 +459,11 @@ impl<S: Store> Service<S> {
     /// Creates an account with the built-in sandbox profile and returns it with a new sandbox key (shown once).
     pub fn create_account(&mut self, name: &str, host: &mut dyn Host) -> (Account, String) {
         let id = random_id(host, "acct_", 16);
-        let (key, stored) = auth::new_key(Environment::Sandbox, &mut || host.random_u32());
+        let (key, mut stored) = auth::new_key(Environment::Sandbox, &mut || host.random_u32());
+        let now = host.now().unix_timestamp();
+        stored.created_at = now;
         let account = Account {
+            created_at: now,
             id,
             name: name.to_string(),
             sandbox: crate::profile::Emisor::sandbox(),
@@ -474,10 +484,33 @@ impl<S: Store> Service<S> {
         host: &mut dyn Host,
     ) -> Option<String> {
         let mut account = self.store.account(account_id)?;
-        let (key, stored) = auth::new_key(env, &mut || host.random_u32());
+        let (key, mut stored) = auth::new_key(env, &mut || host.random_u32());
+        stored.created_at = host.now().unix_timestamp();
         account.keys.push(stored);
         self.store.put_account(account);
         Some(key)
+    }
+
+    /// Revokes a key by its public id (the 8 characters after `dk_test_`/`dk_live_`, or the whole prefix): from the
+    /// next request on it authenticates nothing. Returns the owning account and the revoked key, `None` for an
+    /// unknown id; revoking a revoked key keeps its first revocation time.
+    pub fn revoke_key(
+        &mut self,
+        key_id: &str,
+        host: &mut dyn Host,
+    ) -> Option<(String, auth::StoredKey)> {
+        let key_id = key_id
+            .strip_prefix(auth::TEST_PREFIX)
+            .or_else(|| key_id.strip_prefix(auth::LIVE_PREFIX))
+            .unwrap_or(key_id);
+        let (account_id, _) = self.store.find_key(key_id)?;
+        let mut account = self.store.account(&account_id)?;
+        let now = host.now().unix_timestamp();
+        let key = account.keys.iter_mut().find(|k| k.key_id == key_id)?;
+        key.revoked_at.get_or_insert(now);
+        let revoked = key.clone();
+        self.store.put_account(account);
+        Some((account_id, revoked))
     }
 
     /// Handles one request. Also advances the simulated SIFEN of the sandbox to the host's current time.
@@ -490,6 +523,9 @@ impl<S: Store> Service<S> {
         let allowed: &[&str] = match segments.as_slice() {
             ["v1", "health"] => &["GET"],
             ["v1", "facturas"] | ["v1", "webhooks"] => &["GET", "POST"],
+            ["v1", "webhooks", _] => &["GET", "DELETE"],
+            ["v1", "webhooks", _, "rotate"]
+            | ["v1", "webhooks", _, "deliveries", _, "redeliver"] => &["POST"],
             ["v1", "facturas", _]
             | ["v1", "facturas", _, "kude"]
             | ["v1", "facturas", _, "xml"]
@@ -532,6 +568,17 @@ impl<S: Store> Service<S> {
             (["v1", "facturas", id, "cancel"], _) => self.cancel(&caller, id, req, host),
             (["v1", "webhooks"], "POST") => self.create_webhook(&caller, req, host),
             (["v1", "webhooks", id, "deliveries"], _) => self.deliveries(&caller, id, query),
+            (["v1", "webhooks", id], "DELETE") => self.delete_webhook(&caller, id),
+            (["v1", "webhooks", id], _) => {
+                match self.store.webhook(&caller.account.id, caller.env, id) {
+                    Some(w) => ok(200, w.public_json(host.now().unix_timestamp())),
+                    None => err(404, code::NOT_FOUND, "no webhook with that id"),
+                }
+            }
+            (["v1", "webhooks", id, "rotate"], _) => self.rotate_webhook(&caller, id, host),
+            (["v1", "webhooks", id, "deliveries", delivery, "redeliver"], _) => {
+                self.redeliver(&caller, id, delivery, host)
+            }
             (["v1", "numbering", "gaps"], _) => {
                 match self.store.number_gaps(&caller.account.id, caller.env) {
                     Ok(gaps) => {
@@ -545,14 +592,12 @@ impl<S: Store> Service<S> {
                 }
             }
             (["v1", "webhooks"], _) => {
-                let list: Vec<Webhook> = self
+                let now = host.now().unix_timestamp();
+                let list: Vec<Value> = self
                     .store
                     .webhooks(&caller.account.id, caller.env)
-                    .into_iter()
-                    .map(|mut w| {
-                        w.secret = None;
-                        w
-                    })
+                    .iter()
+                    .map(|w| w.public_json(now))
                     .collect();
                 let total = list.len();
                 respond(
@@ -590,7 +635,7 @@ impl<S: Store> Service<S> {
         let found = self.store.find_key(parsed.key_id).filter(|(_, stored)| {
             stored.environment == parsed.environment && auth::key_matches(parsed.full, stored)
         });
-        let Some((account_id, stored)) = found else {
+        let Some((account_id, stored)) = found.filter(|(_, k)| k.revoked_at.is_none()) else {
             return Err(unauthorized("unknown or revoked API key"));
         };
         let Some(account) = self.store.account(&account_id) else {
@@ -821,12 +866,11 @@ impl<S: Store> Service<S> {
 
     /// The delivery log of one of the caller's webhooks, newest first.
     fn deliveries(&self, caller: &Caller, webhook_id: &str, query: &str) -> HttpResponse {
-        let mine = self
+        if self
             .store
-            .webhooks(&caller.account.id, caller.env)
-            .iter()
-            .any(|w| w.id == webhook_id);
-        if !mine {
+            .webhook(&caller.account.id, caller.env, webhook_id)
+            .is_none()
+        {
             return err(404, code::NOT_FOUND, "no webhook with that id");
         }
         let (page, per_page) = match query_pairs(query, &["page", "per_page", "limit"])
@@ -1093,22 +1137,23 @@ impl<S: Store> Service<S> {
     /// Deliveries the host must POST now (pending and due), with their headers signed at `now`.
     pub fn due_deliveries(&self, now: i64) -> Vec<Delivery> {
         let mut due = self.store.due_deliveries(now);
-        for d in &mut due {
-            let secret = self
+        // A delivery whose webhook was deleted is never sent (deleting cancels them; this covers a race).
+        due.retain_mut(|d| {
+            let Some(hook) = self
                 .store
-                .webhooks(&d.account_id, d.environment)
-                .into_iter()
-                .find(|w| w.id == d.webhook_id)
-                .and_then(|w| w.secret)
-                .unwrap_or_default();
+                .webhook(&d.account_id, d.environment, &d.webhook_id)
+            else {
+                return false;
+            };
             d.headers = vec![
                 ("Content-Type".into(), "application/json".into()),
                 (
                     webhook::SIGNATURE_HEADER.into(),
-                    webhook::signature_header(&secret, now, &d.body),
+                    webhook::signature_header_multi(&hook.signing_secrets(now), now, &d.body),
                 ),
             ];
-        }
+            true
+        });
         due
     }
 
@@ -1137,7 +1182,9 @@ impl<S: Store> Service<S> {
         d.attempts += 1;
         let success = attempt.succeeded();
         d.log.push(attempt);
-        if success {
+        if d.status != "pending" {
+            // Cancelled (its webhook was deleted) while this attempt was in flight: logged, never retried.
+        } else if success {
             d.status = "delivered".into();
         } else {
             let next = usize::try_from(d.attempts - 1)
@@ -1375,10 +1422,100 @@ impl<S: Store> Service<S> {
             description: body.description,
             created_at: rfc3339(host.now().unix_timestamp()),
             secret: Some(secret),
+            previous_secret: None,
+            previous_secret_expires_at: None,
         };
         self.store
             .insert_webhook(&caller.account.id, caller.env, hook.clone());
         ok(201, json!(hook))
+    }
+
+    /// `DELETE /v1/webhooks/:id`: the webhook stops receiving events at once; its pending deliveries are
+    /// `cancelled` (the log keeps them).
+    fn delete_webhook(&mut self, caller: &Caller, id: &str) -> HttpResponse {
+        if !self
+            .store
+            .delete_webhook(&caller.account.id, caller.env, id)
+        {
+            return err(404, code::NOT_FOUND, "no webhook with that id");
+        }
+        let mut offset = 0;
+        loop {
+            let (page, _) = self.store.webhook_deliveries(id, offset, 100);
+            if page.is_empty() {
+                break;
+            }
+            offset += page.len();
+            for mut d in page {
+                if d.status == "pending" {
+                    d.status = "cancelled".into();
+                    self.store.put_delivery(d);
+                }
+            }
+        }
+        ok(200, json!({"id": id, "deleted": true}))
+    }
+
+    /// `POST /v1/webhooks/:id/rotate`: a new secret (shown once, in this answer); the previous one keeps signing
+    /// deliveries, beside the new one, for [`Config::webhook_secret_grace`] seconds, so receivers can switch without
+    /// losing an event. A second rotation within the grace period drops the oldest secret.
+    fn rotate_webhook(&mut self, caller: &Caller, id: &str, host: &mut dyn Host) -> HttpResponse {
+        let Some(mut hook) = self.store.webhook(&caller.account.id, caller.env, id) else {
+            return err(404, code::NOT_FOUND, "no webhook with that id");
+        };
+        let now = host.now().unix_timestamp();
+        let expires = now.saturating_add(self.config.webhook_secret_grace.max(0));
+        let secret = random_id(host, "whsec_", 32);
+        hook.previous_secret = hook.secret.replace(secret.clone());
+        hook.previous_secret_expires_at = Some(expires);
+        self.store
+            .update_webhook(&caller.account.id, caller.env, hook.clone());
+        let mut v = hook.public_json(now);
+        v["secret"] = json!(secret);
+        v["previous_secret_expires_at"] = json!(rfc3339(expires));
+        ok(200, v)
+    }
+
+    /// `POST /v1/webhooks/:id/deliveries/:delivery_id/redeliver`: the same event (same `evt_` id and body) queued
+    /// again to the webhook's URL as a new delivery, due at once and signed when sent, with its own retries.
+    fn redeliver(
+        &mut self,
+        caller: &Caller,
+        webhook_id: &str,
+        delivery_id: &str,
+        host: &mut dyn Host,
+    ) -> HttpResponse {
+        let Some(hook) = self
+            .store
+            .webhook(&caller.account.id, caller.env, webhook_id)
+        else {
+            return err(404, code::NOT_FOUND, "no webhook with that id");
+        };
+        let Some(original) = self.store.delivery(delivery_id).filter(|d| {
+            d.webhook_id == hook.id
+                && d.account_id == caller.account.id
+                && d.environment == caller.env
+        }) else {
+            return err(
+                404,
+                code::NOT_FOUND,
+                "no delivery with that id for this webhook",
+            );
+        };
+        let now = host.now().unix_timestamp();
+        let delivery = Delivery {
+            id: random_id(host, "dlv_", 24),
+            url: hook.url,
+            headers: Vec::new(),
+            attempts: 0,
+            next_attempt_at: now,
+            first_due_at: now,
+            status: "pending".into(),
+            log: Vec::new(),
+            ..original
+        };
+        self.store.put_delivery(delivery.clone());
+        ok(202, webhook::delivery_json(&delivery))
     }
 
     /// Production readiness of an account (spec §1): what is missing before live traffic.
