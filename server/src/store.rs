@@ -390,6 +390,40 @@ impl SqliteStore {
         self.read(r);
     }
 
+    /// Stores (or replaces) an account's production P12 with the name of the environment variable holding its
+    /// password at start; `subject` and `not_after` are for listings.
+    pub fn put_certificate(
+        &mut self,
+        account_id: &str,
+        p12: &[u8],
+        password_env: &str,
+        subject: &str,
+        not_after: &str,
+    ) {
+        let now = time::OffsetDateTime::now_utc().unix_timestamp();
+        self.write(
+            "INSERT INTO certificates (account_id, p12, password_env, subject, not_after, stored_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT(account_id) DO UPDATE SET p12 = excluded.p12, password_env = excluded.password_env,
+                 subject = excluded.subject, not_after = excluded.not_after, stored_at = excluded.stored_at",
+            &[&account_id, &p12, &password_env, &subject, &not_after, &now],
+        );
+    }
+
+    /// Every stored production certificate: `(account_id, p12, password_env)`.
+    pub fn certificates(&self) -> Vec<(String, Vec<u8>, String)> {
+        let rows = self
+            .conn
+            .prepare_cached(
+                "SELECT account_id, p12, password_env FROM certificates ORDER BY account_id",
+            )
+            .and_then(|mut st| {
+                st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            });
+        self.read(rows).unwrap_or_default()
+    }
+
     /// Number of stored invoices (all accounts), for logs and tests.
     pub fn invoice_count(&self) -> usize {
         self.read(
@@ -688,7 +722,7 @@ impl Store for SqliteStore {
     }
 
     fn accounts(&self) -> Vec<Account> {
-        self.query_json("SELECT json FROM accounts ORDER BY created_at, id", &[])
+        self.query_json("SELECT json FROM accounts ORDER BY created_at, rowid", &[])
     }
 
     fn reserve_number(

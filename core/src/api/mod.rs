@@ -444,6 +444,34 @@ fn findings_response(findings: &[Finding]) -> HttpResponse {
     )
 }
 
+/// What makes an emitter profile fit for an account's production environment, as findings (the preflight's
+/// `production_profile` and `timbrado` checks, and what `kuatia accounts set-profile` refuses): `ambiente` must be
+/// `produccion`, the RUC valid, and an active stamp must cover factura electrónica (1) at `now`.
+pub fn production_profile_findings(
+    emisor: &crate::profile::Emisor,
+    now: PrimitiveDateTime,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if emisor.ambiente != crate::profile::Ambiente::Produccion {
+        out.push(Finding::new(
+            code::INVALID_VALUE,
+            "ambiente",
+            "a production profile must have ambiente 'produccion'",
+        ));
+    }
+    if let Err(e) = crate::ruc::Ruc::parse(&emisor.ruc) {
+        out.push(Finding::new(code::INVALID_RUC, "ruc", e.to_string()));
+    }
+    if emisor.timbrado_for(1, None, None, now.date()).is_none() {
+        out.push(Finding::new(
+            code::INVALID_TIMBRADO,
+            "timbrados",
+            "no active stamp (timbrado) covers factura electrónica (1) today",
+        ));
+    }
+    out
+}
+
 /// The authenticated caller of a request.
 struct Caller {
     account: Account,
@@ -511,6 +539,57 @@ impl<S: Store> Service<S> {
         let revoked = key.clone();
         self.store.put_account(account);
         Some((account_id, revoked))
+    }
+
+    /// Stores an account's production emitter profile once it passes [`production_profile_findings`].
+    pub fn set_production_profile(
+        &mut self,
+        account_id: &str,
+        emisor: crate::profile::Emisor,
+        host: &mut dyn Host,
+    ) -> Result<(), Vec<Finding>> {
+        let Some(mut account) = self.store.account(account_id) else {
+            return Err(vec![Finding::new(
+                code::NOT_FOUND,
+                "account",
+                "no account with that id",
+            )]);
+        };
+        let findings = production_profile_findings(&emisor, paraguay(host.now()));
+        if !findings.is_empty() {
+            return Err(findings);
+        }
+        account.production = Some(emisor);
+        self.store.put_account(account);
+        Ok(())
+    }
+
+    /// Checks a certificate for an account's production environment with the issuing pipeline's rules
+    /// ([`crate::issue::check_signer`]: valid now, carrying the production profile's RUC); the profile comes first.
+    pub fn check_production_certificate(
+        &self,
+        account_id: &str,
+        signer: &dyn Signer,
+        host: &mut dyn Host,
+    ) -> Result<crate::sign::CertificateInfo, Vec<Finding>> {
+        let Some(account) = self.store.account(account_id) else {
+            return Err(vec![Finding::new(
+                code::NOT_FOUND,
+                "account",
+                "no account with that id",
+            )]);
+        };
+        let Some(profile) = account.production.as_ref() else {
+            return Err(vec![Finding::new(
+                code::PRODUCTION_NOT_CONFIGURED,
+                "account",
+                "set the account's production profile first: the certificate must carry its RUC",
+            )]);
+        };
+        crate::issue::check_signer(profile, signer, paraguay(host.now())).map_err(|f| f.0)?;
+        signer
+            .certificate_info()
+            .map_err(|e| vec![Finding::new(e.code(), "certificate", e.to_string())])
     }
 
     /// Handles one request. Also advances the simulated SIFEN of the sandbox to the host's current time.
@@ -1537,9 +1616,15 @@ impl<S: Store> Service<S> {
         ));
         let now = paraguay(host.now());
         let profile = account.production.as_ref();
+        let findings = profile.map(|p| production_profile_findings(p, now));
+        let passes = |paths: &[&str]| {
+            findings
+                .as_ref()
+                .is_some_and(|fs| fs.iter().all(|f| !paths.contains(&f.path.as_str())))
+        };
         out.push(check(
             "production_profile",
-            profile.is_some_and(|p| p.ambiente == crate::profile::Ambiente::Produccion),
+            passes(&["ambiente", "ruc"]),
             "load the production emitter profile (RUC, address, activities, stamps, CSC)",
         ));
         let cert_ok = match (profile, host.signer(account_id, Environment::Production)) {
@@ -1551,10 +1636,9 @@ impl<S: Store> Service<S> {
             cert_ok,
             "load a valid P12 certificate carrying the emitter's RUC",
         ));
-        let stamp_ok = profile.is_some_and(|p| p.timbrado_for(1, None, None, now.date()).is_some());
         out.push(check(
             "timbrado",
-            stamp_ok,
+            passes(&["timbrados"]),
             "an active stamp (timbrado) must cover factura electrónica (1)",
         ));
         out.push(check(

@@ -239,7 +239,8 @@ pub trait Store {
     fn update_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook);
     /// Deletes a webhook of an account's environment; whether there was one.
     fn delete_webhook(&mut self, account_id: &str, env: Environment, id: &str) -> bool;
-    /// Every account, oldest first (host administration: `kuatia accounts list`).
+    /// Every account, oldest first (host administration: `kuatia accounts list`); ties in creation order where the
+    /// store knows it.
     fn accounts(&self) -> Vec<Account>;
     /// Reserves the next document number of a sequence of an account's environment (the numbering contract,
     /// [`crate::numbering`]; see [`StoreNumbering`]).
