@@ -2,7 +2,9 @@
 //! out, over a [`Store`] and a [`Host`] (clock, randomness, signer). An ERP can run it in-process, a browser can run
 //! the whole sandbox offline, and `kuatia serve` puts it behind HTTP.
 //!
-//! Routes: `GET/POST /v1/facturas`, `GET /v1/facturas/:id`, `GET /v1/facturas/:id/kude`, `GET/POST /v1/webhooks`,
+//! Routes (docs/api.md): `GET/POST /v1/facturas`, `GET /v1/facturas/:id`, `GET /v1/facturas/:id/kude`,
+//! `GET/POST /v1/webhooks`, `GET/DELETE /v1/webhooks/:id`, `POST /v1/webhooks/:id/rotate`,
+//! `POST /v1/webhooks/:id/deliveries/:delivery_id/redeliver`,
 //! `GET /v1/health`. Envelope `{ok, data, meta{page,per_page,total}, error{code,message,details}}`.
 
 pub mod auth;
