@@ -85,6 +85,10 @@ enum Command {
     /// API keys of a `kuatia serve` data directory: kuatia keys create --live --data ./kuatia-data
     #[command(subcommand, after_help = AFTER_HELP)]
     Keys(serve::KeysCommand),
+    /// Accounts of a `kuatia serve` data directory (profiles, P12s): kuatia accounts create "Mi Empresa" --data
+    /// ./kuatia-data
+    #[command(subcommand, after_help = AFTER_HELP)]
+    Accounts(serve::AccountsCommand),
     // Return an `output::Outcome` so exit codes and error lines stay uniform.
 }
 
@@ -100,6 +104,7 @@ fn run(command: Command) -> output::Outcome {
         Command::Kude(a) => kude::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Keys(c) => serve::keys(c),
+        Command::Accounts(c) => serve::accounts(c),
         Command::Sifen(c) => sifen::run(c),
     }
 }

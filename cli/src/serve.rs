@@ -99,7 +99,7 @@ pub enum SifenModeArg {
     Lote,
 }
 
-/// `kuatia keys …`: API keys of a data directory's account.
+/// `kuatia keys …`: API keys of a data directory's accounts.
 #[derive(Debug, Subcommand)]
 pub enum KeysCommand {
     /// Create a key (sandbox by default, --live for production); printed once, stored hashed.
@@ -107,6 +107,69 @@ pub enum KeysCommand {
         /// A production key (dk_live_) instead of a sandbox key (dk_test_).
         #[arg(long)]
         live: bool,
+        /// Account (acct_…); default: the data directory's first account.
+        #[arg(long)]
+        account: Option<String>,
+        /// Data directory of `kuatia serve`.
+        #[arg(long, default_value = "kuatia-data")]
+        data: PathBuf,
+    },
+    /// List an account's keys: prefix, environment, creation and revocation dates (never a secret).
+    List {
+        /// Account (acct_…).
+        #[arg(long)]
+        account: String,
+        /// Data directory of `kuatia serve`.
+        #[arg(long, default_value = "kuatia-data")]
+        data: PathBuf,
+    },
+    /// Revoke a key by its id or prefix (dk_test_XXXXXXXX); a running server refuses it from its next request.
+    Revoke {
+        /// The key's 8-character id, or its prefix as `keys list` shows it.
+        key_id: String,
+        /// Data directory of `kuatia serve`.
+        #[arg(long, default_value = "kuatia-data")]
+        data: PathBuf,
+    },
+}
+
+/// `kuatia accounts …`: the accounts of a data directory.
+#[derive(Debug, Subcommand)]
+pub enum AccountsCommand {
+    /// Create an account (built-in sandbox profile) and print its first sandbox key, once.
+    Create {
+        /// Display name.
+        name: String,
+        /// Data directory of `kuatia serve`.
+        #[arg(long, default_value = "kuatia-data")]
+        data: PathBuf,
+    },
+    /// List the accounts: id, name, creation date.
+    List {
+        /// Data directory of `kuatia serve`.
+        #[arg(long, default_value = "kuatia-data")]
+        data: PathBuf,
+    },
+    /// Set an account's production emitter profile (checked as the API checks it).
+    SetProfile {
+        /// Account (acct_…).
+        account: String,
+        /// Emitter profile JSON.
+        profile: String,
+        /// Data directory of `kuatia serve`.
+        #[arg(long, default_value = "kuatia-data")]
+        data: PathBuf,
+    },
+    /// Set an account's production P12 (checked against its profile); `kuatia serve` reads the password from the
+    /// same environment variable at start. The password is never stored.
+    SetP12 {
+        /// Account (acct_…).
+        account: String,
+        /// PKCS#12 file.
+        p12: PathBuf,
+        /// Name of the environment variable holding the P12 password (never pass passwords as arguments).
+        #[arg(long)]
+        password_env: String,
         /// Data directory of `kuatia serve`.
         #[arg(long, default_value = "kuatia-data")]
         data: PathBuf,
@@ -209,16 +272,145 @@ async fn wait_for_stop() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
-/// `kuatia keys create [--live] [--data DIR]`.
+fn unix(t: i64) -> Option<String> {
+    (t > 0)
+        .then(|| time::OffsetDateTime::from_unix_timestamp(t).ok())
+        .flatten()
+        .and_then(|d| {
+            d.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+}
+
+/// Exit 1 with the first finding as the error and all of them as `findings`.
+fn findings(fs: &[kuatia_core::Finding]) -> Outcome {
+    let first = fs.first().cloned().unwrap_or_else(|| {
+        kuatia_core::Finding::new(kuatia_core::code::INTERNAL_ERROR, "", "refused")
+    });
+    Outcome::invalid(
+        &serde_json::json!({"error": {"code": first.code, "message": first.message, "path": first.path}, "findings": fs}),
+        &first,
+    )
+}
+
+/// `kuatia accounts …`.
+pub fn accounts(command: AccountsCommand) -> Outcome {
+    use kuatia_server::accounts as a;
+    let run = || -> Result<Outcome, String> {
+        Ok(match command {
+            AccountsCommand::Create { name, data } => {
+                let (account, key) = a::create_account(data, &name)?;
+                Outcome::ok(&serde_json::json!({
+                    "id": account.id,
+                    "name": account.name,
+                    "created_at": unix(account.created_at),
+                    "sandbox_key": key,
+                    "note": "the key is shown once: only its hash is stored",
+                }))
+            }
+            AccountsCommand::List { data } => {
+                let list: Vec<serde_json::Value> = a::list_accounts(data)?
+                    .iter()
+                    .map(|acc| {
+                        serde_json::json!({
+                            "id": acc.id,
+                            "name": acc.name,
+                            "created_at": unix(acc.created_at),
+                            "production_profile": acc.production.is_some(),
+                        })
+                    })
+                    .collect();
+                Outcome::ok(&serde_json::json!({ "accounts": list }))
+            }
+            AccountsCommand::SetProfile {
+                account,
+                profile,
+                data,
+            } => {
+                let emisor = match crate::invoice::profile(&Some(profile)) {
+                    Ok(e) => e,
+                    Err(o) => return Ok(o),
+                };
+                match a::set_profile(data, &account, emisor)? {
+                    Ok(()) => Outcome::ok(
+                        &serde_json::json!({"account": account, "production_profile": true}),
+                    ),
+                    Err(fs) => findings(&fs),
+                }
+            }
+            AccountsCommand::SetP12 {
+                account,
+                p12,
+                password_env,
+                data,
+            } => {
+                let bytes = std::fs::read(&p12)
+                    .map_err(|e| format!("{}: cannot read: {e}", p12.display()))?;
+                match a::set_p12(data, &account, &bytes, &password_env)? {
+                    Ok(info) => Outcome::ok(&serde_json::json!({
+                        "account": account,
+                        "certificate": info,
+                        "password_env": password_env,
+                        "note": "kuatia serve reads the password from this variable at start",
+                    })),
+                    Err(fs) => findings(&fs),
+                }
+            }
+        })
+    };
+    run().unwrap_or_else(Outcome::unreadable)
+}
+
+/// `kuatia keys create|list|revoke`.
 pub fn keys(command: KeysCommand) -> Outcome {
     match command {
-        KeysCommand::Create { live, data } => {
+        KeysCommand::List { account, data } => {
+            match kuatia_server::accounts::list_keys(data, &account) {
+                Ok(keys) => {
+                    let list: Vec<serde_json::Value> = keys
+                        .iter()
+                        .map(|k| {
+                            serde_json::json!({
+                                "key_id": k.key_id,
+                                "prefix": k.prefix(),
+                                "environment": k.environment,
+                                "created_at": unix(k.created_at),
+                                "revoked_at": k.revoked_at.and_then(unix),
+                            })
+                        })
+                        .collect();
+                    Outcome::ok(&serde_json::json!({"account": account, "keys": list}))
+                }
+                Err(e) => Outcome::unreadable(e),
+            }
+        }
+        KeysCommand::Revoke { key_id, data } => {
+            match kuatia_server::accounts::revoke_key(data, &key_id) {
+                Ok(Some((account, k))) => Outcome::ok(&serde_json::json!({
+                    "account": account,
+                    "key_id": k.key_id,
+                    "prefix": k.prefix(),
+                    "revoked_at": k.revoked_at.and_then(unix),
+                })),
+                Ok(None) => Outcome::error(&kuatia_core::Finding::new(
+                    kuatia_core::code::NOT_FOUND,
+                    "key_id",
+                    format!("no key '{key_id}' in this data directory"),
+                )),
+                Err(e) => Outcome::unreadable(e),
+            }
+        }
+        KeysCommand::Create {
+            live,
+            account,
+            data,
+        } => {
             let env = if live {
                 Environment::Production
             } else {
                 Environment::Sandbox
             };
-            match kuatia_server::create_key(data, env) {
+            match kuatia_server::accounts::create_key(data, env, account.as_deref()) {
                 Ok(key) => Outcome::ok(&serde_json::json!({
                     "key": key,
                     "environment": env,

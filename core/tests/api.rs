@@ -885,3 +885,158 @@ fn http_hygiene_in_the_core() {
     let h = c.call("GET", "/v1/health", None, &[], None, false);
     assert_eq!(h.json(), json!({"ok": true, "data": {"status": "ok"}}));
 }
+
+/// The signature header of a due delivery.
+fn signature(d: &kuatia_core::api::webhook::Delivery) -> String {
+    d.headers
+        .iter()
+        .find(|(k, _)| k == SIGNATURE_HEADER)
+        .unwrap()
+        .1
+        .clone()
+}
+
+#[test]
+fn webhook_get_rotate_redeliver_delete() {
+    let mut c = client();
+    let created = c.sandbox(
+        "POST",
+        "/v1/webhooks",
+        Some(json!({"url": "https://erp.example/a", "events": ["factura.approved"]})),
+    );
+    assert_eq!(created.status, 201);
+    let id = created.json()["data"]["id"].as_str().unwrap().to_string();
+    let old = created.json()["data"]["secret"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // GET: the webhook without its secret.
+    let got = c.sandbox("GET", &format!("/v1/webhooks/{id}"), None);
+    assert_eq!(got.status, 200);
+    let got = got.json()["data"].clone();
+    assert_eq!(got["url"], "https://erp.example/a");
+    assert!(got.get("secret").is_none() && got["previous_secret_expires_at"].is_null());
+    assert_eq!(c.sandbox("GET", "/v1/webhooks/wh_nope", None).status, 404);
+
+    // Rotation: a new secret, shown once; both sign deliveries during the grace period (24 h by default).
+    let rotated = c.sandbox("POST", &format!("/v1/webhooks/{id}/rotate"), None);
+    assert_eq!(rotated.status, 200);
+    let new = rotated.json()["data"]["secret"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(new.starts_with("whsec_") && new != old);
+    let listed = c.sandbox("GET", "/v1/webhooks", None).json();
+    assert!(listed["data"][0].get("secret").is_none());
+    assert!(listed["data"][0].get("previous_secret").is_none());
+    assert!(listed["data"][0]["previous_secret_expires_at"].is_string());
+    c.sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))));
+    let now = c.host.now.unix_timestamp();
+    let due = c.svc.due_deliveries(now);
+    assert_eq!(due.len(), 1);
+    let header = signature(&due[0]);
+    assert_eq!(header.matches("v1=").count(), 2, "{header}");
+    for s in [&old, &new] {
+        assert_eq!(
+            verify_signature(s, &header, &due[0].body, now, DEFAULT_TOLERANCE),
+            Ok(())
+        );
+    }
+    // After the grace period only the new secret signs.
+    let later = now + 86_400;
+    let header = signature(&c.svc.due_deliveries(later)[0]);
+    assert_eq!(header.matches("v1=").count(), 1, "{header}");
+    assert_eq!(
+        verify_signature(&old, &header, &due[0].body, later, DEFAULT_TOLERANCE),
+        Err(SignatureError::Mismatch)
+    );
+    assert_eq!(
+        verify_signature(&new, &header, &due[0].body, later, DEFAULT_TOLERANCE),
+        Ok(())
+    );
+
+    // Manual redelivery: the same event as a new delivery, due at once.
+    let first = due[0].clone();
+    c.svc.report_delivery(&first.id, true);
+    assert!(c.svc.due_deliveries(now).is_empty());
+    let again = c.sandbox(
+        "POST",
+        &format!("/v1/webhooks/{id}/deliveries/{}/redeliver", first.id),
+        None,
+    );
+    assert_eq!(again.status, 202, "{:?}", again.json());
+    let again = again.json()["data"].clone();
+    assert_eq!(again["event_id"], json!(first.event_id));
+    assert_eq!(again["status"], "pending");
+    assert_ne!(again["id"], json!(first.id));
+    let due = c.svc.due_deliveries(now);
+    assert_eq!(due.len(), 1);
+    assert_eq!(due[0].body, first.body);
+    let log = c
+        .sandbox("GET", &format!("/v1/webhooks/{id}/deliveries"), None)
+        .json();
+    assert_eq!(log["meta"]["total"], 2);
+    assert_eq!(
+        c.sandbox(
+            "POST",
+            &format!("/v1/webhooks/{id}/deliveries/dlv_nope/redeliver"),
+            None
+        )
+        .status,
+        404
+    );
+    assert_eq!(
+        c.sandbox("PUT", &format!("/v1/webhooks/{id}"), None).status,
+        405
+    );
+
+    // Deletion: pending deliveries are cancelled and no new event reaches it.
+    let deleted = c.sandbox("DELETE", &format!("/v1/webhooks/{id}"), None);
+    assert_eq!(deleted.status, 200);
+    assert!(c.svc.due_deliveries(now).is_empty());
+    assert_eq!(
+        c.svc.store.delivery(due[0].id.as_str()).unwrap().status,
+        "cancelled"
+    );
+    c.sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))));
+    assert!(c.svc.due_deliveries(now + 1_000_000).is_empty());
+    assert_eq!(
+        c.sandbox("GET", &format!("/v1/webhooks/{id}"), None).status,
+        404
+    );
+    assert_eq!(
+        c.sandbox("DELETE", &format!("/v1/webhooks/{id}"), None)
+            .status,
+        404
+    );
+}
+
+#[test]
+fn a_revoked_key_authenticates_nothing_at_once() {
+    let mut c = client();
+    assert_eq!(c.sandbox("GET", "/v1/facturas", None).status, 200);
+    let account = c.svc.store.account(&c.account).unwrap();
+    assert!(account.created_at > 0);
+    let key = &account.keys[0];
+    assert!(key.created_at > 0 && key.revoked_at.is_none());
+    assert!(c.key.starts_with(&key.prefix()));
+    let prefix = key.prefix();
+    let (owner, revoked) = c.svc.revoke_key(&prefix, &mut c.host).unwrap();
+    assert_eq!(owner, c.account);
+    assert!(revoked.revoked_at.is_some());
+    let r = c.sandbox("GET", "/v1/facturas", None);
+    assert_eq!(r.status, 401);
+    assert_eq!(r.json()["error"]["code"], "UNAUTHORIZED");
+    assert!(c.svc.revoke_key("zzzzzzzz", &mut c.host).is_none());
+    // Another key of the same account still works.
+    let other = c
+        .svc
+        .create_key(&c.account, Environment::Sandbox, &mut c.host)
+        .unwrap();
+    assert_eq!(
+        c.call("GET", "/v1/facturas", None, &[], Some(&other), true)
+            .status,
+        200
+    );
+}

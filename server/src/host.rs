@@ -7,12 +7,14 @@ use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use time::OffsetDateTime;
 
-/// System clock, `getrandom`, and one signer per environment (the server is single-tenant: every account of a data
-/// directory signs with the same certificate).
+/// System clock, `getrandom`, and the signers: one for the sandbox, the server-wide production one (`--p12`), and
+/// per-account production ones (`kuatia accounts set-p12`), which take precedence for their account.
 pub struct SystemHost {
     sandbox: Option<SoftwareSigner>,
     /// Shared with the SIFEN client, which signs the TLS handshake with it.
     production: Option<Arc<SoftwareSigner>>,
+    /// Production signers of single accounts.
+    per_account: std::collections::HashMap<String, Arc<SoftwareSigner>>,
     /// Secret seed drawn from the OS at start, for the fallback generator below.
     seed: [u8; 32],
     counter: u64,
@@ -24,6 +26,7 @@ impl std::fmt::Debug for SystemHost {
         f.debug_struct("SystemHost")
             .field("sandbox_signer", &self.sandbox.is_some())
             .field("production_signer", &self.production.is_some())
+            .field("account_signers", &self.per_account.len())
             .finish_non_exhaustive()
     }
 }
@@ -39,9 +42,15 @@ impl SystemHost {
         Ok(SystemHost {
             sandbox,
             production,
+            per_account: std::collections::HashMap::new(),
             seed,
             counter: 0,
         })
+    }
+
+    /// Signs `account_id`'s production documents and events with `signer` instead of the server-wide one.
+    pub fn set_account_signer(&mut self, account_id: &str, signer: Arc<SoftwareSigner>) {
+        self.per_account.insert(account_id.to_string(), signer);
     }
 }
 
@@ -69,10 +78,14 @@ impl Host for SystemHost {
         u32::from_le_bytes(out)
     }
 
-    fn signer(&self, _account_id: &str, env: Environment) -> Option<&dyn Signer> {
+    fn signer(&self, account_id: &str, env: Environment) -> Option<&dyn Signer> {
         match env {
             Environment::Sandbox => self.sandbox.as_ref().map(|s| s as &dyn Signer),
-            Environment::Production => self.production.as_deref().map(|s| s as &dyn Signer),
+            Environment::Production => self
+                .per_account
+                .get(account_id)
+                .or(self.production.as_ref())
+                .map(|s| s.as_ref() as &dyn Signer),
         }
     }
 }

@@ -14,6 +14,7 @@
 // Unsafe code is confined to `sifen_openssl` (the OpenSSL ENGINE that signs through the core's Signer).
 #![deny(unsafe_code)]
 
+pub mod accounts;
 pub mod host;
 pub mod numbering;
 pub mod sifen;
@@ -199,12 +200,7 @@ pub fn open_engine(config: &ServerConfig, base_url: &str) -> Result<Engine, Stri
 
 /// `kuatia keys create [--live]`: a new key for the data directory's account, shown once (stored hashed).
 pub fn create_key(data_dir: PathBuf, env: Environment) -> Result<String, String> {
-    let config = ServerConfig::new(data_dir);
-    let mut engine = open_engine(&config, "http://127.0.0.1")?;
-    let (account, _) = engine.ensure_account()?;
-    engine
-        .transact(|svc, host| svc.create_key(&account, env, host))?
-        .ok_or_else(|| "the account vanished".to_string())
+    accounts::create_key(data_dir, env, None)
 }
 
 /// A running server.
@@ -274,6 +270,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
     };
     engine.host = SystemHost::new(Some(sandbox), production_signer)?;
     let (account_id, new_sandbox_key) = engine.ensure_account()?;
+    accounts::load_account_signers(&mut engine)?;
     if let Some(profile) = production_profile {
         // Host configuration, not a rule: the account's production profile comes from the operator's file.
         let id = account_id.clone();

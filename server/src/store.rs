@@ -111,6 +111,23 @@ const MIGRATIONS: &[(i64, &str)] = &[
          CREATE INDEX invoices_by_numero ON invoices (account_id, environment, numero);
          CREATE INDEX invoices_by_receptor ON invoices (account_id, environment, receptor_ruc, seq);",
     ),
+    (
+        5,
+        // Accounts and keys (issue 16): accounts listed in creation order; each account's production certificate
+        // (the P12 as given, itself encrypted under its password, and the name of the environment variable that
+        // holds that password when `kuatia serve` starts: the password is never stored).
+        "ALTER TABLE accounts ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;
+         UPDATE accounts SET created_at = COALESCE(json_extract(json, '$.created_at'), 0);
+         CREATE INDEX accounts_by_created ON accounts (created_at, id);
+         CREATE INDEX api_keys_by_account ON api_keys (account_id);
+         CREATE TABLE certificates (
+             account_id TEXT PRIMARY KEY,
+             p12 BLOB NOT NULL,
+             password_env TEXT NOT NULL,
+             subject TEXT NOT NULL,
+             not_after TEXT NOT NULL,
+             stored_at INTEGER NOT NULL);",
+    ),
 ];
 
 /// Name of the database file inside the data directory.
@@ -369,6 +386,40 @@ impl SqliteStore {
         self.read(r);
     }
 
+    /// Stores (or replaces) an account's production P12 with the name of the environment variable holding its
+    /// password at start; `subject` and `not_after` are for listings.
+    pub fn put_certificate(
+        &mut self,
+        account_id: &str,
+        p12: &[u8],
+        password_env: &str,
+        subject: &str,
+        not_after: &str,
+    ) {
+        let now = time::OffsetDateTime::now_utc().unix_timestamp();
+        self.write(
+            "INSERT INTO certificates (account_id, p12, password_env, subject, not_after, stored_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT(account_id) DO UPDATE SET p12 = excluded.p12, password_env = excluded.password_env,
+                 subject = excluded.subject, not_after = excluded.not_after, stored_at = excluded.stored_at",
+            &[&account_id, &p12, &password_env, &subject, &not_after, &now],
+        );
+    }
+
+    /// Every stored production certificate: `(account_id, p12, password_env)`.
+    pub fn certificates(&self) -> Vec<(String, Vec<u8>, String)> {
+        let rows = self
+            .conn
+            .prepare_cached(
+                "SELECT account_id, p12, password_env FROM certificates ORDER BY account_id",
+            )
+            .and_then(|mut st| {
+                st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            });
+        self.read(rows).unwrap_or_default()
+    }
+
     /// Number of stored invoices (all accounts), for logs and tests.
     pub fn invoice_count(&self) -> usize {
         self.read(
@@ -486,8 +537,9 @@ impl Store for SqliteStore {
     fn put_account(&mut self, account: Account) {
         let json = self.encode(&account);
         self.write(
-            "INSERT INTO accounts (id, json) VALUES (?1, ?2) ON CONFLICT(id) DO UPDATE SET json = excluded.json",
-            &[&account.id, &json],
+            "INSERT INTO accounts (id, json, created_at) VALUES (?1, ?2, ?3)
+             ON CONFLICT(id) DO UPDATE SET json = excluded.json",
+            &[&account.id, &json, &account.created_at],
         );
         for k in &account.keys {
             let key_json = self.encode(k);
@@ -638,6 +690,35 @@ impl Store for SqliteStore {
             "SELECT json FROM webhooks WHERE account_id = ?1 AND environment = ?2 ORDER BY seq",
             &[&account_id, &env_name(env)],
         )
+    }
+
+    fn webhook(&self, account_id: &str, env: Environment, id: &str) -> Option<Webhook> {
+        self.one_json(
+            "SELECT json FROM webhooks WHERE id = ?1 AND account_id = ?2 AND environment = ?3",
+            &[&id, &account_id, &env_name(env)],
+        )
+    }
+
+    fn update_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook) {
+        let json = self.encode(&webhook);
+        self.write(
+            "UPDATE webhooks SET json = ?4 WHERE id = ?1 AND account_id = ?2 AND environment = ?3",
+            &[&webhook.id, &account_id, &env_name(env), &json],
+        );
+    }
+
+    fn delete_webhook(&mut self, account_id: &str, env: Environment, id: &str) -> bool {
+        let r = self
+            .conn
+            .prepare_cached(
+                "DELETE FROM webhooks WHERE id = ?1 AND account_id = ?2 AND environment = ?3",
+            )
+            .and_then(|mut st| st.execute(params![id, account_id, env_name(env)]));
+        self.read(r).is_some_and(|n| n > 0)
+    }
+
+    fn accounts(&self) -> Vec<Account> {
+        self.query_json("SELECT json FROM accounts ORDER BY created_at, rowid", &[])
     }
 
     fn reserve_number(

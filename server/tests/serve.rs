@@ -985,3 +985,170 @@ async fn webhook_isolation_log_and_ssrf() {
     server.shutdown().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_rotate_redeliver_delete() {
+    let dir = temp_dir("wh-manage");
+    let server = start(config(&dir)).await.unwrap();
+    let api = Api::new(&server, server.new_sandbox_key.as_deref().unwrap());
+    let (port, mut rx) = receiver().await;
+    let old = register_webhook(&api, port).await;
+    let (_, hooks) = api.get("/v1/webhooks").await;
+    let id = hooks["data"][0]["id"].as_str().unwrap().to_string();
+    let (code, got) = api.get(&format!("/v1/webhooks/{id}")).await;
+    assert_eq!(code, 200, "{got}");
+    assert!(got["data"].get("secret").is_none());
+
+    // After a rotation each delivery carries two signatures: receivers on either secret accept it.
+    let (code, rotated) = api
+        .post(&format!("/v1/webhooks/{id}/rotate"), &json!({}))
+        .await;
+    assert_eq!(code, 200, "{rotated}");
+    let new = rotated["data"]["secret"].as_str().unwrap().to_string();
+    assert_ne!(new, old);
+    let (code, v) = api.post("/v1/facturas", &factura(Some("approved"))).await;
+    assert_eq!(code, 201, "{v}");
+    let (sig, body) = tokio::time::timeout(Duration::from_secs(15), rx.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    for s in [&old, &new] {
+        kuatia_core::api::webhook::verify_signature(s, &sig, &body, now, 300).unwrap();
+    }
+    let event: Value = serde_json::from_str(&body).unwrap();
+
+    // A manual redelivery: the same event id arrives again, as a new delivery in the log.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let first = loop {
+        let (_, log) = api.get(&format!("/v1/webhooks/{id}/deliveries")).await;
+        if log["data"][0]["status"] == "delivered" {
+            break log["data"][0]["id"].as_str().unwrap().to_string();
+        }
+        assert!(Instant::now() < deadline, "{log}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let (code, again) = api
+        .post(
+            &format!("/v1/webhooks/{id}/deliveries/{first}/redeliver"),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(code, 202, "{again}");
+    let replayed = next_event(&mut rx, &new).await;
+    assert_eq!(replayed["id"], event["id"]);
+    let (_, log) = api.get(&format!("/v1/webhooks/{id}/deliveries")).await;
+    assert_eq!(log["meta"]["total"], 2, "{log}");
+
+    // Deleted: no more deliveries, and the routes answer 404.
+    let r = api
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/v1/webhooks/{id}"),
+            None,
+            &[],
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 200);
+    let (code, _) = api.post("/v1/facturas", &factura(Some("approved"))).await;
+    assert_eq!(code, 201);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(800), rx.recv())
+            .await
+            .is_err(),
+        "a deleted webhook still received an event"
+    );
+    assert_eq!(api.get(&format!("/v1/webhooks/{id}")).await.0, 404);
+    assert_eq!(
+        api.get(&format!("/v1/webhooks/{id}/deliveries")).await.0,
+        404
+    );
+    server.shutdown().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn accounts_are_isolated_and_revocation_is_immediate() {
+    let dir = temp_dir("accounts");
+    let server = start(config(&dir)).await.unwrap();
+    // A second account, created by another process's path (`kuatia accounts create`) while the server runs.
+    let (b_account, b_key) =
+        kuatia_server::accounts::create_account(dir.clone(), "Empresa B").unwrap();
+    let a = Api::new(&server, server.new_sandbox_key.as_deref().unwrap());
+    let b = Api::new(&server, &b_key);
+    let (port, _rx) = receiver().await;
+    register_webhook(&a, port).await;
+    let (_, hooks) = a.get("/v1/webhooks").await;
+    let hook = hooks["data"][0]["id"].as_str().unwrap().to_string();
+    let (code, v) = a.post("/v1/facturas", &factura(Some("approved"))).await;
+    assert_eq!(code, 201, "{v}");
+    let inv = v["data"]["id"].as_str().unwrap().to_string();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let delivery = loop {
+        let (_, log) = a.get(&format!("/v1/webhooks/{hook}/deliveries")).await;
+        if let Some(id) = log["data"][0]["id"].as_str() {
+            break id.to_string();
+        }
+        assert!(Instant::now() < deadline, "{log}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+
+    // B sees nothing of A: lists are empty, every id of A is 404.
+    let (code, list) = b.get("/v1/facturas").await;
+    assert_eq!((code, list["meta"]["total"].clone()), (200, json!(0)));
+    let (_, list) = b.get("/v1/webhooks").await;
+    assert_eq!(list["data"], json!([]));
+    for path in [
+        format!("/v1/facturas/{inv}"),
+        format!("/v1/facturas/{inv}/xml"),
+        format!("/v1/facturas/{inv}/kude"),
+        format!("/v1/webhooks/{hook}"),
+        format!("/v1/webhooks/{hook}/deliveries"),
+    ] {
+        let (code, v) = b.get(&path).await;
+        assert_eq!(code, 404, "{path}: {v}");
+        assert_eq!(v["error"]["code"], "NOT_FOUND", "{path}");
+    }
+    for path in [
+        format!("/v1/webhooks/{hook}/rotate"),
+        format!("/v1/webhooks/{hook}/deliveries/{delivery}/redeliver"),
+        format!("/v1/facturas/{inv}/cancel"),
+    ] {
+        let (code, v) = b
+            .post(&path, &json!({"motivo": "Error en los datos"}))
+            .await;
+        assert_eq!(code, 404, "{path}: {v}");
+    }
+    let r = b
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/v1/webhooks/{hook}"),
+            None,
+            &[],
+        )
+        .await;
+    assert_eq!(r.status().as_u16(), 404);
+    let (code, _) = b.get(&format!("/v1/facturas?starting_after={inv}")).await;
+    assert_eq!(code, 400);
+    // A still has all of it, and B's own invoice is B's only.
+    assert_eq!(a.get(&format!("/v1/webhooks/{hook}")).await.0, 200);
+    assert_eq!(a.get(&format!("/v1/facturas/{inv}/xml")).await.0, 200);
+    let (code, v) = b.post("/v1/facturas", &factura(Some("approved"))).await;
+    assert_eq!(code, 201, "{v}");
+    let b_inv = v["data"]["id"].as_str().unwrap().to_string();
+    assert_eq!(a.get(&format!("/v1/facturas/{b_inv}")).await.0, 404);
+    assert_eq!(a.get("/v1/facturas").await.1["meta"]["total"], 1);
+
+    // Revoking B's key from outside (`kuatia keys revoke`) takes effect at the running server's next request.
+    let prefix = &b_key[..16];
+    let (owner, _) = kuatia_server::accounts::revoke_key(dir.clone(), prefix)
+        .unwrap()
+        .unwrap();
+    assert_eq!(owner, b_account.id);
+    let (code, v) = b.get("/v1/facturas").await;
+    assert_eq!(code, 401, "{v}");
+    assert_eq!(v["error"]["code"], "UNAUTHORIZED");
+    assert_eq!(a.get("/v1/facturas").await.0, 200);
+    server.shutdown().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

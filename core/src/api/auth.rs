@@ -32,6 +32,24 @@ pub struct StoredKey {
     pub environment: Environment,
     /// Lowercase hex SHA-256 of the full key.
     pub hash: String,
+    /// Unix time of creation (0 for keys stored before it was kept).
+    #[serde(default)]
+    pub created_at: i64,
+    /// Unix time of the revocation: a revoked key authenticates nothing, at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revoked_at: Option<i64>,
+}
+
+impl StoredKey {
+    /// The key's public prefix as listings show it (`dk_test_` or `dk_live_` and the 8-character id): enough to
+    /// recognise a key, nothing to use it.
+    pub fn prefix(&self) -> String {
+        let p = match self.environment {
+            Environment::Sandbox => TEST_PREFIX,
+            Environment::Production => LIVE_PREFIX,
+        };
+        format!("{p}{}", self.key_id)
+    }
 }
 
 /// A key split into its parts after a syntax check.
@@ -93,6 +111,8 @@ pub fn new_key(environment: Environment, random: &mut dyn FnMut() -> u32) -> (St
         key_id,
         environment,
         hash: hash_key(&key),
+        created_at: 0,
+        revoked_at: None,
     };
     (key, stored)
 }

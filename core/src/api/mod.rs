@@ -2,7 +2,9 @@
 //! out, over a [`Store`] and a [`Host`] (clock, randomness, signer). An ERP can run it in-process, a browser can run
 //! the whole sandbox offline, and `kuatia serve` puts it behind HTTP.
 //!
-//! Routes: `GET/POST /v1/facturas`, `GET /v1/facturas/:id`, `GET /v1/facturas/:id/kude`, `GET/POST /v1/webhooks`,
+//! Routes (docs/api.md): `GET/POST /v1/facturas`, `GET /v1/facturas/:id`, `GET /v1/facturas/:id/kude`,
+//! `GET/POST /v1/webhooks`, `GET/DELETE /v1/webhooks/:id`, `POST /v1/webhooks/:id/rotate`,
+//! `POST /v1/webhooks/:id/deliveries/:delivery_id/redeliver`,
 //! `GET /v1/health`. Envelope `{ok, data, meta{page,per_page,total}, error{code,message,details}}`.
 
 pub mod auth;
@@ -184,6 +186,9 @@ pub struct Config {
     /// (refused by default: SSRF). Not a setting of the in-browser sandbox, which delivers nothing.
     #[cfg_attr(feature = "ts", ts(skip))]
     pub allow_private_webhooks: bool,
+    /// Seconds a webhook's previous secret keeps signing deliveries after a rotation (both secrets sign meanwhile).
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub webhook_secret_grace: i64,
 }
 
 impl Default for Config {
@@ -198,9 +203,13 @@ impl Default for Config {
             sifen_lease: 300,
             sifen_retry: transmit::RETRY_SCHEDULE.to_vec(),
             allow_private_webhooks: false,
+            webhook_secret_grace: DEFAULT_WEBHOOK_SECRET_GRACE,
         }
     }
 }
+
+/// Default of [`Config::webhook_secret_grace`]: 24 hours.
+pub const DEFAULT_WEBHOOK_SECRET_GRACE: i64 = 86_400;
 
 /// Receiver RUC bodies the simulated SIFEN treats as unknown, so a sandbox rejection can be provoked on purpose
 /// (like a payment sandbox's test card numbers): `88888801-5` and `80000005-6`.
@@ -437,6 +446,34 @@ fn findings_response(findings: &[Finding]) -> HttpResponse {
     )
 }
 
+/// What makes an emitter profile fit for an account's production environment, as findings (the preflight's
+/// `production_profile` and `timbrado` checks, and what `kuatia accounts set-profile` refuses): `ambiente` must be
+/// `produccion`, the RUC valid, and an active stamp must cover factura electrónica (1) at `now`.
+pub fn production_profile_findings(
+    emisor: &crate::profile::Emisor,
+    now: PrimitiveDateTime,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if emisor.ambiente != crate::profile::Ambiente::Produccion {
+        out.push(Finding::new(
+            code::INVALID_VALUE,
+            "ambiente",
+            "a production profile must have ambiente 'produccion'",
+        ));
+    }
+    if let Err(e) = crate::ruc::Ruc::parse(&emisor.ruc) {
+        out.push(Finding::new(code::INVALID_RUC, "ruc", e.to_string()));
+    }
+    if emisor.timbrado_for(1, None, None, now.date()).is_none() {
+        out.push(Finding::new(
+            code::INVALID_TIMBRADO,
+            "timbrados",
+            "no active stamp (timbrado) covers factura electrónica (1) today",
+        ));
+    }
+    out
+}
+
 /// The authenticated caller of a request.
 struct Caller {
     account: Account,
@@ -452,8 +489,11 @@ impl<S: Store> Service<S> {
     /// Creates an account with the built-in sandbox profile and returns it with a new sandbox key (shown once).
     pub fn create_account(&mut self, name: &str, host: &mut dyn Host) -> (Account, String) {
         let id = random_id(host, "acct_", 16);
-        let (key, stored) = auth::new_key(Environment::Sandbox, &mut || host.random_u32());
+        let (key, mut stored) = auth::new_key(Environment::Sandbox, &mut || host.random_u32());
+        let now = host.now().unix_timestamp();
+        stored.created_at = now;
         let account = Account {
+            created_at: now,
             id,
             name: name.to_string(),
             sandbox: crate::profile::Emisor::sandbox(),
@@ -474,10 +514,84 @@ impl<S: Store> Service<S> {
         host: &mut dyn Host,
     ) -> Option<String> {
         let mut account = self.store.account(account_id)?;
-        let (key, stored) = auth::new_key(env, &mut || host.random_u32());
+        let (key, mut stored) = auth::new_key(env, &mut || host.random_u32());
+        stored.created_at = host.now().unix_timestamp();
         account.keys.push(stored);
         self.store.put_account(account);
         Some(key)
+    }
+
+    /// Revokes a key by its public id (the 8 characters after `dk_test_`/`dk_live_`, or the whole prefix): from the
+    /// next request on it authenticates nothing. Returns the owning account and the revoked key, `None` for an
+    /// unknown id; revoking a revoked key keeps its first revocation time.
+    pub fn revoke_key(
+        &mut self,
+        key_id: &str,
+        host: &mut dyn Host,
+    ) -> Option<(String, auth::StoredKey)> {
+        let key_id = key_id
+            .strip_prefix(auth::TEST_PREFIX)
+            .or_else(|| key_id.strip_prefix(auth::LIVE_PREFIX))
+            .unwrap_or(key_id);
+        let (account_id, _) = self.store.find_key(key_id)?;
+        let mut account = self.store.account(&account_id)?;
+        let now = host.now().unix_timestamp();
+        let key = account.keys.iter_mut().find(|k| k.key_id == key_id)?;
+        key.revoked_at.get_or_insert(now);
+        let revoked = key.clone();
+        self.store.put_account(account);
+        Some((account_id, revoked))
+    }
+
+    /// Stores an account's production emitter profile once it passes [`production_profile_findings`].
+    pub fn set_production_profile(
+        &mut self,
+        account_id: &str,
+        emisor: crate::profile::Emisor,
+        host: &mut dyn Host,
+    ) -> Result<(), Vec<Finding>> {
+        let Some(mut account) = self.store.account(account_id) else {
+            return Err(vec![Finding::new(
+                code::NOT_FOUND,
+                "account",
+                "no account with that id",
+            )]);
+        };
+        let findings = production_profile_findings(&emisor, paraguay(host.now()));
+        if !findings.is_empty() {
+            return Err(findings);
+        }
+        account.production = Some(emisor);
+        self.store.put_account(account);
+        Ok(())
+    }
+
+    /// Checks a certificate for an account's production environment with the issuing pipeline's rules
+    /// ([`crate::issue::check_signer`]: valid now, carrying the production profile's RUC); the profile comes first.
+    pub fn check_production_certificate(
+        &self,
+        account_id: &str,
+        signer: &dyn Signer,
+        host: &mut dyn Host,
+    ) -> Result<crate::sign::CertificateInfo, Vec<Finding>> {
+        let Some(account) = self.store.account(account_id) else {
+            return Err(vec![Finding::new(
+                code::NOT_FOUND,
+                "account",
+                "no account with that id",
+            )]);
+        };
+        let Some(profile) = account.production.as_ref() else {
+            return Err(vec![Finding::new(
+                code::PRODUCTION_NOT_CONFIGURED,
+                "account",
+                "set the account's production profile first: the certificate must carry its RUC",
+            )]);
+        };
+        crate::issue::check_signer(profile, signer, paraguay(host.now())).map_err(|f| f.0)?;
+        signer
+            .certificate_info()
+            .map_err(|e| vec![Finding::new(e.code(), "certificate", e.to_string())])
     }
 
     /// Handles one request. Also advances the simulated SIFEN of the sandbox to the host's current time.
@@ -490,6 +604,9 @@ impl<S: Store> Service<S> {
         let allowed: &[&str] = match segments.as_slice() {
             ["v1", "health"] => &["GET"],
             ["v1", "facturas"] | ["v1", "webhooks"] => &["GET", "POST"],
+            ["v1", "webhooks", _] => &["GET", "DELETE"],
+            ["v1", "webhooks", _, "rotate"]
+            | ["v1", "webhooks", _, "deliveries", _, "redeliver"] => &["POST"],
             ["v1", "facturas", _]
             | ["v1", "facturas", _, "kude"]
             | ["v1", "facturas", _, "xml"]
@@ -532,6 +649,17 @@ impl<S: Store> Service<S> {
             (["v1", "facturas", id, "cancel"], _) => self.cancel(&caller, id, req, host),
             (["v1", "webhooks"], "POST") => self.create_webhook(&caller, req, host),
             (["v1", "webhooks", id, "deliveries"], _) => self.deliveries(&caller, id, query),
+            (["v1", "webhooks", id], "DELETE") => self.delete_webhook(&caller, id),
+            (["v1", "webhooks", id], _) => {
+                match self.store.webhook(&caller.account.id, caller.env, id) {
+                    Some(w) => ok(200, w.public_json(host.now().unix_timestamp())),
+                    None => err(404, code::NOT_FOUND, "no webhook with that id"),
+                }
+            }
+            (["v1", "webhooks", id, "rotate"], _) => self.rotate_webhook(&caller, id, host),
+            (["v1", "webhooks", id, "deliveries", delivery, "redeliver"], _) => {
+                self.redeliver(&caller, id, delivery, host)
+            }
             (["v1", "numbering", "gaps"], _) => {
                 match self.store.number_gaps(&caller.account.id, caller.env) {
                     Ok(gaps) => {
@@ -545,14 +673,12 @@ impl<S: Store> Service<S> {
                 }
             }
             (["v1", "webhooks"], _) => {
-                let list: Vec<Webhook> = self
+                let now = host.now().unix_timestamp();
+                let list: Vec<Value> = self
                     .store
                     .webhooks(&caller.account.id, caller.env)
-                    .into_iter()
-                    .map(|mut w| {
-                        w.secret = None;
-                        w
-                    })
+                    .iter()
+                    .map(|w| w.public_json(now))
                     .collect();
                 let total = list.len();
                 respond(
@@ -590,7 +716,7 @@ impl<S: Store> Service<S> {
         let found = self.store.find_key(parsed.key_id).filter(|(_, stored)| {
             stored.environment == parsed.environment && auth::key_matches(parsed.full, stored)
         });
-        let Some((account_id, stored)) = found else {
+        let Some((account_id, stored)) = found.filter(|(_, k)| k.revoked_at.is_none()) else {
             return Err(unauthorized("unknown or revoked API key"));
         };
         let Some(account) = self.store.account(&account_id) else {
@@ -832,12 +958,11 @@ impl<S: Store> Service<S> {
 
     /// The delivery log of one of the caller's webhooks, newest first.
     fn deliveries(&self, caller: &Caller, webhook_id: &str, query: &str) -> HttpResponse {
-        let mine = self
+        if self
             .store
-            .webhooks(&caller.account.id, caller.env)
-            .iter()
-            .any(|w| w.id == webhook_id);
-        if !mine {
+            .webhook(&caller.account.id, caller.env, webhook_id)
+            .is_none()
+        {
             return err(404, code::NOT_FOUND, "no webhook with that id");
         }
         let (page, per_page) = match query_pairs(query, &["page", "per_page", "limit"])
@@ -1105,22 +1230,23 @@ impl<S: Store> Service<S> {
     /// Deliveries the host must POST now (pending and due), with their headers signed at `now`.
     pub fn due_deliveries(&self, now: i64) -> Vec<Delivery> {
         let mut due = self.store.due_deliveries(now);
-        for d in &mut due {
-            let secret = self
+        // A delivery whose webhook was deleted is never sent (deleting cancels them; this covers a race).
+        due.retain_mut(|d| {
+            let Some(hook) = self
                 .store
-                .webhooks(&d.account_id, d.environment)
-                .into_iter()
-                .find(|w| w.id == d.webhook_id)
-                .and_then(|w| w.secret)
-                .unwrap_or_default();
+                .webhook(&d.account_id, d.environment, &d.webhook_id)
+            else {
+                return false;
+            };
             d.headers = vec![
                 ("Content-Type".into(), "application/json".into()),
                 (
                     webhook::SIGNATURE_HEADER.into(),
-                    webhook::signature_header(&secret, now, &d.body),
+                    webhook::signature_header_multi(&hook.signing_secrets(now), now, &d.body),
                 ),
             ];
-        }
+            true
+        });
         due
     }
 
@@ -1149,7 +1275,9 @@ impl<S: Store> Service<S> {
         d.attempts += 1;
         let success = attempt.succeeded();
         d.log.push(attempt);
-        if success {
+        if d.status != "pending" {
+            // Cancelled (its webhook was deleted) while this attempt was in flight: logged, never retried.
+        } else if success {
             d.status = "delivered".into();
         } else {
             let next = usize::try_from(d.attempts - 1)
@@ -1387,10 +1515,100 @@ impl<S: Store> Service<S> {
             description: body.description,
             created_at: rfc3339(host.now().unix_timestamp()),
             secret: Some(secret),
+            previous_secret: None,
+            previous_secret_expires_at: None,
         };
         self.store
             .insert_webhook(&caller.account.id, caller.env, hook.clone());
         ok(201, json!(hook))
+    }
+
+    /// `DELETE /v1/webhooks/:id`: the webhook stops receiving events at once; its pending deliveries are
+    /// `cancelled` (the log keeps them).
+    fn delete_webhook(&mut self, caller: &Caller, id: &str) -> HttpResponse {
+        if !self
+            .store
+            .delete_webhook(&caller.account.id, caller.env, id)
+        {
+            return err(404, code::NOT_FOUND, "no webhook with that id");
+        }
+        let mut offset = 0;
+        loop {
+            let (page, _) = self.store.webhook_deliveries(id, offset, 100);
+            if page.is_empty() {
+                break;
+            }
+            offset += page.len();
+            for mut d in page {
+                if d.status == "pending" {
+                    d.status = "cancelled".into();
+                    self.store.put_delivery(d);
+                }
+            }
+        }
+        ok(200, json!({"id": id, "deleted": true}))
+    }
+
+    /// `POST /v1/webhooks/:id/rotate`: a new secret (shown once, in this answer); the previous one keeps signing
+    /// deliveries, beside the new one, for [`Config::webhook_secret_grace`] seconds, so receivers can switch without
+    /// losing an event. A second rotation within the grace period drops the oldest secret.
+    fn rotate_webhook(&mut self, caller: &Caller, id: &str, host: &mut dyn Host) -> HttpResponse {
+        let Some(mut hook) = self.store.webhook(&caller.account.id, caller.env, id) else {
+            return err(404, code::NOT_FOUND, "no webhook with that id");
+        };
+        let now = host.now().unix_timestamp();
+        let expires = now.saturating_add(self.config.webhook_secret_grace.max(0));
+        let secret = random_id(host, "whsec_", 32);
+        hook.previous_secret = hook.secret.replace(secret.clone());
+        hook.previous_secret_expires_at = Some(expires);
+        self.store
+            .update_webhook(&caller.account.id, caller.env, hook.clone());
+        let mut v = hook.public_json(now);
+        v["secret"] = json!(secret);
+        v["previous_secret_expires_at"] = json!(rfc3339(expires));
+        ok(200, v)
+    }
+
+    /// `POST /v1/webhooks/:id/deliveries/:delivery_id/redeliver`: the same event (same `evt_` id and body) queued
+    /// again to the webhook's URL as a new delivery, due at once and signed when sent, with its own retries.
+    fn redeliver(
+        &mut self,
+        caller: &Caller,
+        webhook_id: &str,
+        delivery_id: &str,
+        host: &mut dyn Host,
+    ) -> HttpResponse {
+        let Some(hook) = self
+            .store
+            .webhook(&caller.account.id, caller.env, webhook_id)
+        else {
+            return err(404, code::NOT_FOUND, "no webhook with that id");
+        };
+        let Some(original) = self.store.delivery(delivery_id).filter(|d| {
+            d.webhook_id == hook.id
+                && d.account_id == caller.account.id
+                && d.environment == caller.env
+        }) else {
+            return err(
+                404,
+                code::NOT_FOUND,
+                "no delivery with that id for this webhook",
+            );
+        };
+        let now = host.now().unix_timestamp();
+        let delivery = Delivery {
+            id: random_id(host, "dlv_", 24),
+            url: hook.url,
+            headers: Vec::new(),
+            attempts: 0,
+            next_attempt_at: now,
+            first_due_at: now,
+            status: "pending".into(),
+            log: Vec::new(),
+            ..original
+        };
+        self.store.put_delivery(delivery.clone());
+        ok(202, webhook::delivery_json(&delivery))
     }
 
     /// Production readiness of an account (spec §1): what is missing before live traffic.
@@ -1412,9 +1630,15 @@ impl<S: Store> Service<S> {
         ));
         let now = paraguay(host.now());
         let profile = account.production.as_ref();
+        let findings = profile.map(|p| production_profile_findings(p, now));
+        let passes = |paths: &[&str]| {
+            findings
+                .as_ref()
+                .is_some_and(|fs| fs.iter().all(|f| !paths.contains(&f.path.as_str())))
+        };
         out.push(check(
             "production_profile",
-            profile.is_some_and(|p| p.ambiente == crate::profile::Ambiente::Produccion),
+            passes(&["ambiente", "ruc"]),
             "load the production emitter profile (RUC, address, activities, stamps, CSC)",
         ));
         let cert_ok = match (profile, host.signer(account_id, Environment::Production)) {
@@ -1426,10 +1650,9 @@ impl<S: Store> Service<S> {
             cert_ok,
             "load a valid P12 certificate carrying the emitter's RUC",
         ));
-        let stamp_ok = profile.is_some_and(|p| p.timbrado_for(1, None, None, now.date()).is_some());
         out.push(check(
             "timbrado",
-            stamp_ok,
+            passes(&["timbrados"]),
             "an active stamp (timbrado) must cover factura electrónica (1)",
         ));
         out.push(check(

@@ -29,6 +29,9 @@ pub struct Account {
     pub ruc_enabled: bool,
     /// Hashed API keys.
     pub keys: Vec<StoredKey>,
+    /// Unix time of creation (0 for accounts stored before it was kept).
+    #[serde(default)]
+    pub created_at: i64,
 }
 
 impl Account {
@@ -230,6 +233,15 @@ pub trait Store {
     fn insert_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook);
     /// An account's webhooks in one environment (with secrets, for signing).
     fn webhooks(&self, account_id: &str, env: Environment) -> Vec<Webhook>;
+    /// One webhook of an account's environment (with its secrets).
+    fn webhook(&self, account_id: &str, env: Environment, id: &str) -> Option<Webhook>;
+    /// Replaces a stored webhook of an account's environment (a secret rotation).
+    fn update_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook);
+    /// Deletes a webhook of an account's environment; whether there was one.
+    fn delete_webhook(&mut self, account_id: &str, env: Environment, id: &str) -> bool;
+    /// Every account, oldest first (host administration: `kuatia accounts list`); ties in creation order where the
+    /// store knows it.
+    fn accounts(&self) -> Vec<Account>;
     /// Reserves the next document number of a sequence of an account's environment (the numbering contract,
     /// [`crate::numbering`]; see [`StoreNumbering`]).
     fn reserve_number(
@@ -447,6 +459,34 @@ impl Store for MemoryStore {
             .filter(|(a, e, _)| a == account_id && *e == env)
             .map(|(_, _, w)| w.clone())
             .collect()
+    }
+
+    fn webhook(&self, account_id: &str, env: Environment, id: &str) -> Option<Webhook> {
+        self.webhooks
+            .iter()
+            .find(|(a, e, w)| a == account_id && *e == env && w.id == id)
+            .map(|(_, _, w)| w.clone())
+    }
+
+    fn update_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook) {
+        for (a, e, w) in &mut self.webhooks {
+            if a == account_id && *e == env && w.id == webhook.id {
+                *w = webhook.clone();
+            }
+        }
+    }
+
+    fn delete_webhook(&mut self, account_id: &str, env: Environment, id: &str) -> bool {
+        let before = self.webhooks.len();
+        self.webhooks
+            .retain(|(a, e, w)| !(a == account_id && *e == env && w.id == id));
+        self.webhooks.len() != before
+    }
+
+    fn accounts(&self) -> Vec<Account> {
+        let mut all: Vec<Account> = self.accounts.values().cloned().collect();
+        all.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        all
     }
 
     fn reserve_number(

@@ -27,9 +27,45 @@ pub struct Webhook {
     pub description: Option<String>,
     /// Creation time, RFC 3339 UTC.
     pub created_at: String,
-    /// Signing secret `whsec_…`; shown once in the creation response, never again.
+    /// Signing secret `whsec_…`; shown once in the creation (or rotation) response, never again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret: Option<String>,
+    /// The secret replaced by the last rotation, still signing deliveries until `previous_secret_expires_at`
+    /// (stored only: answers never carry it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_secret: Option<String>,
+    /// Unix time the previous secret stops signing deliveries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_secret_expires_at: Option<i64>,
+}
+
+impl Webhook {
+    /// The secrets that sign a delivery at `now`: the current one, then the previous one during its grace period.
+    pub fn signing_secrets(&self, now: i64) -> Vec<&str> {
+        let mut out: Vec<&str> = self.secret.as_deref().into_iter().collect();
+        if let (Some(p), Some(until)) = (&self.previous_secret, self.previous_secret_expires_at) {
+            if now < until {
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    /// The webhook as answers show it: no secret, and the end of a rotation's grace period while it runs.
+    pub fn public_json(&self, now: i64) -> serde_json::Value {
+        let grace = self
+            .previous_secret_expires_at
+            .filter(|t| self.previous_secret.is_some() && now < *t)
+            .map(super::rfc3339);
+        serde_json::json!({
+            "id": self.id,
+            "url": self.url,
+            "events": self.events,
+            "description": self.description,
+            "created_at": self.created_at,
+            "previous_secret_expires_at": grace,
+        })
+    }
 }
 
 /// The JSON body POSTed to a webhook.
@@ -141,6 +177,17 @@ pub fn signature_header(secret: &str, timestamp: i64, body: &str) -> String {
         "t={timestamp},v1={}",
         super::auth::hex(&mac(secret, timestamp, body))
     )
+}
+
+/// Signature header signed with several secrets (a rotation's grace period): `t=<unix>,v1=<mac1>,v1=<mac2>`;
+/// [`verify_signature`] accepts the header when any `v1` matches the receiver's secret.
+pub fn signature_header_multi(secrets: &[&str], timestamp: i64, body: &str) -> String {
+    let mut out = format!("t={timestamp}");
+    for s in secrets {
+        out.push_str(",v1=");
+        out.push_str(&super::auth::hex(&mac(s, timestamp, body)));
+    }
+    out
 }
 
 fn mac(secret: &str, timestamp: i64, body: &str) -> Vec<u8> {

@@ -1,0 +1,142 @@
+//! Accounts and API keys of a data directory, for `kuatia accounts …` and `kuatia keys …`: thin calls into the
+//! core's [`Service`](kuatia_core::api::Service) (which owns every rule: profiles, certificates, key revocation) in
+//! one SQLite transaction each. A running server sees the result at its next request: it reads keys and accounts
+//! from SQLite per request and keeps no cache of them.
+//!
+//! Production certificates: the P12 is stored in the database as given (PKCS#12 is itself encrypted under its
+//! password) with the *name* of the environment variable holding the password; `kuatia serve` reads that variable
+//! at start and signs the account's documents and events with it. The password is never stored.
+
+use crate::{open_engine, Engine, ServerConfig};
+use kuatia_core::api::auth::{Environment, StoredKey};
+use kuatia_core::api::{Account, Store};
+use kuatia_core::profile::Emisor;
+use kuatia_core::sign::{CertificateInfo, SoftwareSigner};
+use kuatia_core::Finding;
+use std::path::PathBuf;
+use std::sync::Arc;
+use zeroize::Zeroizing;
+
+fn engine(data_dir: PathBuf) -> Result<Engine, String> {
+    open_engine(&ServerConfig::new(data_dir), "http://127.0.0.1")
+}
+
+/// An account by id, or the error naming it.
+fn known(engine: &Engine, account_id: &str) -> Result<Account, String> {
+    engine
+        .service
+        .store
+        .account(account_id)
+        .ok_or_else(|| format!("no account '{account_id}' in this data directory"))
+}
+
+/// `kuatia accounts create NAME`: a new account with the built-in sandbox profile and its first sandbox key (shown
+/// once).
+pub fn create_account(data_dir: PathBuf, name: &str) -> Result<(Account, String), String> {
+    let mut engine = engine(data_dir)?;
+    // The data directory's default account exists first, so `kuatia serve` keeps its meaning of "the" account.
+    engine.ensure_account()?;
+    engine.transact(|svc, host| svc.create_account(name, host))
+}
+
+/// `kuatia accounts list`: every account, oldest first.
+pub fn list_accounts(data_dir: PathBuf) -> Result<Vec<Account>, String> {
+    let engine = engine(data_dir)?;
+    let all = engine.service.store.accounts();
+    match engine.service.store.take_error() {
+        Some(e) => Err(e),
+        None => Ok(all),
+    }
+}
+
+/// `kuatia keys create [--live] [--account A]`: a new key of an account (default: the data directory's account).
+pub fn create_key(
+    data_dir: PathBuf,
+    env: Environment,
+    account: Option<&str>,
+) -> Result<String, String> {
+    let mut engine = engine(data_dir)?;
+    let account = match account {
+        Some(a) => known(&engine, a)?.id,
+        None => engine.ensure_account()?.0,
+    };
+    engine
+        .transact(|svc, host| svc.create_key(&account, env, host))?
+        .ok_or_else(|| "the account vanished".to_string())
+}
+
+/// `kuatia keys list --account A`: the account's keys (hashes only; callers show the prefix and dates).
+pub fn list_keys(data_dir: PathBuf, account_id: &str) -> Result<Vec<StoredKey>, String> {
+    let engine = engine(data_dir)?;
+    Ok(known(&engine, account_id)?.keys)
+}
+
+/// `kuatia keys revoke KEY_ID`: the owning account and the revoked key, `None` for an unknown key.
+pub fn revoke_key(data_dir: PathBuf, key_id: &str) -> Result<Option<(String, StoredKey)>, String> {
+    let mut engine = engine(data_dir)?;
+    engine.transact(|svc, host| svc.revoke_key(key_id, host))
+}
+
+/// `kuatia accounts set-profile`: the production profile, if the core accepts it (else its findings).
+pub fn set_profile(
+    data_dir: PathBuf,
+    account_id: &str,
+    emisor: Emisor,
+) -> Result<Result<(), Vec<Finding>>, String> {
+    let mut engine = engine(data_dir)?;
+    known(&engine, account_id)?;
+    engine.transact(|svc, host| svc.set_production_profile(account_id, emisor, host))
+}
+
+/// `kuatia accounts set-p12`: opens the P12 with the password in `password_env`, checks it with the core's
+/// certificate rules against the account's production profile and stores it (see the module docs).
+pub fn set_p12(
+    data_dir: PathBuf,
+    account_id: &str,
+    p12: &[u8],
+    password_env: &str,
+) -> Result<Result<CertificateInfo, Vec<Finding>>, String> {
+    let mut engine = engine(data_dir)?;
+    known(&engine, account_id)?;
+    let signer = open_p12(p12, password_env)?;
+    let checked =
+        engine
+            .service
+            .check_production_certificate(account_id, &signer, &mut engine.host);
+    let info = match checked {
+        Ok(i) => i,
+        Err(f) => return Ok(Err(f)),
+    };
+    let not_after = info
+        .not_after
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default();
+    engine.transact(|svc, _| {
+        svc.store
+            .put_certificate(account_id, p12, password_env, &info.subject, &not_after)
+    })?;
+    Ok(Ok(info))
+}
+
+fn open_p12(p12: &[u8], password_env: &str) -> Result<SoftwareSigner, String> {
+    let password = Zeroizing::new(
+        std::env::var(password_env)
+            .map_err(|_| format!("environment variable {password_env} is not set"))?,
+    );
+    SoftwareSigner::from_pkcs12(p12, &password).map_err(|e| format!("P12: {e}"))
+}
+
+/// At start: each account's stored P12, opened with the password from its environment variable. A missing
+/// variable or a P12 that no longer opens stops the start (better than live keys failing one by one).
+pub fn load_account_signers(engine: &mut Engine) -> Result<(), String> {
+    let certificates = engine.service.store.certificates();
+    if let Some(e) = engine.service.store.take_error() {
+        return Err(e);
+    }
+    for (account, p12, password_env) in certificates {
+        let signer = open_p12(&p12, &password_env)
+            .map_err(|e| format!("production certificate of account {account}: {e}"))?;
+        engine.host.set_account_signer(&account, Arc::new(signer));
+    }
+    Ok(())
+}
