@@ -187,24 +187,22 @@ pub(crate) fn canonicalize_subtree(
         match event {
             Event::Start(e) => st.start(&e, before, after, false)?,
             Event::Empty(e) => st.start(&e, before, after, true)?,
-            Event::End(e) => st.end(e.name().as_ref(), after)?,
+            Event::End(e) => st.end(e.name().as_ref().as_bytes(), after)?,
             Event::Text(t) => {
                 if st.in_output() {
                     // The input is a &str, so the bytes are UTF-8 already.
-                    escape_text_bytes(&normalize_newlines_bytes(&t), &mut st.out);
-                } else if st.depth == 0 && !raw_is_blank(&t) {
+                    escape_text_bytes(&normalize_newlines_bytes(t.as_bytes()), &mut st.out);
+                } else if st.depth == 0 && !raw_is_blank(t.as_bytes()) {
                     return Err(C14nError::malformed("text outside the root element"));
                 }
             }
             Event::CData(t) => {
                 if st.in_output() {
-                    escape_text_bytes(&normalize_newlines_bytes(&t), &mut st.out);
+                    escape_text_bytes(&normalize_newlines_bytes(t.as_bytes()), &mut st.out);
                 }
             }
             Event::GeneralRef(r) => {
-                let name = std::str::from_utf8(&r)
-                    .map_err(|_| C14nError::malformed("reference is not UTF-8"))?;
-                let ch = resolve_reference(name)?;
+                let ch = resolve_reference(&r)?;
                 if st.in_output() {
                     let mut buf = [0u8; 4];
                     escape_text(ch.encode_utf8(&mut buf), &mut st.out);
@@ -214,7 +212,7 @@ pub(crate) fn canonicalize_subtree(
                 if st.in_output() && st.method.with_comments() {
                     st.out.extend_from_slice(b"<!--");
                     st.out
-                        .extend_from_slice(normalize_newlines_bytes(&c).as_ref());
+                        .extend_from_slice(normalize_newlines_bytes(c.as_bytes()).as_ref());
                     st.out.extend_from_slice(b"-->");
                 }
             }
@@ -222,7 +220,7 @@ pub(crate) fn canonicalize_subtree(
                 if st.in_output() {
                     st.out.extend_from_slice(b"<?");
                     st.out
-                        .extend_from_slice(normalize_newlines_bytes(&p).as_ref());
+                        .extend_from_slice(normalize_newlines_bytes(p.as_bytes()).as_ref());
                     st.out.extend_from_slice(b"?>");
                 }
             }
@@ -396,9 +394,8 @@ impl State<'_, '_> {
         let mut is_target = matches!(self.target, Target::Offset(o) if o == offset);
         for a in e.attributes() {
             let a = a.map_err(|err| C14nError::malformed(format!("bad attribute: {err}")))?;
-            let key = std::str::from_utf8(a.key.as_ref())
-                .map_err(|_| C14nError::malformed("name is not UTF-8"))?;
-            let value = attr_value(&a.value)?;
+            let key = a.key.as_ref();
+            let value = attr_value(a.value.as_bytes())?;
             if key == "xmlns" {
                 self.ns.push((Rc::from(""), Rc::from(value.as_ref())));
             } else if let Some(p) = key.strip_prefix("xmlns:") {
@@ -439,14 +436,13 @@ impl State<'_, '_> {
             }
         }
         if empty {
-            self.end(e.name().as_ref(), after)?;
+            self.end(e.name().as_ref().as_bytes(), after)?;
         }
         Ok(())
     }
 
     fn render_start(&mut self, e: &BytesStart<'_>) -> Result<(), C14nError> {
-        let qname = std::str::from_utf8(e.name().into_inner())
-            .map_err(|_| C14nError::malformed("name is not UTF-8"))?;
+        let qname = e.name().into_inner();
         let el_prefix = qname.split_once(':').map(|(p, _)| p).unwrap_or("");
         self.rendered_marks.push(self.rendered.len());
         let is_apex = self.apex_depth == Some(self.depth);

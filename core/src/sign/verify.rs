@@ -404,16 +404,13 @@ fn find_signature(xml: &str) -> Result<Option<El>, ScanError> {
             }
             Event::Text(t) => {
                 if let Some(top) = stack.last_mut() {
-                    top.text
-                        .push_str(std::str::from_utf8(&t).map_err(|_| bad("text is not UTF-8"))?);
+                    top.text.push_str(&t);
                 }
                 continue;
             }
             Event::GeneralRef(r) => {
                 if let Some(top) = stack.last_mut() {
-                    let name =
-                        std::str::from_utf8(&r).map_err(|_| bad("reference is not UTF-8"))?;
-                    match name {
+                    match &*r {
                         "amp" => top.text.push('&'),
                         "lt" => top.text.push('<'),
                         "gt" => top.text.push('>'),
@@ -469,9 +466,9 @@ fn open(
     let mut attrs = Vec::new();
     for a in e.attributes() {
         let a = a.map_err(|err| bad(format!("bad attribute: {err}")))?;
-        let key = std::str::from_utf8(a.key.as_ref()).map_err(|_| bad("name is not UTF-8"))?;
+        let key = a.key.as_ref();
         let value = a
-            .unescape_value()
+            .normalized_value(quick_xml::XmlVersion::Implicit1_0)
             .map_err(|err| bad(format!("bad attribute value: {err}")))?
             .into_owned();
         if key == "xmlns" {
@@ -482,7 +479,7 @@ fn open(
             attrs.push((key.to_string(), value));
         }
     }
-    let qname = std::str::from_utf8(e.name().into_inner()).map_err(|_| bad("name is not UTF-8"))?;
+    let qname = e.name().into_inner();
     let (prefix, local) = qname.split_once(':').unwrap_or(("", qname));
     let uri = ns
         .iter()
