@@ -34,6 +34,30 @@ pub const SCHEMA_LOCATION: &str = "http://ekuatia.set.gov.py/sifen/xsd siRecepDE
 pub const MAX_XML_BYTES: usize = 16 * 1024 * 1024;
 /// Deepest element nesting [`parse`] accepts (a DE needs 7 levels, a signature 5).
 pub const MAX_DEPTH: usize = 64;
+/// Most namespace declarations (`xmlns`, `xmlns:p`) in scope at once, in every XML reader of the crate (the DE
+/// parser, signature verification and C14N, SIFEN answers). A signed DE declares 3; the bound keeps the scope
+/// stacks small, so a start tag with 100 000 declarations (RUSTSEC-2026-0195) is refused after 128 of them and
+/// resolving a prefix never scans more than this many bindings.
+pub const MAX_NAMESPACE_BINDINGS: usize = 128;
+
+/// A namespace-aware reader over `xml` with the crate's bound on namespace declarations in scope.
+pub(crate) fn ns_reader(xml: &str) -> NsReader<&[u8]> {
+    let mut reader = NsReader::from_str(xml);
+    reader
+        .resolver_mut()
+        .set_max_namespace_bindings(MAX_NAMESPACE_BINDINGS);
+    reader
+}
+
+/// A quick-xml error as a message for people (quick-xml's advice to raise its limit is not for them).
+pub(crate) fn xml_error_message(e: &quick_xml::Error) -> String {
+    match e {
+        quick_xml::Error::Namespace(quick_xml::name::NamespaceError::TooManyBindings(n)) => {
+            format!("more than {n} namespace declarations in scope")
+        }
+        e => e.to_string(),
+    }
+}
 
 /// Everything up to the `DE` start tag: declaration, `rDE` with its namespaces, `dVerFor`. Attribute order is the
 /// canonical one (default namespace, `xmlns:xsi`, then `xsi:schemaLocation`).
@@ -868,7 +892,7 @@ impl<'a> Tree<'a> {
     }
 
     fn build(xml: &'a str) -> Result<Tree<'a>, Finding> {
-        let mut reader = NsReader::from_str(xml);
+        let mut reader = ns_reader(xml);
         let mut nodes: Vec<Node> = Vec::with_capacity(256);
         // Open SIFEN elements; `skip` counts open foreign elements below the top one.
         let mut stack: Vec<usize> = Vec::with_capacity(16);
@@ -888,8 +912,9 @@ impl<'a> Tree<'a> {
                     return Err(malformed(
                         here(&nodes, &stack),
                         format!(
-                            "not well-formed XML at byte {}: {e}",
-                            reader.error_position()
+                            "not well-formed XML at byte {}: {}",
+                            reader.error_position(),
+                            xml_error_message(&e)
                         ),
                     ))
                 }
@@ -1649,7 +1674,7 @@ fn extract_text(xml: &str, ns: &str, local: &str) -> Option<String> {
     if xml.len() > MAX_XML_BYTES {
         return None;
     }
-    let mut reader = NsReader::from_str(xml);
+    let mut reader = ns_reader(xml);
     let mut inside = false;
     let mut depth = 0usize;
     let mut text = String::new();

@@ -4,7 +4,6 @@ use super::code;
 use crate::error::Finding;
 use quick_xml::events::Event;
 use quick_xml::name::ResolveResult;
-use quick_xml::NsReader;
 
 /// The SOAP 1.1 namespace, accepted in answers (a gateway may downgrade) but never sent.
 const SOAP11_NS: &str = "http://schemas.xmlsoap.org/soap/envelope/";
@@ -138,7 +137,7 @@ impl<'a> Tree<'a> {
             return Err(unexpected(bytes, "the body is empty"));
         }
         let bad = |m: String| unexpected(bytes, m);
-        let mut reader = NsReader::from_str(src);
+        let mut reader = crate::xml::ns_reader(src);
         let mut nodes: Vec<Node> = Vec::new();
         let mut stack: Vec<usize> = Vec::new();
         let mut done = false;
@@ -154,8 +153,9 @@ impl<'a> Tree<'a> {
                 }
                 Err(e) => {
                     return Err(bad(format!(
-                        "not well-formed XML at byte {}: {e}",
-                        reader.error_position()
+                        "not well-formed XML at byte {}: {}",
+                        reader.error_position(),
+                        crate::xml::xml_error_message(&e)
                     )))
                 }
             };

@@ -395,6 +395,15 @@ impl State<'_, '_> {
         for a in e.attributes() {
             let a = a.map_err(|err| C14nError::malformed(format!("bad attribute: {err}")))?;
             let key = a.key.as_ref();
+            if (key == "xmlns" || key.starts_with("xmlns:"))
+                && self.ns.len() >= crate::xml::MAX_NAMESPACE_BINDINGS
+            {
+                let n = crate::xml::MAX_NAMESPACE_BINDINGS;
+                return Err(C14nError::new(
+                    TOO_LARGE,
+                    format!("more than {n} namespace declarations in scope"),
+                ));
+            }
             let value = attr_value(a.value.as_bytes())?;
             if key == "xmlns" {
                 self.ns.push((Rc::from(""), Rc::from(value.as_ref())));
@@ -716,6 +725,45 @@ mod tests {
             exc(xml, "1"),
             r#"<DE xmlns="http://ekuatia.set.gov.py/sifen/xsd" Id="1"><a></a><b a="&quot;x&quot;" z="1">&amp;&lt;&gt;"</b></DE>"#
         );
+    }
+
+    /// `n` namespace declarations spread over the root and the signed element, then 10 000 elements that each
+    /// resolve a prefix: without the bound on bindings in scope each lookup scanned all of them.
+    fn many_bindings(n: usize) -> String {
+        let decls: String = (0..n)
+            .map(|i| format!(" xmlns:p{i}=\"urn:p{i}\""))
+            .collect();
+        format!(
+            r#"<r{decls}><e Id="i">{}</e></r>"#,
+            "<p0:a/>".repeat(10_000)
+        )
+    }
+
+    #[test]
+    fn namespace_declarations_in_scope_are_bounded() {
+        let at_limit = canonicalize_element(
+            &many_bindings(crate::xml::MAX_NAMESPACE_BINDINGS),
+            "i",
+            &Method::EXCLUSIVE,
+        )
+        .unwrap();
+        assert!(at_limit.starts_with(b"<e Id=\"i\"><p0:a xmlns:p0=\"urn:p0\"></p0:a>"));
+        let start = std::time::Instant::now();
+        for method in [
+            Method::EXCLUSIVE,
+            Method::Inclusive {
+                with_comments: false,
+            },
+        ] {
+            let e = canonicalize_element(&many_bindings(100_000), "i", &method).unwrap_err();
+            assert_eq!(e.code(), TOO_LARGE);
+            assert!(
+                e.message().contains("namespace declarations"),
+                "{}",
+                e.message()
+            );
+        }
+        assert!(start.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]

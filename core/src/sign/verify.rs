@@ -467,6 +467,11 @@ fn open(
     for a in e.attributes() {
         let a = a.map_err(|err| bad(format!("bad attribute: {err}")))?;
         let key = a.key.as_ref();
+        if (key == "xmlns" || key.starts_with("xmlns:"))
+            && ns.len() >= crate::xml::MAX_NAMESPACE_BINDINGS
+        {
+            return Err(too_many_bindings());
+        }
         let value = a
             .normalized_value(quick_xml::XmlVersion::Implicit1_0)
             .map_err(|err| bad(format!("bad attribute value: {err}")))?
@@ -495,6 +500,14 @@ fn open(
         children: Vec::new(),
         offset,
     })
+}
+
+fn too_many_bindings() -> ScanError {
+    let n = crate::xml::MAX_NAMESPACE_BINDINGS;
+    ScanError(
+        crate::error::code::TOO_LARGE,
+        format!("more than {n} namespace declarations in scope"),
+    )
 }
 
 fn close(ns: &mut Vec<(String, String)>, marks: &mut Vec<usize>) {
