@@ -31,7 +31,7 @@ python3 scripts/fuzz-seeds.py "$ROOT" "$SEEDS"
 printf '%-16s %14s %8s %10s %8s\n' target executions files bytes crashes | tee -a "$REPORT"
 for t in "${TARGETS[@]}"; do
   run="$WORK/run/$t" artifacts="$WORK/artifacts/$t" log="$WORK/$t.log"
-  rm -rf "$run" && mkdir -p "$run" "$artifacts" "fuzz/corpus/$t"
+  rm -rf "$run" "$artifacts" && mkdir -p "$run" "$artifacts" "fuzz/corpus/$t"
   cp -a "fuzz/corpus/$t"/. "$run"/ 2>/dev/null || true
   [ -d "$SEEDS/$t" ] && cp -a "$SEEDS/$t"/. "$run"/
   # -fork keeps going after a crash (each crash lands in $artifacts); rc is then non-zero, which is reported.

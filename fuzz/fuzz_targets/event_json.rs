@@ -1,6 +1,6 @@
 //! Arbitrary bytes as event JSON (`sifen::event::input_from_json` / `inputs_from_json`): an answer, never a panic.
 //! An event that reads and validates must sign (sandbox TEST-ONLY key, emitter events) into XML our verifier
-//! accepts, and reading is deterministic: the same text gives the same event.
+//! accepts inside its group (`group_xml`), and reading is deterministic: the same text gives the same event.
 //! Seeds: `fuzz/corpus/event_json` (one event of each kind).
 #![no_main]
 
@@ -39,7 +39,9 @@ fuzz_target!(|data: &[u8]| {
     }
     let ruc: Ruc = "44444401-7".parse().expect("sandbox RUC");
     if let Ok(signed) = event::sign_event(&input, &ruc, signer()) {
-        let report = kuatia_core::sign::verify(&signed.xml, None);
+        // An event is signed for its place in the group (whose namespace it inherits): verify it there.
+        let group = event::group_xml(std::slice::from_ref(&signed)).expect("one signed event groups");
+        let report = kuatia_core::sign::verify(&group, None);
         assert!(report.valid, "signed event does not verify: {report:?}");
         assert_eq!(signed.id, input.id);
     }
