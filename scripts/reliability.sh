@@ -1,16 +1,31 @@
 #!/usr/bin/env bash
-# Reliability harness: cargo-deny (advisories, licences, bans, sources), a fuzz smoke run of every cargo-fuzz target,
-# and a subset of the C-ABI tests under Miri. Idempotent and bounded: tool installs are pinned (--locked) and skipped
-# when the installed version matches; every network-touching step runs under `timeout`; a tool that cannot be
-# installed or run here is skipped with a message saying why, and never fails the build on its own.
-# Knobs: FUZZ_SECONDS (per target, default 10), RELIABILITY_SKIP="deny fuzz miri" (any subset).
+# Reliability harness: cargo-deny (advisories, licences, bans, sources), a fuzz smoke run of every cargo-fuzz target
+# from its committed corpus (fuzz/corpus/<target>), and a subset of the C-ABI tests under Miri. docs/reliability.md
+# explains each gate and records the last fuzz campaign.
+#
+# Idempotent and bounded: tool installs are pinned (--locked, a dated nightly) and skipped when the installed version
+# matches; every network-touching step runs under `timeout`.
+# With CI=true (or RELIABILITY_STRICT=1) nothing is skipped: a tool that cannot be installed, a toolchain that is
+# missing, a fuzz build that does not finish or an advisory database that cannot be read fails the run, and
+# RELIABILITY_SKIP is refused. Elsewhere such a step is skipped with a message saying why.
+# Advisories are read offline from a RustSec snapshot: KUATIA_ADVISORY_DB, else ../shared/advisory-db next to the
+# repository (see its SOURCE.md). Without one (a public clone) the run says loudly that advisories were NOT checked.
+# Knobs: FUZZ_SECONDS (per target, default 5), RELIABILITY_SKIP="deny fuzz miri" (any subset; not with CI=true).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 CARGO_DENY_VERSION="0.20.2"
 CARGO_FUZZ_VERSION="0.13.2"
-FUZZ_SECONDS="${FUZZ_SECONDS:-10}"
+# cargo-fuzz and Miri need nightly; a dated one so that a fresh machine builds what was tested.
+NIGHTLY="${KUATIA_NIGHTLY:-nightly-2026-05-20}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-5}"
 SKIP="${RELIABILITY_SKIP:-}"
+STRICT=0
+if [ "${CI:-}" = "true" ] || [ "${RELIABILITY_STRICT:-0}" = "1" ]; then STRICT=1; fi
+if [ "$STRICT" = 1 ] && [ -n "$SKIP" ]; then
+  echo "RELIABILITY_SKIP=\"$SKIP\" is not honoured with CI=true: every reliability gate runs in CI" >&2
+  exit 1
+fi
 TARGET_DIR="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
 WORK="$TARGET_DIR/reliability"
 mkdir -p "$WORK"
@@ -20,6 +35,15 @@ SUMMARY="$WORK/summary.txt"
 note() { printf -- '--> %s\n' "$*"; }
 record() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
 skipped() { case " $SKIP " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+# A gate that could not run: a failure with CI=true, a loud SKIPPED line elsewhere.
+cannot() {
+  if [ "$STRICT" = 1 ]; then
+    record "FAILED: $* (CI=true: reliability gates cannot be skipped)"
+    cat "$SUMMARY" >&2
+    exit 1
+  fi
+  record "$*"
+}
 
 # Installs `crate` at `version` with --locked unless `probe` already prints `expected`; bounded by `limit` seconds.
 install_pinned() {
@@ -30,83 +54,101 @@ install_pinned() {
   timeout "$limit" cargo install "$crate" --version "$version" --locked >"$WORK/install-$crate.log" 2>&1
 }
 
-# 1. cargo-deny.
+# The dated nightly with Miri and rust-src (rustup skips what is already installed).
+nightly_ready() {
+  if ! rustup run "$NIGHTLY" rustc --version >/dev/null 2>&1 \
+    || ! rustup component list --toolchain "$NIGHTLY" --installed 2>/dev/null | grep -q '^miri'; then
+    note "installing $NIGHTLY with miri and rust-src (at most 900s)"
+    timeout 900 rustup toolchain install "$NIGHTLY" --profile minimal --component miri,rust-src \
+      >"$WORK/install-nightly.log" 2>&1 || return 1
+  fi
+  rustup run "$NIGHTLY" rustc --version >/dev/null 2>&1
+}
+
+# A throw-away git repository of the RustSec snapshot where cargo-deny looks for the default database
+# (<db-path>/advisory-db-3157b0e258782691, read at its HEAD), and a copy of deny.toml pointing db-path at it.
+# Sets DENY_CONFIG; returns 2 when there is no snapshot, 1 when there is one that cannot be prepared.
+ADVISORY_SRC="${KUATIA_ADVISORY_DB:-$ROOT/../shared/advisory-db}"
+advisory_config() {
+  local dbroot="$WORK/advisory-dbs" db
+  [ -d "$ADVISORY_SRC" ] || return 2
+  [ -d "$ADVISORY_SRC/crates" ] || return 1
+  db="$dbroot/advisory-db-3157b0e258782691"
+  rm -rf "$db" && mkdir -p "$db" && cp -a "$ADVISORY_SRC"/. "$db"/ || return 1
+  (cd "$db" && git init -q && git add -A \
+    && git -c user.name=kuatia -c user.email=ci@kuatia.invalid commit -qm "RustSec snapshot") >/dev/null || return 1
+  DENY_CONFIG="$WORK/deny.toml"
+  awk -v p="$dbroot" '{ print } /^\[advisories\]/ { print "db-path = \"" p "\"" }' deny.toml >"$DENY_CONFIG"
+}
+
+# 1. cargo-deny: every check offline; advisories from the snapshot. An advisory not accepted in deny.toml fails.
 if ! skipped deny; then
   note "cargo-deny"
   if install_pinned cargo-deny "$CARGO_DENY_VERSION" "cargo-deny $CARGO_DENY_VERSION" 1200; then
-    # The advisory DB is a git clone from GitHub: fetch it (bounded), else check everything else offline.
-    if timeout 60 cargo deny fetch db >"$WORK/deny-fetch.log" 2>&1; then
-      timeout 180 cargo deny --offline check 2>"$WORK/deny.log" || { cat "$WORK/deny.log" >&2; exit 1; }
-      record "cargo-deny: advisories, bans, licenses, sources ok"
-    else
+    set +e
+    advisory_config
+    rc=$?
+    set -e
+    if [ "$rc" -eq 0 ]; then
+      snapshot="$(grep -m1 -oE '[0-9a-f]{40} of [0-9-]+' "$ADVISORY_SRC/SOURCE.md" | sed -E 's/^([0-9a-f]{12})[0-9a-f]* /\1 /' || true)"
+      timeout 180 cargo deny --offline --config "$DENY_CONFIG" check advisories bans licenses sources \
+        2>"$WORK/deny.log" || { cat "$WORK/deny.log" >&2; echo "cargo-deny failed (advisories: $ADVISORY_SRC)" >&2; exit 1; }
+      record "cargo-deny: advisories (snapshot ${snapshot:-?}, $ADVISORY_SRC), bans, licenses, sources ok"
+    elif [ "$rc" -eq 2 ]; then
       timeout 180 cargo deny --offline check bans licenses sources 2>"$WORK/deny.log" \
         || { cat "$WORK/deny.log" >&2; exit 1; }
-      record "cargo-deny: bans, licenses, sources ok; advisories SKIPPED (advisory DB unreachable: $(grep -m1 -o 'Could not resolve host: [^ ]*\|unable to access[^)]*' "$WORK/deny-fetch.log" || echo 'fetch failed'))"
+      record "cargo-deny: bans, licenses, sources ok"
+      record "cargo-deny: ADVISORIES NOT CHECKED: no RustSec snapshot at $ADVISORY_SRC (set KUATIA_ADVISORY_DB)"
+    else
+      echo "the RustSec snapshot at $ADVISORY_SRC cannot be read (no crates/, or git failed)" >&2
+      exit 1
     fi
     grep -E '^warning\[' "$WORK/deny.log" | sort | uniq -c | sed 's/^/    /' || true
   else
-    record "cargo-deny: SKIPPED (cargo install cargo-deny $CARGO_DENY_VERSION failed, see $WORK/install-cargo-deny.log)"
+    cannot "cargo-deny: SKIPPED (cargo install cargo-deny $CARGO_DENY_VERSION failed, see $WORK/install-cargo-deny.log)"
   fi
 fi
 
-# 2. Fuzz smoke: each target for FUZZ_SECONDS from a seed corpus (nightly + cargo-fuzz + a C++ compiler).
+# 2. Fuzz smoke: each target for FUZZ_SECONDS from its committed corpus (fuzz/corpus/<target>, minimised by
+# scripts/fuzz-campaign.sh), copied so that the run leaves the repository untouched. Needs the nightly, cargo-fuzz,
+# a C++ compiler and libxml2-dev (c14n_diff compares our C14N with libxml2's).
 if ! skipped fuzz; then
   note "fuzz smoke (${FUZZ_SECONDS}s per target)"
-  if ! rustup run nightly rustc --version >/dev/null 2>&1; then
-    record "fuzz: SKIPPED (no nightly toolchain; cargo-fuzz needs -Zsanitizer)"
+  if ! nightly_ready; then
+    cannot "fuzz: SKIPPED ($NIGHTLY could not be installed, see $WORK/install-nightly.log; cargo-fuzz needs -Zsanitizer)"
   elif ! install_pinned cargo-fuzz "$CARGO_FUZZ_VERSION" "cargo-fuzz $CARGO_FUZZ_VERSION" 900; then
-    record "fuzz: SKIPPED (cargo install cargo-fuzz $CARGO_FUZZ_VERSION failed, see $WORK/install-cargo-fuzz.log)"
+    cannot "fuzz: SKIPPED (cargo install cargo-fuzz $CARGO_FUZZ_VERSION failed, see $WORK/install-cargo-fuzz.log)"
   else
-    # Seed corpora (regenerated each run; libFuzzer adds its finds to the same directories, kept under target/).
     CORPUS="$WORK/corpus"
-    mkdir -p "$CORPUS"/{create_request,de_xml,p12,ids,service_handle,sifen_response}
-    python3 - "$ROOT" "$CORPUS" <<'PY'
-import json, pathlib, sys
-root, corpus = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
-for case in sorted((root / "tests/fixtures/cases").glob("*.json")):
-    req = json.loads(case.read_text())["request"]
-    (corpus / "create_request" / case.name).write_text(json.dumps(req))
-    body = json.dumps(req)
-    (corpus / "service_handle" / case.name).write_bytes(b"\x80/v1/facturas\nX-Environment: sandbox\nIdempotency-Key: k\n\n" + body.encode())
-for s in sorted((root / "core/tests/sifen_samples").iterdir()):
-    (corpus / "sifen_response" / s.name).write_bytes(s.read_bytes())
-# A compact rDE (no signature) and the SIFEN samples (some embed an rDE) seed the DE parser.
-(corpus / "de_xml" / "rde.xml").write_text(
-    '<rDE xmlns="http://ekuatia.set.gov.py/sifen/xsd"><dVerFor>150</dVerFor>'
-    '<DE Id="01444444017001001000000122025031011234567890"><dDVId>0</dDVId><dFecFirma>2025-03-10T10:11:00</dFecFirma>'
-    '<dSisFact>1</dSisFact><gTimb><iTiDE>1</iTiDE><dNumTim>12558946</dNumTim><dEst>001</dEst><dPunExp>001</dPunExp>'
-    '<dNumDoc>0000001</dNumDoc></gTimb><gCamItem><dDesProSer>x</dDesProSer><dCantProSer>2</dCantProSer></gCamItem>'
-    '</DE></rDE>')
-for s in sorted((root / "core/tests/sifen_samples").glob("*.xml")):
-    (corpus / "de_xml" / s.name).write_bytes(s.read_bytes())
-for p in sorted((root / "core/testdata").glob("*.p12")):
-    (corpus / "p12" / p.name).write_bytes(b"\x01" + p.read_bytes())
-for i, s in enumerate(["80069563-1", "44444401-7", "01444444017001001000000122025031011234567890", "4444440-1"]):
-    (corpus / "ids" / f"seed{i}").write_text(s)
-for m, p in [(1, "/v1/health"), (0x80, "/v1/facturas?page=2&per_page=5"), (0x81, "/v1/webhooks")]:
-    (corpus / "service_handle" / f"seed{m}").write_bytes(bytes([m]) + p.encode() + b"\nX-Environment: sandbox\n\n")
-PY
+    rm -rf "$CORPUS" && mkdir -p "$CORPUS"
     # The fuzz crate is its own workspace with its own lockfile; build once (bounded), then run each target.
-    # A first build compiles aws-lc under the sanitizer (minutes on 2 cores): a timeout skips, a compile error fails.
+    # A first build compiles aws-lc under the sanitizer (minutes on 2 cores).
     set +e
-    (cd fuzz && timeout 1500 cargo +nightly fuzz build -O --debug-assertions >"$WORK/fuzz-build.log" 2>&1)
+    (cd fuzz && timeout 1500 cargo "+$NIGHTLY" fuzz build -O --debug-assertions >"$WORK/fuzz-build.log" 2>&1)
     rc=$?
     set -e
+    FUZZ_TARGETS=""
     if [ "$rc" -eq 124 ]; then
-      record "fuzz: SKIPPED (first build of the targets did not finish in 1500s; the next run reuses what was built)"
-      FUZZ_TARGETS=""
+      cannot "fuzz: SKIPPED (first build of the targets did not finish in 1500s; the next run reuses what was built)"
     elif [ "$rc" -ne 0 ]; then
       tail -n 30 "$WORK/fuzz-build.log" >&2
       echo "fuzz targets do not build" >&2
       exit 1
     else
-      FUZZ_TARGETS="$(cd fuzz && cargo +nightly fuzz list)"
+      FUZZ_TARGETS="$(cd fuzz && cargo "+$NIGHTLY" fuzz list)"
     fi
     for t in $FUZZ_TARGETS; do
       log="$WORK/fuzz-$t.log"
-      mkdir -p "$CORPUS/$t"
+      if [ -d "fuzz/corpus/$t" ] && [ -n "$(ls -A "fuzz/corpus/$t")" ]; then
+        cp -a "fuzz/corpus/$t" "$CORPUS/$t"
+      elif [ "$STRICT" = 1 ]; then
+        echo "fuzz target $t has no committed corpus (run scripts/fuzz-campaign.sh and commit fuzz/corpus/$t)" >&2
+        exit 1
+      else
+        mkdir -p "$CORPUS/$t"
+      fi
       set +e
-      (cd fuzz && timeout $((FUZZ_SECONDS + 60)) cargo +nightly fuzz run -O --debug-assertions "$t" "$CORPUS/$t" -- \
+      (cd fuzz && timeout $((FUZZ_SECONDS + 120)) cargo "+$NIGHTLY" fuzz run -O --debug-assertions "$t" "$CORPUS/$t" -- \
         -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -max_len=65536 -timeout=10 -print_final_stats=1 \
         -artifact_prefix="$WORK/artifacts-" >"$log" 2>&1)
       rc=$?
@@ -118,7 +160,7 @@ PY
         echo "fuzz target $t failed (rc $rc); reproducer under $WORK/artifacts-*" >&2
         exit 1
       fi
-      record "fuzz $t: ${execs:-?} executions in ${FUZZ_SECONDS}s, no crash"
+      record "fuzz $t: ${execs:-?} executions in ${FUZZ_SECONDS}s from $(find "fuzz/corpus/$t" -type f 2>/dev/null | wc -l) committed inputs, no crash"
     done
   fi
 fi
@@ -126,11 +168,8 @@ fi
 # 3. Miri on the C-ABI tests that stay in Rust (no aws-lc C code: signing and key loading cannot run under Miri).
 if ! skipped miri; then
   note "Miri (kuatia-ffi abi tests without signing)"
-  if ! rustup component list --toolchain nightly --installed 2>/dev/null | grep -q '^miri'; then
-    timeout 300 rustup component add --toolchain nightly miri rust-src >"$WORK/miri-install.log" 2>&1 || true
-  fi
-  if ! cargo +nightly miri --version >/dev/null 2>&1; then
-    record "miri: SKIPPED (rustup component miri unavailable for the nightly toolchain)"
+  if ! nightly_ready || ! cargo "+$NIGHTLY" miri --version >/dev/null 2>&1; then
+    cannot "miri: SKIPPED (rustup component miri unavailable for $NIGHTLY, see $WORK/install-nightly.log)"
   else
     # Every abi test that never reaches aws-lc (signing, key loading): the rest call C code Miri cannot run.
     MIRI_TESTS=(invalid_utf8_is_reported_with_the_argument absurd_lengths_are_refused_before_reading
@@ -140,14 +179,14 @@ if ! skipped miri; then
       service_unauthorized_and_http_errors_are_answers_not_call_errors)
     set +e
     # Separate target dir: Miri's MIR-only artefacts must not evict the normal build's.
-    MIRIFLAGS="-Zmiri-disable-isolation" timeout 600 cargo +nightly miri test -p kuatia-ffi --test abi \
+    MIRIFLAGS="-Zmiri-disable-isolation" timeout 600 cargo "+$NIGHTLY" miri test -p kuatia-ffi --test abi \
       --target-dir "$TARGET_DIR/miri" -- --exact "${MIRI_TESTS[@]}" >"$WORK/miri.log" 2>&1
     rc=$?
     set -e
     if [ "$rc" -eq 0 ]; then
       record "miri: $(grep -m1 '^test result' "$WORK/miri.log") (${MIRI_TESTS[*]})"
     elif [ "$rc" -eq 124 ]; then
-      record "miri: SKIPPED (did not finish in 600s; see $WORK/miri.log)"
+      cannot "miri: SKIPPED (did not finish in 600s; see $WORK/miri.log)"
     else
       grep -B 5 -A 30 -E '^error|Undefined Behavior|panicked' "$WORK/miri.log" | head -n 80 >&2 || tail -n 40 "$WORK/miri.log" >&2
       echo "Miri found a problem (see $WORK/miri.log)" >&2

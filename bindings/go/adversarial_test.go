@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -101,7 +102,13 @@ func (v *advVector) bytes(t *testing.T) []byte {
 		r := v.Input.Repeat
 		b := make([]byte, 0, len(r.Prefix)+len(r.Unit)*r.Count+len(r.Suffix))
 		b = append(b, r.Prefix...)
-		b = append(b, bytes.Repeat([]byte(r.Unit), r.Count)...)
+		if strings.Contains(r.Unit, "{i}") { // numbered copies: "{i}" is the copy's index
+			for i := 0; i < r.Count; i++ {
+				b = append(b, strings.ReplaceAll(r.Unit, "{i}", strconv.Itoa(i))...)
+			}
+		} else {
+			b = append(b, bytes.Repeat([]byte(r.Unit), r.Count)...)
+		}
 		return append(b, r.Suffix...)
 	}
 	t.Fatalf("%s: no input", v.Name)

@@ -34,6 +34,30 @@ pub const SCHEMA_LOCATION: &str = "http://ekuatia.set.gov.py/sifen/xsd siRecepDE
 pub const MAX_XML_BYTES: usize = 16 * 1024 * 1024;
 /// Deepest element nesting [`parse`] accepts (a DE needs 7 levels, a signature 5).
 pub const MAX_DEPTH: usize = 64;
+/// Most namespace declarations (`xmlns`, `xmlns:p`) in scope at once, in every XML reader of the crate (the DE
+/// parser, signature verification and C14N, SIFEN answers). A signed DE declares 3; the bound keeps the scope
+/// stacks small, so a start tag with 100 000 declarations (RUSTSEC-2026-0195) is refused after 128 of them and
+/// resolving a prefix never scans more than this many bindings.
+pub const MAX_NAMESPACE_BINDINGS: usize = 128;
+
+/// A namespace-aware reader over `xml` with the crate's bound on namespace declarations in scope.
+pub(crate) fn ns_reader(xml: &str) -> NsReader<&[u8]> {
+    let mut reader = NsReader::from_str(xml);
+    reader
+        .resolver_mut()
+        .set_max_namespace_bindings(MAX_NAMESPACE_BINDINGS);
+    reader
+}
+
+/// A quick-xml error as a message for people (quick-xml's advice to raise its limit is not for them).
+pub(crate) fn xml_error_message(e: &quick_xml::Error) -> String {
+    match e {
+        quick_xml::Error::Namespace(quick_xml::name::NamespaceError::TooManyBindings(n)) => {
+            format!("more than {n} namespace declarations in scope")
+        }
+        e => e.to_string(),
+    }
+}
 
 /// Everything up to the `DE` start tag: declaration, `rDE` with its namespaces, `dVerFor`. Attribute order is the
 /// canonical one (default namespace, `xmlns:xsi`, then `xsi:schemaLocation`).
@@ -804,12 +828,9 @@ fn malformed(path: impl Into<String>, msg: impl Into<String>) -> Finding {
 fn classify(r: &ResolveResult<'_>) -> Result<Ns, String> {
     match r {
         ResolveResult::Unbound => Ok(Ns::Sifen),
-        ResolveResult::Bound(ns) if ns.as_ref() == NAMESPACE.as_bytes() => Ok(Ns::Sifen),
+        ResolveResult::Bound(ns) if ns.as_ref() == NAMESPACE => Ok(Ns::Sifen),
         ResolveResult::Bound(_) => Ok(Ns::Foreign),
-        ResolveResult::Unknown(p) => Err(format!(
-            "undeclared namespace prefix '{}'",
-            String::from_utf8_lossy(p)
-        )),
+        ResolveResult::Unknown(p) => Err(format!("undeclared namespace prefix '{p}'")),
     }
 }
 
@@ -871,7 +892,7 @@ impl<'a> Tree<'a> {
     }
 
     fn build(xml: &'a str) -> Result<Tree<'a>, Finding> {
-        let mut reader = NsReader::from_str(xml);
+        let mut reader = ns_reader(xml);
         let mut nodes: Vec<Node> = Vec::with_capacity(256);
         // Open SIFEN elements; `skip` counts open foreign elements below the top one.
         let mut stack: Vec<usize> = Vec::with_capacity(16);
@@ -891,8 +912,9 @@ impl<'a> Tree<'a> {
                     return Err(malformed(
                         here(&nodes, &stack),
                         format!(
-                            "not well-formed XML at byte {}: {e}",
-                            reader.error_position()
+                            "not well-formed XML at byte {}: {}",
+                            reader.error_position(),
+                            xml_error_message(&e)
                         ),
                     ))
                 }
@@ -912,14 +934,14 @@ impl<'a> Tree<'a> {
                     };
                     let ns = ns.map_err(|m| malformed(here(&nodes, &stack), m))?;
                     let mut id = None;
-                    if e.local_name().as_ref() == b"DE" {
+                    if e.local_name().as_ref() == "DE" {
                         for a in e.attributes() {
                             let a = a.map_err(|err| {
                                 malformed(here(&nodes, &stack), format!("bad attribute: {err}"))
                             })?;
-                            if a.key.as_ref() == b"Id" {
+                            if a.key.as_ref() == "Id" {
                                 let v = a
-                                    .decode_and_unescape_value(reader.decoder())
+                                    .normalized_value(quick_xml::XmlVersion::Implicit1_0)
                                     .map_err(|err| malformed(here(&nodes, &stack), format!("bad Id: {err}")))?;
                                 id = Some(v.into_owned());
                             }
@@ -927,9 +949,9 @@ impl<'a> Tree<'a> {
                     }
                     // Borrow the local name from the input (events of a `from_str` reader point into it).
                     let local = e.local_name();
-                    let name: Cow<'a, str> = match sub_of(xml, local.as_ref()) {
+                    let name: Cow<'a, str> = match sub_of(xml, local.as_ref().as_bytes()) {
                         Some(n) => Cow::Borrowed(n),
-                        None => Cow::Owned(String::from_utf8_lossy(local.as_ref()).into_owned()),
+                        None => Cow::Owned(local.as_ref().to_owned()),
                     };
                     if name.is_empty() {
                         return Err(malformed(here(&nodes, &stack), "element name is not UTF-8"));
@@ -985,20 +1007,15 @@ impl<'a> Tree<'a> {
                     }
                 }
                 Event::Text(t) => {
-                    let s = t
-                        .xml10_content()
-                        .map_err(|e| malformed(here(&nodes, &stack), format!("text is not UTF-8: {e}")))?;
+                    let s = t.xml10_content();
                     push_text(&mut nodes, &stack, skip, s)?;
                 }
                 Event::CData(t) => {
-                    let s = t
-                        .xml10_content()
-                        .map_err(|e| malformed(here(&nodes, &stack), format!("CDATA is not UTF-8: {e}")))?;
+                    let s = t.xml10_content();
                     push_text(&mut nodes, &stack, skip, s)?;
                 }
                 Event::GeneralRef(r) => {
-                    let name = r.decode().map_err(|e| malformed(here(&nodes, &stack), e.to_string()))?;
-                    let c = resolve_ref(&name).map_err(|m| malformed(here(&nodes, &stack), m))?;
+                    let c = resolve_ref(&r).map_err(|m| malformed(here(&nodes, &stack), m))?;
                     push_text(&mut nodes, &stack, skip, Cow::Owned(c.to_string()))?;
                 }
                 Event::DocType(_) => {
@@ -1657,13 +1674,13 @@ fn extract_text(xml: &str, ns: &str, local: &str) -> Option<String> {
     if xml.len() > MAX_XML_BYTES {
         return None;
     }
-    let mut reader = NsReader::from_str(xml);
+    let mut reader = ns_reader(xml);
     let mut inside = false;
     let mut depth = 0usize;
     let mut text = String::new();
     loop {
         let (r, ev) = reader.read_resolved_event().ok()?;
-        let in_ns = matches!(&r, ResolveResult::Bound(n) if n.as_ref() == ns.as_bytes())
+        let in_ns = matches!(&r, ResolveResult::Bound(n) if n.as_ref() == ns)
             || (ns == NAMESPACE && matches!(r, ResolveResult::Unbound));
         match ev {
             Event::Start(e) if !inside => {
@@ -1671,14 +1688,14 @@ fn extract_text(xml: &str, ns: &str, local: &str) -> Option<String> {
                 if depth > MAX_DEPTH {
                     return None;
                 }
-                inside = in_ns && e.local_name().as_ref() == local.as_bytes();
+                inside = in_ns && e.local_name().as_ref() == local;
             }
             Event::Start(_) => return None,
             Event::End(_) if inside => return (!text.is_empty()).then_some(text),
             Event::End(_) => depth = depth.saturating_sub(1),
-            Event::Text(t) if inside => text.push_str(&t.xml10_content().ok()?),
-            Event::CData(t) if inside => text.push_str(&t.xml10_content().ok()?),
-            Event::GeneralRef(g) if inside => text.push(resolve_ref(&g.decode().ok()?).ok()?),
+            Event::Text(t) if inside => text.push_str(&t.xml10_content()),
+            Event::CData(t) if inside => text.push_str(&t.xml10_content()),
+            Event::GeneralRef(g) if inside => text.push(resolve_ref(&g).ok()?),
             Event::DocType(_) | Event::Eof => return None,
             _ => {}
         }

@@ -41,7 +41,14 @@ fn input_bytes(input: &Value) -> Vec<u8> {
     let (prefix, suffix) = (r["prefix"].as_str().unwrap(), r["suffix"].as_str().unwrap());
     let mut out = Vec::with_capacity(prefix.len() + unit.len() * count + suffix.len());
     out.extend_from_slice(prefix.as_bytes());
-    out.extend_from_slice(unit.repeat(count).as_bytes());
+    if unit.contains("{i}") {
+        // Numbered copies (distinct attribute names, say): `{i}` is the copy's index.
+        for i in 0..count {
+            out.extend_from_slice(unit.replace("{i}", &i.to_string()).as_bytes());
+        }
+    } else {
+        out.extend_from_slice(unit.repeat(count).as_bytes());
+    }
     out.extend_from_slice(suffix.as_bytes());
     out
 }

@@ -70,6 +70,29 @@ static int utf8_valid(const uint8_t *s, size_t n) {
     return 1;
 }
 
+/* prefix + unit×count + suffix where every "{i}" of a copy is the copy's index (distinct attribute names, say). */
+static uint8_t *numbered_input(const adv_vector *v, size_t *len) {
+    size_t p = strlen(v->prefix), u = strlen(v->unit), s = strlen(v->suffix);
+    size_t cap = p + (u + u / 3 * 20) * v->count + s; /* each "{i}" (3 bytes) becomes at most 20 digits */
+    uint8_t *b = malloc(cap + 1);
+    if (!b) return NULL;
+    memcpy(b, v->prefix, p);
+    size_t n = p;
+    for (size_t i = 0; i < v->count; i++) {
+        for (const char *c = v->unit; *c;) {
+            if (strncmp(c, "{i}", 3) == 0) {
+                n += (size_t)snprintf((char *)b + n, 21, "%zu", i);
+                c += 3;
+            } else {
+                b[n++] = (uint8_t)*c++;
+            }
+        }
+    }
+    memcpy(b + n, v->suffix, s);
+    *len = n + s;
+    return b;
+}
+
 /* A vector's input bytes: the literal, or prefix + unit×count + suffix built in memory. The caller frees it. */
 static uint8_t *input_of(const adv_vector *v, size_t *len) {
     if (!v->repeat) {
@@ -78,6 +101,7 @@ static uint8_t *input_of(const adv_vector *v, size_t *len) {
         if (b) memcpy(b, v->data, v->len);
         return b;
     }
+    if (strstr(v->unit, "{i}")) return numbered_input(v, len);
     size_t p = strlen(v->prefix), u = strlen(v->unit), s = strlen(v->suffix);
     *len = p + u * v->count + s;
     uint8_t *b = malloc(*len + 1);

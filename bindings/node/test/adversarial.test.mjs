@@ -58,8 +58,13 @@ function inputOf(input) {
     return { text, bytes, length: bytes.length, isUtf8 };
   }
   const r = input.repeat;
-  const text = r.prefix + r.unit.repeat(r.count) + r.suffix;
-  const length = utf8.encode(r.prefix).length + utf8.encode(r.unit).length * r.count + utf8.encode(r.suffix).length;
+  // Numbered copies: each copy's "{i}" is its index (distinct attribute names, say).
+  const body = r.unit.includes("{i}")
+    ? Array.from({ length: r.count }, (_, i) => r.unit.replaceAll("{i}", String(i))).join("")
+    : r.unit.repeat(r.count);
+  const text = r.prefix + body + r.suffix;
+  const bodyLength = r.unit.includes("{i}") ? utf8.encode(body).length : utf8.encode(r.unit).length * r.count;
+  const length = utf8.encode(r.prefix).length + bodyLength + utf8.encode(r.suffix).length;
   return { text, bytes: length <= SMALL ? utf8.encode(text) : null, length, isUtf8: true };
 }
 

@@ -64,7 +64,11 @@ def input_of(v: Dict[str, Any]) -> Any:
     if "base64" in inp:
         return base64.b64decode(inp["base64"])
     r = inp["repeat"]
-    return b"".join([r["prefix"].encode(), r["unit"].encode() * r["count"], r["suffix"].encode()])
+    if "{i}" in r["unit"]:  # numbered copies: "{i}" is the copy's index
+        body = "".join(r["unit"].replace("{i}", str(i)) for i in range(r["count"])).encode()
+    else:
+        body = r["unit"].encode() * r["count"]
+    return b"".join([r["prefix"].encode(), body, r["suffix"].encode()])
 
 
 def as_bytes(data: Any) -> bytes:

@@ -4,7 +4,6 @@ use super::code;
 use crate::error::Finding;
 use quick_xml::events::Event;
 use quick_xml::name::ResolveResult;
-use quick_xml::NsReader;
 
 /// The SOAP 1.1 namespace, accepted in answers (a gateway may downgrade) but never sent.
 const SOAP11_NS: &str = "http://schemas.xmlsoap.org/soap/envelope/";
@@ -96,11 +95,8 @@ pub fn unexpected(bytes: &[u8], why: impl std::fmt::Display) -> Finding {
 fn classify(r: &ResolveResult<'_>) -> Ns {
     match r {
         ResolveResult::Unbound => Ns::None,
-        ResolveResult::Bound(ns) if ns.as_ref() == super::NAMESPACE.as_bytes() => Ns::Sifen,
-        ResolveResult::Bound(ns)
-            if ns.as_ref() == super::SOAP12_NS.as_bytes()
-                || ns.as_ref() == SOAP11_NS.as_bytes() =>
-        {
+        ResolveResult::Bound(ns) if ns.as_ref() == super::NAMESPACE => Ns::Sifen,
+        ResolveResult::Bound(ns) if ns.as_ref() == super::SOAP12_NS || ns.as_ref() == SOAP11_NS => {
             Ns::Soap
         }
         _ => Ns::Other,
@@ -141,7 +137,7 @@ impl<'a> Tree<'a> {
             return Err(unexpected(bytes, "the body is empty"));
         }
         let bad = |m: String| unexpected(bytes, m);
-        let mut reader = NsReader::from_str(src);
+        let mut reader = crate::xml::ns_reader(src);
         let mut nodes: Vec<Node> = Vec::new();
         let mut stack: Vec<usize> = Vec::new();
         let mut done = false;
@@ -150,15 +146,16 @@ impl<'a> Tree<'a> {
             let (ns, unknown, ev) = match reader.read_resolved_event() {
                 Ok((r, ev)) => {
                     let unknown = match &r {
-                        ResolveResult::Unknown(p) => Some(String::from_utf8_lossy(p).into_owned()),
+                        ResolveResult::Unknown(p) => Some(p.clone()),
                         _ => None,
                     };
                     (classify(&r), unknown, ev)
                 }
                 Err(e) => {
                     return Err(bad(format!(
-                        "not well-formed XML at byte {}: {e}",
-                        reader.error_position()
+                        "not well-formed XML at byte {}: {}",
+                        reader.error_position(),
+                        crate::xml::xml_error_message(&e)
                     )))
                 }
             };
@@ -180,7 +177,7 @@ impl<'a> Tree<'a> {
                     let idx = nodes.len();
                     nodes.push(Node {
                         ns,
-                        name: String::from_utf8_lossy(e.local_name().as_ref()).into_owned(),
+                        name: e.local_name().as_ref().to_owned(),
                         text: String::new(),
                         children: Vec::new(),
                         inner: (after, after),
@@ -201,9 +198,7 @@ impl<'a> Tree<'a> {
                     done |= stack.is_empty();
                 }
                 Event::Text(t) => {
-                    let s = t
-                        .xml10_content()
-                        .map_err(|e| bad(format!("bad text: {e}")))?;
+                    let s = t.xml10_content();
                     match stack.last().and_then(|&i| nodes.get_mut(i)) {
                         Some(n) => n.text.push_str(&s),
                         None if s.trim().is_empty() => {}
@@ -211,17 +206,15 @@ impl<'a> Tree<'a> {
                     }
                 }
                 Event::CData(t) => {
-                    let s = t
-                        .xml10_content()
-                        .map_err(|e| bad(format!("bad CDATA: {e}")))?;
+                    let s = t.xml10_content();
                     if let Some(n) = stack.last().and_then(|&i| nodes.get_mut(i)) {
                         n.text.push_str(&s);
                     }
                 }
                 Event::GeneralRef(g) => {
-                    let name = g.decode().map_err(|e| bad(e.to_string()))?;
-                    let c = entity(&name)
-                        .ok_or_else(|| bad(format!("undeclared entity '&{name};'")))?;
+                    let name = g.as_ref();
+                    let c =
+                        entity(name).ok_or_else(|| bad(format!("undeclared entity '&{name};'")))?;
                     if let Some(n) = stack.last().and_then(|&i| nodes.get_mut(i)) {
                         n.text.push(c);
                     }

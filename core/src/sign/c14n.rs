@@ -260,24 +260,22 @@ impl State<'_, '_> {
         match event {
             Event::Start(e) => self.start(e, before, after, false)?,
             Event::Empty(e) => self.start(e, before, after, true)?,
-            Event::End(e) => self.end(e.name().as_ref(), after)?,
+            Event::End(e) => self.end(e.name().as_ref().as_bytes(), after)?,
             Event::Text(t) => {
                 if self.in_output() {
                     // The input is a &str, so the bytes are UTF-8 already.
-                    escape_text_bytes(&normalize_newlines_bytes(t), &mut self.out);
-                } else if self.depth == 0 && !raw_is_blank(t) {
+                    escape_text_bytes(&normalize_newlines_bytes(t.as_bytes()), &mut self.out);
+                } else if self.depth == 0 && !raw_is_blank(t.as_bytes()) {
                     return Err(C14nError::malformed("text outside the root element"));
                 }
             }
             Event::CData(t) => {
                 if self.in_output() {
-                    escape_text_bytes(&normalize_newlines_bytes(t), &mut self.out);
+                    escape_text_bytes(&normalize_newlines_bytes(t.as_bytes()), &mut self.out);
                 }
             }
             Event::GeneralRef(r) => {
-                let name = std::str::from_utf8(r)
-                    .map_err(|_| C14nError::malformed("reference is not UTF-8"))?;
-                let ch = resolve_reference(name)?;
+                let ch = resolve_reference(r)?;
                 if self.in_output() {
                     let mut buf = [0u8; 4];
                     escape_text(ch.encode_utf8(&mut buf), &mut self.out);
@@ -287,7 +285,7 @@ impl State<'_, '_> {
                 if self.in_output() && self.method.with_comments() {
                     self.out.extend_from_slice(b"<!--");
                     self.out
-                        .extend_from_slice(normalize_newlines_bytes(c).as_ref());
+                        .extend_from_slice(normalize_newlines_bytes(c.as_bytes()).as_ref());
                     self.out.extend_from_slice(b"-->");
                 }
             }
@@ -295,7 +293,7 @@ impl State<'_, '_> {
                 if self.in_output() {
                     self.out.extend_from_slice(b"<?");
                     self.out
-                        .extend_from_slice(normalize_newlines_bytes(p).as_ref());
+                        .extend_from_slice(normalize_newlines_bytes(p.as_bytes()).as_ref());
                     self.out.extend_from_slice(b"?>");
                 }
             }
@@ -469,9 +467,17 @@ impl State<'_, '_> {
         let mut is_target = matches!(self.target, Target::Offset(o) if o == offset);
         for a in e.attributes() {
             let a = a.map_err(|err| C14nError::malformed(format!("bad attribute: {err}")))?;
-            let key = std::str::from_utf8(a.key.as_ref())
-                .map_err(|_| C14nError::malformed("name is not UTF-8"))?;
-            let value = attr_value(&a.value)?;
+            let key = a.key.as_ref();
+            if (key == "xmlns" || key.starts_with("xmlns:"))
+                && self.ns.len() >= crate::xml::MAX_NAMESPACE_BINDINGS
+            {
+                let n = crate::xml::MAX_NAMESPACE_BINDINGS;
+                return Err(C14nError::new(
+                    TOO_LARGE,
+                    format!("more than {n} namespace declarations in scope"),
+                ));
+            }
+            let value = attr_value(a.value.as_bytes())?;
             if key == "xmlns" {
                 self.ns.push((Rc::from(""), Rc::from(value.as_ref())));
             } else if let Some(p) = key.strip_prefix("xmlns:") {
@@ -512,14 +518,13 @@ impl State<'_, '_> {
             }
         }
         if empty {
-            self.end(e.name().as_ref(), after)?;
+            self.end(e.name().as_ref().as_bytes(), after)?;
         }
         Ok(())
     }
 
     fn render_start(&mut self, e: &BytesStart<'_>) -> Result<(), C14nError> {
-        let qname = std::str::from_utf8(e.name().into_inner())
-            .map_err(|_| C14nError::malformed("name is not UTF-8"))?;
+        let qname = e.name().into_inner();
         let el_prefix = qname.split_once(':').map(|(p, _)| p).unwrap_or("");
         self.rendered_marks.push(self.rendered.len());
         let is_apex = self.apex_depth == Some(self.depth);
@@ -834,6 +839,45 @@ mod tests {
             exc(xml, "1"),
             r#"<DE xmlns="http://ekuatia.set.gov.py/sifen/xsd" Id="1"><a></a><b a="&quot;x&quot;" z="1">&amp;&lt;&gt;"</b></DE>"#
         );
+    }
+
+    /// `n` namespace declarations spread over the root and the signed element, then 10 000 elements that each
+    /// resolve a prefix: without the bound on bindings in scope each lookup scanned all of them.
+    fn many_bindings(n: usize) -> String {
+        let decls: String = (0..n)
+            .map(|i| format!(" xmlns:p{i}=\"urn:p{i}\""))
+            .collect();
+        format!(
+            r#"<r{decls}><e Id="i">{}</e></r>"#,
+            "<p0:a/>".repeat(10_000)
+        )
+    }
+
+    #[test]
+    fn namespace_declarations_in_scope_are_bounded() {
+        let at_limit = canonicalize_element(
+            &many_bindings(crate::xml::MAX_NAMESPACE_BINDINGS),
+            "i",
+            &Method::EXCLUSIVE,
+        )
+        .unwrap();
+        assert!(at_limit.starts_with(b"<e Id=\"i\"><p0:a xmlns:p0=\"urn:p0\"></p0:a>"));
+        let start = std::time::Instant::now();
+        for method in [
+            Method::EXCLUSIVE,
+            Method::Inclusive {
+                with_comments: false,
+            },
+        ] {
+            let e = canonicalize_element(&many_bindings(100_000), "i", &method).unwrap_err();
+            assert_eq!(e.code(), TOO_LARGE);
+            assert!(
+                e.message().contains("namespace declarations"),
+                "{}",
+                e.message()
+            );
+        }
+        assert!(start.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]

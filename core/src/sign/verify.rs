@@ -517,16 +517,13 @@ fn find_signature(xml: &str) -> Result<Option<El>, ScanError> {
             }
             Event::Text(t) => {
                 if let Some(top) = stack.last_mut() {
-                    top.text
-                        .push_str(std::str::from_utf8(&t).map_err(|_| bad("text is not UTF-8"))?);
+                    top.text.push_str(&t);
                 }
                 continue;
             }
             Event::GeneralRef(r) => {
                 if let Some(top) = stack.last_mut() {
-                    let name =
-                        std::str::from_utf8(&r).map_err(|_| bad("reference is not UTF-8"))?;
-                    match name {
+                    match &*r {
                         "amp" => top.text.push('&'),
                         "lt" => top.text.push('<'),
                         "gt" => top.text.push('>'),
@@ -588,19 +585,23 @@ fn open(
     for a in e.attributes() {
         let a = a.map_err(|err| bad(format!("bad attribute: {err}")))?;
         let key = a.key.as_ref();
+        if (key == "xmlns" || key.starts_with("xmlns:"))
+            && ns.len() >= crate::xml::MAX_NAMESPACE_BINDINGS
+        {
+            return Err(too_many_bindings());
+        }
         let value = a
-            .unescape_value()
+            .normalized_value(quick_xml::XmlVersion::Implicit1_0)
             .map_err(|err| bad(format!("bad attribute value: {err}")))?;
-        if key == b"xmlns" {
+        if key == "xmlns" {
             ns.push((String::new(), value.into_owned()));
-        } else if let Some(p) = key.strip_prefix(b"xmlns:") {
-            let p = std::str::from_utf8(p).map_err(|_| bad("name is not UTF-8"))?;
+        } else if let Some(p) = key.strip_prefix("xmlns:") {
             ns.push((p.to_string(), value.into_owned()));
         } else {
             plain += 1;
         }
     }
-    let qname = std::str::from_utf8(e.name().into_inner()).map_err(|_| bad("name is not UTF-8"))?;
+    let qname = e.name().into_inner();
     let (prefix, local) = qname.split_once(':').unwrap_or(("", qname));
     let uri = ns
         .iter()
@@ -614,12 +615,12 @@ fn open(
     let mut attrs = Vec::with_capacity(plain);
     if plain > 0 {
         for a in e.attributes().flatten() {
-            let key = std::str::from_utf8(a.key.as_ref()).map_err(|_| bad("name is not UTF-8"))?;
+            let key = a.key.as_ref();
             if key == "xmlns" || key.contains(':') {
                 continue;
             }
             let value = a
-                .unescape_value()
+                .normalized_value(quick_xml::XmlVersion::Implicit1_0)
                 .map_err(|err| bad(format!("bad attribute value: {err}")))?;
             attrs.push((key.to_string(), value.into_owned()));
         }
@@ -632,6 +633,14 @@ fn open(
         children: Vec::new(),
         offset,
     }))
+}
+
+fn too_many_bindings() -> ScanError {
+    let n = crate::xml::MAX_NAMESPACE_BINDINGS;
+    ScanError(
+        crate::error::code::TOO_LARGE,
+        format!("more than {n} namespace declarations in scope"),
+    )
 }
 
 fn close(ns: &mut Vec<(String, String)>, marks: &mut Vec<usize>) {

@@ -106,6 +106,9 @@ class AdversarialTest {
             return Base64.getDecoder().decode(input.path("base64").asText());
         }
         JsonNode r = input.path("repeat");
+        if (r.path("unit").asText().contains("{i}")) {
+            return textOf(input, null).getBytes(StandardCharsets.UTF_8);
+        }
         byte[] prefix = r.path("prefix").asText().getBytes(StandardCharsets.UTF_8);
         byte[] unit = r.path("unit").asText().getBytes(StandardCharsets.UTF_8);
         byte[] suffix = r.path("suffix").asText().getBytes(StandardCharsets.UTF_8);
@@ -125,8 +128,17 @@ class AdversarialTest {
         }
         if (input.has("repeat")) {
             JsonNode r = input.path("repeat");
-            return r.path("prefix").asText() + r.path("unit").asText().repeat(r.path("count").asInt())
-                    + r.path("suffix").asText();
+            String unit = r.path("unit").asText();
+            int count = r.path("count").asInt();
+            if (!unit.contains("{i}")) {
+                return r.path("prefix").asText() + unit.repeat(count) + r.path("suffix").asText();
+            }
+            // Numbered copies: each copy's "{i}" is its index (distinct attribute names, say).
+            StringBuilder sb = new StringBuilder(r.path("prefix").asText());
+            for (int i = 0; i < count; i++) {
+                sb.append(unit.replace("{i}", Integer.toString(i)));
+            }
+            return sb.append(r.path("suffix").asText()).toString();
         }
         return utf8(data);
     }
