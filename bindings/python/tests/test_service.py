@@ -229,3 +229,25 @@ def test_sifen_argument_errors() -> None:
             svc.report_sifen(job, "timeout")  # type: ignore[arg-type]
         with pytest.raises(ValueError):
             svc.due_sifen(-1)
+
+
+
+def test_an_idempotency_key_never_crosses_environments() -> None:
+    """Issue 14 #5 through the binding: one Idempotency-Key sent first with a test key, then with a live key, is two
+    invoices (one per environment), never the sandbox answer replayed to the production call."""
+    with kuatia.Signer.sandbox() as signer, kuatia.Service(
+        {}, sandbox_signer=signer, production_signer=signer
+    ) as svc:
+        acct = svc.create_account("Emisor", now=NOW)
+        live = {"Authorization": "Bearer " + svc.create_key(acct["account_id"], live=True, now=NOW)}
+        svc.set_production_profile(acct["account_id"])
+        idem = {"Idempotency-Key": "order-7"}
+        sandbox = svc.handle("POST", "/v1/facturas", {**sandbox_headers(acct["key"]), **idem}, FACTURA, now=NOW)
+        assert sandbox.status == 201, sandbox.body
+        prod = svc.handle("POST", "/v1/facturas", {**live, **idem}, FACTURA, now=NOW)
+        assert prod.status == 201, prod.body
+        assert prod.json()["data"]["id"] != sandbox.json()["data"]["id"]
+        assert prod.header("Idempotent-Replayed") is None
+        again = svc.handle("POST", "/v1/facturas", {**live, **idem}, FACTURA, now=NOW + 1)
+        assert again.json()["data"]["id"] == prod.json()["data"]["id"]
+        assert again.header("Idempotent-Replayed") == "true"
