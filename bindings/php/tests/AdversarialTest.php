@@ -164,6 +164,13 @@ final class AdversarialTest extends TestCase
             return (string) base64_decode($in['base64'], true);
         }
         $r = $in['repeat'];
+        if (str_contains($r['unit'], '{i}')) { // numbered copies: "{i}" is the copy's index
+            $parts = [];
+            for ($i = 0; $i < $r['count']; $i++) {
+                $parts[] = str_replace('{i}', (string) $i, $r['unit']);
+            }
+            return $r['prefix'] . implode('', $parts) . $r['suffix'];
+        }
         return $r['prefix'] . str_repeat($r['unit'], $r['count']) . $r['suffix'];
     }
 
