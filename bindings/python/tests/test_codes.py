@@ -1,11 +1,10 @@
 """codes() is the core's registry: the same list as tests/fixtures/codes.json (checked there against the Rust registry)."""
 
 import json
-import pathlib
 
 import kuatia
 
-ROOT = pathlib.Path(__file__).resolve().parents[3]
+from cases import ROOT
 
 
 def test_codes_are_the_registry():
