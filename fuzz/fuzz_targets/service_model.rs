@@ -138,9 +138,16 @@ impl World {
                 if let Some(k) = key {
                     if let Some((v, first)) = self.idem.get(&(a, k)) {
                         if body(*v) == b {
+                            // The first answer again (status and body), marked as a replay.
                             assert_eq!(
-                                &r, first,
+                                (r.status, &r.body),
+                                (first.status, &first.body),
                                 "a replayed idempotency key must give the first answer"
+                            );
+                            assert_eq!(
+                                r.header("Idempotent-Replayed"),
+                                Some("true"),
+                                "a replay says it is one"
                             );
                         } else {
                             assert_eq!(
