@@ -171,8 +171,10 @@ registry! {
     NOT_CANCELLABLE = "NOT_CANCELLABLE";
     /// A cancellation of this invoice waits for SIFEN's answer (HTTP 409).
     CANCELLATION_PENDING = "CANCELLATION_PENDING";
-    /// The host's storage failed; the request was not applied (HTTP 503 or 500).
+    /// The host's storage failed; the request was not applied (HTTP 500).
     STORAGE_ERROR = "STORAGE_ERROR";
+    /// The host's storage is full, read-only, locked or failing; the request was not applied, retry later (HTTP 503).
+    STORAGE_UNAVAILABLE = "STORAGE_UNAVAILABLE";
     /// An unexpected failure of the host; nothing was applied (HTTP 500).
     INTERNAL_ERROR = "INTERNAL_ERROR";
 
