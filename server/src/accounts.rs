@@ -36,7 +36,9 @@ pub fn create_account(data_dir: PathBuf, name: &str) -> Result<(Account, String)
     let mut engine = engine(data_dir)?;
     // The data directory's default account exists first, so `kuatia serve` keeps its meaning of "the" account.
     engine.ensure_account()?;
-    engine.transact(|svc, host| svc.create_account(name, host))
+    engine
+        .transact(|svc, host| svc.create_account(name, host))
+        .map_err(String::from)
 }
 
 /// `kuatia accounts list`: every account, oldest first.
@@ -44,7 +46,7 @@ pub fn list_accounts(data_dir: PathBuf) -> Result<Vec<Account>, String> {
     let engine = engine(data_dir)?;
     let all = engine.service.store.accounts();
     match engine.service.store.take_error() {
-        Some(e) => Err(e),
+        Some(e) => Err(e.into()),
         None => Ok(all),
     }
 }
@@ -74,7 +76,9 @@ pub fn list_keys(data_dir: PathBuf, account_id: &str) -> Result<Vec<StoredKey>, 
 /// `kuatia keys revoke KEY_ID`: the owning account and the revoked key, `None` for an unknown key.
 pub fn revoke_key(data_dir: PathBuf, key_id: &str) -> Result<Option<(String, StoredKey)>, String> {
     let mut engine = engine(data_dir)?;
-    engine.transact(|svc, host| svc.revoke_key(key_id, host))
+    engine
+        .transact(|svc, host| svc.revoke_key(key_id, host))
+        .map_err(String::from)
 }
 
 /// `kuatia accounts set-profile`: the production profile, if the core accepts it (else its findings).
@@ -85,7 +89,9 @@ pub fn set_profile(
 ) -> Result<Result<(), Vec<Finding>>, String> {
     let mut engine = engine(data_dir)?;
     known(&engine, account_id)?;
-    engine.transact(|svc, host| svc.set_production_profile(account_id, emisor, host))
+    engine
+        .transact(|svc, host| svc.set_production_profile(account_id, emisor, host))
+        .map_err(String::from)
 }
 
 /// `kuatia accounts set-p12`: opens the P12 with the password in `password_env`, checks it with the core's
@@ -131,7 +137,7 @@ fn open_p12(p12: &[u8], password_env: &str) -> Result<SoftwareSigner, String> {
 pub fn load_account_signers(engine: &mut Engine) -> Result<(), String> {
     let certificates = engine.service.store.certificates();
     if let Some(e) = engine.service.store.take_error() {
-        return Err(e);
+        return Err(e.into());
     }
     for (account, p12, password_env) in certificates {
         let signer = open_p12(&p12, &password_env)

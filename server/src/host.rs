@@ -7,6 +7,39 @@ use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use time::OffsetDateTime;
 
+/// The time a host reads: the system clock, or any other source (a test's clock that jumps).
+#[derive(Clone)]
+pub struct Clock(Arc<dyn Fn() -> OffsetDateTime + Send + Sync>);
+
+impl Clock {
+    /// The system clock (UTC).
+    pub fn system() -> Clock {
+        Clock(Arc::new(OffsetDateTime::now_utc))
+    }
+
+    /// A clock reading `f`.
+    pub fn from_fn(f: impl Fn() -> OffsetDateTime + Send + Sync + 'static) -> Clock {
+        Clock(Arc::new(f))
+    }
+
+    /// The current time.
+    pub fn now(&self) -> OffsetDateTime {
+        (self.0)()
+    }
+}
+
+impl Default for Clock {
+    fn default() -> Clock {
+        Clock::system()
+    }
+}
+
+impl std::fmt::Debug for Clock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Clock")
+    }
+}
+
 /// System clock, `getrandom`, and the signers: one for the sandbox, the server-wide production one (`--p12`), and
 /// per-account production ones (`kuatia accounts set-p12`), which take precedence for their account.
 pub struct SystemHost {
@@ -18,6 +51,7 @@ pub struct SystemHost {
     /// Secret seed drawn from the OS at start, for the fallback generator below.
     seed: [u8; 32],
     counter: u64,
+    clock: Clock,
 }
 
 impl std::fmt::Debug for SystemHost {
@@ -45,7 +79,14 @@ impl SystemHost {
             per_account: std::collections::HashMap::new(),
             seed,
             counter: 0,
+            clock: Clock::system(),
         })
+    }
+
+    /// The same host reading `clock` instead of the system clock.
+    pub fn with_clock(mut self, clock: Clock) -> SystemHost {
+        self.clock = clock;
+        self
     }
 
     /// Signs `account_id`'s production documents and events with `signer` instead of the server-wide one.
@@ -56,7 +97,7 @@ impl SystemHost {
 
 impl Host for SystemHost {
     fn now(&mut self) -> OffsetDateTime {
-        OffsetDateTime::now_utc()
+        self.clock.now()
     }
 
     fn random_u32(&mut self) -> u32 {

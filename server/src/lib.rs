@@ -15,6 +15,7 @@
 #![deny(unsafe_code)]
 
 pub mod accounts;
+pub mod faults;
 pub mod host;
 pub mod numbering;
 pub mod sifen;
@@ -26,7 +27,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::response::Response;
 use axum::Router;
-pub use host::SystemHost;
+pub use host::{Clock, SystemHost};
 use kuatia_core::api::auth::Environment;
 use kuatia_core::api::transmit::SifenMode;
 use kuatia_core::api::webhook::{self, Delivery};
@@ -85,6 +86,8 @@ pub struct ServerConfig {
     pub sifen_retry: Vec<i64>,
     /// How production documents reach SIFEN (the worker runs when there is a production signer).
     pub sifen: sifen::SifenTransport,
+    /// The clock of the service and of the webhook worker (the system clock; tests make it jump).
+    pub clock: Clock,
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -122,6 +125,7 @@ impl ServerConfig {
             sifen_lot_poll_after: core.sifen_lot_poll_after,
             sifen_retry: core.sifen_retry,
             sifen: sifen::SifenTransport::default(),
+            clock: Clock::system(),
         }
     }
 }
@@ -145,7 +149,7 @@ impl Engine {
     pub fn transact<T>(
         &mut self,
         f: impl FnOnce(&mut Service<SqliteStore>, &mut SystemHost) -> T,
-    ) -> Result<T, String> {
+    ) -> Result<T, faults::StoreError> {
         self.service.store.begin()?;
         let out = f(&mut self.service, &mut self.host);
         self.service.store.finish()?;
@@ -165,6 +169,7 @@ impl Engine {
             svc.store.set_meta(ACCOUNT_META, &account.id);
             (account.id, Some(key))
         })
+        .map_err(String::from)
     }
 }
 
@@ -268,7 +273,8 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         Some(s) => Some(sifen::client(s.clone(), &config.sifen)?),
         None => None,
     };
-    engine.host = SystemHost::new(Some(sandbox), production_signer)?;
+    engine.host =
+        SystemHost::new(Some(sandbox), production_signer)?.with_clock(config.clock.clone());
     let (account_id, new_sandbox_key) = engine.ensure_account()?;
     accounts::load_account_signers(&mut engine)?;
     if let Some(profile) = production_profile {
@@ -332,6 +338,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
                 per_endpoint: config.webhook_concurrency.max(1),
             },
             stopped,
+            config.clock.clone(),
         )));
     }
     tracing::info!(%addr, base_url = %base_url, data = %config.data_dir.display(), "kuatia serve listening");
@@ -437,12 +444,8 @@ async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
     let response = match outcome {
         Ok(Ok(r)) => to_response(r),
         Ok(Err(e)) => {
-            tracing::error!(error = %e, "storage failure; request rolled back");
-            json_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                kuatia_core::code::STORAGE_ERROR,
-                "the request could not be stored; nothing was changed, retry it",
-            )
+            tracing::error!(error = %e, fault = ?e.fault, "storage failure; request rolled back");
+            to_response(kuatia_core::api::storage::failure_response(e.fault))
         }
         Err(e) => {
             tracing::error!(error = %e, "request task failed");
@@ -508,6 +511,7 @@ async fn webhook_loop(
     client: reqwest::Client,
     policy: WebhookPolicy,
     mut stop: watch::Receiver<bool>,
+    clock: Clock,
 ) {
     let in_flight = Arc::new(Mutex::new(InFlight::default()));
     loop {
@@ -515,10 +519,9 @@ async fn webhook_loop(
             _ = tokio::time::sleep(policy.period) => {}
             _ = stop.wait_for(|s| *s) => break,
         }
-        let e = engine.clone();
+        let (e, now) = (engine.clone(), clock.now().unix_timestamp());
         let due = tokio::task::spawn_blocking(move || {
             let guard = lock(&e);
-            let now = time::OffsetDateTime::now_utc().unix_timestamp();
             let due = guard.service.due_deliveries(now);
             match guard.service.store.take_error() {
                 Some(err) => Err(err),
@@ -545,8 +548,9 @@ async fn webhook_loop(
                 *f.per_webhook.entry(d.webhook_id.clone()).or_default() += 1;
             }
             let (client, engine, in_flight) = (client.clone(), engine.clone(), in_flight.clone());
+            let at = clock.now().unix_timestamp();
             tokio::spawn(async move {
-                let attempt = post(&client, &d, policy).await;
+                let attempt = post(&client, &d, policy, at).await;
                 let id = d.id.clone();
                 let r = tokio::task::spawn_blocking(move || {
                     lock(&engine).transact(|svc, _| svc.report_attempt(&id, attempt))
@@ -596,9 +600,13 @@ async fn resolves_inside(url: &str) -> bool {
 }
 
 /// One POST, timed, as the attempt the core records.
-async fn post(client: &reqwest::Client, d: &Delivery, policy: WebhookPolicy) -> webhook::Attempt {
+async fn post(
+    client: &reqwest::Client,
+    d: &Delivery,
+    policy: WebhookPolicy,
+    at: i64,
+) -> webhook::Attempt {
     let started = Instant::now();
-    let at = time::OffsetDateTime::now_utc().unix_timestamp();
     let attempt = |status: Option<u16>, error: Option<&str>| webhook::Attempt {
         at,
         status,

@@ -7,6 +7,7 @@
 //! The [`Store`] trait is infallible, so a failed statement is remembered ([`SqliteStore::take_error`]) and the
 //! server rolls back the request's transaction instead of answering with a half-written state.
 
+use crate::faults::{FaultPlan, StoreError};
 use crate::numbering;
 use kuatia_core::api::auth::{Environment, StoredKey};
 use kuatia_core::api::webhook::{Delivery, Webhook};
@@ -137,7 +138,9 @@ pub const DB_FILE: &str = "kuatia.sqlite3";
 pub struct SqliteStore {
     conn: Connection,
     /// First error since the last [`SqliteStore::take_error`] (reads take `&self`, hence the cell).
-    error: RefCell<Option<String>>,
+    error: RefCell<Option<StoreError>>,
+    /// Failures injected into every call (tests only; see [`SqliteStore::inject_faults`]).
+    faults: RefCell<Option<FaultPlan>>,
     /// Decoded copies of the `in_flight = 1` rows. The core calls `simulated_in_flight` on every request (its
     /// `handle` ticks first), so reading and decoding those rows each time would make every request O(in flight).
     /// This process is the only writer of invoices; the cache is rebuilt whenever a transaction rolls back.
@@ -216,6 +219,7 @@ impl SqliteStore {
         let mut store = SqliteStore {
             conn,
             error: RefCell::new(None),
+            faults: RefCell::new(None),
             in_flight: BTreeMap::new(),
         };
         store.migrate()?;
@@ -316,7 +320,7 @@ impl SqliteStore {
         let rows: Vec<InvoiceRecord> =
             self.query_json("SELECT json FROM invoices WHERE in_flight = 1", &[]);
         if let Some(e) = self.take_error() {
-            return Err(e);
+            return Err(e.into());
         }
         self.in_flight = rows.into_iter().map(|r| (r.id.clone(), r)).collect();
         Ok(())
@@ -338,33 +342,58 @@ impl SqliteStore {
     }
 
     /// Starts a write transaction (one per request, so a request's writes land together or not at all).
-    pub fn begin(&mut self) -> Result<(), String> {
+    pub fn begin(&mut self) -> Result<(), StoreError> {
         if !self.conn.is_autocommit() {
             // A previous holder left a transaction open (it cannot happen without a panic): drop its writes.
             self.rollback();
         }
         self.error.replace(None);
+        if let Some(e) = self.injected() {
+            return Err(e.into());
+        }
         self.conn
             .execute_batch("BEGIN IMMEDIATE")
-            .map_err(|e| e.to_string())
+            .map_err(StoreError::from)
     }
 
     /// Commits the transaction, or rolls it back when a statement failed since [`SqliteStore::begin`].
-    pub fn finish(&mut self) -> Result<(), String> {
+    pub fn finish(&mut self) -> Result<(), StoreError> {
         if let Some(e) = self.take_error() {
             self.rollback();
             return Err(e);
         }
-        if let Err(e) = self.conn.execute_batch("COMMIT") {
+        let commit = match self.injected() {
+            Some(e) => Err(e),
+            None => self.conn.execute_batch("COMMIT"),
+        };
+        if let Err(e) = commit {
             self.rollback();
-            return Err(e.to_string());
+            return Err(e.into());
         }
         Ok(())
     }
 
     /// The first statement error since the last call, if any.
-    pub fn take_error(&self) -> Option<String> {
+    pub fn take_error(&self) -> Option<StoreError> {
         self.error.replace(None)
+    }
+
+    /// Makes calls fail as `plan` draws (every statement, `BEGIN` and `COMMIT`; fault-injection tests), or stops
+    /// injecting with `None`; returns the previous plan with its counters.
+    pub fn inject_faults(&self, plan: Option<FaultPlan>) -> Option<FaultPlan> {
+        self.faults.replace(plan)
+    }
+
+    fn injected(&self) -> Option<rusqlite::Error> {
+        self.faults.borrow_mut().as_mut()?.next_failure()
+    }
+
+    /// Keeps the first error of the transaction.
+    fn keep(&self, e: StoreError) {
+        let mut slot = self.error.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(e);
+        }
     }
 
     /// A host setting (e.g. the id of the account created on first start).
@@ -432,14 +461,15 @@ impl SqliteStore {
 
     /// Keeps the first error and turns a result into an option.
     fn read<T>(&self, r: rusqlite::Result<T>) -> Option<T> {
+        let r = match self.injected() {
+            Some(e) => Err(e),
+            None => r,
+        };
         match r {
             Ok(v) => Some(v),
             Err(e) => {
                 tracing::error!(error = %e, "sqlite statement failed");
-                let mut slot = self.error.borrow_mut();
-                if slot.is_none() {
-                    *slot = Some(e.to_string());
-                }
+                self.keep(e.into());
                 None
             }
         }
@@ -450,10 +480,9 @@ impl SqliteStore {
             Ok(v) => Some(v),
             Err(e) => {
                 tracing::error!(error = %e, "stored record does not decode");
-                let mut slot = self.error.borrow_mut();
-                if slot.is_none() {
-                    *slot = Some(format!("stored record does not decode: {e}"));
-                }
+                self.keep(StoreError::other(format!(
+                    "stored record does not decode: {e}"
+                )));
                 None
             }
         }
@@ -463,10 +492,7 @@ impl SqliteStore {
         match serde_json::to_string(v) {
             Ok(s) => s,
             Err(e) => {
-                let mut slot = self.error.borrow_mut();
-                if slot.is_none() {
-                    *slot = Some(format!("record does not encode: {e}"));
-                }
+                self.keep(StoreError::other(format!("record does not encode: {e}")));
                 String::new()
             }
         }
@@ -499,10 +525,7 @@ impl SqliteStore {
     /// Remembers a failed numbering statement like any other, so the request is rolled back.
     fn fail(&self, f: &Finding) {
         if f.code != code::NUMBERING_EXHAUSTED && f.code != code::NUMBER_NOT_RESERVED {
-            let mut slot = self.error.borrow_mut();
-            if slot.is_none() {
-                *slot = Some(f.message.clone());
-            }
+            self.keep(StoreError::from_finding(f));
         }
     }
 
@@ -728,6 +751,11 @@ impl Store for SqliteStore {
         key: &NumberingKey,
     ) -> Result<u32, Finding> {
         // A failure is also remembered, so the request's transaction is rolled back as a whole.
+        if let Some(e) = self.injected() {
+            let f = numbering::sql_finding(&e);
+            self.fail(&f);
+            return Err(f);
+        }
         numbering::reserve(&self.conn, account_id, env_name(env), key).inspect_err(|f| self.fail(f))
     }
 
@@ -739,6 +767,11 @@ impl Store for SqliteStore {
         numero: u32,
         cdc: &str,
     ) -> Result<(), Finding> {
+        if let Some(e) = self.injected() {
+            let f = numbering::sql_finding(&e);
+            self.fail(&f);
+            return Err(f);
+        }
         numbering::confirm(&self.conn, account_id, env_name(env), key, numero, cdc)
             .inspect_err(|f| self.fail(f))
     }

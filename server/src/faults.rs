@@ -1,0 +1,211 @@
+//! Storage failures as the host reports them ([`StoreError`]: what SQLite said, named as the core's
+//! [`StorageFault`]), and a seeded fault injector ([`FaultPlan`]) that makes the store's calls fail at random, for the
+//! fault-injection tests (docs/reliability.md). The answer a failure gets is the core's rule
+//! ([`kuatia_core::api::storage::failure_response`]); this module only names what happened.
+
+use kuatia_core::api::storage::StorageFault;
+use kuatia_core::code;
+use kuatia_core::Finding;
+use rusqlite::ErrorCode;
+
+/// A failed store operation: the fault it is (for the answer) and SQLite's message (for the log only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreError {
+    /// What kind of failure, as the core names it.
+    pub fault: StorageFault,
+    /// What the storage said.
+    pub message: String,
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<StoreError> for String {
+    fn from(e: StoreError) -> String {
+        e.message
+    }
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> StoreError {
+        StoreError {
+            fault: fault_of(&e),
+            message: e.to_string(),
+        }
+    }
+}
+
+impl StoreError {
+    /// A failure that is not SQLite's (a record that does not decode or encode).
+    pub fn other(message: impl Into<String>) -> StoreError {
+        StoreError {
+            fault: StorageFault::Other,
+            message: message.into(),
+        }
+    }
+
+    /// A failure the numbering contract reported as a finding (its SQLite error was turned into text there).
+    pub fn from_finding(f: &Finding) -> StoreError {
+        let fault = if f.code == code::NUMBERING_UNAVAILABLE {
+            // `numbering::sql_finding` keeps SQLite's fixed message (`sqlite3_errstr`) in its text.
+            let m = f.message.to_ascii_lowercase();
+            if m.contains("is full") {
+                StorageFault::Full
+            } else if m.contains("readonly") {
+                StorageFault::ReadOnly
+            } else if m.contains("locked") {
+                StorageFault::Busy
+            } else {
+                StorageFault::Io
+            }
+        } else {
+            StorageFault::Other
+        };
+        StoreError {
+            fault,
+            message: f.message.clone(),
+        }
+    }
+}
+
+/// The core's name for a SQLite failure.
+pub fn fault_of(e: &rusqlite::Error) -> StorageFault {
+    match e.sqlite_error_code() {
+        Some(ErrorCode::DiskFull) => StorageFault::Full,
+        Some(ErrorCode::ReadOnly) => StorageFault::ReadOnly,
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => StorageFault::Busy,
+        Some(ErrorCode::SystemIoFailure | ErrorCode::CannotOpen) => StorageFault::Io,
+        _ => StorageFault::Other,
+    }
+}
+
+/// Which failures a [`FaultPlan`] injects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Injected {
+    /// `SQLITE_FULL` (what `ENOSPC` becomes).
+    Full,
+    /// `SQLITE_BUSY` (a lock held longer than `busy_timeout`).
+    Busy,
+    /// `SQLITE_READONLY`.
+    ReadOnly,
+}
+
+impl Injected {
+    fn error(self) -> rusqlite::Error {
+        let (code, text) = match self {
+            Injected::Full => (rusqlite::ffi::SQLITE_FULL, "database or disk is full"),
+            Injected::Busy => (rusqlite::ffi::SQLITE_BUSY, "database is locked"),
+            Injected::ReadOnly => (
+                rusqlite::ffi::SQLITE_READONLY,
+                "attempt to write a readonly database",
+            ),
+        };
+        rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(code),
+            Some(format!("{text} (injected)")),
+        )
+    }
+}
+
+/// Seeded, reproducible fault injection: each store call (every statement, `BEGIN` and `COMMIT`) fails with
+/// probability `1/one_in`, with a kind drawn from `kinds`. Same seed, same calls: same failures.
+#[derive(Debug, Clone)]
+pub struct FaultPlan {
+    state: u64,
+    one_in: u64,
+    kinds: Vec<Injected>,
+    /// Calls seen and failures injected so far.
+    pub calls: u64,
+    /// Failures injected so far.
+    pub injected: u64,
+}
+
+impl FaultPlan {
+    /// A plan failing about one call in `one_in` with one of `kinds`.
+    pub fn new(seed: u64, one_in: u64, kinds: &[Injected]) -> FaultPlan {
+        FaultPlan {
+            // splitmix64 of the seed, so that small seeds give unrelated streams; never 0 (xorshift's fixed point).
+            state: splitmix(seed) | 1,
+            one_in: one_in.max(1),
+            kinds: kinds.to_vec(),
+            calls: 0,
+            injected: 0,
+        }
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        // xorshift64*
+        let mut x = self.state;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.state = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// The failure of this call, if it is one that fails.
+    pub fn next_failure(&mut self) -> Option<rusqlite::Error> {
+        self.calls += 1;
+        let r = self.next_u64();
+        if self.kinds.is_empty() || !r.is_multiple_of(self.one_in) {
+            return None;
+        }
+        self.injected += 1;
+        let pick = usize::try_from((r / self.one_in) % self.kinds.len() as u64).unwrap_or(0);
+        self.kinds.get(pick).map(|k| k.error())
+    }
+}
+
+fn splitmix(seed: u64) -> u64 {
+    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plan_is_reproducible_and_classified() {
+        let kinds = [Injected::Full, Injected::Busy, Injected::ReadOnly];
+        let run = |seed| {
+            let mut p = FaultPlan::new(seed, 5, &kinds);
+            (0..1000)
+                .map(|_| p.next_failure().map(|e| fault_of(&e)))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(run(7), run(7));
+        assert_ne!(run(7), run(8));
+        let faults = run(7);
+        let n = faults.iter().flatten().count();
+        assert!((100..300).contains(&n), "{n} failures in 1000 calls at 1/5");
+        for f in [
+            StorageFault::Full,
+            StorageFault::Busy,
+            StorageFault::ReadOnly,
+        ] {
+            assert!(faults.contains(&Some(f)), "{f:?} is injected");
+        }
+    }
+
+    #[test]
+    fn numbering_findings_keep_their_fault() {
+        let e = rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
+            None,
+        );
+        let f = crate::numbering::sql_finding(&e);
+        assert_eq!(StoreError::from_finding(&f).fault, StorageFault::Full);
+        let e = Injected::ReadOnly.error();
+        let f = crate::numbering::sql_finding(&e);
+        assert_eq!(StoreError::from_finding(&f).fault, StorageFault::ReadOnly);
+        let e = Injected::Busy.error();
+        let f = crate::numbering::sql_finding(&e);
+        assert_eq!(StoreError::from_finding(&f).fault, StorageFault::Busy);
+    }
+}
