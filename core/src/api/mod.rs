@@ -229,6 +229,8 @@ pub struct Service<S: Store> {
     pub store: S,
     /// Settings.
     pub config: Config,
+    /// The latest clock reading [`Service::due_deliveries`] has seen, to notice a clock that steps back.
+    latest_now: std::cell::Cell<i64>,
 }
 
 /// One item of the production-readiness check (spec §1).
@@ -484,7 +486,11 @@ struct Caller {
 impl<S: Store> Service<S> {
     /// A service over `store` with `config`.
     pub fn new(store: S, config: Config) -> Self {
-        Service { store, config }
+        Service {
+            store,
+            config,
+            latest_now: std::cell::Cell::new(i64::MIN),
+        }
     }
 
     /// Creates an account with the built-in sandbox profile and returns it with a new sandbox key (shown once).
@@ -1169,7 +1175,13 @@ impl<S: Store> Service<S> {
     pub fn tick(&mut self, host: &mut dyn Host) {
         let now = host.now().unix_timestamp();
         for mut record in self.store.simulated_in_flight() {
-            let age = now - record.created_at;
+            // Created "after" now: the clock stepped back since. Its age is unknown, so the simulation does not wait
+            // (waiting for the clock to catch up would stall it for as long as the step).
+            let age = if record.created_at > now {
+                i64::MAX
+            } else {
+                now - record.created_at
+            };
             let before = record.status;
             let mut events = Vec::new();
             if record.status == Estado::Pending && age >= self.config.sandbox_send_after {
@@ -1230,7 +1242,12 @@ impl<S: Store> Service<S> {
 
     /// Deliveries the host must POST now (pending and due), with their headers signed at `now`.
     pub fn due_deliveries(&self, now: i64) -> Vec<Delivery> {
-        let mut due = self.store.due_deliveries(now);
+        // After the clock steps back, deliveries scheduled by the later clock are looked at too
+        // (up to the latest time seen), and [`webhook::is_due`] decides.
+        let latest = self.latest_now.get().max(now);
+        self.latest_now.set(latest);
+        let mut due = self.store.due_deliveries(latest);
+        due.retain(|d| webhook::is_due(d, now));
         // A delivery whose webhook was deleted is never sent (deleting cancels them; this covers a race).
         due.retain_mut(|d| {
             let Some(hook) = self

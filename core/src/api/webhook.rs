@@ -179,6 +179,15 @@ pub fn signature_header(secret: &str, timestamp: i64, body: &str) -> String {
     )
 }
 
+/// Whether a pending delivery is due at `now`: its next attempt time has come, or the clock stepped back past its
+/// last attempt (or its creation, before any): a wait measured from a time the clock has not reached yet is over, so
+/// a step back never holds a delivery for the length of the step. The attempt made then is logged at `now`, which
+/// ends the exception: the next one waits its back-off again.
+pub fn is_due(d: &Delivery, now: i64) -> bool {
+    let last = d.log.last().map_or(d.first_due_at, |a| a.at);
+    d.next_attempt_at <= now || last > now
+}
+
 /// Signature header signed with several secrets (a rotation's grace period): `t=<unix>,v1=<mac1>,v1=<mac2>`;
 /// [`verify_signature`] accepts the header when any `v1` matches the receiver's secret.
 pub fn signature_header_multi(secrets: &[&str], timestamp: i64, body: &str) -> String {
@@ -369,5 +378,59 @@ pub fn check_registration(
         Ok(kinds)
     } else {
         Err(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::auth::Environment;
+
+    fn delivery(first_due_at: i64) -> Delivery {
+        Delivery {
+            id: "dlv_1".into(),
+            account_id: "acct_1".into(),
+            environment: Environment::Sandbox,
+            webhook_id: "wh_1".into(),
+            url: "https://example.com/hook".into(),
+            event_id: "evt_1".into(),
+            headers: Vec::new(),
+            body: "{}".into(),
+            attempts: 0,
+            next_attempt_at: first_due_at,
+            first_due_at,
+            status: "pending".into(),
+            log: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_clock_stepping_back_never_holds_a_delivery() {
+        // New: due at once, whatever the clock says.
+        let mut d = delivery(10_000);
+        assert!(is_due(&d, 10_000));
+        assert!(is_due(&d, 10_000 - 3600));
+        // One failed attempt at 10 000, retry at +60 s: not due before, due after.
+        d.attempts = 1;
+        d.next_attempt_at = 10_060;
+        d.log.push(Attempt {
+            at: 10_000,
+            status: None,
+            error: Some("connect".into()),
+            duration_ms: 1,
+        });
+        assert!(!is_due(&d, 10_030));
+        assert!(is_due(&d, 10_060));
+        // The clock stepped back an hour: due once (the wait started at a time not reached yet) ...
+        assert!(is_due(&d, 10_000 - 3600));
+        // ... and once that attempt is logged, the back-off counts again.
+        d.log.push(Attempt {
+            at: 10_000 - 3600,
+            status: None,
+            error: Some("connect".into()),
+            duration_ms: 1,
+        });
+        d.next_attempt_at = 10_300;
+        assert!(!is_due(&d, 10_000 - 3590));
     }
 }
