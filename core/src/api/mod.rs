@@ -1240,7 +1240,8 @@ impl<S: Store> Service<S> {
         }
     }
 
-    /// Deliveries the host must POST now (pending and due), with their headers signed at `now`.
+    /// Deliveries the host must POST now (pending and due, [`webhook::is_due`]: a clock that stepped back holds none),
+    /// with their headers signed at `now`.
     pub fn due_deliveries(&self, now: i64) -> Vec<Delivery> {
         // After the clock steps back, deliveries scheduled by the later clock are looked at too
         // (up to the latest time seen), and [`webhook::is_due`] decides.
