@@ -116,6 +116,11 @@ impl Client {
     }
 }
 
+/// Sets (or with `None` ends) the fault plan of the server's store; returns the previous plan with its counters.
+fn inject(server: &RunningServer, plan: Option<FaultPlan>) -> Option<FaultPlan> {
+    server.with_engine(|e| e.service.store.inject_faults(plan))
+}
+
 /// Reopens the database after the run: every created invoice is there with its number, no number twice, nothing
 /// else was stored, no number reservation is left unconfirmed, and SQLite finds the file intact.
 fn assert_durable(dir: &Path, created: &BTreeMap<String, String>) {
@@ -183,11 +188,7 @@ async fn random_store_faults_either_commit_or_answer_503() {
     let kinds = [Injected::Full, Injected::Busy, Injected::ReadOnly];
     // About one call in 10 fails: about half the creates (some 8 calls each) meet a fault somewhere, and the tick
     // and webhook worker running meanwhile meet them too.
-    server.with_engine(|e| {
-        e.service
-            .store
-            .inject_faults(Some(FaultPlan::new(seed, 10, &kinds)))
-    });
+    inject(&server, Some(FaultPlan::new(seed, 10, &kinds)));
     // Four clients at once, 15 invoices each.
     let mut tasks = Vec::new();
     for c in 0..4 {
@@ -203,9 +204,7 @@ async fn random_store_faults_either_commit_or_answer_503() {
         created.extend(c);
         refused.extend(r);
     }
-    let plan = server
-        .with_engine(|e| e.service.store.inject_faults(None))
-        .unwrap();
+    let plan = inject(&server, None).unwrap();
     eprintln!(
         "seed {seed}: {} calls, {} failures injected, {} answers 503, {} invoices",
         plan.calls,
@@ -252,11 +251,7 @@ async fn a_store_that_stays_full_read_only_or_locked_answers_503_until_it_recove
         (Injected::ReadOnly, "the storage is read-only"),
         (Injected::Busy, "the storage is locked by another process"),
     ] {
-        server.with_engine(|e| {
-            e.service
-                .store
-                .inject_faults(Some(FaultPlan::new(1, 1, &[kind])))
-        });
+        inject(&server, Some(FaultPlan::new(1, 1, &[kind])));
         for i in 0..3 {
             match client.create(&format!("{kind:?}")).await {
                 Outcome::Unavailable(m) => assert!(m.starts_with(reason), "{m}"),
@@ -265,7 +260,7 @@ async fn a_store_that_stays_full_read_only_or_locked_answers_503_until_it_recove
         }
         let (code, v) = client.list_total().await;
         assert_eq!(code, 503, "reads fail too while every call fails: {v}");
-        server.with_engine(|e| e.service.store.inject_faults(None));
+        inject(&server, None);
         // Recovery: the same key now creates the invoice (nothing of the refused attempts was kept).
         match client.create(&format!("{kind:?}")).await {
             Outcome::Created(id, n) => {
