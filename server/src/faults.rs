@@ -116,6 +116,8 @@ impl Injected {
 pub struct FaultPlan {
     state: u64,
     one_in: u64,
+    /// Calls numbered from 1 before this one never fail; from it on, every call fails (0: random only).
+    from_call: u64,
     kinds: Vec<Injected>,
     /// Calls seen and failures injected so far.
     pub calls: u64,
@@ -130,9 +132,19 @@ impl FaultPlan {
             // splitmix64 of the seed, so that small seeds give unrelated streams; never 0 (xorshift's fixed point).
             state: splitmix(seed) | 1,
             one_in: one_in.max(1),
+            from_call: 0,
             kinds: kinds.to_vec(),
             calls: 0,
             injected: 0,
+        }
+    }
+
+    /// A plan letting calls 1 to `n - 1` through and failing every call from the `n`th on with `kind` (a fault that
+    /// starts at a chosen point of a transaction, and lasts).
+    pub fn from_call(n: u64, kind: Injected) -> FaultPlan {
+        FaultPlan {
+            from_call: n.max(1),
+            ..FaultPlan::new(0, u64::MAX, &[kind])
         }
     }
 
@@ -149,6 +161,13 @@ impl FaultPlan {
     /// The failure of this call, if it is one that fails.
     pub fn next_failure(&mut self) -> Option<rusqlite::Error> {
         self.calls += 1;
+        if self.from_call > 0 {
+            if self.calls < self.from_call {
+                return None;
+            }
+            self.injected += 1;
+            return self.kinds.first().map(|k| k.error());
+        }
         let r = self.next_u64();
         if self.kinds.is_empty() || !r.is_multiple_of(self.one_in) {
             return None;

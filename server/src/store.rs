@@ -145,6 +145,8 @@ pub struct SqliteStore {
     /// `handle` ticks first), so reading and decoding those rows each time would make every request O(in flight).
     /// This process is the only writer of invoices; the cache is rebuilt whenever a transaction rolls back.
     in_flight: BTreeMap<String, InvoiceRecord>,
+    /// The cache could not be rebuilt after a rollback: it is rebuilt at the next [`SqliteStore::begin`].
+    in_flight_stale: bool,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -221,6 +223,7 @@ impl SqliteStore {
             error: RefCell::new(None),
             faults: RefCell::new(None),
             in_flight: BTreeMap::new(),
+            in_flight_stale: false,
         };
         store.migrate()?;
         store.reload_in_flight()?;
@@ -316,20 +319,24 @@ impl SqliteStore {
             .map_err(|e| e.to_string())
     }
 
-    fn reload_in_flight(&mut self) -> Result<(), String> {
+    fn reload_in_flight(&mut self) -> Result<(), StoreError> {
         let rows: Vec<InvoiceRecord> =
             self.query_json("SELECT json FROM invoices WHERE in_flight = 1", &[]);
         if let Some(e) = self.take_error() {
-            return Err(e.into());
+            self.in_flight_stale = true;
+            return Err(e);
         }
         self.in_flight = rows.into_iter().map(|r| (r.id.clone(), r)).collect();
+        self.in_flight_stale = false;
         Ok(())
     }
 
     fn rollback(&mut self) {
         let _ = self.conn.execute_batch("ROLLBACK");
+        // Left as the rolled-back writes made it, the cache would hide invoices from the simulated SIFEN for good
+        // (found by the fault-injection tests): when it cannot be rebuilt now, `begin` rebuilds it.
         if let Err(e) = self.reload_in_flight() {
-            tracing::error!(error = %e, "reloading in-flight invoices failed");
+            tracing::error!(error = %e, "reloading in-flight invoices failed; retried at the next transaction");
         }
     }
 
@@ -353,7 +360,14 @@ impl SqliteStore {
         }
         self.conn
             .execute_batch("BEGIN IMMEDIATE")
-            .map_err(StoreError::from)
+            .map_err(StoreError::from)?;
+        if self.in_flight_stale {
+            if let Err(e) = self.reload_in_flight() {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                return Err(e);
+            }
+        }
+        Ok(())
     }
 
     /// Commits the transaction, or rolls it back when a statement failed since [`SqliteStore::begin`].
