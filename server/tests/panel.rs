@@ -68,7 +68,9 @@ impl Browser {
         assert_eq!(r.status(), 303);
         let set = r.headers()["set-cookie"].to_str().unwrap().to_string();
         assert!(
-            set.contains("HttpOnly") && set.contains("SameSite=Strict") && set.contains("Path=/panel"),
+            set.contains("HttpOnly")
+                && set.contains("SameSite=Strict")
+                && set.contains("Path=/panel"),
             "{set}"
         );
         // Served over plain HTTP on loopback: no Secure flag (it would make the browser drop the cookie).
@@ -162,10 +164,18 @@ async fn one_time_links_csrf_and_account_isolation() {
     });
 
     // Without a session: the sign-in page, and no state change.
-    let (status, html) = (client().get(format!("{base}/panel")).send().await.unwrap(), ());
+    let (status, html) = (
+        client().get(format!("{base}/panel")).send().await.unwrap(),
+        (),
+    );
     let _ = html;
     assert_eq!(status.status(), 200);
-    let r = client().post(format!("{base}/panel/claves")).body("entorno=sandbox").send().await.unwrap();
+    let r = client()
+        .post(format!("{base}/panel/claves"))
+        .body("entorno=sandbox")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 403);
 
     // The one-time link works once: a GET only shows the button, the POST signs in, a second POST is refused.
@@ -174,9 +184,17 @@ async fn one_time_links_csrf_and_account_isolation() {
         .unwrap()
         .unwrap();
     let token = token_of(&link);
-    let page = client().get(&link.replace(&server.base_url, &base)).send().await.unwrap();
+    let page = client()
+        .get(&link.replace(&server.base_url, &base))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(page.status(), 200);
-    assert!(page.text().await.unwrap().contains("action=\"/panel/entrar\""));
+    assert!(page
+        .text()
+        .await
+        .unwrap()
+        .contains("action=\"/panel/entrar\""));
     let first = post_link(&client(), &base, &token).await;
     assert_eq!(first.status(), 303);
     let again = post_link(&client(), &base, &token).await;
@@ -196,12 +214,18 @@ async fn one_time_links_csrf_and_account_isolation() {
     let (status, _) = browser_a.post("/panel/claves", "entorno=sandbox").await;
     assert_eq!(status, 403);
     let (status, _) = browser_a
-        .post("/panel/claves", "entorno=sandbox&csrf=wrongwrongwrongwrongwrongwrong12")
+        .post(
+            "/panel/claves",
+            "entorno=sandbox&csrf=wrongwrongwrongwrongwrongwrong12",
+        )
         .await;
     assert_eq!(status, 403);
     // B's token does not work with A's session.
     let (status, _) = browser_a
-        .post("/panel/claves", &format!("entorno=sandbox&csrf={}", browser_b.csrf))
+        .post(
+            "/panel/claves",
+            &format!("entorno=sandbox&csrf={}", browser_b.csrf),
+        )
         .await;
     assert_eq!(status, 403);
     assert_eq!(
@@ -209,44 +233,79 @@ async fn one_time_links_csrf_and_account_isolation() {
         keys_before
     );
     let (status, html) = browser_a
-        .post("/panel/claves", &format!("entorno=sandbox&csrf={}", browser_a.csrf))
+        .post(
+            "/panel/claves",
+            &format!("entorno=sandbox&csrf={}", browser_a.csrf),
+        )
         .await;
     assert_eq!(status, 200, "{html}");
     let at = html.find("value=\"dk_test_").unwrap() + 7;
     let key = html[at..].split('"').next().unwrap().to_string();
     assert_eq!(key.len(), 48, "{key}");
     let (_, listing) = browser_a.get("/panel/claves").await;
-    assert!(!listing.contains(&key), "an existing key is never shown again");
+    assert!(
+        !listing.contains(&key),
+        "an existing key is never shown again"
+    );
     assert!(listing.contains(&key[..16]));
 
     // Isolation: B's invoice, webhook and key are invisible and untouchable from A's session.
     let invoice_b = {
         let r = client()
             .post(format!("{base}/v1/facturas"))
-            .bearer_auth(server.with_engine(|e| e.transact(|svc, host| svc.create_key(&b, Environment::Sandbox, host))).unwrap().unwrap())
+            .bearer_auth(
+                server
+                    .with_engine(|e| {
+                        e.transact(|svc, host| svc.create_key(&b, Environment::Sandbox, host))
+                    })
+                    .unwrap()
+                    .unwrap(),
+            )
             .header("X-Environment", "sandbox")
             .header("Content-Type", "application/json")
-            .body(std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/factura.json")).unwrap())
+            .body(
+                std::fs::read_to_string(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/../examples/factura.json"
+                ))
+                .unwrap(),
+            )
             .send()
             .await
             .unwrap();
         let v: serde_json::Value = r.json().await.unwrap();
-        v["data"]["id"].as_str().expect("an invoice of B").to_string()
+        v["data"]["id"]
+            .as_str()
+            .expect("an invoice of B")
+            .to_string()
     };
-    let (status, _) = browser_b.get(&format!("/panel/facturas/{invoice_b}?entorno=sandbox")).await;
+    let (status, _) = browser_b
+        .get(&format!("/panel/facturas/{invoice_b}?entorno=sandbox"))
+        .await;
     assert_eq!(status, 200);
-    let (status, _) = browser_a.get(&format!("/panel/facturas/{invoice_b}?entorno=sandbox")).await;
+    let (status, _) = browser_a
+        .get(&format!("/panel/facturas/{invoice_b}?entorno=sandbox"))
+        .await;
     assert_eq!(status, 404);
-    let (status, _) = browser_a.get(&format!("/panel/facturas/{invoice_b}/xml?entorno=sandbox")).await;
+    let (status, _) = browser_a
+        .get(&format!("/panel/facturas/{invoice_b}/xml?entorno=sandbox"))
+        .await;
     assert_eq!(status, 404);
     let (_, list_a) = browser_a.get("/panel/facturas?entorno=sandbox").await;
     assert!(!list_a.contains(&invoice_b));
     let b_key = server.with_engine(|e| e.service.store.account(&b).unwrap().keys[0].key_id.clone());
     let (status, _) = browser_a
-        .post("/panel/claves/revocar", &format!("clave={b_key}&csrf={}", browser_a.csrf))
+        .post(
+            "/panel/claves/revocar",
+            &format!("clave={b_key}&csrf={}", browser_a.csrf),
+        )
         .await;
     assert_eq!(status, 404);
-    assert!(server.with_engine(|e| e.service.store.account(&b).unwrap().keys[0].revoked_at.is_none()));
+    assert!(
+        server.with_engine(|e| e.service.store.account(&b).unwrap().keys[0]
+            .revoked_at
+            .is_none())
+    );
     let (status, html) = browser_b
         .post(
             "/panel/webhooks",
@@ -255,21 +314,36 @@ async fn one_time_links_csrf_and_account_isolation() {
         .await;
     assert_eq!(status, 200, "{html}");
     assert!(html.contains("whsec_"));
-    let hook_b = server.with_engine(|e| e.service.store.webhooks(&b, Environment::Production)[0].id.clone());
+    let hook_b = server.with_engine(|e| {
+        e.service.store.webhooks(&b, Environment::Production)[0]
+            .id
+            .clone()
+    });
     let (_, hooks_a) = browser_a.get("/panel/webhooks?entorno=produccion").await;
     assert!(!hooks_a.contains(&hook_b));
     let (status, _) = browser_a
-        .post("/panel/webhooks/borrar", &format!("entorno=produccion&id={hook_b}&csrf={}", browser_a.csrf))
+        .post(
+            "/panel/webhooks/borrar",
+            &format!("entorno=produccion&id={hook_b}&csrf={}", browser_a.csrf),
+        )
         .await;
     assert_eq!(status, 200);
-    assert_eq!(server.with_engine(|e| e.service.store.webhooks(&b, Environment::Production).len()), 1);
+    assert_eq!(
+        server.with_engine(|e| e.service.store.webhooks(&b, Environment::Production).len()),
+        1
+    );
     let (status, _) = browser_a
-        .post("/panel/webhooks/prueba", &format!("entorno=produccion&id={hook_b}&csrf={}", browser_a.csrf))
+        .post(
+            "/panel/webhooks/prueba",
+            &format!("entorno=produccion&id={hook_b}&csrf={}", browser_a.csrf),
+        )
         .await;
     assert_eq!(status, 404);
 
     // Signing out ends the session on the server.
-    let (status, _) = browser_a.post("/panel/salir", &format!("csrf={}", browser_a.csrf)).await;
+    let (status, _) = browser_a
+        .post("/panel/salir", &format!("csrf={}", browser_a.csrf))
+        .await;
     assert_eq!(status, 303);
     let (_, html) = browser_a.get("/panel").await;
     assert!(html.contains("Ingresar al panel"));
@@ -282,7 +356,10 @@ async fn one_time_links_csrf_and_account_isolation() {
 async fn p12_uploads_refuse_clearly_and_store_nothing() {
     let dir = temp_dir("panel-p12");
     let server = server(&dir).await;
-    let a = server.with_engine(|e| e.transact(|svc, host| svc.create_account("Estudio", host).0.id).unwrap());
+    let a = server.with_engine(|e| {
+        e.transact(|svc, host| svc.create_account("Estudio", host).0.id)
+            .unwrap()
+    });
     let browser = Browser::sign_in(&server, &a).await;
     let p12 = std::fs::read(P12).unwrap();
     let stored = || server.with_engine(|e| e.service.store.certificates().len());
@@ -290,7 +367,10 @@ async fn p12_uploads_refuse_clearly_and_store_nothing() {
     // Before a production profile: the core asks for it first.
     let (status, html) = browser.upload(&p12, "kuatia-test").await;
     assert_eq!(status, 422);
-    assert!(html.contains("Primero cargue el perfil de producción"), "{html}");
+    assert!(
+        html.contains("Primero cargue el perfil de producción"),
+        "{html}"
+    );
     server.with_engine(|e| {
         e.transact(|svc, host| svc.set_production_profile(&a, production_profile(), host))
             .unwrap()
@@ -299,11 +379,16 @@ async fn p12_uploads_refuse_clearly_and_store_nothing() {
 
     let (status, html) = browser.upload(&p12, "not-the-password").await;
     assert_eq!(status, 422);
-    assert!(html.contains("La contraseña no abre este archivo P12"), "{html}");
+    assert!(
+        html.contains("La contraseña no abre este archivo P12"),
+        "{html}"
+    );
     assert!(!html.contains("not-the-password"));
     assert_eq!(stored(), 0);
 
-    let (status, html) = browser.upload(b"%PDF-1.4 this is not a certificate", "kuatia-test").await;
+    let (status, html) = browser
+        .upload(b"%PDF-1.4 this is not a certificate", "kuatia-test")
+        .await;
     assert_eq!(status, 422);
     assert!(html.contains("no es un certificado P12"), "{html}");
     assert_eq!(stored(), 0);
@@ -311,10 +396,17 @@ async fn p12_uploads_refuse_clearly_and_store_nothing() {
     // A P12 whose RUC is not the emitter's.
     let mut other = production_profile();
     other.ruc = "80069563-1".into();
-    server.with_engine(|e| e.transact(|svc, host| svc.set_production_profile(&a, other, host)).unwrap().unwrap());
+    server.with_engine(|e| {
+        e.transact(|svc, host| svc.set_production_profile(&a, other, host))
+            .unwrap()
+            .unwrap()
+    });
     let (status, html) = browser.upload(&p12, "kuatia-test").await;
     assert_eq!(status, 422);
-    assert!(html.contains("El RUC del certificado no es el RUC del emisor"), "{html}");
+    assert!(
+        html.contains("El RUC del certificado no es el RUC del emisor"),
+        "{html}"
+    );
     assert_eq!(stored(), 0);
     assert!(server.with_engine(|e| {
         kuatia_core::api::Host::signer(&e.host, &a, Environment::Production).is_none()
@@ -327,7 +419,10 @@ async fn p12_uploads_refuse_clearly_and_store_nothing() {
     });
     let (status, html) = browser.upload(&p12, "kuatia-test").await;
     assert_eq!(status, 200, "{html}");
-    assert!(html.contains("Certificado guardado") && html.contains("44444401-7"), "{html}");
+    assert!(
+        html.contains("Certificado guardado") && html.contains("44444401-7"),
+        "{html}"
+    );
     assert!(!html.contains("kuatia-test\""));
     assert_eq!(stored(), 1);
     // Kept sealed: the password is nowhere in the data directory in clear.
@@ -354,24 +449,36 @@ async fn passwords_and_sign_in_rate_limit() {
     let dir = temp_dir("panel-pw");
     let server = server(&dir).await;
     let base = format!("http://{}", server.addr);
-    let a = server.with_engine(|e| e.transact(|svc, host| svc.create_account("Estudio", host).0.id).unwrap());
+    let a = server.with_engine(|e| {
+        e.transact(|svc, host| svc.create_account("Estudio", host).0.id)
+            .unwrap()
+    });
     let browser = Browser::sign_in(&server, &a).await;
     let (status, html) = browser
-        .post("/panel/contrasena", &format!("nueva=corta&repetir=corta&csrf={}", browser.csrf))
+        .post(
+            "/panel/contrasena",
+            &format!("nueva=corta&repetir=corta&csrf={}", browser.csrf),
+        )
         .await;
     assert_eq!(status, 200);
     assert!(html.contains("al menos 10"));
     let (_, html) = browser
         .post(
             "/panel/contrasena",
-            &format!("nueva=contrase%C3%B1a-larga&repetir=contrase%C3%B1a-larga&csrf={}", browser.csrf),
+            &format!(
+                "nueva=contrase%C3%B1a-larga&repetir=contrase%C3%B1a-larga&csrf={}",
+                browser.csrf
+            ),
         )
         .await;
     assert!(html.contains("Contraseña guardada"), "{html}");
     let stored = server
         .with_engine(|e| e.service.store.panel_record(&format!("password:{a}")))
         .unwrap();
-    assert!(stored.contains("$argon2id$") && !stored.contains("larga"), "{stored}");
+    assert!(
+        stored.contains("$argon2id$") && !stored.contains("larga"),
+        "{stored}"
+    );
 
     let sign_in = |password: &'static str| {
         let (base, a) = (base.clone(), a.clone());

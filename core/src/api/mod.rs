@@ -1202,6 +1202,16 @@ impl<S: Store> Service<S> {
             if record.status != before {
                 self.store.update_invoice(record.clone());
                 self.emit(&record, &events, host, now);
+                if record.status == Estado::Approved {
+                    // The simulated approval completes the sandbox flow too (spec §1 prerequisite 1), not only an
+                    // approval asked for with `_simulate`.
+                    if let Some(mut account) = self.store.account(&record.account_id) {
+                        if !account.sandbox_completed {
+                            account.sandbox_completed = true;
+                            self.store.put_account(account);
+                        }
+                    }
+                }
             }
         }
     }
