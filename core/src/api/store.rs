@@ -291,7 +291,7 @@ pub trait Store {
         offset: usize,
         limit: usize,
     ) -> (Vec<Delivery>, usize);
-    /// A record of the account panel by key (sign-in links, sessions and password hashes of [`super::panel`] and
+    /// A record of the account panel by key (sign-in links, sessions and password hashes of the account panel, `api::panel`, and
     /// its sign-in throttles; JSON text, secrets only as hashes).
     fn panel_record(&self, key: &str) -> Option<String>;
     /// Stores (`Some`) or deletes (`None`) a panel record.

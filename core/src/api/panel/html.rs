@@ -48,7 +48,7 @@ ol.checklist li.bad{border-left-color:var(--bad)}
 .secret{font-family:ui-monospace,monospace;font-size:1rem;width:100%;max-width:40rem;padding:.45rem;background:#f7f7f7;border:1px solid #767676}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dl.facts dt{font-weight:700}dl.facts dd{margin:0;overflow-wrap:anywhere}
 .inline{display:inline}
-@media (max-width:40rem){main{padding:.75rem}h1{font-size:1.35rem}dl.facts{grid-template-columns:1fr}th,td{padding:.35rem .3rem;font-size:.9rem}}
+@media (max-width:40rem){.wide{display:none}main{padding:.75rem}h1{font-size:1.35rem}dl.facts{grid-template-columns:1fr}th,td{padding:.35rem .3rem;font-size:.9rem}}
 "#;
 
 /// The one script, served at `/panel/panel.js`: the copy button of a new key or webhook secret.

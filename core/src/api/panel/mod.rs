@@ -631,7 +631,7 @@ impl<S: Store> Service<S> {
                 String::new()
             };
             rows.push_str(&format!(
-                "<tr><td><code>{}…</code></td><td>{}</td><td>{}</td><td>{state}</td><td>{action}</td></tr>",
+                "<tr><td><code>{}…</code></td><td>{}</td><td class=\"wide\">{}</td><td>{state}</td><td>{action}</td></tr>",
                 esc(&k.prefix()),
                 env_label(k.environment),
                 if k.created_at > 0 { date_of(k.created_at) } else { "—".into() },
@@ -642,7 +642,7 @@ impl<S: Store> Service<S> {
 <div class=\"check\"><input type=\"radio\" id=\"env-sandbox\" name=\"entorno\" value=\"sandbox\" checked><label for=\"env-sandbox\">Sandbox (<code>dk_test_</code>): pruebas, SIFEN simulado</label></div>\
 <div class=\"check\"><input type=\"radio\" id=\"env-live\" name=\"entorno\" value=\"produccion\"><label for=\"env-live\">Producción (<code>dk_live_</code>): documentos reales ante la SET</label></div></fieldset>\
 <button type=\"submit\">Crear clave</button></form>\
-<h2>Sus claves</h2><p class=\"hint\">Solo se muestra el comienzo de cada clave: la clave entera se ve una única vez, al crearla.</p><div class=\"table\"><table><thead><tr><th scope=\"col\">Clave</th><th scope=\"col\">Entorno</th><th scope=\"col\">Creada</th><th scope=\"col\">Estado</th><th scope=\"col\"><span class=\"skip\">Acciones</span></th></tr></thead><tbody>{rows}</tbody></table></div>",
+<h2>Sus claves</h2><p class=\"hint\">Solo se muestra el comienzo de cada clave: la clave entera se ve una única vez, al crearla.</p><div class=\"table\"><table><thead><tr><th scope=\"col\">Clave</th><th scope=\"col\">Entorno</th><th scope=\"col\" class=\"wide\">Creada</th><th scope=\"col\">Estado</th><th scope=\"col\"><span class=\"skip\">Acciones</span></th></tr></thead><tbody>{rows}</tbody></table></div>",
             csrf_field(&s.csrf)
         );
         page(
@@ -1136,7 +1136,7 @@ impl<S: Store> Service<S> {
             let id = i["id"].as_str().unwrap_or_default();
             let status = i["status"].as_str().unwrap_or_default();
             rows.push_str(&format!(
-                "<tr><td><a href=\"/panel/facturas/{id}?entorno={e}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td><a href=\"/panel/facturas/{id}?entorno={e}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"wide\">{}</td></tr>",
                 esc(i["numero"].as_str().unwrap_or_default()),
                 esc(i["fecha_emision"].as_str().unwrap_or_default()),
                 esc(i["receptor"]["razon_social"].as_str().unwrap_or("—")),
@@ -1187,7 +1187,7 @@ impl<S: Store> Service<S> {
         let table = if data.is_empty() {
             "<p>No hay facturas con esos filtros.</p>".to_string()
         } else {
-            format!("<div class=\"table\"><table><caption class=\"hint\">{total} facturas</caption><thead><tr><th scope=\"col\">Número</th><th scope=\"col\">Emisión</th><th scope=\"col\">Receptor</th><th scope=\"col\">Total</th><th scope=\"col\">Estado</th><th scope=\"col\">CDC</th></tr></thead><tbody>{rows}</tbody></table></div>{next}")
+            format!("<div class=\"table\"><table><caption class=\"hint\">{total} facturas</caption><thead><tr><th scope=\"col\">Número</th><th scope=\"col\">Emisión</th><th scope=\"col\">Receptor</th><th scope=\"col\">Total</th><th scope=\"col\">Estado</th><th scope=\"col\" class=\"wide\">CDC</th></tr></thead><tbody>{rows}</tbody></table></div>{next}")
         };
         let body = format!(
             "{message}<form method=\"get\" action=\"/panel/facturas\"><fieldset><legend>Filtros</legend>\
