@@ -93,7 +93,7 @@ pub fn unseal(key: &[u8; 32], account_id: &str, sealed: &str) -> Result<Zeroizin
 }
 
 fn unhex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     (0..s.len())
