@@ -155,6 +155,7 @@ try {
   assert.equal(JSON.parse(received[0]).type, "webhook.test");
   await new Promise((r) => setTimeout(r, 500));
   await page.goto(`${base}/panel/webhooks?entorno=produccion`);
+  assert.match(await page.textContent("main"), /Entregado/);
   assert.match(await page.textContent("main"), /HTTP 200/);
   await shot("webhooks");
   greens.push(await green());

@@ -37,6 +37,7 @@ button.danger{background:#fff;color:var(--bad);border:1px solid var(--bad);margi
 table{border-collapse:collapse;width:100%;margin:.5rem 0}
 th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{background:#f3f3f3}
+caption{text-align:left}
 .badge{display:inline-block;padding:.05rem .5rem;border-radius:999px;font-size:.85rem;font-weight:700;border:1px solid currentColor}
 .badge.approved,.badge.ok{color:var(--ok);background:var(--okbg)}
 .badge.rejected,.badge.bad,.badge.cancelled{color:var(--bad);background:var(--badbg)}

@@ -112,6 +112,16 @@ fn status_label(s: &str) -> &'static str {
     }
 }
 
+fn delivery_label(s: &str) -> &'static str {
+    match s {
+        "pending" => "Pendiente",
+        "delivered" => "Entregado",
+        "failed" => "Fallido",
+        "cancelled" => "Cancelado",
+        _ => "Desconocido",
+    }
+}
+
 fn badge(s: &str) -> String {
     format!(
         "<span class=\"badge {}\">{}</span>",
@@ -209,7 +219,7 @@ impl<S: Store> Service<S> {
         let token = random_id(host, "", 43);
         let record = LinkRecord {
             account_id: account_id.to_string(),
-            expires_at: host.now().unix_timestamp() + LINK_TTL,
+            expires_at: host.now().unix_timestamp().saturating_add(LINK_TTL),
         };
         self.put_record(&format!("link:{}", digest(&token)), Some(&json!(record)));
         let base = self.config.base_url.trim_end_matches('/');
@@ -362,7 +372,7 @@ impl<S: Store> Service<S> {
         let record = SessionRecord {
             account_id: account_id.to_string(),
             csrf,
-            expires_at: host.now().unix_timestamp() + SESSION_TTL,
+            expires_at: host.now().unix_timestamp().saturating_add(SESSION_TTL),
         };
         self.put_record(&format!("session:{}", digest(&sid)), Some(&json!(record)));
         let mut r = redirect("/panel");
@@ -393,12 +403,12 @@ impl<S: Store> Service<S> {
     /// Whether a throttle allows one more attempt now.
     fn throttled(&self, key: &str, max: u32, now: i64) -> bool {
         let t: Throttle = self.record(key).unwrap_or_default();
-        now < t.window_start + THROTTLE_WINDOW && t.failures >= max
+        now < t.window_start.saturating_add(THROTTLE_WINDOW) && t.failures >= max
     }
 
     fn fail(&mut self, key: &str, now: i64) {
         let mut t: Throttle = self.record(key).unwrap_or_default();
-        if now >= t.window_start + THROTTLE_WINDOW {
+        if now >= t.window_start.saturating_add(THROTTLE_WINDOW) {
             t = Throttle {
                 window_start: now,
                 failures: 0,
@@ -861,7 +871,9 @@ impl<S: Store> Service<S> {
             };
             format!("<label for=\"{id}\">{label}</label>{hint_html}<input type=\"{kind}\" id=\"{id}\" name=\"{id}\" value=\"{value}\"{described}>")
         };
-        let stored_note = if s.account.production.is_some() {
+        let stored_note = if !message.is_empty() {
+            String::new()
+        } else if s.account.production.is_some() {
             notice(
                 "ok",
                 "Perfil de producción guardado. Puede modificarlo aquí.",
@@ -962,14 +974,14 @@ impl<S: Store> Service<S> {
                     .map(|a| rfc3339(a.at))
                     .unwrap_or_else(|| rfc3339(d.first_due_at));
                 log.push_str(&format!(
-                    "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                    esc(&d.id), esc(&kind), esc(&when), esc(&d.status), d.attempts, esc(&answer)
+                    "<tr><td class=\"wide\"><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td class=\"wide\">{}</td><td>{}</td></tr>",
+                    esc(&d.id), esc(&kind), esc(&when), delivery_label(&d.status), d.attempts, esc(&answer)
                 ));
             }
             let log = if deliveries.is_empty() {
                 "<p class=\"hint\">Todavía no hubo envíos.</p>".to_string()
             } else {
-                format!("<div class=\"table\"><table><caption class=\"hint\">Últimos envíos ({total} en total)</caption><thead><tr><th scope=\"col\">Envío</th><th scope=\"col\">Evento</th><th scope=\"col\">Fecha</th><th scope=\"col\">Estado</th><th scope=\"col\">Intentos</th><th scope=\"col\">Última respuesta</th></tr></thead><tbody>{log}</tbody></table></div>")
+                format!("<div class=\"table\"><table><caption class=\"hint\">Últimos envíos ({total} en total)</caption><thead><tr><th scope=\"col\" class=\"wide\">Envío</th><th scope=\"col\">Evento</th><th scope=\"col\">Fecha</th><th scope=\"col\">Estado</th><th scope=\"col\" class=\"wide\">Intentos</th><th scope=\"col\">Última respuesta</th></tr></thead><tbody>{log}</tbody></table></div>")
             };
             let forms = format!(
                 "<form method=\"post\" action=\"/panel/webhooks/prueba\" class=\"inline\">{c}<input type=\"hidden\" name=\"id\" value=\"{id}\"><input type=\"hidden\" name=\"entorno\" value=\"{e}\"><button type=\"submit\" class=\"secondary\">Enviar evento de prueba</button></form> \
@@ -1284,7 +1296,7 @@ impl<S: Store> Service<S> {
             field("fecha_emision", "Fecha de emisión"),
             field("total", "Total"),
             field("moneda", "Moneda"),
-            esc(&format!("{} {}", v["receptor"]["razon_social"].as_str().unwrap_or("—"), v["receptor"]["ruc"].as_str().map(|r| format!("(RUC {r})")).unwrap_or_default())),
+            esc(&format!("{} {}", v["receptor"]["razon_social"].as_str().unwrap_or("—"), inv.receptor_ruc.as_ref().map(|r| format!("(RUC {r})")).unwrap_or_default())),
             field("protocolo", "Protocolo de SIFEN"),
             field("created_at", "Creada"),
             field("approved_at", "Aprobada"),
