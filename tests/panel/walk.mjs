@@ -42,6 +42,11 @@ page.on("console", (m) => { if (m.type() === "error" && !m.text().startsWith("Fa
 let n = 0;
 const shot = async (name) => {
   n += 1;
+  // Every form control of every page has a label (accessibility), and the page declares Spanish.
+  const unlabeled = await page.$$eval("input:not([type=hidden]), select, textarea",
+    (els) => els.filter((e) => e.labels.length === 0 && !e.getAttribute("aria-label")).map((e) => e.outerHTML));
+  assert.deepEqual(unlabeled, [], `unlabeled controls on ${name}`);
+  assert.equal(await page.getAttribute("html", "lang"), "es");
   await page.screenshot({ path: join(shots, `${String(n).padStart(2, "0")}-${name}.png`), fullPage: true });
 };
 const green = async () => {
