@@ -198,6 +198,16 @@ async fn one_time_links_csrf_and_account_isolation() {
     assert_eq!(again.status(), 401);
     assert!(again.text().await.unwrap().contains("ya se usó"));
     assert_eq!(post_link(&client(), &base, "forged").await.status(), 401);
+    // A POST from another site (login CSRF) is refused before anything is read.
+    let r = client()
+        .post(format!("{base}/panel/ingresar"))
+        .header("Origin", "https://evil.example")
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(format!("cuenta={a}&contrasena=x"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
     // The store keeps only the hash of the link's token.
     let stored = server.with_engine(|e| e.service.store.panel_record(&format!("link:{token}")));
     assert_eq!(stored, None);

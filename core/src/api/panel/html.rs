@@ -102,8 +102,9 @@ pub(crate) fn headers(content_type: &str) -> Vec<(String, String)> {
         ),
         ("X-Content-Type-Options".into(), "nosniff".into()),
         ("X-Frame-Options".into(), "DENY".into()),
-        // The one-time link's token is in a URL: it must not leave in a Referer.
-        ("Referrer-Policy".into(), "no-referrer".into()),
+        // The one-time link's token is in a URL: it must not leave in a Referer to another site. (Not `no-referrer`:
+        // browsers then send `Origin: null` with the panel's own forms, which the cross-site check refuses.)
+        ("Referrer-Policy".into(), "same-origin".into()),
         ("Cache-Control".into(), "no-store".into()),
     ]
 }

@@ -9,7 +9,8 @@
 //!   [`LINK_TTL`] seconds and only once, or by the account id and a password the holder set (argon2id, PHC string).
 //! - Sessions: a random id from the host's CSPRNG in an `HttpOnly; SameSite=Strict` cookie scoped to `/panel`
 //!   (`Secure` when [`super::Config::base_url`] is `https://`), stored only as its SHA-256; [`SESSION_TTL`].
-//! - Every state-changing form carries the session's CSRF token; a missing or wrong one is 403.
+//! - Every state-changing form carries the session's CSRF token; a missing or wrong one is 403, and so is any POST
+//!   whose `Origin` is another site (sign-in forms included).
 //! - Failed sign-ins are counted per account and over all links; [`MAX_FAILURES`] in [`THROTTLE_WINDOW`] seconds
 //!   locks the door (429) until the window ends.
 //! - No page shows an existing API key, a webhook secret after its creation, the CSC or the P12 password.
@@ -245,6 +246,10 @@ impl<S: Store> Service<S> {
             let mut r = page(405, "Método no permitido", None, "", "");
             r.headers.push(("Allow".into(), "GET, POST".into()));
             return r;
+        }
+        if post && cross_origin(req) {
+            // Also covers the forms without a session (sign-in), which no CSRF token can protect.
+            return forbidden();
         }
         match (path, post) {
             ("/panel/estilo.css", false) => {
@@ -1316,6 +1321,18 @@ fn caller(s: &Session, q: &Form, default: Environment) -> Caller {
         account: s.account.clone(),
         env: env_param(q.get("entorno"), default),
     }
+}
+
+/// Whether a request says it comes from another site: an `Origin` header whose host is not the `Host` the request
+/// was sent to (browsers send `Origin` with every form POST; clients without it are not browsers).
+fn cross_origin(req: &HttpRequest) -> bool {
+    let Some(origin) = req.header("Origin") else {
+        return false;
+    };
+    let origin_host = origin
+        .split_once("://")
+        .map(|(_, h)| h.trim_end_matches('/'));
+    origin_host.is_none() || origin_host != req.header("Host")
 }
 
 /// The session id of the panel cookie.
