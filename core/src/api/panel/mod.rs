@@ -205,10 +205,15 @@ fn certificate_refusal(f: &Finding) -> String {
         }
         _ => "El certificado no se puede usar.",
     };
+    // The core's message names the code first (`CODE: detail`); show the code once.
+    let detail = f
+        .message
+        .strip_prefix(&format!("{}: ", f.code))
+        .unwrap_or(&f.message);
     format!(
         "{text} <span class=\"hint\">({}: {})</span>",
         esc(&f.code),
-        esc(&f.message)
+        esc(detail)
     )
 }
 
