@@ -26,6 +26,8 @@ step "Bindings (Python, Go, PHP, parity)"; bash scripts/bindings-check.sh
 
 step "WebAssembly (build, node tests, tsc, size budget, browser demo)"; bash scripts/wasm-check.sh
 
+step "Account panel in headless Chromium (walk of a new issuer, screenshots)"; bash scripts/panel-check.sh
+
 step "Packages (C install, wheel + sdist, npm tarball, jar, Go module; each in a clean consumer; docs' code blocks)"
 bash scripts/packages-check.sh
 

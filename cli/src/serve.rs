@@ -174,6 +174,17 @@ pub enum AccountsCommand {
         #[arg(long, default_value = "kuatia-data")]
         data: PathBuf,
     },
+    /// Print a one-time sign-in link to the account panel (/panel): valid 15 minutes, once.
+    PanelLogin {
+        /// Account id (acct_…) or its exact name.
+        account: String,
+        /// Base URL the server is reached at (as `kuatia serve --base-url`).
+        #[arg(long, default_value = "http://127.0.0.1:8080")]
+        base_url: String,
+        /// Data directory of `kuatia serve`.
+        #[arg(long, default_value = "kuatia-data")]
+        data: PathBuf,
+    },
 }
 
 fn p12_signer(args: &ServeArgs) -> Result<Option<SoftwareSigner>, Outcome> {
@@ -355,6 +366,19 @@ pub fn accounts(command: AccountsCommand) -> Outcome {
                     })),
                     Err(fs) => findings(&fs),
                 }
+            }
+            AccountsCommand::PanelLogin {
+                account,
+                base_url,
+                data,
+            } => {
+                let (id, link) = a::panel_login(data, &account, &base_url)?;
+                Outcome::ok(&serde_json::json!({
+                    "account": id,
+                    "link": link,
+                    "expires_in": kuatia_core::api::panel::LINK_TTL,
+                    "note": "open the link in a browser; it works once",
+                }))
             }
         })
     };

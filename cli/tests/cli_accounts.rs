@@ -46,6 +46,32 @@ fn accounts_profiles_p12_and_keys() {
     assert_eq!(names, ["kuatia serve", "Empresa A", "Empresa B"]);
     assert!(list["accounts"][1]["created_at"].is_string());
 
+    // A one-time panel link, by name or by id; an unknown account is refused.
+    let (code, v, _) = run(
+        &[
+            "accounts",
+            "panel-login",
+            "Empresa A",
+            "--base-url",
+            "https://panel.example.test",
+            "--data",
+            data,
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["account"], serde_json::json!(id));
+    let link = v["link"].as_str().unwrap();
+    assert!(
+        link.starts_with("https://panel.example.test/panel/entrar?token="),
+        "{link}"
+    );
+    assert_eq!(v["expires_in"], serde_json::json!(900));
+    let (code, _, _) = run(&["accounts", "panel-login", &id, "--data", data], None);
+    assert_eq!(code, 0);
+    let (code, _, err) = run(&["accounts", "panel-login", "Nadie", "--data", data], None);
+    assert_eq!(code, 2, "{err}");
+
     // Profiles: the core's rules (a test-environment profile is refused, with the path of the problem).
     let sandbox = dir.0.join("sandbox.json");
     std::fs::write(&sandbox, serde_json::to_string(&Emisor::sandbox()).unwrap()).unwrap();

@@ -125,9 +125,13 @@ fn spec_flow_create_poll_approved_kude() {
         c.sandbox("GET", &format!("/v1/facturas/{id}"), None).json()["data"]["status"],
         json!("sent")
     );
+    let account = c.account.clone();
+    assert!(!c.svc.store.account(&account).unwrap().sandbox_completed);
     c.host.advance(3);
     let g = c.sandbox("GET", &format!("/v1/facturas/{id}"), None);
     assert_eq!(g.json()["data"]["status"], json!("approved"));
+    // The simulated SIFEN's approval completes the sandbox flow (preflight's first item), as `_simulate` does.
+    assert!(c.svc.store.account(&account).unwrap().sandbox_completed);
     assert_eq!(
         c.sandbox("GET", &format!("/v1/facturas/{id}/kude"), None)
             .status,

@@ -51,6 +51,41 @@ pub fn list_accounts(data_dir: PathBuf) -> Result<Vec<Account>, String> {
     }
 }
 
+/// `kuatia accounts panel-login ACCOUNT`: a one-time sign-in link to the panel of the account with this id or this
+/// exact name (a name shared by several accounts must be given as the id). Returns the account id and the link.
+pub fn panel_login(
+    data_dir: PathBuf,
+    account: &str,
+    base_url: &str,
+) -> Result<(String, String), String> {
+    let mut engine = open_engine(&ServerConfig::new(data_dir), base_url)?;
+    let id = match engine.service.store.account(account) {
+        Some(a) => a.id,
+        None => {
+            let named: Vec<Account> = engine
+                .service
+                .store
+                .accounts()
+                .into_iter()
+                .filter(|a| a.name == account)
+                .collect();
+            match named.as_slice() {
+                [one] => one.id.clone(),
+                [] => return Err(format!("no account '{account}' in this data directory")),
+                _ => {
+                    return Err(format!(
+                        "several accounts are named '{account}': give its id"
+                    ))
+                }
+            }
+        }
+    };
+    let link = engine
+        .transact(|svc, host| svc.panel_login_link(&id, host))?
+        .ok_or_else(|| "the account vanished".to_string())?;
+    Ok((id, link))
+}
+
 /// `kuatia keys create [--live] [--account A]`: a new key of an account (default: the data directory's account).
 pub fn create_key(
     data_dir: PathBuf,
@@ -140,8 +175,20 @@ pub fn load_account_signers(engine: &mut Engine) -> Result<(), String> {
         return Err(e.into());
     }
     for (account, p12, password_env) in certificates {
-        let signer = open_p12(&p12, &password_env)
-            .map_err(|e| format!("production certificate of account {account}: {e}"))?;
+        let opened = if password_env.starts_with(crate::panel::SEALED_PREFIX) {
+            // Uploaded through the panel: the password is sealed under the data directory's key.
+            let key = engine.host.seal_key().ok_or_else(|| {
+                "no panel.key to open a certificate uploaded through the panel".to_string()
+            });
+            key.and_then(|k| crate::panel::unseal(k, &account, &password_env))
+                .and_then(|pw| {
+                    SoftwareSigner::from_pkcs12(&p12, &pw).map_err(|e| format!("P12: {e}"))
+                })
+        } else {
+            open_p12(&p12, &password_env)
+        };
+        let signer =
+            opened.map_err(|e| format!("production certificate of account {account}: {e}"))?;
         engine.host.set_account_signer(&account, Arc::new(signer));
     }
     Ok(())

@@ -52,6 +52,10 @@ pub struct SystemHost {
     seed: [u8; 32],
     counter: u64,
     clock: Clock,
+    /// Key sealing the passwords of P12s uploaded through the panel (`None`: uploads are refused).
+    seal_key: Option<zeroize::Zeroizing<[u8; 32]>>,
+    /// Certificates installed during the current request, for [`crate::panel::persist`].
+    installed: Vec<crate::panel::Installed>,
 }
 
 impl std::fmt::Debug for SystemHost {
@@ -80,6 +84,8 @@ impl SystemHost {
             seed,
             counter: 0,
             clock: Clock::system(),
+            seal_key: None,
+            installed: Vec::new(),
         })
     }
 
@@ -92,6 +98,21 @@ impl SystemHost {
     /// Signs `account_id`'s production documents and events with `signer` instead of the server-wide one.
     pub fn set_account_signer(&mut self, account_id: &str, signer: Arc<SoftwareSigner>) {
         self.per_account.insert(account_id.to_string(), signer);
+    }
+
+    /// Lets the panel's P12 uploads be kept, their passwords sealed under `key` ([`crate::panel`]).
+    pub fn set_seal_key(&mut self, key: zeroize::Zeroizing<[u8; 32]>) {
+        self.seal_key = Some(key);
+    }
+
+    /// The seal key, if any.
+    pub fn seal_key(&self) -> Option<&[u8; 32]> {
+        self.seal_key.as_deref()
+    }
+
+    /// The certificates installed since the last call.
+    pub fn take_installed(&mut self) -> Vec<crate::panel::Installed> {
+        std::mem::take(&mut self.installed)
     }
 }
 
@@ -117,6 +138,33 @@ impl Host for SystemHost {
             *o = *v;
         }
         u32::from_le_bytes(out)
+    }
+
+    fn install_certificate(
+        &mut self,
+        account_id: &str,
+        p12: &[u8],
+        password: &str,
+    ) -> Result<(), String> {
+        let Some(key) = self.seal_key.as_deref() else {
+            return Err("este servidor no guarda certificados subidos por el panel".into());
+        };
+        let sealed = crate::panel::seal(key, account_id, password)?;
+        let signer = SoftwareSigner::from_pkcs12(p12, password).map_err(|e| e.to_string())?;
+        let info = signer.certificate_info().map_err(|e| e.to_string())?;
+        self.installed.push(crate::panel::Installed {
+            account_id: account_id.to_string(),
+            p12: p12.to_vec(),
+            sealed,
+            subject: info.subject,
+            not_after: info
+                .not_after
+                .format(&time::format_description::well_known::Rfc3339)
+                .unwrap_or_default(),
+        });
+        self.per_account
+            .insert(account_id.to_string(), Arc::new(signer));
+        Ok(())
     }
 
     fn signer(&self, account_id: &str, env: Environment) -> Option<&dyn Signer> {

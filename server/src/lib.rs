@@ -18,6 +18,7 @@ pub mod accounts;
 pub mod faults;
 pub mod host;
 pub mod numbering;
+pub mod panel;
 pub mod sifen;
 pub mod sifen_openssl;
 pub mod store;
@@ -276,6 +277,9 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
     engine.host =
         SystemHost::new(Some(sandbox), production_signer)?.with_clock(config.clock.clone());
     let (account_id, new_sandbox_key) = engine.ensure_account()?;
+    engine
+        .host
+        .set_seal_key(panel::server_key(&config.data_dir)?);
     accounts::load_account_signers(&mut engine)?;
     if let Some(profile) = production_profile {
         // Host configuration, not a rule: the account's production profile comes from the operator's file.
@@ -438,7 +442,12 @@ async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
     };
     let engine = app.engine.clone();
     let outcome = tokio::task::spawn_blocking(move || {
-        lock(&engine).transact(|svc, host| svc.handle(&request, host))
+        lock(&engine).transact(|svc, host| {
+            let response = svc.handle(&request, host);
+            // A P12 uploaded through the panel is written in the same transaction.
+            panel::persist(svc, host);
+            response
+        })
     })
     .await;
     let response = match outcome {

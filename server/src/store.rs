@@ -886,6 +886,19 @@ impl Store for SqliteStore {
         );
         (items, total)
     }
+
+    // Panel records live in `meta` under a `panel:` prefix (no schema change; the host's own keys have no prefix).
+    fn panel_record(&self, key: &str) -> Option<String> {
+        self.meta(&format!("panel:{key}"))
+    }
+
+    fn put_panel_record(&mut self, key: &str, value: Option<&str>) {
+        let key = format!("panel:{key}");
+        match value {
+            Some(v) => self.set_meta(&key, v),
+            None => self.write("DELETE FROM meta WHERE key = ?1", &[&key]),
+        }
+    }
 }
 
 #[cfg(test)]

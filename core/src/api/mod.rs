@@ -9,6 +9,8 @@
 
 pub mod auth;
 pub mod storage;
+#[cfg(feature = "panel")]
+pub mod panel;
 pub mod store;
 pub mod transmit;
 pub mod webhook;
@@ -110,6 +112,17 @@ pub trait Host {
     fn random_u32(&mut self) -> u32;
     /// The signer (P12, token) of an account in an environment; `None` when there is none (a browser sandbox).
     fn signer(&self, account_id: &str, env: Environment) -> Option<&dyn Signer>;
+    /// Keeps a production P12 the core has checked (the account panel's upload) so that it signs the account's
+    /// production documents from now on and after a restart; the password must be kept secret. Hosts that keep no
+    /// certificates say why (the default).
+    fn install_certificate(
+        &mut self,
+        _account_id: &str,
+        _p12: &[u8],
+        _password: &str,
+    ) -> Result<(), String> {
+        Err("this host does not keep certificates".into())
+    }
 }
 
 /// `u32` values drawn from SHA-256 in counter mode over a host-supplied seed: `SHA-256(seed || counter_le64)`, eight
@@ -605,6 +618,10 @@ impl<S: Store> Service<S> {
     pub fn handle(&mut self, req: &HttpRequest, host: &mut dyn Host) -> HttpResponse {
         self.tick(host);
         let (path, query) = req.path.split_once('?').unwrap_or((req.path.as_str(), ""));
+        #[cfg(feature = "panel")]
+        if path == "/panel" || path.starts_with("/panel/") {
+            return self.panel(req, host);
+        }
         let segments: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
         let method = req.method.to_ascii_uppercase();
         let route: (&[&str], &str) = (&segments, method.as_str());
@@ -1198,6 +1215,16 @@ impl<S: Store> Service<S> {
             if record.status != before {
                 self.store.update_invoice(record.clone());
                 self.emit(&record, &events, host, now);
+                if record.status == Estado::Approved {
+                    // The simulated approval completes the sandbox flow too (spec §1 prerequisite 1), not only an
+                    // approval asked for with `_simulate`.
+                    if let Some(mut account) = self.store.account(&record.account_id) {
+                        if !account.sandbox_completed {
+                            account.sandbox_completed = true;
+                            self.store.put_account(account);
+                        }
+                    }
+                }
             }
         }
     }

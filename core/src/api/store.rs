@@ -291,6 +291,11 @@ pub trait Store {
         offset: usize,
         limit: usize,
     ) -> (Vec<Delivery>, usize);
+    /// A record of the account panel by key (sign-in links, sessions and password hashes of the account panel, `api::panel`, and
+    /// its sign-in throttles; JSON text, secrets only as hashes).
+    fn panel_record(&self, key: &str) -> Option<String>;
+    /// Stores (`Some`) or deletes (`None`) a panel record.
+    fn put_panel_record(&mut self, key: &str, value: Option<&str>);
 }
 
 /// One account environment's numbering in a [`Store`], as the pipeline's [`Numbering`].
@@ -335,6 +340,7 @@ pub struct MemoryStore {
     transmitting: std::collections::BTreeSet<(i64, String)>,
     /// The `due_at` under which each of those is indexed.
     transmit_due: HashMap<String, i64>,
+    panel: BTreeMap<String, String>,
 }
 
 fn simulated_in_flight(i: &InvoiceRecord) -> bool {
@@ -580,6 +586,17 @@ impl Store for MemoryStore {
             mine.into_iter().skip(offset).take(limit).cloned().collect(),
             total,
         )
+    }
+
+    fn panel_record(&self, key: &str) -> Option<String> {
+        self.panel.get(key).cloned()
+    }
+
+    fn put_panel_record(&mut self, key: &str, value: Option<&str>) {
+        match value {
+            Some(v) => self.panel.insert(key.to_string(), v.to_string()),
+            None => self.panel.remove(key),
+        };
     }
 }
 
