@@ -52,6 +52,14 @@ impl SystemHost {
     pub fn set_account_signer(&mut self, account_id: &str, signer: Arc<SoftwareSigner>) {
         self.per_account.insert(account_id.to_string(), signer);
     }
+
+    /// The accounts' own production signers (for the SIFEN clients, which authenticate as each account).
+    pub fn account_signers(&self) -> std::collections::HashMap<String, Arc<dyn Signer>> {
+        self.per_account
+            .iter()
+            .map(|(id, s)| (id.clone(), s.clone() as Arc<dyn Signer>))
+            .collect()
+    }
 }
 
 impl Host for SystemHost {

@@ -232,6 +232,69 @@ pub fn client(signer: Arc<dyn Signer>, transport: &SifenTransport) -> Result<Sif
     }
 }
 
+/// The SIFEN clients of a running server. Each connection authenticates with the certificate of the account whose
+/// documents it carries (SIFEN.md §6.1): an account with its own P12 (`kuatia accounts set-p12`) gets a client of
+/// its own, built on its first job and kept; an account without one uses the server-wide client (`--p12`).
+pub struct SifenClients {
+    transport: SifenTransport,
+    /// The server-wide signer's client, built at start.
+    fallback: Option<SifenClient>,
+    /// Signers of the accounts that have their own certificate.
+    accounts: std::collections::HashMap<String, Arc<dyn Signer>>,
+    /// Clients built so far, by account.
+    cache: Mutex<std::collections::HashMap<String, SifenClient>>,
+}
+
+impl std::fmt::Debug for SifenClients {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SifenClients")
+            .field("fallback", &self.fallback.is_some())
+            .field("accounts", &self.accounts.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SifenClients {
+    /// The clients for a server-wide signer (if any) and the accounts' own signers; `None` when there is no signer
+    /// at all (no production document can be issued, so nothing is ever sent).
+    pub fn new(
+        fallback: Option<Arc<dyn Signer>>,
+        accounts: std::collections::HashMap<String, Arc<dyn Signer>>,
+        transport: &SifenTransport,
+    ) -> Result<Option<SifenClients>, String> {
+        if fallback.is_none() && accounts.is_empty() {
+            return Ok(None);
+        }
+        let fallback = fallback.map(|s| client(s, transport)).transpose()?;
+        Ok(Some(SifenClients {
+            transport: transport.clone(),
+            fallback,
+            accounts,
+            cache: Mutex::new(std::collections::HashMap::new()),
+        }))
+    }
+
+    /// The client that authenticates as `account_id`: its own certificate's (built once, then cached), else the
+    /// server-wide one.
+    pub fn for_account(&self, account_id: &str) -> Result<SifenClient, String> {
+        let Some(signer) = self.accounts.get(account_id) else {
+            return self.fallback.clone().ok_or_else(|| {
+                format!(
+                    "no certificate for account {account_id}: set one with kuatia accounts set-p12"
+                )
+            });
+        };
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(c) = cache.get(account_id) {
+            return Ok(c.clone());
+        }
+        let built = client(signer.clone(), &self.transport)
+            .map_err(|e| format!("certificate of account {account_id}: {e}"))?;
+        cache.insert(account_id.to_string(), built.clone());
+        Ok(built)
+    }
+}
+
 /// Host, port and path of an `https://` URL.
 fn split_url(url: &str) -> Result<(String, u16, String), String> {
     let rest = url
@@ -593,7 +656,7 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 /// The worker: hands out due jobs, posts them concurrently, reports each outcome in its own transaction.
 pub(crate) async fn sifen_loop(
     engine: Arc<Mutex<Engine>>,
-    client: SifenClient,
+    clients: SifenClients,
     transport: SifenTransport,
     mut stop: watch::Receiver<bool>,
 ) {
@@ -617,10 +680,14 @@ pub(crate) async fn sifen_loop(
         };
         let mut calls = tokio::task::JoinSet::new();
         for job in jobs {
-            let client = client.clone();
+            // The account's own certificate authenticates the connection (or the server-wide one).
+            let client = clients.for_account(&job.account_id);
             let base = transport.base_url.clone();
             calls.spawn(async move {
-                let outcome = post(&client, &job, base.as_deref()).await;
+                let outcome = match client {
+                    Ok(client) => post(&client, &job, base.as_deref()).await,
+                    Err(message) => SifenOutcome::Failed { message },
+                };
                 (job, outcome)
             });
         }
