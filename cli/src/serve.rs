@@ -42,6 +42,10 @@ pub struct ServeArgs {
     /// Accept webhook URLs naming this machine or private, loopback or link-local addresses (refused by default).
     #[arg(long)]
     pub allow_private_webhooks: bool,
+    /// Seconds a webhook's previous secret keeps signing deliveries after a rotation, beside the new one.
+    #[arg(long, default_value_t = kuatia_core::api::DEFAULT_WEBHOOK_SECRET_GRACE,
+          value_parser = clap::value_parser!(i64).range(0..))]
+    pub webhook_secret_grace: i64,
     /// PKCS#12 certificate signing production invoices (dk_live_ keys).
     #[arg(long, requires = "password_env")]
     pub p12: Option<PathBuf>,
@@ -225,6 +229,7 @@ pub fn run(args: ServeArgs) -> Outcome {
         config.max_body = args.max_body;
         config.insecure_webhooks_http = args.insecure_webhooks_http;
         config.allow_private_webhooks = args.allow_private_webhooks;
+        config.webhook_secret_grace = args.webhook_secret_grace;
         config.production_signer = p12_signer(&args)?;
         config.production_profile = production_profile;
         config.sifen_mode = match args.sifen_mode {

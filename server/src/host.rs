@@ -114,6 +114,13 @@ impl SystemHost {
     pub fn take_installed(&mut self) -> Vec<crate::panel::Installed> {
         std::mem::take(&mut self.installed)
     }
+
+    /// An account's own production signer (for the SIFEN client, which authenticates as the account).
+    pub fn account_signer(&self, account_id: &str) -> Option<Arc<dyn Signer>> {
+        self.per_account
+            .get(account_id)
+            .map(|s| s.clone() as Arc<dyn Signer>)
+    }
 }
 
 impl Host for SystemHost {

@@ -73,6 +73,8 @@ pub struct ServerConfig {
     pub allow_private_webhooks: bool,
     /// Webhook POSTs in flight at once to one webhook; other webhooks never wait on it.
     pub webhook_concurrency: usize,
+    /// Seconds a rotated webhook secret keeps signing beside the new one (`--webhook-secret-grace`).
+    pub webhook_secret_grace: i64,
     /// Whether the webhook worker runs (off: deliveries stay queued in SQLite).
     pub deliver_webhooks: bool,
     /// Signer of production invoices (a P12); `None`: live keys get the core's `CERTIFICATE_MISSING`.
@@ -85,7 +87,8 @@ pub struct ServerConfig {
     pub sifen_lot_poll_after: i64,
     /// Production: seconds to wait after the 1st, 2nd, ... failed SIFEN attempt in a row (the last repeats).
     pub sifen_retry: Vec<i64>,
-    /// How production documents reach SIFEN (the worker runs when there is a production signer).
+    /// How production documents reach SIFEN (the worker runs when there is a production signer:
+    /// `--p12` or an account's own).
     pub sifen: sifen::SifenTransport,
     /// The clock of the service and of the webhook worker (the system clock; tests make it jump).
     pub clock: Clock,
@@ -119,6 +122,7 @@ impl ServerConfig {
             insecure_webhooks_http: false,
             allow_private_webhooks: false,
             webhook_concurrency: 4,
+            webhook_secret_grace: core.webhook_secret_grace,
             deliver_webhooks: true,
             production_signer: None,
             production_profile: None,
@@ -192,6 +196,7 @@ pub fn open_engine(config: &ServerConfig, base_url: &str) -> Result<Engine, Stri
         sifen_lot_poll_after: config.sifen_lot_poll_after,
         sifen_retry: config.sifen_retry.clone(),
         allow_private_webhooks: config.allow_private_webhooks,
+        webhook_secret_grace: config.webhook_secret_grace,
         // A job may stay unreported for a whole call (connect + answer) and the report's turn at the lock.
         sifen_lease: defaults.sifen_lease.max(
             i64::try_from(config.sifen.timeout.as_secs().saturating_mul(2)).unwrap_or(i64::MAX),
@@ -270,17 +275,18 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
     let mut engine = open_engine(&config, &base_url)?;
     let production_signer = config.production_signer.map(Arc::new);
     let production_profile = config.production_profile;
-    let sifen_client = match &production_signer {
-        Some(s) => Some(sifen::client(s.clone(), &config.sifen)?),
-        None => None,
-    };
     engine.host =
-        SystemHost::new(Some(sandbox), production_signer)?.with_clock(config.clock.clone());
+        SystemHost::new(Some(sandbox), production_signer.clone())?.with_clock(config.clock.clone());
     let (account_id, new_sandbox_key) = engine.ensure_account()?;
     engine
         .host
         .set_seal_key(panel::server_key(&config.data_dir)?);
     accounts::load_account_signers(&mut engine)?;
+    // Each account's documents travel under its own certificate; `--p12` covers the accounts without one.
+    let sifen_clients = sifen::SifenClients::new(
+        production_signer.map(|s| s as Arc<dyn kuatia_core::sign::Signer>),
+        &config.sifen,
+    )?;
     if let Some(profile) = production_profile {
         // Host configuration, not a rule: the account's production profile comes from the operator's file.
         let id = account_id.clone();
@@ -315,14 +321,13 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
             stopped.clone(),
         )),
     ];
-    if let Some(client) = sifen_client {
-        tasks.push(tokio::spawn(sifen::sifen_loop(
-            engine.clone(),
-            client,
-            config.sifen.clone(),
-            stopped.clone(),
-        )));
-    }
+    // Always running: a certificate may arrive at run time (panel upload), and with none there is no due job.
+    tasks.push(tokio::spawn(sifen::sifen_loop(
+        engine.clone(),
+        sifen_clients,
+        config.sifen.clone(),
+        stopped.clone(),
+    )));
     if config.deliver_webhooks {
         let client = reqwest::Client::builder()
             .timeout(config.webhook_timeout)

@@ -232,6 +232,68 @@ pub fn client(signer: Arc<dyn Signer>, transport: &SifenTransport) -> Result<Sif
     }
 }
 
+/// The SIFEN clients of a running server. Each connection authenticates with the certificate of the account whose
+/// documents it carries (SIFEN.md §6.1): an account with its own P12 (`kuatia accounts set-p12`) gets a client of
+/// its own, built on its first job and kept; an account without one uses the server-wide client (`--p12`).
+pub struct SifenClients {
+    transport: SifenTransport,
+    /// The server-wide signer's client, built at start.
+    fallback: Option<SifenClient>,
+    /// Clients built so far, by account, with the signer each was built for (a certificate uploaded later through
+    /// the panel or `set-p12` replaces the signer, and so the client).
+    cache: Mutex<std::collections::HashMap<String, (Arc<dyn Signer>, SifenClient)>>,
+}
+
+impl std::fmt::Debug for SifenClients {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SifenClients")
+            .field("fallback", &self.fallback.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SifenClients {
+    /// The clients for a server-wide signer (if any); accounts' own signers are given per job, as the host holds
+    /// them at that moment.
+    pub fn new(
+        fallback: Option<Arc<dyn Signer>>,
+        transport: &SifenTransport,
+    ) -> Result<SifenClients, String> {
+        let fallback = fallback.map(|s| client(s, transport)).transpose()?;
+        Ok(SifenClients {
+            transport: transport.clone(),
+            fallback,
+            cache: Mutex::new(std::collections::HashMap::new()),
+        })
+    }
+
+    /// The client that authenticates as `account_id`: its own certificate's (`signer`, built once per signer, then
+    /// cached), else the server-wide one.
+    pub fn for_account(
+        &self,
+        account_id: &str,
+        signer: Option<Arc<dyn Signer>>,
+    ) -> Result<SifenClient, String> {
+        let Some(signer) = signer else {
+            return self.fallback.clone().ok_or_else(|| {
+                format!(
+                    "no certificate for account {account_id}: set one with kuatia accounts set-p12 or the panel"
+                )
+            });
+        };
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((built_for, c)) = cache.get(account_id) {
+            if Arc::ptr_eq(built_for, &signer) {
+                return Ok(c.clone());
+            }
+        }
+        let built = client(signer.clone(), &self.transport)
+            .map_err(|e| format!("certificate of account {account_id}: {e}"))?;
+        cache.insert(account_id.to_string(), (signer, built.clone()));
+        Ok(built)
+    }
+}
+
 /// Host, port and path of an `https://` URL.
 fn split_url(url: &str) -> Result<(String, u16, String), String> {
     let rest = url
@@ -593,7 +655,7 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 /// The worker: hands out due jobs, posts them concurrently, reports each outcome in its own transaction.
 pub(crate) async fn sifen_loop(
     engine: Arc<Mutex<Engine>>,
-    client: SifenClient,
+    clients: SifenClients,
     transport: SifenTransport,
     mut stop: watch::Receiver<bool>,
 ) {
@@ -604,7 +666,16 @@ pub(crate) async fn sifen_loop(
         }
         let e = engine.clone();
         let jobs = tokio::task::spawn_blocking(move || {
-            lock(&e).transact(|svc, host| svc.due_sifen(host, SIFEN_BATCH))
+            lock(&e).transact(|svc, host| {
+                let jobs = svc.due_sifen(host, SIFEN_BATCH);
+                // Each job with its account's signer as the host holds it now (uploads replace it at run time).
+                jobs.into_iter()
+                    .map(|j| {
+                        let signer = host.account_signer(&j.account_id);
+                        (j, signer)
+                    })
+                    .collect::<Vec<_>>()
+            })
         })
         .await;
         let jobs = match jobs {
@@ -616,11 +687,15 @@ pub(crate) async fn sifen_loop(
             Err(_) => continue,
         };
         let mut calls = tokio::task::JoinSet::new();
-        for job in jobs {
-            let client = client.clone();
+        for (job, signer) in jobs {
+            // The account's own certificate authenticates the connection (or the server-wide one).
+            let client = clients.for_account(&job.account_id, signer);
             let base = transport.base_url.clone();
             calls.spawn(async move {
-                let outcome = post(&client, &job, base.as_deref()).await;
+                let outcome = match client {
+                    Ok(client) => post(&client, &job, base.as_deref()).await,
+                    Err(message) => SifenOutcome::Failed { message },
+                };
                 (job, outcome)
             });
         }

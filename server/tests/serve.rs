@@ -1152,3 +1152,52 @@ async fn accounts_are_isolated_and_revocation_is_immediate() {
     server.shutdown().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--webhook-secret-grace`: the operator's grace period reaches the core. With 0 the old secret stops at once (one
+/// signature per delivery, the new secret's); with an hour both sign until `previous_secret_expires_at`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_secret_grace_is_the_operators() {
+    for grace in [0i64, 3600] {
+        let dir = temp_dir(&format!("wh-grace-{grace}"));
+        let mut c = config(&dir);
+        c.webhook_secret_grace = grace;
+        let server = start(c).await.unwrap();
+        let api = Api::new(&server, server.new_sandbox_key.as_deref().unwrap());
+        let (port, mut rx) = receiver().await;
+        let old = register_webhook(&api, port).await;
+        let (_, hooks) = api.get("/v1/webhooks").await;
+        let id = hooks["data"][0]["id"].as_str().unwrap().to_string();
+        let before = time::OffsetDateTime::now_utc().unix_timestamp();
+        let (code, rotated) = api
+            .post(&format!("/v1/webhooks/{id}/rotate"), &json!({}))
+            .await;
+        assert_eq!(code, 200, "{rotated}");
+        let new = rotated["data"]["secret"].as_str().unwrap().to_string();
+        let (_, got) = api.get(&format!("/v1/webhooks/{id}")).await;
+        let expires = &got["data"]["previous_secret_expires_at"];
+        if grace == 0 {
+            assert!(expires.is_null(), "{got}");
+        } else {
+            let t = time::OffsetDateTime::parse(
+                expires.as_str().unwrap(),
+                &time::format_description::well_known::Rfc3339,
+            )
+            .unwrap()
+            .unix_timestamp();
+            assert!((before + grace..=before + grace + 5).contains(&t), "{got}");
+        }
+        let (code, v) = api.post("/v1/facturas", &factura(Some("approved"))).await;
+        assert_eq!(code, 201, "{v}");
+        let (sig, body) = tokio::time::timeout(Duration::from_secs(15), rx.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        let now = time::OffsetDateTime::now_utc().unix_timestamp();
+        kuatia_core::api::webhook::verify_signature(&new, &sig, &body, now, 300).unwrap();
+        let old_ok =
+            kuatia_core::api::webhook::verify_signature(&old, &sig, &body, now, 300).is_ok();
+        assert_eq!(old_ok, grace > 0, "grace {grace}: {sig}");
+        server.shutdown().await;
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

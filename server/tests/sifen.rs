@@ -142,11 +142,13 @@ fn pki(dir: &Path) -> Pki {
     }
 }
 
-/// Accepts exactly one client certificate and verifies the handshake signature made with its key.
+/// Accepts only the expected client certificates (records each one presented) and verifies the handshake
+/// signature made with its key.
 #[derive(Debug)]
 struct ExpectClient {
-    expected: Vec<u8>,
+    expected: Vec<Vec<u8>>,
     provider: Arc<CryptoProvider>,
+    presented: Arc<Mutex<Vec<Vec<u8>>>>,
 }
 
 impl ClientCertVerifier for ExpectClient {
@@ -159,7 +161,15 @@ impl ClientCertVerifier for ExpectClient {
         _intermediates: &[CertificateDer<'_>],
         _now: UnixTime,
     ) -> Result<ClientCertVerified, rustls::Error> {
-        if end_entity.as_ref() == self.expected.as_slice() {
+        self.presented
+            .lock()
+            .unwrap()
+            .push(end_entity.as_ref().to_vec());
+        if self
+            .expected
+            .iter()
+            .any(|e| e.as_slice() == end_entity.as_ref())
+        {
             Ok(ClientCertVerified::assertion())
         } else {
             Err(rustls::Error::General(
@@ -212,6 +222,8 @@ struct Wire {
     ciphers: Vec<String>,
     /// Renegotiation fake: client certificates obtained by renegotiation (checked byte for byte, signature verified).
     renegotiated: usize,
+    /// rustls fake: the client certificate (DER) presented in each handshake, accepted or not.
+    client_certs: Arc<Mutex<Vec<Vec<u8>>>>,
 }
 
 struct Fake {
@@ -222,13 +234,20 @@ struct Fake {
 
 /// Starts the fake SIFEN: TLS 1.2 only, the client must present `client_cert`.
 async fn fake_sifen(pki: &Pki, client_cert: Vec<u8>) -> Fake {
+    fake_sifen_accepting(pki, vec![client_cert]).await
+}
+
+/// Starts the fake SIFEN: TLS 1.2 only, the client must present one of `client_certs`.
+async fn fake_sifen_accepting(pki: &Pki, client_certs: Vec<Vec<u8>>) -> Fake {
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let presented = Arc::new(Mutex::new(Vec::new()));
     let tls = rustls::ServerConfig::builder_with_provider(provider.clone())
         .with_protocol_versions(&[&rustls::version::TLS12])
         .unwrap()
         .with_client_cert_verifier(Arc::new(ExpectClient {
-            expected: client_cert,
+            expected: client_certs,
             provider,
+            presented: presented.clone(),
         }))
         .with_single_cert(
             vec![CertificateDer::from(pki.cert.clone())],
@@ -239,7 +258,10 @@ async fn fake_sifen(pki: &Pki, client_cert: Vec<u8>) -> Fake {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let sifen = Arc::new(Mutex::new(FakeSifen::new()));
-    let wire = Arc::new(Mutex::new(Wire::default()));
+    let wire = Arc::new(Mutex::new(Wire {
+        client_certs: presented,
+        ..Wire::default()
+    }));
     let (s, w) = (sifen.clone(), wire.clone());
     tokio::spawn(async move {
         loop {
@@ -1082,4 +1104,179 @@ async fn ping_reports_what_the_handshake_negotiated() {
         err.contains("--sifen-tls openssl") && err.contains("CBC"),
         "{err}"
     );
+}
+
+/// A P12 for the sandbox profile's RUC with a key and certificate of its own (not the built-in test certificate),
+/// valid now: the certificate (DER) and the P12 (password `acct-test`).
+fn own_p12(dir: &Path) -> (Vec<u8>, Vec<u8>) {
+    let key = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../core/testdata/other.key.pem"
+    );
+    openssl(
+        dir,
+        &[
+            "req",
+            "-x509",
+            "-key",
+            key,
+            "-out",
+            "acct.pem",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=CUENTA PROPIA TEST/serialNumber=RUC44444401-7/C=PY",
+            "-addext",
+            "basicConstraints=critical,CA:FALSE",
+            "-addext",
+            "keyUsage=critical,digitalSignature,nonRepudiation",
+            "-addext",
+            "extendedKeyUsage=clientAuth",
+        ],
+    );
+    openssl(
+        dir,
+        &[
+            "pkcs12",
+            "-export",
+            "-inkey",
+            key,
+            "-in",
+            "acct.pem",
+            "-out",
+            "acct.p12",
+            "-passout",
+            "pass:acct-test",
+        ],
+    );
+    openssl(
+        dir,
+        &[
+            "x509", "-in", "acct.pem", "-outform", "DER", "-out", "acct.der",
+        ],
+    );
+    (
+        std::fs::read(dir.join("acct.der")).unwrap(),
+        std::fs::read(dir.join("acct.p12")).unwrap(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_account_reaches_sifen_with_its_own_certificate_rustls() {
+    each_account_reaches_sifen_with_its_own_certificate(SifenTls::Rustls).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_account_reaches_sifen_with_its_own_certificate_openssl() {
+    each_account_reaches_sifen_with_its_own_certificate(SifenTls::Openssl).await;
+}
+
+/// Two accounts: one with its own P12 (`accounts set-p12`), one without. The fake SIFEN accepts both certificates
+/// and records the one each handshake presents: the first account's documents travel (and are signed) under its own
+/// certificate, the second's under the server-wide `--p12`.
+async fn each_account_reaches_sifen_with_its_own_certificate(tls: SifenTls) {
+    use kuatia_server::accounts;
+    let dir = dir(&format!("own-cert-{}", tls.as_str()));
+    let pki = pki(&dir);
+    let data = dir.join("data");
+    let (own_cert, p12) = own_p12(&dir);
+    let server_wide = sandbox_test_signer().unwrap();
+    let server_cert = server_wide.certificate_der().to_vec();
+    assert_ne!(own_cert, server_cert);
+
+    let mut prod = Emisor::sandbox();
+    prod.ambiente = kuatia_core::profile::Ambiente::Produccion;
+    // Account A: its own certificate. Account B: none (the server-wide one).
+    let key_a = kuatia_server::create_key(data.clone(), Environment::Production).unwrap();
+    let a = accounts::list_accounts(data.clone()).unwrap()[0].id.clone();
+    let (b, _) = accounts::create_account(data.clone(), "Otra empresa").unwrap();
+    let key_b = accounts::create_key(data.clone(), Environment::Production, Some(&b.id)).unwrap();
+    for id in [&a, &b.id] {
+        accounts::set_profile(data.clone(), id, prod.clone())
+            .unwrap()
+            .unwrap();
+    }
+    let var = format!("KUATIA_T_OWN_P12_{}", tls.as_str().to_uppercase());
+    std::env::set_var(&var, "acct-test");
+    accounts::set_p12(data.clone(), &a, &p12, &var)
+        .unwrap()
+        .unwrap();
+
+    let fake = fake_sifen_accepting(&pki, vec![own_cert.clone(), server_cert.clone()]).await;
+    let mut c = ServerConfig::new(data.clone());
+    c.addr = "127.0.0.1:0".parse().unwrap();
+    c.tick_interval = Duration::from_millis(100);
+    c.deliver_webhooks = false;
+    c.production_signer = Some(server_wide);
+    c.sifen_retry = vec![1];
+    c.sifen = SifenTransport {
+        timeout: Duration::from_secs(2),
+        interval: Duration::from_millis(100),
+        extra_roots: vec![pki.ca.clone()],
+        base_url: Some(format!("https://127.0.0.1:{}", fake.port)),
+        tls,
+    };
+    let server = start(c).await.unwrap();
+    let api = |key: &str| Live {
+        http: reqwest::Client::new(),
+        base: format!("http://{}", server.addr),
+        key: key.to_string(),
+    };
+    let (api_a, api_b) = (api(&key_a), api(&key_b));
+
+    let (id_a, _) = api_a.create("Cliente de A").await;
+    let inv = api_a.settle(&id_a).await;
+    assert_eq!(inv["status"], "approved", "{inv}");
+    let presented_by_a = fake
+        .wire
+        .lock()
+        .unwrap()
+        .client_certs
+        .lock()
+        .unwrap()
+        .clone();
+    assert!(!presented_by_a.is_empty());
+    assert!(
+        presented_by_a.iter().all(|c| *c == own_cert),
+        "account A's connections present its own certificate only"
+    );
+
+    let (id_b, _) = api_b.create("Cliente de B").await;
+    let inv = api_b.settle(&id_b).await;
+    assert_eq!(inv["status"], "approved", "{inv}");
+    let presented = fake
+        .wire
+        .lock()
+        .unwrap()
+        .client_certs
+        .lock()
+        .unwrap()
+        .clone();
+    assert!(
+        presented[presented_by_a.len()..]
+            .iter()
+            .all(|c| *c == server_cert),
+        "account B has no certificate of its own: the server-wide one"
+    );
+    assert!(presented.len() > presented_by_a.len());
+
+    // The documents are signed with the same certificate that authenticated their connection.
+    let b64 = |der: &[u8]| {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(der)
+    };
+    for (api, id, cert) in [(&api_a, &id_a, &own_cert), (&api_b, &id_b, &server_cert)] {
+        let xml = api
+            .http
+            .get(format!("{}/v1/facturas/{id}/xml", api.base))
+            .header("Authorization", format!("Bearer {}", api.key))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(xml.replace(['\n', '\r'], "").contains(&b64(cert)), "{id}");
+    }
+    server.shutdown().await;
 }

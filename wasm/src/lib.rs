@@ -10,6 +10,8 @@
 //! Built without core's `native-sign` feature: no private-key code reaches the browser.
 
 pub mod face;
+#[cfg(feature = "kude")]
+mod sandbox_api;
 #[cfg(feature = "ts")]
 pub mod ts;
 

@@ -280,6 +280,202 @@ final class Service
         )));
     }
 
+    // --- typed calls of the /v1 routes: the request for handle(), the envelope decoded ----------------------------
+
+    /**
+     * POST /v1/facturas: the created invoice. Throws {@see ApiException} (`VALIDATION_ERROR` with every finding in
+     * `details()`, ...).
+     *
+     * @param array<string, string>|list<array{0: string, 1: string}> $headers
+     * @param array<mixed>|object|string $request
+     * @return array<string, mixed>
+     */
+    public function createInvoice(
+        array $headers,
+        array|object|string $request,
+        ?string $idempotencyKey = null,
+        int|\DateTimeInterface|null $now = null,
+    ): array {
+        $pairs = self::pairs($headers);
+        if ($idempotencyKey !== null) {
+            $pairs[] = ['Idempotency-Key', $idempotencyKey];
+        }
+        return $this->call('POST', '/v1/facturas', $pairs, $request, $now)['data'];
+    }
+
+    /**
+     * GET /v1/facturas/{id}: the full invoice resource (docs/api.md, "Invoice").
+     *
+     * @param array<string, string>|list<array{0: string, 1: string}> $headers
+     * @return array<string, mixed>
+     */
+    public function getInvoice(array $headers, string $id, int|\DateTimeInterface|null $now = null): array
+    {
+        return $this->call('GET', '/v1/facturas/' . rawurlencode($id), $headers, null, $now)['data'];
+    }
+
+    /**
+     * GET /v1/facturas/{id}/xml: the signed rDE as sent to SIFEN.
+     *
+     * @param array<string, string>|list<array{0: string, 1: string}> $headers
+     */
+    public function invoiceXml(array $headers, string $id, int|\DateTimeInterface|null $now = null): string
+    {
+        $r = $this->handle('GET', '/v1/facturas/' . rawurlencode($id) . '/xml', $headers, null, $now);
+        if ($r->status !== 200) {
+            self::envelope($r);
+        }
+        return $r->body;
+    }
+
+    /**
+     * GET /v1/facturas with filters and cursor paging: `$filters` may hold `status`, `created_from`, `created_to`
+     * (RFC 3339), `cdc`, `numero`, `receptor_ruc`, `tipo_documento`, `order`, `limit` and `starting_after` (the
+     * previous page's {@see Page::nextCursor()}). A bad value throws {@see ApiException} `INVALID_QUERY`.
+     *
+     * @param array<string, string>|list<array{0: string, 1: string}> $headers
+     * @param array<string, string|int|null> $filters
+     */
+    public function listInvoices(array $headers, array $filters = [], int|\DateTimeInterface|null $now = null): Page
+    {
+        $e = $this->call('GET', '/v1/facturas' . self::query($filters), $headers, null, $now);
+        return new Page($e['data'], $e['meta'] ?? []);
+    }
+
+    /**
+     * POST /v1/webhooks: the webhook with its signing `secret` (shown only here).
+     *
+     * @param array<string, string>|list<array{0: string, 1: string}> $headers
+     * @param list<string> $events
+     * @return array<string, mixed>
+     */
+    public function createWebhook(
+        array $headers,
+        string $url,
+        array $events,
+        int|\DateTimeInterface|null $now = null,
+    ): array {
+        return $this->call('POST', '/v1/webhooks', $headers, ['url' => $url, 'events' => $events], $now)['data'];
+    }
+
+    /**
+     * GET /v1/webhooks/{id} (no secret).
+     *
+     * @param array<string, string>|list<array{0: string, 1: string}> $headers
+     * @return array<string, mixed>
+     */
+    public function getWebhook(array $headers, string $id, int|\DateTimeInterface|null $now = null): array
+    {
+        return $this->call('GET', '/v1/webhooks/' . rawurlencode($id), $headers, null, $now)['data'];
+    }
+
+    /**
+     * DELETE /v1/webhooks/{id}: `{id, deleted: true}`; its pending deliveries are cancelled.
+     *
+     * @param array<string, string>|list<array{0: string, 1: string}> $headers
+     * @return array<string, mixed>
+     */
+    public function deleteWebhook(array $headers, string $id, int|\DateTimeInterface|null $now = null): array
+    {
+        return $this->call('DELETE', '/v1/webhooks/' . rawurlencode($id), $headers, null, $now)['data'];
+    }
+
+    /**
+     * POST /v1/webhooks/{id}/rotate: the webhook with its new `secret` and `previous_secret_expires_at` (both
+     * secrets sign until then).
+     *
+     * @param array<string, string>|list<array{0: string, 1: string}> $headers
+     * @return array<string, mixed>
+     */
+    public function rotateWebhook(array $headers, string $id, int|\DateTimeInterface|null $now = null): array
+    {
+        return $this->call('POST', '/v1/webhooks/' . rawurlencode($id) . '/rotate', $headers, null, $now)['data'];
+    }
+
+    /**
+     * GET /v1/webhooks/{id}/deliveries: the delivery log, newest first (`$paging`: `page`, `limit`).
+     *
+     * @param array<string, string>|list<array{0: string, 1: string}> $headers
+     * @param array<string, int|null> $paging
+     */
+    public function deliveries(
+        array $headers,
+        string $id,
+        array $paging = [],
+        int|\DateTimeInterface|null $now = null,
+    ): Page {
+        $path = '/v1/webhooks/' . rawurlencode($id) . '/deliveries' . self::query($paging);
+        $e = $this->call('GET', $path, $headers, null, $now);
+        return new Page($e['data'], $e['meta'] ?? []);
+    }
+
+    /**
+     * POST /v1/webhooks/{id}/deliveries/{deliveryId}/redeliver: the new delivery of the same event.
+     *
+     * @param array<string, string>|list<array{0: string, 1: string}> $headers
+     * @return array<string, mixed>
+     */
+    public function redeliver(
+        array $headers,
+        string $id,
+        string $deliveryId,
+        int|\DateTimeInterface|null $now = null,
+    ): array {
+        $path = '/v1/webhooks/' . rawurlencode($id) . '/deliveries/' . rawurlencode($deliveryId) . '/redeliver';
+        return $this->call('POST', $path, $headers, null, $now)['data'];
+    }
+
+    /**
+     * @param array<string, string>|list<array{0: string, 1: string}> $headers
+     * @param array<mixed>|object|string|null $body
+     * @return array<string, mixed>
+     */
+    private function call(
+        string $method,
+        string $path,
+        array $headers,
+        array|object|string|null $body,
+        int|\DateTimeInterface|null $now,
+    ): array {
+        return self::envelope($this->handle($method, $path, $headers, $body, $now));
+    }
+
+    /** @return array<string, mixed> the envelope of a successful answer; an error answer throws ApiException */
+    private static function envelope(Response $r): array
+    {
+        $e = $r->json();
+        if (!is_array($e) || ($e['ok'] ?? false) !== true) {
+            $err = is_array($e) ? ($e['error'] ?? []) : [];
+            throw new ApiException($r->status, (string) ($err['code'] ?? ''), (string) ($err['message'] ?? ''), $err['details'] ?? []);
+        }
+        return $e;
+    }
+
+    /** `?k=v&…` of the parameters that are not null, percent-encoded; the values are the core's to check. */
+    private static function query(array $params): string
+    {
+        $parts = [];
+        foreach ($params as $k => $v) {
+            if ($v !== null) {
+                $parts[] = rawurlencode((string) $k) . '=' . rawurlencode((string) $v);
+            }
+        }
+        return $parts === [] ? '' : '?' . implode('&', $parts);
+    }
+
+    /**
+     * @param array<string, string>|list<array{0: string, 1: string}> $headers
+     * @return list<array{0: string, 1: string}>
+     */
+    private static function pairs(array $headers): array
+    {
+        $pairs = [];
+        foreach ($headers as $k => $v) {
+            $pairs[] = is_array($v) ? [(string) $v[0], (string) $v[1]] : [(string) $k, (string) $v];
+        }
+        return $pairs;
+    }
+
     private function live(): CData
     {
         return $this->handle ?? throw new \LogicException('the service is closed');

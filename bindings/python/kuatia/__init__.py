@@ -35,6 +35,7 @@ from .errors import (
 )
 
 __all__ = [
+    "ApiError",
     "codes",
     "Finding",
     "InvalidArgumentError",
@@ -43,6 +44,7 @@ __all__ = [
     "Issued",
     "KuatiaError",
     "PanicError",
+    "Page",
     "Report",
     "Response",
     "Service",
@@ -456,6 +458,6 @@ LIB_PATH = _ffi.LIB_PATH
 """The path of the loaded libkuatia."""
 
 # Last: service.py builds on Signer and _InUse above.
-from .service import Response, Service, SifenOutcome  # noqa: E402
+from .service import ApiError, Page, Response, Service, SifenOutcome  # noqa: E402
 
 del ctypes

@@ -16,6 +16,7 @@ from ctypes import byref, c_bool, c_int64, c_size_t, c_uint16, c_uint32, c_void_
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+from urllib.parse import quote
 
 from . import Signer, _InUse
 from ._ffi import Bytes, Text, _bytes_p, _err_p, _sig, _u8, arg, call, call_bytes, json_arg, lib, take
@@ -133,6 +134,52 @@ class SifenOutcome:
     def failed(cls, message: str) -> "SifenOutcome":
         """The call failed before any answer; ``message`` is the transport's."""
         return cls(cls.FAILED, message=message)
+
+
+class ApiError(Exception):
+    """An error answer of the ``/v1`` API raised by the typed calls of :class:`Service` (``handle`` returns it as a
+    :class:`Response` instead): the HTTP ``status``, the registry ``code``, ``message`` and the findings
+    ``details`` (422)."""
+
+    def __init__(self, status: int, code: str, message: str, details: List[Dict[str, Any]]) -> None:
+        super().__init__(f"{status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a list: the resources in ``data`` and the list's ``meta`` (``has_more``, ``next_cursor`` for
+    ``starting_after``, ``total``, ``page``, ``per_page``)."""
+
+    data: List[Dict[str, Any]]
+    meta: Dict[str, Any]
+
+    @property
+    def has_more(self) -> bool:
+        """Whether rows follow this page."""
+        return bool(self.meta.get("has_more"))
+
+    @property
+    def next_cursor(self) -> Optional[str]:
+        """The ``starting_after`` of the next page (None on the last one)."""
+        return self.meta.get("next_cursor")
+
+
+def _query(params: Mapping[str, Any]) -> str:
+    """``?k=v&…`` of the parameters that are not None, percent-encoded; the values are the core's to check."""
+    pairs = [f"{quote(k, safe='')}={quote(str(v), safe='')}" for k, v in params.items() if v is not None]
+    return "?" + "&".join(pairs) if pairs else ""
+
+
+def _segment(value: Text, name: str) -> str:
+    if isinstance(value, bytes):
+        value = value.decode()
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be str, not {type(value).__name__}")
+    return quote(value, safe="")
 
 
 class Service:
@@ -340,6 +387,120 @@ class Service:
         finally:
             self._release()
         return json.loads(out)
+
+
+    # --- typed calls of the /v1 routes: a request for handle(), the envelope decoded --------------------------
+
+    def _call(self, method: str, path: str, headers: Headers, body: Body, now: When) -> Any:
+        r = self.handle(method, path, headers, body, now)
+        envelope = r.json()
+        if not envelope.get("ok"):
+            e = envelope.get("error") or {}
+            raise ApiError(r.status, e.get("code", ""), e.get("message", ""), e.get("details", []))
+        return envelope
+
+    def create_invoice(
+        self, headers: Headers, request: Body, *, idempotency_key: Optional[str] = None, now: When = None
+    ) -> Dict[str, Any]:
+        """``POST /v1/facturas``: the created invoice. Raises :class:`ApiError` (``VALIDATION_ERROR`` with every
+        finding in ``details``, ...)."""
+        pairs = list(headers.items()) if isinstance(headers, Mapping) else list(headers or [])
+        if idempotency_key is not None:
+            pairs.append(("Idempotency-Key", idempotency_key))
+        return self._call("POST", "/v1/facturas", pairs, request, now)["data"]
+
+    def get_invoice(self, headers: Headers, invoice_id: Text, now: When = None) -> Dict[str, Any]:
+        """``GET /v1/facturas/{id}``: the full invoice resource (docs/api.md, "Invoice")."""
+        return self._call("GET", f"/v1/facturas/{_segment(invoice_id, 'invoice_id')}", headers, None, now)["data"]
+
+    def invoice_xml(self, headers: Headers, invoice_id: Text, now: When = None) -> bytes:
+        """``GET /v1/facturas/{id}/xml``: the signed rDE as sent to SIFEN (bytes)."""
+        r = self.handle("GET", f"/v1/facturas/{_segment(invoice_id, 'invoice_id')}/xml", headers, None, now)
+        if r.status != 200:
+            e = r.json().get("error") or {}
+            raise ApiError(r.status, e.get("code", ""), e.get("message", ""), e.get("details", []))
+        return r.body
+
+    def list_invoices(
+        self,
+        headers: Headers,
+        *,
+        status: Optional[str] = None,
+        created_from: Optional[str] = None,
+        created_to: Optional[str] = None,
+        cdc: Optional[str] = None,
+        numero: Optional[str] = None,
+        receptor_ruc: Optional[str] = None,
+        tipo_documento: Optional[int] = None,
+        order: Optional[str] = None,
+        limit: Optional[int] = None,
+        starting_after: Optional[str] = None,
+        now: When = None,
+    ) -> Page:
+        """``GET /v1/facturas`` with filters (``created_from``/``created_to`` RFC 3339) and cursor paging: pass the
+        page's ``next_cursor`` as ``starting_after``. A bad value is :class:`ApiError` ``INVALID_QUERY``."""
+        q = _query(
+            {
+                "status": status,
+                "created_from": created_from,
+                "created_to": created_to,
+                "cdc": cdc,
+                "numero": numero,
+                "receptor_ruc": receptor_ruc,
+                "tipo_documento": tipo_documento,
+                "order": order,
+                "limit": limit,
+                "starting_after": starting_after,
+            }
+        )
+        e = self._call("GET", "/v1/facturas" + q, headers, None, now)
+        return Page(e["data"], e.get("meta") or {})
+
+    def create_webhook(
+        self, headers: Headers, url: str, events: List[str], description: Optional[str] = None, now: When = None
+    ) -> Dict[str, Any]:
+        """``POST /v1/webhooks``: the webhook with its signing ``secret`` (shown only here)."""
+        body: Dict[str, Any] = {"url": url, "events": events}
+        if description is not None:
+            body["description"] = description
+        return self._call("POST", "/v1/webhooks", headers, body, now)["data"]
+
+    def get_webhook(self, headers: Headers, webhook_id: Text, now: When = None) -> Dict[str, Any]:
+        """``GET /v1/webhooks/{id}`` (no secret)."""
+        return self._call("GET", f"/v1/webhooks/{_segment(webhook_id, 'webhook_id')}", headers, None, now)["data"]
+
+    def delete_webhook(self, headers: Headers, webhook_id: Text, now: When = None) -> Dict[str, Any]:
+        """``DELETE /v1/webhooks/{id}``: ``{"id", "deleted": True}``; its pending deliveries are cancelled."""
+        path = f"/v1/webhooks/{_segment(webhook_id, 'webhook_id')}"
+        return self._call("DELETE", path, headers, None, now)["data"]
+
+    def rotate_webhook(self, headers: Headers, webhook_id: Text, now: When = None) -> Dict[str, Any]:
+        """``POST /v1/webhooks/{id}/rotate``: the webhook with its new ``secret`` and
+        ``previous_secret_expires_at`` (both secrets sign until then)."""
+        path = f"/v1/webhooks/{_segment(webhook_id, 'webhook_id')}/rotate"
+        return self._call("POST", path, headers, None, now)["data"]
+
+    def deliveries(
+        self,
+        headers: Headers,
+        webhook_id: Text,
+        *,
+        page: Optional[int] = None,
+        limit: Optional[int] = None,
+        now: When = None,
+    ) -> Page:
+        """``GET /v1/webhooks/{id}/deliveries``: the delivery log, newest first, each attempt in ``log``."""
+        path = f"/v1/webhooks/{_segment(webhook_id, 'webhook_id')}/deliveries" + _query({"page": page, "limit": limit})
+        e = self._call("GET", path, headers, None, now)
+        return Page(e["data"], e.get("meta") or {})
+
+    def redeliver(self, headers: Headers, webhook_id: Text, delivery_id: Text, now: When = None) -> Dict[str, Any]:
+        """``POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver``: the new delivery of the same event."""
+        path = (
+            f"/v1/webhooks/{_segment(webhook_id, 'webhook_id')}/deliveries/"
+            f"{_segment(delivery_id, 'delivery_id')}/redeliver"
+        )
+        return self._call("POST", path, headers, None, now)["data"]
 
 
 class _Signers:

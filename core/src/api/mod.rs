@@ -8,9 +8,9 @@
 //! `GET /v1/health`. Envelope `{ok, data, meta{page,per_page,total}, error{code,message,details}}`.
 
 pub mod auth;
-pub mod storage;
 #[cfg(feature = "panel")]
 pub mod panel;
+pub mod storage;
 pub mod store;
 pub mod transmit;
 pub mod webhook;

@@ -227,6 +227,201 @@ public final class Service implements AutoCloseable {
         }
     }
 
+    // --- typed calls of the /v1 routes: the request for handle(), the envelope decoded -------------------------
+
+    /**
+     * The filters and cursor of {@code GET /v1/facturas}; {@code null} fields are left out. {@code createdFrom} and
+     * {@code createdTo} are RFC 3339; {@code startingAfter} is the previous page's {@link Page#nextCursor()}. The
+     * values are the core's to check (a bad one is {@link ApiException} {@code INVALID_QUERY}).
+     */
+    public record InvoiceFilter(String status, String createdFrom, String createdTo, String cdc, String numero,
+            String receptorRuc, Integer tipoDocumento, String order, Integer limit, String startingAfter) {
+        /** No filter. */
+        public static InvoiceFilter all() {
+            return new InvoiceFilter(null, null, null, null, null, null, null, null, null, null);
+        }
+
+        /** This filter with {@code status}. */
+        public InvoiceFilter withStatus(String v) {
+            return new InvoiceFilter(v, createdFrom, createdTo, cdc, numero, receptorRuc, tipoDocumento, order,
+                    limit, startingAfter);
+        }
+
+        /** This filter with {@code created_from} and {@code created_to} (either may be {@code null}). */
+        public InvoiceFilter withCreated(String from, String to) {
+            return new InvoiceFilter(status, from, to, cdc, numero, receptorRuc, tipoDocumento, order, limit,
+                    startingAfter);
+        }
+
+        /** This filter with {@code cdc}. */
+        public InvoiceFilter withCdc(String v) {
+            return new InvoiceFilter(status, createdFrom, createdTo, v, numero, receptorRuc, tipoDocumento, order,
+                    limit, startingAfter);
+        }
+
+        /** This filter with {@code numero}. */
+        public InvoiceFilter withNumero(String v) {
+            return new InvoiceFilter(status, createdFrom, createdTo, cdc, v, receptorRuc, tipoDocumento, order,
+                    limit, startingAfter);
+        }
+
+        /** This filter with {@code receptor_ruc}. */
+        public InvoiceFilter withReceptorRuc(String v) {
+            return new InvoiceFilter(status, createdFrom, createdTo, cdc, numero, v, tipoDocumento, order, limit,
+                    startingAfter);
+        }
+
+        /** This filter with {@code tipo_documento}. */
+        public InvoiceFilter withTipoDocumento(Integer v) {
+            return new InvoiceFilter(status, createdFrom, createdTo, cdc, numero, receptorRuc, v, order, limit,
+                    startingAfter);
+        }
+
+        /** This filter with {@code order} ({@code asc} or {@code desc}). */
+        public InvoiceFilter withOrder(String v) {
+            return new InvoiceFilter(status, createdFrom, createdTo, cdc, numero, receptorRuc, tipoDocumento, v,
+                    limit, startingAfter);
+        }
+
+        /** This filter with {@code limit}. */
+        public InvoiceFilter withLimit(Integer v) {
+            return new InvoiceFilter(status, createdFrom, createdTo, cdc, numero, receptorRuc, tipoDocumento, order,
+                    v, startingAfter);
+        }
+
+        /** This filter with {@code starting_after}. */
+        public InvoiceFilter withStartingAfter(String v) {
+            return new InvoiceFilter(status, createdFrom, createdTo, cdc, numero, receptorRuc, tipoDocumento, order,
+                    limit, v);
+        }
+
+        String query() {
+            Map<String, Object> q = new java.util.LinkedHashMap<>();
+            q.put("status", status);
+            q.put("created_from", createdFrom);
+            q.put("created_to", createdTo);
+            q.put("cdc", cdc);
+            q.put("numero", numero);
+            q.put("receptor_ruc", receptorRuc);
+            q.put("tipo_documento", tipoDocumento);
+            q.put("order", order);
+            q.put("limit", limit);
+            q.put("starting_after", startingAfter);
+            return Service.query(q);
+        }
+    }
+
+    /** {@code POST /v1/facturas}: the created invoice; {@code idempotencyKey} may be {@code null}. */
+    public JsonNode createInvoice(Map<String, String> headers, String requestJson, String idempotencyKey) {
+        Map<String, String> h = new java.util.LinkedHashMap<>(headers == null ? Map.of() : headers);
+        if (idempotencyKey != null) {
+            h.put("Idempotency-Key", idempotencyKey);
+        }
+        return call("POST", "/v1/facturas", h, requestJson).get("data");
+    }
+
+    /** {@code GET /v1/facturas/{id}}: the full invoice resource (docs/api.md, "Invoice"). */
+    public JsonNode getInvoice(Map<String, String> headers, String id) {
+        return call("GET", "/v1/facturas/" + seg(id), headers, null).get("data");
+    }
+
+    /** {@code GET /v1/facturas/{id}/xml}: the signed rDE as sent to SIFEN (UTF-8 bytes). */
+    public byte[] invoiceXml(Map<String, String> headers, String id) {
+        Response r = handle("GET", "/v1/facturas/" + seg(id) + "/xml", headers, (byte[]) null);
+        if (r.status() != 200) {
+            envelope(r);
+        }
+        return r.body();
+    }
+
+    /** {@code GET /v1/facturas} with filters and cursor paging. */
+    public Page listInvoices(Map<String, String> headers, InvoiceFilter filter) {
+        JsonNode e = call("GET", "/v1/facturas" + (filter == null ? "" : filter.query()), headers, null);
+        return new Page(e.get("data"), e.path("meta"));
+    }
+
+    /** {@code POST /v1/webhooks}: the webhook with its signing {@code secret} (shown only here). */
+    public JsonNode createWebhook(Map<String, String> headers, String url, List<String> events) {
+        ObjectNode body = Ffi.JSON.createObjectNode();
+        body.put("url", url);
+        ArrayNode ev = body.putArray("events");
+        events.forEach(ev::add);
+        return call("POST", "/v1/webhooks", headers, body.toString()).get("data");
+    }
+
+    /** {@code GET /v1/webhooks/{id}} (no secret). */
+    public JsonNode getWebhook(Map<String, String> headers, String id) {
+        return call("GET", "/v1/webhooks/" + seg(id), headers, null).get("data");
+    }
+
+    /** {@code DELETE /v1/webhooks/{id}}: {@code {id, deleted: true}}; its pending deliveries are cancelled. */
+    public JsonNode deleteWebhook(Map<String, String> headers, String id) {
+        return call("DELETE", "/v1/webhooks/" + seg(id), headers, null).get("data");
+    }
+
+    /**
+     * {@code POST /v1/webhooks/{id}/rotate}: the webhook with its new {@code secret} and
+     * {@code previous_secret_expires_at} (both secrets sign until then).
+     */
+    public JsonNode rotateWebhook(Map<String, String> headers, String id) {
+        return call("POST", "/v1/webhooks/" + seg(id) + "/rotate", headers, null).get("data");
+    }
+
+    /** {@code GET /v1/webhooks/{id}/deliveries}: the delivery log, newest first ({@code null}: the defaults). */
+    public Page deliveries(Map<String, String> headers, String id, Integer page, Integer limit) {
+        Map<String, Object> q = new java.util.LinkedHashMap<>();
+        q.put("page", page);
+        q.put("limit", limit);
+        JsonNode e = call("GET", "/v1/webhooks/" + seg(id) + "/deliveries" + query(q), headers, null);
+        return new Page(e.get("data"), e.path("meta"));
+    }
+
+    /** {@code POST /v1/webhooks/{id}/deliveries/{deliveryId}/redeliver}: the new delivery of the same event. */
+    public JsonNode redeliver(Map<String, String> headers, String id, String deliveryId) {
+        String path = "/v1/webhooks/" + seg(id) + "/deliveries/" + seg(deliveryId) + "/redeliver";
+        return call("POST", path, headers, null).get("data");
+    }
+
+    private JsonNode call(String method, String path, Map<String, String> headers, String body) {
+        return envelope(handle(method, path, headers, body));
+    }
+
+    /** The envelope of a successful answer; an error answer throws {@link ApiException}. */
+    private static JsonNode envelope(Response r) {
+        JsonNode e;
+        try {
+            e = r.json();
+        } catch (RuntimeException notJson) {
+            throw new ApiException(r.status(), "", r.text(), Ffi.JSON.createArrayNode());
+        }
+        if (!e.path("ok").asBoolean(false)) {
+            JsonNode err = e.path("error");
+            JsonNode details = err.has("details") ? err.get("details") : Ffi.JSON.createArrayNode();
+            throw new ApiException(r.status(), err.path("code").asText(""), err.path("message").asText(""), details);
+        }
+        return e;
+    }
+
+    private static String seg(String v) {
+        return enc(Objects.requireNonNull(v, "id"));
+    }
+
+    /** Percent-encodes a path segment or query component (a space as %20, a '+' as %2B). */
+    private static String enc(String v) {
+        return java.net.URLEncoder.encode(v, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    /** {@code ?k=v&…} of the parameters that are not {@code null}; the values are the core's to check. */
+    static String query(Map<String, Object> params) {
+        StringBuilder q = new StringBuilder();
+        params.forEach((k, v) -> {
+            if (v != null) {
+                q.append(q.length() == 0 ? '?' : '&').append(enc(k)).append('=').append(enc(v.toString()));
+            }
+        });
+        return q.toString();
+    }
+
     /** Advances the sandbox's simulated SIFEN to the clock's time (each request does it too), queueing webhooks. */
     public void tick() {
         long now = now();
