@@ -324,6 +324,36 @@ fn sign_and_write(
     Ok((pending, handle, partial))
 }
 
+/// Most threads syncing one group's files at once.
+const SYNC_THREADS: usize = 32;
+
+/// Syncs every file of a group, on up to [`SYNC_THREADS`] threads; one result per file, in order.
+fn sync_all(group: &[Written]) -> Vec<std::io::Result<()>> {
+    if group.len() == 1 {
+        return group.iter().map(|w| w.handle.sync_all()).collect();
+    }
+    let per = group.len().div_ceil(SYNC_THREADS);
+    std::thread::scope(|s| {
+        let parts: Vec<_> = group
+            .chunks(per)
+            .map(|part| {
+                s.spawn(move || part.iter().map(|w| w.handle.sync_all()).collect::<Vec<_>>())
+            })
+            .collect();
+        parts
+            .into_iter()
+            .zip(group.chunks(per))
+            .flat_map(|(h, part)| {
+                h.join().unwrap_or_else(|_| {
+                    part.iter()
+                        .map(|_| Err(std::io::Error::other("sync thread failed")))
+                        .collect()
+                })
+            })
+            .collect()
+    })
+}
+
 /// The committer: takes every written document waiting as one group, syncs each file and renames it into place,
 /// syncs the directory, then confirms the group in one transaction.
 fn commit(
@@ -340,13 +370,13 @@ fn commit(
                 Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
             }
         }
+        // The files are synced concurrently: the file system joins concurrent syncs into one journal commit, where
+        // one sync after another pays a commit each (3–4 ms apiece on a busy disk).
+        let syncs = sync_all(&group);
         let mut stored: Vec<(String, PathBuf, Pending)> = Vec::with_capacity(group.len());
-        for w in group {
+        for (w, synced) in group.into_iter().zip(syncs) {
             let path = out.join(format!("{}.xml", w.pending.issued.cdc));
-            let synced = w
-                .handle
-                .sync_all()
-                .and_then(|()| std::fs::rename(&w.partial, &path));
+            let synced = synced.and_then(|()| std::fs::rename(&w.partial, &path));
             match synced {
                 Ok(()) => stored.push((w.file, path, w.pending)),
                 Err(e) => {
