@@ -2,7 +2,7 @@
 //! summary. Numbers come from the same numbering store as single issuing (`<out>/numbering.sqlite3`), under the
 //! contract of `kuatia_core::numbering`, without touching the store per document:
 //!
-//! 1. the requests are read and checked in chunks of [`CHUNK`] (`issue::prepare`); the numbers of the chunk's valid
+//! 1. a reader thread reads and parses the requests ahead; they are checked in chunks of [`CHUNK`] (`issue::prepare`); the numbers of the chunk's valid
 //!    documents are reserved in one block per sequence (`numbering::Blocks`: one synced transaction);
 //! 2. the workers (`-j`) sign and write each document to `<cdc>.xml.partial`;
 //! 3. a committer thread takes what the workers have written so far as one group: it syncs each file, renames it to
@@ -122,7 +122,20 @@ pub fn run(args: &IssueArgs, dir: &Path) -> Outcome {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Written>(GROUP);
             let done = &done;
             s.spawn(move || commit(rx, confirming, &args.out, done));
-            for chunk in files.chunks(CHUNK) {
+            // A reader thread reads and parses the requests ahead of the chunk being signed.
+            let (reqs_tx, reqs_rx) = std::sync::mpsc::sync_channel::<Read>(2 * CHUNK);
+            let files = &files;
+            s.spawn(move || {
+                for file in files {
+                    let read = (file.display().to_string(), read_request(file));
+                    if reqs_tx.send(read).is_err() {
+                        break;
+                    }
+                }
+            });
+            let mut reqs = reqs_rx.iter().peekable();
+            while reqs.peek().is_some() {
+                let chunk: Vec<Read> = reqs.by_ref().take(CHUNK).collect();
                 issue_chunk(
                     chunk,
                     args,
@@ -197,6 +210,12 @@ fn read_request(file: &Path) -> Result<kuatia_core::invoice::FacturaRequest, Fin
     kuatia_core::invoice::parse_request(&text)
 }
 
+/// A request file's name and its parsed request (or why it does not read).
+type Read = (
+    String,
+    Result<kuatia_core::invoice::FacturaRequest, Finding>,
+);
+
 /// A signed document written to its `.partial` file, waiting for its group commit.
 struct Written {
     file: String,
@@ -205,11 +224,11 @@ struct Written {
     partial: PathBuf,
 }
 
-/// One chunk: read and check every request, reserve the valid ones' numbers in blocks, then sign and write them on
+/// One chunk: check every request read, reserve the valid ones' numbers in blocks, then sign and write them on
 /// `jobs` workers, handing each written document to the committer.
 #[allow(clippy::too_many_arguments)]
 fn issue_chunk(
-    chunk: &[PathBuf],
+    chunk: Vec<Read>,
     args: &IssueArgs,
     emisor: &kuatia_core::profile::Emisor,
     signer: &kuatia_core::sign::SoftwareSigner,
@@ -218,19 +237,19 @@ fn issue_chunk(
     tx: &SyncSender<Written>,
     done: &(dyn Fn(Result<Issued, Failed>) + Sync),
 ) {
-    let names: Vec<String> = chunk.iter().map(|f| f.display().to_string()).collect();
-    let requests: Vec<Option<kuatia_core::invoice::FacturaRequest>> = chunk
-        .iter()
-        .zip(&names)
-        .map(|(file, name)| {
-            read_request(file)
-                .map_err(|f| done(Err(failed(name, f))))
-                .ok()
-        })
-        .collect();
-    let mut prepared: Vec<(&str, Prepared<'_>)> = Vec::with_capacity(chunk.len());
+    let mut names = Vec::with_capacity(chunk.len());
+    let mut requests = Vec::with_capacity(chunk.len());
+    for (name, read) in chunk {
+        match read {
+            Ok(req) => {
+                names.push(name);
+                requests.push(req);
+            }
+            Err(f) => done(Err(failed(&name, f))),
+        }
+    }
+    let mut prepared: Vec<(&str, Prepared<'_>)> = Vec::with_capacity(requests.len());
     for (req, name) in requests.iter().zip(&names) {
-        let Some(req) = req else { continue };
         // Each document gets the time it is checked at (or the fixed --at, checked up front).
         let now = match at_arg(&args.at) {
             Ok(now) => now,
