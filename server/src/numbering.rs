@@ -423,6 +423,48 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    #[test]
+    fn a_cli_block_stops_at_the_last_number_and_confirms_all_or_nothing() {
+        let dir = temp("cli-block-end");
+        // A legacy counter puts the sequence two numbers before its end.
+        std::fs::write(
+            dir.join(LEGACY_FILE),
+            format!(r#"{{"12345678-001-001-1": {}}}"#, MAX_NUMERO - 1),
+        )
+        .unwrap();
+        let mut n = SqliteNumbering::open(&dir).unwrap();
+        let k = NumberingKey {
+            tipo_documento: 1,
+            timbrado: "12345678".into(),
+            establecimiento: "001".into(),
+            punto: "001".into(),
+        };
+        assert_eq!(
+            n.reserve_block(&k, 5).unwrap(),
+            vec![MAX_NUMERO - 1, MAX_NUMERO]
+        );
+        assert_eq!(
+            n.reserve_block(&k, 1).unwrap_err().code,
+            code::NUMBERING_EXHAUSTED
+        );
+        assert_eq!(n.reserve(&k).unwrap_err().code, code::NUMBERING_EXHAUSTED);
+        // One bad confirmation in a group: the transaction confirms none of it.
+        let c = |numero| Confirmation {
+            key: k.clone(),
+            numero,
+            cdc: format!("cdc-{numero}"),
+        };
+        let group = [c(MAX_NUMERO - 1), c(42)];
+        assert_eq!(
+            n.confirm_all(&group).unwrap_err().code,
+            code::NUMBER_NOT_RESERVED
+        );
+        assert_eq!(n.gaps().unwrap().len(), 2);
+        n.confirm_all(&[c(MAX_NUMERO - 1), c(MAX_NUMERO)]).unwrap();
+        assert!(n.gaps().unwrap().is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// The server's store, one account environment of it, as the pipeline sees it.
     struct Scoped(SqliteStore);
 
