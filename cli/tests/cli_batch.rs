@@ -90,6 +90,54 @@ fn batch_issues_in_parallel_with_unique_numbers() {
 }
 
 #[test]
+fn a_batch_larger_than_one_block_numbers_every_document_once() {
+    // 130 requests: two chunks, so two block reservations and many group commits.
+    let dir = temp_dir("batch-blocks");
+    let input = dir.join("in");
+    let out = dir.join("out");
+    std::fs::create_dir_all(&input).unwrap();
+    let example = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/factura.json"
+    ))
+    .unwrap();
+    for i in 0..130 {
+        std::fs::write(input.join(format!("f{i:03}.json")), &example).unwrap();
+    }
+    let (code, v, stderr) = common::run(
+        &[
+            "issue",
+            "--batch",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "-j",
+            "2",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{v} {stderr}");
+    let numeros: HashSet<String> = v["issued"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["numero"].as_str().unwrap().to_string())
+        .collect();
+    let expected: HashSet<String> = (1..=130).map(|n| format!("001-001-{n:07}")).collect();
+    assert_eq!(numeros, expected);
+    // Every document is in place (renamed from its synced .partial) and no .partial is left.
+    let names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names.iter().filter(|n| n.ends_with(".xml")).count(), 130);
+    assert!(!names.iter().any(|n| n.ends_with(".partial")), "{names:?}");
+    let (code, gaps, _) = common::run(&["numbering", "gaps", "--out", out.to_str().unwrap()], None);
+    assert_eq!((code, gaps), (0, serde_json::json!({"gaps": []})));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn keys_create_prints_a_live_key_once() {
     let dir = temp_dir("keys");
     let (code, v, _) = common::run(

@@ -168,3 +168,34 @@ fn processes_killed_at_random_points_leave_only_listed_gaps() {
     );
     assert!(docs.contains(&last));
 }
+
+#[test]
+fn a_batch_killed_inside_its_block_leaves_the_rest_of_the_block_as_gaps() {
+    let dir = TempDir::new("numbering-block-kill");
+    let out = dir.0.join("out");
+    let input = batch_dir(&dir.0, "in", 40);
+    let mut child = spawn_batch(&input, &out, "1", false);
+    // The 40 numbers are reserved as one block before the first document is signed: kill at the first file.
+    let started = std::time::Instant::now();
+    let first_file = || {
+        std::fs::read_dir(&out).ok().is_some_and(|d| {
+            d.filter_map(|e| e.ok())
+                .any(|e| e.file_name().to_string_lossy().contains(".xml"))
+        })
+    };
+    while !first_file() {
+        assert!(started.elapsed().as_secs() < 60, "no document written");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let docs = documents(&out);
+    assert!(docs.len() < 40, "killed before the end: {docs:?}");
+    // The sequence continues after the whole block; every number of it is a document or a listed gap.
+    let (code, v, stderr) = issue(&out);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(numero_of(v["cdc"].as_str().unwrap()), 41);
+    let accounted: BTreeSet<u32> = documents(&out).union(&gaps(&out)).copied().collect();
+    assert_eq!(accounted, (1..=41).collect::<BTreeSet<u32>>());
+    assert!(gaps(&out).len() >= 40 - docs.len());
+}

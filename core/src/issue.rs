@@ -12,11 +12,13 @@ use crate::invoice::FacturaRequest;
 use crate::profile::{Ambiente, Emisor};
 use crate::qr::{self, QrInput, QrReceptor};
 use crate::sign::{check_certificate, Signer};
-use crate::validate::check;
+use crate::validate::{check, Checked};
 use serde::Serialize;
 use time::PrimitiveDateTime;
 
-pub use crate::numbering::{Gap, MemoryNumbering, Numbering, NumberingKey};
+pub use crate::numbering::{
+    Blocks, Confirmation, Gap, MemoryNumbering, Numbering, NumberingKey, Reserved,
+};
 
 /// An issued document: the model, its identifiers and the signed XML ready for SIFEN.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -117,6 +119,34 @@ pub fn issue_pending(
     codes: &mut dyn SecurityCodeSource,
     numbering: &mut dyn Numbering,
 ) -> Result<Pending, IssueError> {
+    prepare(emisor, req, signer, now)?.issue(codes, numbering)
+}
+
+/// A request that passed the stages before numbering (check and certificate): [`Prepared::key`] names the sequence
+/// its number will come from, so a host issuing many documents can reserve their numbers in one block first
+/// ([`crate::numbering::Numbering::reserve_block`]) and then [`Prepared::issue`] each from that block.
+pub struct Prepared<'a> {
+    checked: Checked<'a>,
+    signer: Option<&'a dyn Signer>,
+    key: NumberingKey,
+}
+
+impl std::fmt::Debug for Prepared<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared")
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The first stages of [`issue_pending`]: check the request, then the signer's certificate against the profile (a
+/// production profile without a signer is `CERTIFICATE_MISSING`). Nothing is reserved yet.
+pub fn prepare<'a>(
+    emisor: &'a Emisor,
+    req: &'a FacturaRequest,
+    signer: Option<&'a dyn Signer>,
+    now: PrimitiveDateTime,
+) -> Result<Prepared<'a>, IssueError> {
     let checked = check(req, emisor, now).map_err(IssueError::at(Stage::Check))?;
     match signer {
         Some(s) => check_signer(emisor, s, now).map_err(IssueError::at(Stage::Certificate))?,
@@ -132,9 +162,87 @@ pub fn issue_pending(
         None => {}
     }
     let key = checked.numbering_key();
-    let numero = numbering
-        .reserve(&key)
-        .map_err(|f| IssueError::at(Stage::Numbering)(Findings::from(f)))?;
+    Ok(Prepared {
+        checked,
+        signer,
+        key,
+    })
+}
+
+impl Prepared<'_> {
+    /// The sequence this document's number comes from.
+    pub fn key(&self) -> &NumberingKey {
+        &self.key
+    }
+
+    /// The stages after the check: reserve a number, build the DE, sign it with the signer given to [`prepare`] (or
+    /// simulate, in the sandbox without one) and add the QR.
+    pub fn issue(
+        self,
+        codes: &mut dyn SecurityCodeSource,
+        numbering: &mut dyn Numbering,
+    ) -> Result<Pending, IssueError> {
+        let Prepared {
+            checked,
+            signer,
+            key,
+        } = self;
+        let numero = numbering
+            .reserve(&key)
+            .map_err(|f| IssueError::at(Stage::Numbering)(Findings::from(f)))?;
+        finish(checked, signer, key, numero, codes)
+    }
+
+    /// As [`Prepared::issue`], with a number taken from a block reserved beforehand ([`Blocks::take`]); a number of
+    /// another sequence is `NUMBER_NOT_RESERVED`.
+    pub fn issue_reserved(
+        self,
+        reserved: Reserved,
+        codes: &mut dyn SecurityCodeSource,
+    ) -> Result<Pending, IssueError> {
+        let Prepared {
+            checked,
+            signer,
+            key,
+        } = self;
+        if reserved.key() != &key {
+            return Err(IssueError::at(Stage::Numbering)(Findings::from(
+                crate::numbering::not_reserved(&key, reserved.numero()),
+            )));
+        }
+        finish(checked, signer, key, reserved.numero(), codes)
+    }
+}
+
+/// Confirms a group of stored documents' numbers at once ([`Numbering::confirm_all`]: one transaction, one sync) and
+/// hands the documents over. On an error, the numbers not confirmed stay listed gaps.
+pub fn confirm_all(
+    pending: Vec<Pending>,
+    numbering: &mut dyn Numbering,
+) -> Result<Vec<Issued>, IssueError> {
+    let group: Vec<Confirmation> = pending
+        .iter()
+        .map(|p| Confirmation {
+            key: p.key.clone(),
+            numero: p.numero,
+            cdc: p.issued.cdc.clone(),
+        })
+        .collect();
+    numbering
+        .confirm_all(&group)
+        .map_err(|f| IssueError::at(Stage::Confirm)(Findings::from(f)))?;
+    Ok(pending.into_iter().map(|p| p.issued).collect())
+}
+
+/// Build, sign (or simulate) and complete a checked document with its reserved number.
+fn finish(
+    checked: Checked<'_>,
+    signer: Option<&dyn Signer>,
+    key: NumberingKey,
+    numero: u32,
+    codes: &mut dyn SecurityCodeSource,
+) -> Result<Pending, IssueError> {
+    let emisor = checked.emisor();
     let codigo_seguridad = security_code(codes, numero);
     let documento = build_checked(&checked, numero, codigo_seguridad)
         .map_err(IssueError::at(Stage::Signing))?;

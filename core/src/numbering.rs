@@ -60,6 +60,108 @@ pub trait Numbering {
     fn confirm(&mut self, key: &NumberingKey, numero: u32, cdc: &str) -> Result<(), Finding>;
     /// Every reserved number that was never confirmed, in sequence and number order.
     fn gaps(&self) -> Result<Vec<Gap>, Finding>;
+
+    /// Reserves the next `count` numbers of `key`'s sequence at once (fewer only where the sequence ends; none is
+    /// `NUMBERING_EXHAUSTED`). When it returns, every one of them is a reservation as [`Numbering::reserve`] makes it:
+    /// never handed out again, and a listed gap until confirmed — so the unused rest of a block (a process killed
+    /// mid-batch) is a gap after any restart. A store does it in one transaction (one sync for the whole block); the
+    /// default reserves one at a time. `count` 0 reserves nothing.
+    fn reserve_block(&mut self, key: &NumberingKey, count: u32) -> Result<Vec<u32>, Finding> {
+        let mut got = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            match self.reserve(key) {
+                Ok(n) => got.push(n),
+                Err(f) if f.code == code::NUMBERING_EXHAUSTED && !got.is_empty() => break,
+                Err(f) => return Err(f),
+            }
+        }
+        Ok(got)
+    }
+
+    /// Confirms a group of reservations whose documents the host has stored. A store does it in one transaction
+    /// (one sync for the group): all are confirmed, or — on an error — none is; the default confirms one at a time
+    /// and stops at the first error. Either way a number left unconfirmed stays a listed gap (with its stored
+    /// document, which the issuer can find by its CDC).
+    fn confirm_all(&mut self, group: &[Confirmation]) -> Result<(), Finding> {
+        for c in group {
+            self.confirm(&c.key, c.numero, &c.cdc)?;
+        }
+        Ok(())
+    }
+}
+
+/// One confirmation of a group ([`Numbering::confirm_all`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confirmation {
+    /// The sequence.
+    pub key: NumberingKey,
+    /// The reserved number.
+    pub numero: u32,
+    /// The CDC of the stored document that uses it.
+    pub cdc: String,
+}
+
+/// A number taken from a reserved block ([`Blocks::take`]), for [`crate::issue::Prepared::issue_reserved`]. Only a
+/// block makes one, so a document never gets a number that was not reserved first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reserved {
+    key: NumberingKey,
+    numero: u32,
+}
+
+impl Reserved {
+    /// The sequence.
+    pub fn key(&self) -> &NumberingKey {
+        &self.key
+    }
+    /// The number.
+    pub fn numero(&self) -> u32 {
+        self.numero
+    }
+}
+
+/// Numbers reserved ahead of use for a group of documents (batch issuing): one block per sequence, sized to the
+/// documents of the group that passed the check, each block one [`Numbering::reserve_block`] (one sync). Numbers are
+/// handed out in the order the documents were given. What is not taken stays reserved: a listed gap, never reused.
+#[derive(Debug, Default)]
+pub struct Blocks {
+    free: BTreeMap<NumberingKey, std::collections::VecDeque<u32>>,
+}
+
+impl Blocks {
+    /// Reserves, per sequence, one number for each key given (the keys of the checked documents, in order).
+    pub fn reserve<'k>(
+        store: &mut dyn Numbering,
+        keys: impl IntoIterator<Item = &'k NumberingKey>,
+    ) -> Result<Blocks, Finding> {
+        let mut counts: BTreeMap<&NumberingKey, u32> = BTreeMap::new();
+        for k in keys {
+            *counts.entry(k).or_insert(0) += 1;
+        }
+        let mut free = BTreeMap::new();
+        for (key, count) in counts {
+            let numbers = store.reserve_block(key, count)?;
+            free.insert(key.clone(), numbers.into());
+        }
+        Ok(Blocks { free })
+    }
+
+    /// The next reserved number of `key`'s sequence; `NUMBERING_EXHAUSTED` when its block ran short (the sequence
+    /// ended) or none was reserved for it.
+    pub fn take(&mut self, key: &NumberingKey) -> Result<Reserved, Finding> {
+        match self.free.get_mut(key).and_then(|q| q.pop_front()) {
+            Some(numero) => Ok(Reserved {
+                key: key.clone(),
+                numero,
+            }),
+            None => Err(exhausted(key)),
+        }
+    }
+
+    /// How many reserved numbers are not taken yet (they become gaps if never used).
+    pub fn unused(&self) -> usize {
+        self.free.values().map(|q| q.len()).sum()
+    }
 }
 
 /// The finding for a sequence past [`MAX_NUMERO`].
@@ -237,6 +339,64 @@ pub mod conformance {
             got == vec![(a.clone(), 2), (c.clone(), 1)],
             &format!("confirmed numbers leave the gap list: {got:?}"),
         )?;
+
+        // Blocks: reserved at once, each number a gap until confirmed; groups confirmed at once.
+        let block = n.reserve_block(&a, 3).map_err(|e| e.to_string())?;
+        expect(
+            block == vec![5, 6, 7],
+            &format!("a block continues the sequence: {block:?}"),
+        )?;
+        expect(
+            n.reserve_block(&b, 0) == Ok(vec![]),
+            "a block of 0 reserves nothing",
+        )?;
+        let mut got = gaps(&n)?;
+        got.sort();
+        expect(
+            got == vec![
+                (a.clone(), 2),
+                (a.clone(), 5),
+                (a.clone(), 6),
+                (a.clone(), 7),
+                (c.clone(), 1),
+            ],
+            &format!("a block's numbers are gaps until confirmed: {got:?}"),
+        )?;
+        let group = |nums: &[u32]| -> Vec<Confirmation> {
+            nums.iter()
+                .map(|&numero| Confirmation {
+                    key: a.clone(),
+                    numero,
+                    cdc: format!("cdc-a{numero}"),
+                })
+                .collect()
+        };
+        n.confirm_all(&group(&[5, 6])).map_err(|e| e.to_string())?;
+        expect(
+            n.confirm_all(&group(&[5]))
+                .map(|_| ())
+                .err()
+                .map(|f| f.code)
+                == Some(code::NUMBER_NOT_RESERVED.to_string()),
+            "a group confirming a confirmed number is NUMBER_NOT_RESERVED",
+        )?;
+        // A restart mid-block: the unused rest (7) is a gap, the sequence continues after the block.
+        let mut n = reopen(Some(n));
+        expect(
+            n.reserve(&a) == Ok(8),
+            "after a restart the sequence continues after the whole block (8)",
+        )?;
+        let mut got = gaps(&n)?;
+        got.sort();
+        expect(
+            got == vec![
+                (a.clone(), 2),
+                (a.clone(), 7),
+                (a.clone(), 8),
+                (c.clone(), 1),
+            ],
+            &format!("the unused rest of a block is a gap after a restart: {got:?}"),
+        )?;
         Ok(())
     }
 }
@@ -257,6 +417,37 @@ mod tests {
         let mut n = MemoryNumbering::starting_at(k.clone(), MAX_NUMERO);
         assert_eq!(n.reserve(&k), Ok(MAX_NUMERO));
         assert_eq!(n.reserve(&k).unwrap_err().code, code::NUMBERING_EXHAUSTED);
+    }
+
+    #[test]
+    fn a_block_stops_at_the_last_number() {
+        let k = conformance_key();
+        let mut n = MemoryNumbering::starting_at(k.clone(), MAX_NUMERO - 1);
+        assert_eq!(n.reserve_block(&k, 5), Ok(vec![MAX_NUMERO - 1, MAX_NUMERO]));
+        assert_eq!(
+            n.reserve_block(&k, 1).unwrap_err().code,
+            code::NUMBERING_EXHAUSTED
+        );
+    }
+
+    #[test]
+    fn blocks_hand_out_per_sequence_in_order_and_leave_the_rest_as_gaps() {
+        let a = conformance_key();
+        let b = NumberingKey {
+            tipo_documento: 5,
+            ..a.clone()
+        };
+        let mut n = MemoryNumbering::default();
+        n.reserve(&a).unwrap();
+        let mut blocks = Blocks::reserve(&mut n, [&a, &b, &a]).unwrap();
+        assert_eq!(blocks.unused(), 3);
+        assert_eq!(blocks.take(&a).unwrap().numero(), 2);
+        assert_eq!(blocks.take(&b).unwrap().numero(), 1);
+        assert_eq!(blocks.take(&a).unwrap().key(), &a);
+        assert_eq!(blocks.take(&a).unwrap_err().code, code::NUMBERING_EXHAUSTED);
+        // Nothing confirmed: every reserved number is a gap, and the store never hands them out again.
+        assert_eq!(n.gaps().unwrap().len(), 4);
+        assert_eq!(n.reserve(&a), Ok(4));
     }
 
     fn conformance_key() -> NumberingKey {

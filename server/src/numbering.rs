@@ -6,7 +6,7 @@
 //! without a CDC is a gap that survives any crash.
 
 use kuatia_core::code;
-use kuatia_core::numbering::{self, Gap, Numbering, NumberingKey, MAX_NUMERO};
+use kuatia_core::numbering::{self, Confirmation, Gap, Numbering, NumberingKey, MAX_NUMERO};
 use kuatia_core::Finding;
 use rusqlite::{params, Connection, ErrorCode, OptionalExtension};
 use std::path::{Path, PathBuf};
@@ -83,6 +83,53 @@ pub fn reserve(
     .and_then(|mut st| st.execute(params![account_id, env, seq, numero]))
     .map_err(|e| sql_finding(&e))?;
     Ok(numero)
+}
+
+/// Reserves the next `count` numbers of a sequence (inside the caller's write transaction): the sequence advances
+/// once and each number gets its reservation row, a gap until confirmed.
+pub fn reserve_block(
+    conn: &Connection,
+    account_id: &str,
+    env: &str,
+    key: &NumberingKey,
+    count: u32,
+) -> Result<Vec<u32>, Finding> {
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    let seq = sequence(key);
+    let last: u32 = conn
+        .prepare_cached(
+            "SELECT last FROM numbering WHERE account_id = ?1 AND environment = ?2 AND sequence = ?3",
+        )
+        .and_then(|mut st| {
+            st.query_row(params![account_id, env, seq], |r| r.get(0))
+                .optional()
+        })
+        .map_err(|e| sql_finding(&e))?
+        .unwrap_or(0);
+    if last >= MAX_NUMERO {
+        return Err(numbering::exhausted(key));
+    }
+    let end = last.saturating_add(count).min(MAX_NUMERO);
+    conn.prepare_cached(
+        "INSERT INTO numbering (account_id, environment, sequence, last) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT(account_id, environment, sequence) DO UPDATE SET last = excluded.last",
+    )
+    .and_then(|mut st| st.execute(params![account_id, env, seq, end]))
+    .map_err(|e| sql_finding(&e))?;
+    let mut insert = conn
+        .prepare_cached(
+            "INSERT INTO number_reservations (account_id, environment, sequence, numero, cdc)
+             VALUES (?1, ?2, ?3, ?4, NULL)",
+        )
+        .map_err(|e| sql_finding(&e))?;
+    for numero in last + 1..=end {
+        insert
+            .execute(params![account_id, env, seq, numero])
+            .map_err(|e| sql_finding(&e))?;
+    }
+    Ok((last + 1..=end).collect())
 }
 
 /// Confirms a reservation with its document's CDC (inside the caller's write transaction).
@@ -329,6 +376,20 @@ impl Numbering for SqliteNumbering {
     fn gaps(&self) -> Result<Vec<Gap>, Finding> {
         gaps(&self.conn, SCOPE.0, SCOPE.1)
     }
+
+    /// One synced transaction for the whole block.
+    fn reserve_block(&mut self, key: &NumberingKey, count: u32) -> Result<Vec<u32>, Finding> {
+        self.with(|c| reserve_block(c, SCOPE.0, SCOPE.1, key, count))
+    }
+
+    /// One synced transaction for the whole group: all confirmed, or none.
+    fn confirm_all(&mut self, group: &[Confirmation]) -> Result<(), Finding> {
+        self.with(|c| {
+            group
+                .iter()
+                .try_for_each(|g| confirm(c, SCOPE.0, SCOPE.1, &g.key, g.numero, &g.cdc))
+        })
+    }
 }
 
 #[cfg(test)]
@@ -359,6 +420,48 @@ mod tests {
             SqliteNumbering::open(&dir).unwrap()
         })
         .unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_cli_block_stops_at_the_last_number_and_confirms_all_or_nothing() {
+        let dir = temp("cli-block-end");
+        // A legacy counter puts the sequence two numbers before its end.
+        std::fs::write(
+            dir.join(LEGACY_FILE),
+            format!(r#"{{"12345678-001-001-1": {}}}"#, MAX_NUMERO - 1),
+        )
+        .unwrap();
+        let mut n = SqliteNumbering::open(&dir).unwrap();
+        let k = NumberingKey {
+            tipo_documento: 1,
+            timbrado: "12345678".into(),
+            establecimiento: "001".into(),
+            punto: "001".into(),
+        };
+        assert_eq!(
+            n.reserve_block(&k, 5).unwrap(),
+            vec![MAX_NUMERO - 1, MAX_NUMERO]
+        );
+        assert_eq!(
+            n.reserve_block(&k, 1).unwrap_err().code,
+            code::NUMBERING_EXHAUSTED
+        );
+        assert_eq!(n.reserve(&k).unwrap_err().code, code::NUMBERING_EXHAUSTED);
+        // One bad confirmation in a group: the transaction confirms none of it.
+        let c = |numero| Confirmation {
+            key: k.clone(),
+            numero,
+            cdc: format!("cdc-{numero}"),
+        };
+        let group = [c(MAX_NUMERO - 1), c(42)];
+        assert_eq!(
+            n.confirm_all(&group).unwrap_err().code,
+            code::NUMBER_NOT_RESERVED
+        );
+        assert_eq!(n.gaps().unwrap().len(), 2);
+        n.confirm_all(&[c(MAX_NUMERO - 1), c(MAX_NUMERO)]).unwrap();
+        assert!(n.gaps().unwrap().is_empty());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

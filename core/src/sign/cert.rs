@@ -50,12 +50,13 @@ pub(crate) fn info_of(cert: &X509Certificate<'_>) -> CertificateInfo {
         .iter()
         .position(|b| *b != 0)
         .unwrap_or(serial.len().saturating_sub(1));
-    let serial_hex = serial
-        .get(first..)
-        .unwrap_or_default()
-        .iter()
-        .map(|b| format!("{b:02X}"))
-        .collect();
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let digits = serial.get(first..).unwrap_or_default();
+    let mut serial_hex = String::with_capacity(digits.len() * 2);
+    for b in digits {
+        serial_hex.push(char::from(HEX[usize::from(b >> 4)]));
+        serial_hex.push(char::from(HEX[usize::from(b & 0x0f)]));
+    }
     let ruc = ruc_in(cert.subject()).or_else(|| {
         let san = cert.subject_alternative_name().ok().flatten()?;
         san.value.general_names.iter().find_map(|g| match g {
