@@ -21,6 +21,16 @@ pub struct ServeArgs {
     /// Data directory (SQLite database; created if missing).
     #[arg(long, default_value = "kuatia-data")]
     pub data: PathBuf,
+    /// A shared PostgreSQL database instead of SQLite (postgres://user@host:port/db), so several nodes serve one
+    /// service; default: the KUATIA_DATABASE_URL environment variable (keeps a password out of the process list).
+    #[arg(long)]
+    pub database: Option<String>,
+    /// This node's name in PostgreSQL's `application_name` and the logs (default: <addr>/<pid>).
+    #[arg(long)]
+    pub node_id: Option<String>,
+    /// PostgreSQL: longest a statement (lock waits included) may run, in milliseconds.
+    #[arg(long, default_value_t = 30_000)]
+    pub statement_timeout_ms: u64,
     /// Absolute base URL clients use, for `kude_url` (default: http://<addr>).
     #[arg(long)]
     pub base_url: Option<String>,
@@ -205,6 +215,14 @@ pub fn run(args: ServeArgs) -> Outcome {
             None => None,
         };
         let mut config = ServerConfig::new(args.data.clone());
+        config.database = database(args.database.clone()).map(|url| kuatia_server::pg::PgOptions {
+            url,
+            statement_timeout: Some(Duration::from_millis(args.statement_timeout_ms.max(1))),
+            node_id: args
+                .node_id
+                .clone()
+                .unwrap_or_else(|| format!("{}/{}", args.addr, std::process::id())),
+        });
         config.addr = args.addr;
         config.base_url = args.base_url.clone();
         config.sandbox_send_after = args.sandbox_send_after;
@@ -255,6 +273,12 @@ pub fn run(args: ServeArgs) -> Outcome {
         })
     };
     run().unwrap_or_else(|o| o)
+}
+
+/// `--database`, else `KUATIA_DATABASE_URL` (also what `kuatia keys`/`accounts` use), else SQLite.
+fn database(flag: Option<String>) -> Option<String> {
+    flag.or_else(|| std::env::var(kuatia_server::DATABASE_ENV).ok())
+        .filter(|u| !u.is_empty())
 }
 
 async fn wait_for_stop() {

@@ -15,8 +15,10 @@
 #![deny(unsafe_code)]
 
 pub mod accounts;
+pub mod backend;
 pub mod host;
 pub mod numbering;
+pub mod pg;
 pub mod sifen;
 pub mod sifen_openssl;
 pub mod store;
@@ -26,6 +28,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::response::Response;
 use axum::Router;
+pub use backend::Backend;
 pub use host::SystemHost;
 use kuatia_core::api::auth::Environment;
 use kuatia_core::api::transmit::SifenMode;
@@ -41,6 +44,10 @@ pub use store::SqliteStore;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+/// Environment variable naming the PostgreSQL database (`kuatia serve` without `--database`, `kuatia keys`,
+/// `kuatia accounts`); unset: SQLite in the data directory.
+pub const DATABASE_ENV: &str = "KUATIA_DATABASE_URL";
+
 /// Meta key of the account created on first start.
 const ACCOUNT_META: &str = "default_account_id";
 
@@ -50,6 +57,8 @@ pub struct ServerConfig {
     pub addr: SocketAddr,
     /// Directory of the SQLite database.
     pub data_dir: PathBuf,
+    /// A shared PostgreSQL database instead of SQLite (`--database`): several nodes may serve it together.
+    pub database: Option<pg::PgOptions>,
     /// Absolute base URL for `kude_url` (default: `http://<bound address>`).
     pub base_url: Option<String>,
     /// Sandbox: seconds until the simulated SIFEN receives an invoice (`pending → sent`).
@@ -105,6 +114,7 @@ impl ServerConfig {
         ServerConfig {
             addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
             data_dir,
+            database: None,
             base_url: None,
             sandbox_send_after: core.sandbox_send_after,
             sandbox_answer_after: core.sandbox_answer_after,
@@ -128,8 +138,8 @@ impl ServerConfig {
 
 /// The service, its store and the host, used under one lock.
 pub struct Engine {
-    /// The core's service over SQLite.
-    pub service: Service<SqliteStore>,
+    /// The core's service over SQLite or PostgreSQL.
+    pub service: Service<Backend>,
     /// Clock, CSPRNG, signers.
     pub host: SystemHost,
 }
@@ -144,7 +154,7 @@ impl Engine {
     /// Runs `f` inside one SQLite transaction; a failed statement rolls everything back and becomes `Err`.
     pub fn transact<T>(
         &mut self,
-        f: impl FnOnce(&mut Service<SqliteStore>, &mut SystemHost) -> T,
+        f: impl FnOnce(&mut Service<Backend>, &mut SystemHost) -> T,
     ) -> Result<T, String> {
         self.service.store.begin()?;
         let out = f(&mut self.service, &mut self.host);
@@ -155,12 +165,14 @@ impl Engine {
     /// The account created on first start; creates it (with the built-in sandbox profile) and returns its new
     /// sandbox key when there is none yet.
     pub fn ensure_account(&mut self) -> Result<(String, Option<String>), String> {
-        if let Some(id) = self.service.store.meta(ACCOUNT_META) {
-            if self.service.store.account(&id).is_some() {
-                return Ok((id, None));
-            }
-        }
         self.transact(|svc, host| {
+            // Nodes of one shared database starting together create one account.
+            svc.store.lock_setup();
+            if let Some(id) = svc.store.meta(ACCOUNT_META) {
+                if svc.store.account(&id).is_some() {
+                    return (id, None);
+                }
+            }
             let (account, key) = svc.create_account("kuatia serve", host);
             svc.store.set_meta(ACCOUNT_META, &account.id);
             (account.id, Some(key))
@@ -176,7 +188,10 @@ pub(crate) fn lock(engine: &Mutex<Engine>) -> MutexGuard<'_, Engine> {
 
 /// Opens the store of a data directory with a host that has no signer (for key management commands).
 pub fn open_engine(config: &ServerConfig, base_url: &str) -> Result<Engine, String> {
-    let store = SqliteStore::open(&config.data_dir)?;
+    let store = match &config.database {
+        Some(options) => Backend::Postgres(Box::new(pg::PgStore::open(options.clone())?)),
+        None => Backend::Sqlite(SqliteStore::open(&config.data_dir)?),
+    };
     let defaults = Config::default();
     let core = Config {
         base_url: base_url.to_string(),
@@ -261,26 +276,43 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         .unwrap_or_else(|| format!("http://{addr}"));
     let sandbox = kuatia_core::sign::sandbox_test_signer()
         .map_err(|e| format!("built-in sandbox certificate: {e}"))?;
-    let mut engine = open_engine(&config, &base_url)?;
     let production_signer = config.production_signer.map(Arc::new);
     let production_profile = config.production_profile;
     let sifen_client = match &production_signer {
         Some(s) => Some(sifen::client(s.clone(), &config.sifen)?),
         None => None,
     };
-    engine.host = SystemHost::new(Some(sandbox), production_signer)?;
-    let (account_id, new_sandbox_key) = engine.ensure_account()?;
-    accounts::load_account_signers(&mut engine)?;
-    if let Some(profile) = production_profile {
-        // Host configuration, not a rule: the account's production profile comes from the operator's file.
-        let id = account_id.clone();
-        engine.transact(|svc, _| {
-            if let Some(mut account) = svc.store.account(&id) {
-                account.production = Some(profile);
-                svc.store.put_account(account);
-            }
-        })?;
-    }
+    // The stores block (PostgreSQL's client on a runtime of its own): opened and set up off the async threads.
+    let setup = ServerConfig {
+        production_signer: None,
+        production_profile: None,
+        sifen: config.sifen.clone(),
+        sifen_retry: config.sifen_retry.clone(),
+        database: config.database.clone(),
+        data_dir: config.data_dir.clone(),
+        base_url: None,
+        ..config
+    };
+    let base = base_url.clone();
+    let (engine, account_id, new_sandbox_key) = tokio::task::spawn_blocking(move || {
+        let mut engine = open_engine(&setup, &base)?;
+        engine.host = SystemHost::new(Some(sandbox), production_signer)?;
+        let (account_id, new_sandbox_key) = engine.ensure_account()?;
+        accounts::load_account_signers(&mut engine)?;
+        if let Some(profile) = production_profile {
+            // Host configuration, not a rule: the account's production profile comes from the operator's file.
+            let id = account_id.clone();
+            engine.transact(|svc, _| {
+                if let Some(mut account) = svc.store.account(&id) {
+                    account.production = Some(profile);
+                    svc.store.put_account(account);
+                }
+            })?;
+        }
+        Ok::<_, String>((engine, account_id, new_sandbox_key))
+    })
+    .await
+    .map_err(|e| format!("opening the store: {e}"))??;
     let engine = Arc::new(Mutex::new(engine));
     let (stop, stopped) = watch::channel(false);
 
@@ -330,6 +362,10 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
                 insecure_http: config.insecure_webhooks_http,
                 allow_private: config.allow_private_webhooks,
                 per_endpoint: config.webhook_concurrency.max(1),
+                // A claimed delivery stays with this node for one POST (connect + answer) and its report.
+                lease: i64::try_from(config.webhook_timeout.as_secs().saturating_mul(2))
+                    .unwrap_or(i64::MAX)
+                    .saturating_add(5),
             },
             stopped,
         )));
@@ -491,6 +527,8 @@ struct WebhookPolicy {
     insecure_http: bool,
     allow_private: bool,
     per_endpoint: usize,
+    /// Seconds a claimed delivery is left to this node ([`Service::claim_deliveries`]).
+    lease: i64,
 }
 
 /// What is being POSTed now: delivery ids, and how many per webhook.
@@ -517,13 +555,9 @@ async fn webhook_loop(
         }
         let e = engine.clone();
         let due = tokio::task::spawn_blocking(move || {
-            let guard = lock(&e);
             let now = time::OffsetDateTime::now_utc().unix_timestamp();
-            let due = guard.service.due_deliveries(now);
-            match guard.service.store.take_error() {
-                Some(err) => Err(err),
-                None => Ok(due),
-            }
+            // Claimed in one transaction, so nodes sharing a database never POST the same delivery at once.
+            lock(&e).transact(|svc, _| svc.claim_deliveries(now, policy.lease))
         })
         .await;
         let due: Vec<Delivery> = match due {

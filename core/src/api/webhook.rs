@@ -371,3 +371,21 @@ pub fn check_registration(
         Err(out)
     }
 }
+
+impl<S: super::Store> super::Service<S> {
+    /// The deliveries to POST now, as [`super::Service::due_deliveries`], each leased to the caller: its stored next
+    /// attempt moves to `now + lease`, so other workers sharing the store skip it until the attempt is reported or the
+    /// lease ends. A worker that dies mid-POST leaves the delivery to another one after the lease, and the receiver
+    /// may then see the event again, under the same event id (at-least-once). Call it inside the transaction that
+    /// stores the leases; `lease` should outlast one POST and its report.
+    pub fn claim_deliveries(&mut self, now: i64, lease: i64) -> Vec<Delivery> {
+        let due = self.due_deliveries(now);
+        for d in &due {
+            let mut leased = d.clone();
+            leased.headers.clear();
+            leased.next_attempt_at = now.saturating_add(lease.max(1));
+            self.store.put_delivery(leased);
+        }
+        due
+    }
+}
