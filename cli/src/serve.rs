@@ -70,6 +70,10 @@ pub struct ServeArgs {
     /// Production: timeout of one SIFEN call (connect + answer), in seconds.
     #[arg(long, default_value_t = 60)]
     pub sifen_timeout: u64,
+    /// Production: seconds a SIFEN job stays with the node that took it (at least twice --sifen-timeout); a node
+    /// that dies mid-call leaves its documents to another node after it, which queries them by CDC first.
+    #[arg(long, default_value_t = 300)]
+    pub sifen_lease: i64,
     /// Extra root certificate (PEM or DER) trusted for SIFEN's server, besides the system's.
     #[arg(long)]
     pub sifen_ca: Option<PathBuf>,
@@ -240,6 +244,7 @@ pub fn run(args: ServeArgs) -> Outcome {
         };
         config.sifen_lot_poll_after = args.sifen_lot_poll_after;
         config.sifen.timeout = Duration::from_secs(args.sifen_timeout.max(1));
+        config.sifen_lease = Some(args.sifen_lease.max(1));
         config.sifen.base_url = args.sifen_url.clone();
         config.sifen.tls = args.sifen_tls.into();
         if let Some(ca) = &args.sifen_ca {

@@ -94,6 +94,9 @@ pub struct ServerConfig {
     pub sifen_retry: Vec<i64>,
     /// How production documents reach SIFEN (the worker runs when there is a production signer).
     pub sifen: sifen::SifenTransport,
+    /// Production: seconds a SIFEN job stays with the node that took it before another node may query it by CDC;
+    /// `None`: the core's default, at least twice the SIFEN timeout.
+    pub sifen_lease: Option<i64>,
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -132,6 +135,7 @@ impl ServerConfig {
             sifen_lot_poll_after: core.sifen_lot_poll_after,
             sifen_retry: core.sifen_retry,
             sifen: sifen::SifenTransport::default(),
+            sifen_lease: None,
         }
     }
 }
@@ -202,7 +206,7 @@ pub fn open_engine(config: &ServerConfig, base_url: &str) -> Result<Engine, Stri
         sifen_retry: config.sifen_retry.clone(),
         allow_private_webhooks: config.allow_private_webhooks,
         // A job may stay unreported for a whole call (connect + answer) and the report's turn at the lock.
-        sifen_lease: defaults.sifen_lease.max(
+        sifen_lease: config.sifen_lease.unwrap_or(defaults.sifen_lease).max(
             i64::try_from(config.sifen.timeout.as_secs().saturating_mul(2)).unwrap_or(i64::MAX),
         ),
         ..defaults
@@ -538,6 +542,19 @@ struct InFlight {
     per_webhook: std::collections::HashMap<String, usize>,
 }
 
+impl InFlight {
+    /// Frees the slot of a delivery whose POST ended (or was never started).
+    fn release(&mut self, delivery: &str, webhook: &str) {
+        self.deliveries.remove(delivery);
+        if let Some(n) = self.per_webhook.get_mut(webhook) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.per_webhook.remove(webhook);
+            }
+        }
+    }
+}
+
 /// The webhook worker: every `period` it takes the due deliveries from SQLite (the durable outbox) and starts a POST
 /// for each one not already in flight, at most `per_endpoint` at once per webhook. Each POST reports its own attempt
 /// when it ends, so a slow or dead receiver holds only its own slots: no delivery waits for another endpoint's.
@@ -553,11 +570,33 @@ async fn webhook_loop(
             _ = tokio::time::sleep(policy.period) => {}
             _ = stop.wait_for(|s| *s) => break,
         }
-        let e = engine.clone();
+        let (e, slots) = (engine.clone(), in_flight.clone());
         let due = tokio::task::spawn_blocking(move || {
             let now = time::OffsetDateTime::now_utc().unix_timestamp();
-            // Claimed in one transaction, so nodes sharing a database never POST the same delivery at once.
-            lock(&e).transact(|svc, _| svc.claim_deliveries(now, policy.lease))
+            // Claimed in one transaction, so nodes sharing a database never POST the same delivery at once; only
+            // what gets a slot here is claimed (the rest stays due for the next round, or another node).
+            let mut taken = Vec::new();
+            let claimed = lock(&e).transact(|svc, _| {
+                svc.claim_deliveries(now, policy.lease, |d| {
+                    let mut f = slots.lock().unwrap_or_else(|p| p.into_inner());
+                    let busy = f.per_webhook.get(&d.webhook_id).copied().unwrap_or(0);
+                    if f.deliveries.contains(&d.id) || busy >= policy.per_endpoint {
+                        return false;
+                    }
+                    f.deliveries.insert(d.id.clone());
+                    *f.per_webhook.entry(d.webhook_id.clone()).or_default() += 1;
+                    taken.push((d.id.clone(), d.webhook_id.clone()));
+                    true
+                })
+            });
+            if claimed.is_err() {
+                // Rolled back: nothing was claimed, so the slots go back.
+                let mut f = slots.lock().unwrap_or_else(|p| p.into_inner());
+                for (id, hook) in taken {
+                    f.release(&id, &hook);
+                }
+            }
+            claimed
         })
         .await;
         let due: Vec<Delivery> = match due {
@@ -569,15 +608,6 @@ async fn webhook_loop(
             Err(_) => continue,
         };
         for d in due {
-            {
-                let mut f = in_flight.lock().unwrap_or_else(|p| p.into_inner());
-                let busy = f.per_webhook.get(&d.webhook_id).copied().unwrap_or(0);
-                if f.deliveries.contains(&d.id) || busy >= policy.per_endpoint {
-                    continue;
-                }
-                f.deliveries.insert(d.id.clone());
-                *f.per_webhook.entry(d.webhook_id.clone()).or_default() += 1;
-            }
             let (client, engine, in_flight) = (client.clone(), engine.clone(), in_flight.clone());
             tokio::spawn(async move {
                 let attempt = post(&client, &d, policy).await;
@@ -590,13 +620,7 @@ async fn webhook_loop(
                     tracing::error!(error = %err, delivery = %d.id, "recording a delivery attempt failed; it will be retried");
                 }
                 let mut f = in_flight.lock().unwrap_or_else(|p| p.into_inner());
-                f.deliveries.remove(&d.id);
-                if let Some(n) = f.per_webhook.get_mut(&d.webhook_id) {
-                    *n = n.saturating_sub(1);
-                    if *n == 0 {
-                        f.per_webhook.remove(&d.webhook_id);
-                    }
-                }
+                f.release(&d.id, &d.webhook_id);
             });
         }
     }

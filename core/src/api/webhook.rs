@@ -377,9 +377,16 @@ impl<S: super::Store> super::Service<S> {
     /// attempt moves to `now + lease`, so other workers sharing the store skip it until the attempt is reported or the
     /// lease ends. A worker that dies mid-POST leaves the delivery to another one after the lease, and the receiver
     /// may then see the event again, under the same event id (at-least-once). Call it inside the transaction that
-    /// stores the leases; `lease` should outlast one POST and its report.
-    pub fn claim_deliveries(&mut self, now: i64, lease: i64) -> Vec<Delivery> {
-        let due = self.due_deliveries(now);
+    /// stores the leases; `lease` should outlast one POST and its report. `take` says which of the due deliveries
+    /// the caller starts now (its own limits: what is in flight, per endpoint); the others stay due, unleased.
+    pub fn claim_deliveries(
+        &mut self,
+        now: i64,
+        lease: i64,
+        mut take: impl FnMut(&Delivery) -> bool,
+    ) -> Vec<Delivery> {
+        let mut due = self.due_deliveries(now);
+        due.retain(|d| take(d));
         for d in &due {
             let mut leased = d.clone();
             leased.headers.clear();
