@@ -31,9 +31,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// A test CA and a server certificate for 127.0.0.1 it signed, made by openssl (DER; the key as PKCS#8).
+/// A server certificate for 127.0.0.1 signed by a test CA (`ca.pem`, given to the nodes), made by openssl (DER; the
+/// key as PKCS#8).
 struct Pki {
-    ca: Vec<u8>,
     cert: Vec<u8>,
     key: Vec<u8>,
 }
@@ -126,7 +126,6 @@ fn pki(dir: &Path) -> Pki {
     }
     let read = |n: &str| std::fs::read(dir.join(n)).unwrap();
     Pki {
-        ca: read("ca.der"),
         cert: read("srv.der"),
         key: read("srv.key.der"),
     }
@@ -535,10 +534,7 @@ async fn three_nodes_share_the_work_through_a_node_crash() {
     let http = reqwest::Client::builder()
         .default_headers({
             let mut h = reqwest::header::HeaderMap::new();
-            h.insert(
-                "Authorization",
-                format!("Bearer {key}").parse().unwrap(),
-            );
+            h.insert("Authorization", format!("Bearer {key}").parse().unwrap());
             h
         })
         .timeout(Duration::from_secs(30))
@@ -604,12 +600,7 @@ async fn three_nodes_share_the_work_through_a_node_crash() {
                     }
                 });
                 let ids = futures_join_all(calls).await;
-                answers
-                    .lock()
-                    .unwrap()
-                    .entry(n)
-                    .or_default()
-                    .extend(ids);
+                answers.lock().unwrap().entry(n).or_default().extend(ids);
                 done.fetch_add(1, Ordering::Relaxed);
             }
         }));
@@ -661,10 +652,7 @@ async fn three_nodes_share_the_work_through_a_node_crash() {
     for (n, ids) in &answers {
         assert_eq!(ids.len(), 1, "key-{n} created {ids:?}");
     }
-    let ids: BTreeSet<String> = answers
-        .values()
-        .flat_map(|s| s.iter().cloned())
-        .collect();
+    let ids: BTreeSet<String> = answers.values().flat_map(|s| s.iter().cloned()).collect();
     assert_eq!(ids.len(), total);
     let rows: Vec<(String, String, String, String)> = sql(&database, |c| {
         c.query("SELECT id, numero, cdc, status FROM invoices", &[])
@@ -676,7 +664,10 @@ async fn three_nodes_share_the_work_through_a_node_crash() {
     .await;
     assert_eq!(rows.len(), total, "invoices stored");
     let stored: BTreeSet<String> = rows.iter().map(|r| r.0.clone()).collect();
-    assert_eq!(stored, ids, "the stored invoices are exactly the answered ones");
+    assert_eq!(
+        stored, ids,
+        "the stored invoices are exactly the answered ones"
+    );
     let numeros: BTreeSet<&String> = rows.iter().map(|r| &r.1).collect();
     assert_eq!(numeros.len(), total, "a number was used twice");
     assert!(rows.iter().all(|r| r.3 == "approved"), "all approved");
@@ -705,7 +696,12 @@ async fn three_nodes_share_the_work_through_a_node_crash() {
     assert_eq!(documents, total);
     assert_eq!(resent, "[]", "documents sent more than once");
     for r in &rows {
-        assert_eq!(sifen.lock().unwrap().received.get(&r.2), Some(&1), "{}", r.0);
+        assert_eq!(
+            sifen.lock().unwrap().received.get(&r.2),
+            Some(&1),
+            "{}",
+            r.0
+        );
     }
 
     // Webhooks: every approval delivered at least once; a redelivery carries the same event id.
