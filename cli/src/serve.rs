@@ -25,6 +25,10 @@ pub struct ServeArgs {
     /// service; default: the KUATIA_DATABASE_URL environment variable (keeps a password out of the process list).
     #[arg(long)]
     pub database: Option<String>,
+    /// PostgreSQL: CA certificates (PEM) trusted for the database's TLS certificate besides the system's (default:
+    /// the KUATIA_DATABASE_CA environment variable); add `?sslmode=require` to the URL to refuse a plain connection.
+    #[arg(long)]
+    pub database_ca: Option<PathBuf>,
     /// This node's name in PostgreSQL's `application_name` and the logs (default: <addr>/<pid>).
     #[arg(long)]
     pub node_id: Option<String>,
@@ -226,6 +230,10 @@ pub fn run(args: ServeArgs) -> Outcome {
                 .node_id
                 .clone()
                 .unwrap_or_else(|| format!("{}/{}", args.addr, std::process::id())),
+            ca_file: args
+                .database_ca
+                .clone()
+                .or_else(|| std::env::var_os("KUATIA_DATABASE_CA").map(Into::into)),
         });
         config.addr = args.addr;
         config.base_url = args.base_url.clone();

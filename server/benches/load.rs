@@ -176,6 +176,7 @@ async fn run(creates: usize, clients: usize) -> Result<Value, String> {
             url,
             statement_timeout: Some(Duration::from_secs(30)),
             node_id: format!("load{n}"),
+            ca_file: std::env::var_os("KUATIA_TEST_DATABASE_CA").map(Into::into),
         });
         // Otherwise the core's defaults: invoices move pending → sent → approved on the background tick meanwhile.
         servers.push(start(config).await?);

@@ -28,6 +28,7 @@ fn engine(data_dir: PathBuf) -> Result<Engine, String> {
             url,
             statement_timeout: None,
             node_id: format!("admin/{}", std::process::id()),
+            ca_file: std::env::var_os("KUATIA_DATABASE_CA").map(Into::into),
         });
     }
     open_engine(&config, "http://127.0.0.1")

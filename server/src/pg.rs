@@ -25,7 +25,7 @@ use kuatia_core::lifecycle::Estado;
 use kuatia_core::numbering::{self, Gap, NumberingKey, MAX_NUMERO};
 use kuatia_core::Finding;
 use postgres::types::ToSql;
-use postgres::{Client, NoTls, Row};
+use postgres::{Client, Row};
 use serde::de::DeserializeOwned;
 use std::cell::RefCell;
 use std::time::Duration;
@@ -118,6 +118,8 @@ pub struct PgOptions {
     pub statement_timeout: Option<Duration>,
     /// Reported to PostgreSQL as `application_name` (`kuatia/<node id>`), so `pg_stat_activity` shows the node.
     pub node_id: String,
+    /// CA certificates (PEM) trusted for the server's TLS certificate besides the system's (`--database-ca`).
+    pub ca_file: Option<std::path::PathBuf>,
 }
 
 impl std::fmt::Debug for PgOptions {
@@ -183,8 +185,18 @@ fn connect(options: &PgOptions) -> Result<Client, String> {
     let name = format!("kuatia/{}", options.node_id);
     config.application_name(&name);
     config.connect_timeout(Duration::from_secs(10));
+    // TLS through the system's OpenSSL (already linked for the SIFEN transport): the server's certificate is verified
+    // against the system's roots (+ `ca_file`) and its host name. The URL's `sslmode` decides: `prefer` (default)
+    // uses TLS when the server offers it, `require` refuses a plain connection, `disable` never tries.
+    let mut tls = openssl::ssl::SslConnector::builder(openssl::ssl::SslMethod::tls())
+        .map_err(|e| format!("TLS for PostgreSQL: {e}"))?;
+    if let Some(ca) = &options.ca_file {
+        tls.set_ca_file(ca)
+            .map_err(|e| format!("--database-ca {}: {e}", ca.display()))?;
+    }
+    let tls = postgres_openssl::MakeTlsConnector::new(tls.build());
     let mut client = config
-        .connect(NoTls)
+        .connect(tls)
         .map_err(|e| format!("connecting to PostgreSQL: {}", describe(&e)))?;
     if let Some(t) = options.statement_timeout {
         client

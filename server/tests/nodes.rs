@@ -349,6 +349,8 @@ impl Cluster {
             &self.database,
             "--node-id",
             name,
+            "--database-ca",
+            &std::env::var("KUATIA_TEST_DATABASE_CA").unwrap_or_default(),
             "--data",
             &self.dir.join(name).display().to_string(),
             "--p12",
@@ -510,6 +512,10 @@ async fn three_nodes_share_the_work_through_a_node_crash() {
         .args(["keys", "create", "--live", "--data"])
         .arg(dir.join("admin"))
         .env("KUATIA_DATABASE_URL", &database)
+        .env(
+            "KUATIA_DATABASE_CA",
+            std::env::var("KUATIA_TEST_DATABASE_CA").unwrap_or_default(),
+        )
         .output()
         .unwrap();
     let created: Value = serde_json::from_slice(&out.stdout)

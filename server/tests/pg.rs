@@ -49,6 +49,8 @@ fn options(url: &str, node: &str) -> PgOptions {
         url: url.to_string(),
         statement_timeout: Some(Duration::from_secs(20)),
         node_id: node.to_string(),
+        // The test server offers TLS (scripts/pg-test.sh): verified against its CA.
+        ca_file: std::env::var_os("KUATIA_TEST_DATABASE_CA").map(Into::into),
     }
 }
 
@@ -209,12 +211,31 @@ fn a_second_node_with_the_same_idempotency_key_waits_and_replays_the_first_answe
     let second = std::thread::spawn(move || {
         let mut b = open(&url2);
         b.begin().unwrap();
-        let started = std::time::Instant::now();
         let seen = b.idempotent("acct", Environment::Sandbox, "k1");
         b.finish().unwrap();
-        (seen, started.elapsed())
+        seen
     });
-    std::thread::sleep(Duration::from_millis(400));
+    // The second request is queued on the key's lock (not merely slow) before the first one answers.
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let waiting: i64 = admin
+            .query_one(
+                "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+                 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        if waiting == 1 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the second request never queued"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let answer = HttpResponse {
         status: 201,
         headers: vec![("Content-Type".into(), "application/json".into())],
@@ -228,12 +249,7 @@ fn a_second_node_with_the_same_idempotency_key_waits_and_replays_the_first_answe
         answer.clone(),
     );
     a.finish().unwrap();
-    let (seen, waited) = second.join().unwrap();
-    assert_eq!(seen, Some(("hash".to_string(), answer)));
-    assert!(
-        waited >= Duration::from_millis(300),
-        "the second request waited for the first ({waited:?})"
-    );
+    assert_eq!(second.join().unwrap(), Some(("hash".to_string(), answer)));
     // The key is scoped by environment: a live key does not see the sandbox answer.
     let b = open(&url);
     assert!(b
@@ -333,4 +349,37 @@ fn a_broken_connection_is_reopened_at_the_next_transaction() {
     s.insert_invoice(production_invoice(1, 100));
     s.finish().unwrap();
     assert_eq!(s.invoice_count(), 1);
+}
+
+#[test]
+fn tls_is_required_and_verified_when_the_url_asks_for_it() {
+    let url = fresh_database("tls");
+    let ca = std::env::var("KUATIA_TEST_DATABASE_CA")
+        .expect("scripts/pg-test.sh sets KUATIA_TEST_DATABASE_CA");
+    let required = format!("{url}?sslmode=require");
+    let mut s = PgStore::open(PgOptions {
+        ca_file: Some(ca.into()),
+        ..options(&required, "tls")
+    })
+    .unwrap();
+    s.begin().unwrap();
+    s.set_meta("probe", "1");
+    s.finish().unwrap();
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let ssl: bool = admin
+        .query_one(
+            "SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid)
+             WHERE a.application_name = 'kuatia/tls'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert!(ssl, "the store's connection uses TLS");
+    // A server certificate nobody vouches for is refused (the test CA is not a system root).
+    let err = PgStore::open(PgOptions {
+        ca_file: None,
+        ..options(&required, "tls-unverified")
+    })
+    .unwrap_err();
+    assert!(err.contains("connecting to PostgreSQL"), "{err}");
 }
