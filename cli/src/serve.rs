@@ -32,6 +32,9 @@ pub struct ServeArgs {
     /// This node's name in PostgreSQL's `application_name` and the logs (default: <addr>/<pid>).
     #[arg(long)]
     pub node_id: Option<String>,
+    /// PostgreSQL: database connections of this node, each serving one request at a time (SQLite: always one).
+    #[arg(long, default_value_t = 4)]
+    pub db_pool: usize,
     /// PostgreSQL: longest a statement (lock waits included) may run, in milliseconds.
     #[arg(long, default_value_t = 30_000)]
     pub statement_timeout_ms: u64,
@@ -235,6 +238,7 @@ pub fn run(args: ServeArgs) -> Outcome {
                 .clone()
                 .or_else(|| std::env::var_os("KUATIA_DATABASE_CA").map(Into::into)),
         });
+        config.db_pool = args.db_pool.max(1);
         config.addr = args.addr;
         config.base_url = args.base_url.clone();
         config.sandbox_send_after = args.sandbox_send_after;

@@ -172,6 +172,7 @@ async fn run(creates: usize, clients: usize) -> Result<Value, String> {
         let mut config = ServerConfig::new(dir.clone());
         config.addr = "127.0.0.1:0".parse().expect("loopback address");
         config.deliver_webhooks = false;
+        config.db_pool = env_usize("KUATIA_LOAD_DB_POOL", 1);
         config.database = database.clone().map(|url| kuatia_server::pg::PgOptions {
             url,
             statement_timeout: Some(Duration::from_secs(30)),

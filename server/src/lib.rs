@@ -19,6 +19,7 @@ pub mod backend;
 pub mod host;
 pub mod numbering;
 pub mod pg;
+pub mod pool;
 pub mod sifen;
 pub mod sifen_openssl;
 pub mod store;
@@ -97,6 +98,8 @@ pub struct ServerConfig {
     /// Production: seconds a SIFEN job stays with the node that took it before another node may query it by CDC;
     /// `None`: the core's default, at least twice the SIFEN timeout.
     pub sifen_lease: Option<i64>,
+    /// PostgreSQL: engines (each with its own connection) serving requests at once on this node (`--db-pool`).
+    pub db_pool: usize,
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -136,6 +139,7 @@ impl ServerConfig {
             sifen_retry: core.sifen_retry,
             sifen: sifen::SifenTransport::default(),
             sifen_lease: None,
+            db_pool: 1,
         }
     }
 }
@@ -263,7 +267,7 @@ impl RunningServer {
 
 #[derive(Clone)]
 struct App {
-    engine: Arc<Mutex<Engine>>,
+    engines: Arc<pool::Engines>,
     max_body: usize,
 }
 
@@ -298,9 +302,9 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         ..config
     };
     let base = base_url.clone();
-    let (engine, account_id, new_sandbox_key) = tokio::task::spawn_blocking(move || {
+    let (engine, others, account_id, new_sandbox_key) = tokio::task::spawn_blocking(move || {
         let mut engine = open_engine(&setup, &base)?;
-        engine.host = SystemHost::new(Some(sandbox), production_signer)?;
+        engine.host = SystemHost::new(Some(sandbox), production_signer.clone())?;
         let (account_id, new_sandbox_key) = engine.ensure_account()?;
         accounts::load_account_signers(&mut engine)?;
         if let Some(profile) = production_profile {
@@ -313,15 +317,28 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
                 }
             })?;
         }
-        Ok::<_, String>((engine, account_id, new_sandbox_key))
+        // More engines over PostgreSQL (`--db-pool`): the same host set-up, each with its own connection.
+        let mut others = Vec::new();
+        if setup.database.is_some() {
+            for _ in 1..setup.db_pool.max(1) {
+                let mut more = open_engine(&setup, &base)?;
+                let sandbox = kuatia_core::sign::sandbox_test_signer()
+                    .map_err(|e| format!("built-in sandbox certificate: {e}"))?;
+                more.host = SystemHost::new(Some(sandbox), production_signer.clone())?;
+                accounts::load_account_signers(&mut more)?;
+                others.push(more);
+            }
+        }
+        Ok::<_, String>((engine, others, account_id, new_sandbox_key))
     })
     .await
     .map_err(|e| format!("opening the store: {e}"))??;
     let engine = Arc::new(Mutex::new(engine));
+    let engines = Arc::new(pool::Engines::new(engine.clone(), others));
     let (stop, stopped) = watch::channel(false);
 
     let app = Router::new().fallback(handle).with_state(App {
-        engine: engine.clone(),
+        engines,
         max_body: config.max_body,
     });
     let mut on_stop = stopped.clone();
@@ -469,9 +486,11 @@ async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
             .collect(),
         body: bytes.to_vec(),
     };
-    let engine = app.engine.clone();
+    let engines = app.engines.clone();
     let outcome = tokio::task::spawn_blocking(move || {
-        lock(&engine).transact(|svc, host| svc.handle(&request, host))
+        engines
+            .lock()
+            .transact(|svc, host| svc.handle(&request, host))
     })
     .await;
     let response = match outcome {
