@@ -214,6 +214,9 @@ fn i64_of(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
+/// Most due deliveries one claim reads (each worker round takes a few per endpoint).
+const DELIVERY_BATCH: i64 = 64;
+
 /// How often a node reads the simulated SIFEN's in-flight invoices.
 const SCAN_EVERY: Duration = Duration::from_millis(250);
 
@@ -892,11 +895,13 @@ impl Store for PgStore {
     }
 
     fn due_deliveries(&self, now: i64) -> Vec<Delivery> {
-        // Claimed like SIFEN jobs: `Service::claim_deliveries` writes each one back with its lease.
+        // Claimed like SIFEN jobs: `Service::claim_deliveries` writes each one back with its lease. A batch of the
+        // earliest due, not the whole backlog: a worker takes a few per endpoint each round, and reading (and locking)
+        // thousands of rows per round to keep four made a backlog drain at a few per second.
         self.query_json(
             "SELECT json FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1
-             ORDER BY next_attempt_at, id FOR UPDATE SKIP LOCKED",
-            &[&now],
+             ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED",
+            &[&now, &DELIVERY_BATCH],
         )
     }
 
