@@ -36,7 +36,8 @@ step "Reliability (cargo-deny, fuzz smoke, Miri)"; bash scripts/reliability.sh
 step "tests"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-cargo test --workspace --locked 2>&1 | tee "$log"
+# Next to a throwaway PostgreSQL server (scripts/pg-test.sh): the PostgreSQL store's tests and the three-node test.
+bash scripts/pg-test.sh cargo test --workspace --locked 2>&1 | tee "$log"
 # One closing line for the whole Rust suite (cargo prints one per test binary, the last one often a 0-test doc run).
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed;?$/) p += $(i-1); if ($i ~ /^failed;?$/) f += $(i-1) } }
      END { printf "rust tests: %d passed, %d failed\n", p, f }' "$log"

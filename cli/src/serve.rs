@@ -21,6 +21,23 @@ pub struct ServeArgs {
     /// Data directory (SQLite database; created if missing).
     #[arg(long, default_value = "kuatia-data")]
     pub data: PathBuf,
+    /// A shared PostgreSQL database instead of SQLite (postgres://user@host:port/db), so several nodes serve one
+    /// service; default: the KUATIA_DATABASE_URL environment variable (keeps a password out of the process list).
+    #[arg(long)]
+    pub database: Option<String>,
+    /// PostgreSQL: CA certificates (PEM) trusted for the database's TLS certificate besides the system's (default:
+    /// the KUATIA_DATABASE_CA environment variable); add `?sslmode=require` to the URL to refuse a plain connection.
+    #[arg(long)]
+    pub database_ca: Option<PathBuf>,
+    /// This node's name in PostgreSQL's `application_name` and the logs (default: <addr>/<pid>).
+    #[arg(long)]
+    pub node_id: Option<String>,
+    /// PostgreSQL: database connections of this node, each serving one request at a time (SQLite: always one).
+    #[arg(long, default_value_t = 4)]
+    pub db_pool: usize,
+    /// PostgreSQL: longest a statement (lock waits included) may run, in milliseconds.
+    #[arg(long, default_value_t = 30_000)]
+    pub statement_timeout_ms: u64,
     /// Absolute base URL clients use, for `kude_url` (default: http://<addr>).
     #[arg(long)]
     pub base_url: Option<String>,
@@ -64,6 +81,10 @@ pub struct ServeArgs {
     /// Production: timeout of one SIFEN call (connect + answer), in seconds.
     #[arg(long, default_value_t = 60)]
     pub sifen_timeout: u64,
+    /// Production: seconds a SIFEN job stays with the node that took it (at least twice --sifen-timeout); a node
+    /// that dies mid-call leaves its documents to another node after it, which queries them by CDC first.
+    #[arg(long, default_value_t = 300)]
+    pub sifen_lease: i64,
     /// Extra root certificate (PEM or DER) trusted for SIFEN's server, besides the system's.
     #[arg(long)]
     pub sifen_ca: Option<PathBuf>,
@@ -220,6 +241,19 @@ pub fn run(args: ServeArgs) -> Outcome {
             None => None,
         };
         let mut config = ServerConfig::new(args.data.clone());
+        config.database = database(args.database.clone()).map(|url| kuatia_server::pg::PgOptions {
+            url,
+            statement_timeout: Some(Duration::from_millis(args.statement_timeout_ms.max(1))),
+            node_id: args
+                .node_id
+                .clone()
+                .unwrap_or_else(|| format!("{}/{}", args.addr, std::process::id())),
+            ca_file: args
+                .database_ca
+                .clone()
+                .or_else(|| std::env::var_os("KUATIA_DATABASE_CA").map(Into::into)),
+        });
+        config.db_pool = args.db_pool.max(1);
         config.addr = args.addr;
         config.base_url = args.base_url.clone();
         config.sandbox_send_after = args.sandbox_send_after;
@@ -238,6 +272,7 @@ pub fn run(args: ServeArgs) -> Outcome {
         };
         config.sifen_lot_poll_after = args.sifen_lot_poll_after;
         config.sifen.timeout = Duration::from_secs(args.sifen_timeout.max(1));
+        config.sifen_lease = Some(args.sifen_lease.max(1));
         config.sifen.base_url = args.sifen_url.clone();
         config.sifen.tls = args.sifen_tls.into();
         if let Some(ca) = &args.sifen_ca {
@@ -271,6 +306,12 @@ pub fn run(args: ServeArgs) -> Outcome {
         })
     };
     run().unwrap_or_else(|o| o)
+}
+
+/// `--database`, else `KUATIA_DATABASE_URL` (also what `kuatia keys`/`accounts` use), else SQLite.
+fn database(flag: Option<String>) -> Option<String> {
+    flag.or_else(|| std::env::var(kuatia_server::DATABASE_ENV).ok())
+        .filter(|u| !u.is_empty())
 }
 
 async fn wait_for_stop() {

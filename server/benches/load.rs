@@ -159,23 +159,46 @@ fn report_path() -> PathBuf {
 async fn run(creates: usize, clients: usize) -> Result<Value, String> {
     let dir = data_dir();
     let _ = std::fs::remove_dir_all(&dir);
-    let mut config = ServerConfig::new(dir.clone());
-    config.addr = "127.0.0.1:0".parse().expect("loopback address");
-    config.deliver_webhooks = false;
-    // Otherwise the core's defaults: invoices move pending → sent → approved on the background tick meanwhile.
-    let server = start(config).await?;
+    // KUATIA_LOAD_DATABASE: an empty PostgreSQL database instead of SQLite; KUATIA_LOAD_NODES servers over it, the
+    // clients spread over them in turn.
+    let database = std::env::var("KUATIA_LOAD_DATABASE").ok();
+    let nodes = if database.is_some() {
+        env_usize("KUATIA_LOAD_NODES", 1)
+    } else {
+        1
+    };
+    let mut servers = Vec::new();
+    for n in 0..nodes {
+        let mut config = ServerConfig::new(dir.clone());
+        config.addr = "127.0.0.1:0".parse().expect("loopback address");
+        config.deliver_webhooks = false;
+        config.db_pool = env_usize("KUATIA_LOAD_DB_POOL", 1);
+        config.database = database.clone().map(|url| kuatia_server::pg::PgOptions {
+            url,
+            statement_timeout: Some(Duration::from_secs(30)),
+            node_id: format!("load{n}"),
+            ca_file: std::env::var_os("KUATIA_TEST_DATABASE_CA").map(Into::into),
+        });
+        // Otherwise the core's defaults: invoices move pending → sent → approved on the background tick meanwhile.
+        servers.push(start(config).await?);
+    }
+    let server = servers.remove(0);
     let key = server
         .new_sandbox_key
         .clone()
         .ok_or("fresh data directory without a sandbox key")?;
     let base = format!("http://{}", server.addr);
+    let bases: Vec<String> = std::iter::once(base.clone())
+        .chain(servers.iter().map(|s| format!("http://{}", s.addr)))
+        .collect();
+    let turn = AtomicUsize::new(0);
     let make = || {
         Arc::new(Client {
             http: reqwest::Client::builder()
                 .timeout(Duration::from_secs(120))
                 .build()
                 .expect("http client"),
-            base: base.clone(),
+            base: bases[turn.fetch_add(1, Ordering::Relaxed) % bases.len()].clone(),
             key: key.clone(),
         })
     };
@@ -270,8 +293,13 @@ async fn run(creates: usize, clients: usize) -> Result<Value, String> {
         + ids.iter().filter(|id| !returned.contains(id)).count();
 
     server.shutdown().await;
+    for s in servers {
+        s.shutdown().await;
+    }
     let _ = std::fs::remove_dir_all(&dir);
     Ok(json!({
+        "store": if database.is_some() { "postgres" } else { "sqlite" },
+        "nodes": nodes,
         "creates": creates,
         "clients": clients,
         "seconds": (seconds * 100.0).round() / 100.0,

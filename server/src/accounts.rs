@@ -18,7 +18,20 @@ use std::sync::Arc;
 use zeroize::Zeroizing;
 
 fn engine(data_dir: PathBuf) -> Result<Engine, String> {
-    open_engine(&ServerConfig::new(data_dir), "http://127.0.0.1")
+    let mut config = ServerConfig::new(data_dir);
+    // The same database `kuatia serve --database` uses, when the operator keeps it in the environment.
+    if let Some(url) = std::env::var(crate::DATABASE_ENV)
+        .ok()
+        .filter(|u| !u.is_empty())
+    {
+        config.database = Some(crate::pg::PgOptions {
+            url,
+            statement_timeout: None,
+            node_id: format!("admin/{}", std::process::id()),
+            ca_file: std::env::var_os("KUATIA_DATABASE_CA").map(Into::into),
+        });
+    }
+    open_engine(&config, "http://127.0.0.1")
 }
 
 /// An account by id, or the error naming it.

@@ -39,6 +39,30 @@ impl From<rusqlite::Error> for StoreError {
 }
 
 impl StoreError {
+    /// A PostgreSQL failure, named by the SQLSTATE its message ends with (`… (53100)`, see `pg::describe`): disk
+    /// full, read-only, a lock or statement timeout, a lost connection are the machine's state (503); anything else,
+    /// a constraint or a record that does not decode, is 500.
+    pub fn postgres(message: String) -> StoreError {
+        let state = message
+            .strip_suffix(')')
+            .and_then(|m| m.rsplit_once('('))
+            .map(|(_, c)| c)
+            .filter(|c| c.len() == 5 && c.bytes().all(|b| b.is_ascii_alphanumeric()));
+        let fault = match state {
+            Some("53100") => StorageFault::Full,
+            Some("25006") => StorageFault::ReadOnly,
+            Some("55P03" | "57014" | "40001" | "40P01" | "53300") => StorageFault::Busy,
+            Some(c) if c.starts_with("08") || c.starts_with("57P") || c.starts_with("58") => {
+                StorageFault::Io
+            }
+            Some(_) => StorageFault::Other,
+            // No SQLSTATE: the client's own error (connection refused, closed, timed out).
+            None if message.contains("decode") || message.contains("encode") => StorageFault::Other,
+            None => StorageFault::Io,
+        };
+        StoreError { fault, message }
+    }
+
     /// A failure that is not SQLite's (a record that does not decode or encode).
     pub fn other(message: impl Into<String>) -> StoreError {
         StoreError {

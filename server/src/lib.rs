@@ -15,10 +15,13 @@
 #![deny(unsafe_code)]
 
 pub mod accounts;
+pub mod backend;
 pub mod faults;
 pub mod host;
 pub mod numbering;
 pub mod panel;
+pub mod pg;
+pub mod pool;
 pub mod sifen;
 pub mod sifen_openssl;
 pub mod store;
@@ -28,6 +31,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::response::Response;
 use axum::Router;
+pub use backend::Backend;
 pub use host::{Clock, SystemHost};
 use kuatia_core::api::auth::Environment;
 use kuatia_core::api::transmit::SifenMode;
@@ -43,6 +47,10 @@ pub use store::SqliteStore;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+/// Environment variable naming the PostgreSQL database (`kuatia serve` without `--database`, `kuatia keys`,
+/// `kuatia accounts`); unset: SQLite in the data directory.
+pub const DATABASE_ENV: &str = "KUATIA_DATABASE_URL";
+
 /// Meta key of the account created on first start.
 const ACCOUNT_META: &str = "default_account_id";
 
@@ -52,6 +60,8 @@ pub struct ServerConfig {
     pub addr: SocketAddr,
     /// Directory of the SQLite database.
     pub data_dir: PathBuf,
+    /// A shared PostgreSQL database instead of SQLite (`--database`): several nodes may serve it together.
+    pub database: Option<pg::PgOptions>,
     /// Absolute base URL for `kude_url` (default: `http://<bound address>`).
     pub base_url: Option<String>,
     /// Sandbox: seconds until the simulated SIFEN receives an invoice (`pending → sent`).
@@ -92,6 +102,11 @@ pub struct ServerConfig {
     pub sifen: sifen::SifenTransport,
     /// The clock of the service and of the webhook worker (the system clock; tests make it jump).
     pub clock: Clock,
+    /// Production: seconds a SIFEN job stays with the node that took it before another node may query it by CDC;
+    /// `None`: the core's default, at least twice the SIFEN timeout.
+    pub sifen_lease: Option<i64>,
+    /// PostgreSQL: engines (each with its own connection) serving requests at once on this node (`--db-pool`).
+    pub db_pool: usize,
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -112,6 +127,7 @@ impl ServerConfig {
         ServerConfig {
             addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
             data_dir,
+            database: None,
             base_url: None,
             sandbox_send_after: core.sandbox_send_after,
             sandbox_answer_after: core.sandbox_answer_after,
@@ -131,14 +147,16 @@ impl ServerConfig {
             sifen_retry: core.sifen_retry,
             sifen: sifen::SifenTransport::default(),
             clock: Clock::system(),
+            sifen_lease: None,
+            db_pool: 1,
         }
     }
 }
 
 /// The service, its store and the host, used under one lock.
 pub struct Engine {
-    /// The core's service over SQLite.
-    pub service: Service<SqliteStore>,
+    /// The core's service over SQLite or PostgreSQL.
+    pub service: Service<Backend>,
     /// Clock, CSPRNG, signers.
     pub host: SystemHost,
 }
@@ -153,7 +171,7 @@ impl Engine {
     /// Runs `f` inside one SQLite transaction; a failed statement rolls everything back and becomes `Err`.
     pub fn transact<T>(
         &mut self,
-        f: impl FnOnce(&mut Service<SqliteStore>, &mut SystemHost) -> T,
+        f: impl FnOnce(&mut Service<Backend>, &mut SystemHost) -> T,
     ) -> Result<T, faults::StoreError> {
         self.service.store.begin()?;
         let out = f(&mut self.service, &mut self.host);
@@ -164,12 +182,14 @@ impl Engine {
     /// The account created on first start; creates it (with the built-in sandbox profile) and returns its new
     /// sandbox key when there is none yet.
     pub fn ensure_account(&mut self) -> Result<(String, Option<String>), String> {
-        if let Some(id) = self.service.store.meta(ACCOUNT_META) {
-            if self.service.store.account(&id).is_some() {
-                return Ok((id, None));
-            }
-        }
         self.transact(|svc, host| {
+            // Nodes of one shared database starting together create one account.
+            svc.store.lock_setup();
+            if let Some(id) = svc.store.meta(ACCOUNT_META) {
+                if svc.store.account(&id).is_some() {
+                    return (id, None);
+                }
+            }
             let (account, key) = svc.create_account("kuatia serve", host);
             svc.store.set_meta(ACCOUNT_META, &account.id);
             (account.id, Some(key))
@@ -186,7 +206,10 @@ pub(crate) fn lock(engine: &Mutex<Engine>) -> MutexGuard<'_, Engine> {
 
 /// Opens the store of a data directory with a host that has no signer (for key management commands).
 pub fn open_engine(config: &ServerConfig, base_url: &str) -> Result<Engine, String> {
-    let store = SqliteStore::open(&config.data_dir)?;
+    let store = match &config.database {
+        Some(options) => Backend::Postgres(Box::new(pg::PgStore::open(options.clone())?)),
+        None => Backend::Sqlite(SqliteStore::open(&config.data_dir)?),
+    };
     let defaults = Config::default();
     let core = Config {
         base_url: base_url.to_string(),
@@ -198,7 +221,7 @@ pub fn open_engine(config: &ServerConfig, base_url: &str) -> Result<Engine, Stri
         allow_private_webhooks: config.allow_private_webhooks,
         webhook_secret_grace: config.webhook_secret_grace,
         // A job may stay unreported for a whole call (connect + answer) and the report's turn at the lock.
-        sifen_lease: defaults.sifen_lease.max(
+        sifen_lease: config.sifen_lease.unwrap_or(defaults.sifen_lease).max(
             i64::try_from(config.sifen.timeout.as_secs().saturating_mul(2)).unwrap_or(i64::MAX),
         ),
         ..defaults
@@ -255,7 +278,7 @@ impl RunningServer {
 
 #[derive(Clone)]
 struct App {
-    engine: Arc<Mutex<Engine>>,
+    engines: Arc<pool::Engines>,
     max_body: usize,
 }
 
@@ -272,36 +295,71 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         .unwrap_or_else(|| format!("http://{addr}"));
     let sandbox = kuatia_core::sign::sandbox_test_signer()
         .map_err(|e| format!("built-in sandbox certificate: {e}"))?;
-    let mut engine = open_engine(&config, &base_url)?;
     let production_signer = config.production_signer.map(Arc::new);
     let production_profile = config.production_profile;
-    engine.host =
-        SystemHost::new(Some(sandbox), production_signer.clone())?.with_clock(config.clock.clone());
-    let (account_id, new_sandbox_key) = engine.ensure_account()?;
-    engine
-        .host
-        .set_seal_key(panel::server_key(&config.data_dir)?);
-    accounts::load_account_signers(&mut engine)?;
     // Each account's documents travel under its own certificate; `--p12` covers the accounts without one.
     let sifen_clients = sifen::SifenClients::new(
-        production_signer.map(|s| s as Arc<dyn kuatia_core::sign::Signer>),
+        production_signer
+            .clone()
+            .map(|s| s as Arc<dyn kuatia_core::sign::Signer>),
         &config.sifen,
     )?;
-    if let Some(profile) = production_profile {
-        // Host configuration, not a rule: the account's production profile comes from the operator's file.
-        let id = account_id.clone();
-        engine.transact(|svc, _| {
-            if let Some(mut account) = svc.store.account(&id) {
-                account.production = Some(profile);
-                svc.store.put_account(account);
+    // The stores block (PostgreSQL's client on a runtime of its own): opened and set up off the async threads.
+    let setup = ServerConfig {
+        production_signer: None,
+        production_profile: None,
+        sifen: config.sifen.clone(),
+        sifen_retry: config.sifen_retry.clone(),
+        database: config.database.clone(),
+        data_dir: config.data_dir.clone(),
+        clock: config.clock.clone(),
+        base_url: None,
+        ..config
+    };
+    let base = base_url.clone();
+    let (engine, others, account_id, new_sandbox_key) = tokio::task::spawn_blocking(move || {
+        let mut engine = open_engine(&setup, &base)?;
+        engine.host = SystemHost::new(Some(sandbox), production_signer.clone())?
+            .with_clock(setup.clock.clone());
+        let (account_id, new_sandbox_key) = engine.ensure_account()?;
+        engine
+            .host
+            .set_seal_key(panel::server_key(&setup.data_dir)?);
+        accounts::load_account_signers(&mut engine)?;
+        if let Some(profile) = production_profile {
+            // Host configuration, not a rule: the account's production profile comes from the operator's file.
+            let id = account_id.clone();
+            engine.transact(|svc, _| {
+                if let Some(mut account) = svc.store.account(&id) {
+                    account.production = Some(profile);
+                    svc.store.put_account(account);
+                }
+            })?;
+        }
+        // More engines over PostgreSQL (`--db-pool`): the same host set-up, each with its own connection.
+        let mut others = Vec::new();
+        if setup.database.is_some() {
+            for _ in 1..setup.db_pool.max(1) {
+                let mut more = open_engine(&setup, &base)?;
+                let sandbox = kuatia_core::sign::sandbox_test_signer()
+                    .map_err(|e| format!("built-in sandbox certificate: {e}"))?;
+                more.host = SystemHost::new(Some(sandbox), production_signer.clone())?
+                    .with_clock(setup.clock.clone());
+                more.host.set_seal_key(panel::server_key(&setup.data_dir)?);
+                accounts::load_account_signers(&mut more)?;
+                others.push(more);
             }
-        })?;
-    }
+        }
+        Ok::<_, String>((engine, others, account_id, new_sandbox_key))
+    })
+    .await
+    .map_err(|e| format!("opening the store: {e}"))??;
     let engine = Arc::new(Mutex::new(engine));
+    let engines = Arc::new(pool::Engines::new(engine.clone(), others));
     let (stop, stopped) = watch::channel(false);
 
     let app = Router::new().fallback(handle).with_state(App {
-        engine: engine.clone(),
+        engines,
         max_body: config.max_body,
     });
     let mut on_stop = stopped.clone();
@@ -345,6 +403,10 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
                 insecure_http: config.insecure_webhooks_http,
                 allow_private: config.allow_private_webhooks,
                 per_endpoint: config.webhook_concurrency.max(1),
+                // A claimed delivery stays with this node for one POST (connect + answer) and its report.
+                lease: i64::try_from(config.webhook_timeout.as_secs().saturating_mul(2))
+                    .unwrap_or(i64::MAX)
+                    .saturating_add(5),
             },
             stopped,
             config.clock.clone(),
@@ -445,9 +507,9 @@ async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
             .collect(),
         body: bytes.to_vec(),
     };
-    let engine = app.engine.clone();
+    let engines = app.engines.clone();
     let outcome = tokio::task::spawn_blocking(move || {
-        lock(&engine).transact(|svc, host| {
+        engines.lock().transact(|svc, host| {
             let response = svc.handle(&request, host);
             // A P12 uploaded through the panel is written in the same transaction.
             panel::persist(svc, host);
@@ -508,6 +570,8 @@ struct WebhookPolicy {
     insecure_http: bool,
     allow_private: bool,
     per_endpoint: usize,
+    /// Seconds a claimed delivery is left to this node ([`Service::claim_deliveries`]).
+    lease: i64,
 }
 
 /// What is being POSTed now: delivery ids, and how many per webhook.
@@ -515,6 +579,19 @@ struct WebhookPolicy {
 struct InFlight {
     deliveries: std::collections::HashSet<String>,
     per_webhook: std::collections::HashMap<String, usize>,
+}
+
+impl InFlight {
+    /// Frees the slot of a delivery whose POST ended (or was never started).
+    fn release(&mut self, delivery: &str, webhook: &str) {
+        self.deliveries.remove(delivery);
+        if let Some(n) = self.per_webhook.get_mut(webhook) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.per_webhook.remove(webhook);
+            }
+        }
+    }
 }
 
 /// The webhook worker: every `period` it takes the due deliveries from SQLite (the durable outbox) and starts a POST
@@ -533,14 +610,36 @@ async fn webhook_loop(
             _ = tokio::time::sleep(policy.period) => {}
             _ = stop.wait_for(|s| *s) => break,
         }
-        let (e, now) = (engine.clone(), clock.now().unix_timestamp());
+        let (e, slots, now) = (
+            engine.clone(),
+            in_flight.clone(),
+            clock.now().unix_timestamp(),
+        );
         let due = tokio::task::spawn_blocking(move || {
-            let guard = lock(&e);
-            let due = guard.service.due_deliveries(now);
-            match guard.service.store.take_error() {
-                Some(err) => Err(err),
-                None => Ok(due),
+            // Claimed in one transaction, so nodes sharing a database never POST the same delivery at once; only
+            // what gets a slot here is claimed (the rest stays due for the next round, or another node).
+            let mut taken = Vec::new();
+            let claimed = lock(&e).transact(|svc, _| {
+                svc.claim_deliveries(now, policy.lease, |d| {
+                    let mut f = slots.lock().unwrap_or_else(|p| p.into_inner());
+                    let busy = f.per_webhook.get(&d.webhook_id).copied().unwrap_or(0);
+                    if f.deliveries.contains(&d.id) || busy >= policy.per_endpoint {
+                        return false;
+                    }
+                    f.deliveries.insert(d.id.clone());
+                    *f.per_webhook.entry(d.webhook_id.clone()).or_default() += 1;
+                    taken.push((d.id.clone(), d.webhook_id.clone()));
+                    true
+                })
+            });
+            if claimed.is_err() {
+                // Rolled back: nothing was claimed, so the slots go back.
+                let mut f = slots.lock().unwrap_or_else(|p| p.into_inner());
+                for (id, hook) in taken {
+                    f.release(&id, &hook);
+                }
             }
+            claimed
         })
         .await;
         let due: Vec<Delivery> = match due {
@@ -552,15 +651,6 @@ async fn webhook_loop(
             Err(_) => continue,
         };
         for d in due {
-            {
-                let mut f = in_flight.lock().unwrap_or_else(|p| p.into_inner());
-                let busy = f.per_webhook.get(&d.webhook_id).copied().unwrap_or(0);
-                if f.deliveries.contains(&d.id) || busy >= policy.per_endpoint {
-                    continue;
-                }
-                f.deliveries.insert(d.id.clone());
-                *f.per_webhook.entry(d.webhook_id.clone()).or_default() += 1;
-            }
             let (client, engine, in_flight) = (client.clone(), engine.clone(), in_flight.clone());
             let at = clock.now().unix_timestamp();
             tokio::spawn(async move {
@@ -574,13 +664,7 @@ async fn webhook_loop(
                     tracing::error!(error = %err, delivery = %d.id, "recording a delivery attempt failed; it will be retried");
                 }
                 let mut f = in_flight.lock().unwrap_or_else(|p| p.into_inner());
-                f.deliveries.remove(&d.id);
-                if let Some(n) = f.per_webhook.get_mut(&d.webhook_id) {
-                    *n = n.saturating_sub(1);
-                    if *n == 0 {
-                        f.per_webhook.remove(&d.webhook_id);
-                    }
-                }
+                f.release(&d.id, &d.webhook_id);
             });
         }
     }

@@ -51,7 +51,7 @@ pub fn sql_finding(e: &rusqlite::Error) -> Finding {
     }
 }
 
-fn sequence(key: &NumberingKey) -> String {
+pub(crate) fn sequence(key: &NumberingKey) -> String {
     // The server has always stored the key's JSON as the sequence; serialising a plain struct cannot fail.
     serde_json::to_string(key).unwrap_or_else(|_| key.sequence())
 }

@@ -32,6 +32,8 @@ pub fn server_key(data_dir: &Path) -> Result<Zeroizing<[u8; 32]>, String> {
             key.copy_from_slice(&bytes);
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // A node over PostgreSQL may have no data directory yet: it holds only this key.
+            create_private_dir(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))?;
             getrandom::fill(key.as_mut()).map_err(|e| format!("OS random generator: {e}"))?;
             let mut options = std::fs::OpenOptions::new();
             options.write(true).create_new(true);
@@ -47,6 +49,18 @@ pub fn server_key(data_dir: &Path) -> Result<Zeroizing<[u8; 32]>, String> {
         Err(e) => return Err(fail(e)),
     }
     Ok(key)
+}
+
+/// Creates `dir` (and its parents) if missing, the last one with mode 0700.
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
 }
 
 /// Seals a P12 password for an account.
@@ -125,10 +139,7 @@ impl std::fmt::Debug for Installed {
 }
 
 /// Writes the certificates installed during a request into the store (same transaction as the request).
-pub fn persist(
-    svc: &mut kuatia_core::api::Service<crate::SqliteStore>,
-    host: &mut crate::SystemHost,
-) {
+pub fn persist(svc: &mut kuatia_core::api::Service<crate::Backend>, host: &mut crate::SystemHost) {
     for c in host.take_installed() {
         svc.store
             .put_certificate(&c.account_id, &c.p12, &c.sealed, &c.subject, &c.not_after);

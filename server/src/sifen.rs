@@ -232,6 +232,9 @@ pub fn client(signer: Arc<dyn Signer>, transport: &SifenTransport) -> Result<Sif
     }
 }
 
+/// A client and the signer it was built for.
+type ClientFor = (Arc<dyn Signer>, SifenClient);
+
 /// The SIFEN clients of a running server. Each connection authenticates with the certificate of the account whose
 /// documents it carries (SIFEN.md §6.1): an account with its own P12 (`kuatia accounts set-p12`) gets a client of
 /// its own, built on its first job and kept; an account without one uses the server-wide client (`--p12`).
@@ -241,7 +244,7 @@ pub struct SifenClients {
     fallback: Option<SifenClient>,
     /// Clients built so far, by account, with the signer each was built for (a certificate uploaded later through
     /// the panel or `set-p12` replaces the signer, and so the client).
-    cache: Mutex<std::collections::HashMap<String, (Arc<dyn Signer>, SifenClient)>>,
+    cache: Mutex<std::collections::HashMap<String, ClientFor>>,
 }
 
 impl std::fmt::Debug for SifenClients {

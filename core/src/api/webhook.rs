@@ -381,6 +381,104 @@ pub fn check_registration(
     }
 }
 
+impl<S: super::Store> super::Service<S> {
+    /// The deliveries to POST now, as [`super::Service::due_deliveries`], each leased to the caller: its stored next
+    /// attempt moves to `now + lease`, so other workers sharing the store skip it until the attempt is reported or the
+    /// lease ends. A worker that dies mid-POST leaves the delivery to another one after the lease, and the receiver
+    /// may then see the event again, under the same event id (at-least-once). Call it inside the transaction that
+    /// stores the leases; `lease` should outlast one POST and its report. `take` says which of the due deliveries
+    /// the caller starts now (its own limits: what is in flight, per endpoint); the others stay due, unleased.
+    pub fn claim_deliveries(
+        &mut self,
+        now: i64,
+        lease: i64,
+        mut take: impl FnMut(&Delivery) -> bool,
+    ) -> Vec<Delivery> {
+        let mut due = self.due_deliveries(now);
+        due.retain(|d| take(d));
+        for d in &due {
+            let mut leased = d.clone();
+            leased.headers.clear();
+            leased.next_attempt_at = now.saturating_add(lease.max(1));
+            self.store.put_delivery(leased);
+        }
+        due
+    }
+}
+
+#[cfg(test)]
+mod claim_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::api::auth::Environment;
+    use crate::api::{Config, MemoryStore, Service, Store};
+
+    fn delivery(id: &str, due: i64) -> Delivery {
+        Delivery {
+            id: id.into(),
+            account_id: "acct".into(),
+            environment: Environment::Sandbox,
+            webhook_id: "wh_1".into(),
+            url: "https://example.com/hook".into(),
+            event_id: format!("evt_{id}"),
+            headers: Vec::new(),
+            body: "{}".into(),
+            attempts: 0,
+            next_attempt_at: due,
+            first_due_at: due,
+            status: "pending".into(),
+            log: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_claimed_delivery_is_leased_and_the_others_stay_due() {
+        let mut svc = Service::new(MemoryStore::default(), Config::default());
+        svc.store.insert_webhook(
+            "acct",
+            Environment::Sandbox,
+            Webhook {
+                id: "wh_1".into(),
+                url: "https://example.com/hook".into(),
+                events: vec![EventKind::FacturaApproved],
+                description: None,
+                created_at: "2025-01-01T00:00:00Z".into(),
+                secret: Some("whsec_x".into()),
+                previous_secret: None,
+                previous_secret_expires_at: None,
+            },
+        );
+        svc.store.put_delivery(delivery("dlv_a", 100));
+        svc.store.put_delivery(delivery("dlv_b", 100));
+        let taken = svc.claim_deliveries(200, 30, |d| d.id == "dlv_a");
+        assert_eq!(taken.len(), 1);
+        assert!(!taken[0].headers.is_empty(), "handed out signed");
+        // Leased: not due again until the lease ends; the one not taken is still due.
+        let due: Vec<String> = svc.due_deliveries(200).into_iter().map(|d| d.id).collect();
+        assert_eq!(due, vec!["dlv_b".to_string()]);
+        assert_eq!(svc.store.delivery("dlv_a").unwrap().next_attempt_at, 230);
+        assert!(svc.store.delivery("dlv_a").unwrap().headers.is_empty());
+        // A worker that never reports: after the lease, the same delivery (same event id) is due again.
+        let again = svc.claim_deliveries(230, 30, |_| true);
+        assert!(again
+            .iter()
+            .any(|d| d.id == "dlv_a" && d.event_id == "evt_dlv_a"));
+        // A report after the lease counts from the first due time, as always.
+        let d = svc
+            .report_attempt(
+                "dlv_a",
+                Attempt {
+                    at: 231,
+                    status: Some(500),
+                    error: Some("http_status".into()),
+                    duration_ms: 1,
+                },
+            )
+            .unwrap();
+        assert_eq!(d.next_attempt_at, 100 + RETRY_SCHEDULE[0]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

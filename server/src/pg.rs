@@ -1,0 +1,943 @@
+//! [`PgStore`]: the core's [`Store`] on PostgreSQL, so several `kuatia serve` nodes share one database.
+//!
+//! The layout mirrors [`crate::SqliteStore`] (records as the core's JSON plus the columns the queries need). What a
+//! shared database adds, all of it storage and none of it a rule of the core:
+//! - every request is one transaction (`READ COMMITTED`, [`PgStore::begin`] / [`PgStore::finish`]);
+//! - a document number is taken with an upsert on the sequence's row, which holds that row's lock until the
+//!   transaction ends: two nodes never get the same number, and a reservation row without a CDC is a gap;
+//! - an idempotency key is looked up under a transaction-scoped advisory lock on the key, and stored under the
+//!   table's primary key (`account_id, environment, key`): a second node with the same key waits for the first and
+//!   replays its answer; should the lock ever be bypassed, the constraint fails the second transaction as a whole;
+//! - background work is claimed, not broadcast: due SIFEN jobs, due webhook deliveries and the simulated SIFEN's
+//!   in-flight invoices are read `FOR UPDATE SKIP LOCKED`, so a row another node is working on is skipped, and the
+//!   core's leases (written back in the same transaction) hand a dead node's work to another node once they expire;
+//! - migrations run once, under a session advisory lock, however many nodes start together.
+//!
+//! The [`Store`] trait is infallible, so a failed statement is remembered ([`PgStore::take_error`]) and the server
+//! rolls back the request's transaction, as with SQLite.
+
+use crate::numbering::sequence;
+use kuatia_core::api::auth::{Environment, StoredKey};
+use kuatia_core::api::webhook::{Delivery, Webhook};
+use kuatia_core::api::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
+use kuatia_core::code;
+use kuatia_core::lifecycle::Estado;
+use kuatia_core::numbering::{self, Gap, NumberingKey, MAX_NUMERO};
+use kuatia_core::Finding;
+use postgres::types::ToSql;
+use postgres::{Client, Row};
+use serde::de::DeserializeOwned;
+use std::cell::RefCell;
+use std::time::Duration;
+
+/// Key of the session advisory lock held while migrating (any constant; "kuatia" in ASCII).
+const MIGRATION_LOCK: i64 = 0x6b75_6174_6961;
+
+/// Schema migrations, applied in order once each; `kuatia_migrations` records which ran.
+const MIGRATIONS: &[(i32, &str)] = &[(
+    1,
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+     CREATE TABLE accounts (id TEXT PRIMARY KEY, created_at BIGINT NOT NULL, seq BIGSERIAL, json TEXT NOT NULL);
+     CREATE INDEX accounts_by_created ON accounts (created_at, seq);
+     CREATE TABLE api_keys (key_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, json TEXT NOT NULL);
+     CREATE INDEX api_keys_by_account ON api_keys (account_id);
+     CREATE TABLE invoices (
+         seq BIGSERIAL PRIMARY KEY,
+         id TEXT NOT NULL UNIQUE,
+         account_id TEXT NOT NULL,
+         environment TEXT NOT NULL,
+         in_flight BOOLEAN NOT NULL,
+         sifen_due_at BIGINT,
+         status TEXT NOT NULL,
+         created_at BIGINT NOT NULL,
+         cdc TEXT NOT NULL,
+         numero TEXT NOT NULL,
+         receptor_ruc TEXT,
+         tipo_documento SMALLINT NOT NULL,
+         json TEXT NOT NULL);
+     CREATE INDEX invoices_by_account ON invoices (account_id, environment, seq);
+     CREATE INDEX invoices_in_flight ON invoices (seq) WHERE in_flight;
+     CREATE INDEX invoices_sifen_due ON invoices (sifen_due_at, seq) WHERE sifen_due_at IS NOT NULL;
+     CREATE INDEX invoices_by_status ON invoices (account_id, environment, status, seq);
+     CREATE INDEX invoices_by_created ON invoices (account_id, environment, created_at);
+     CREATE INDEX invoices_by_cdc ON invoices (cdc);
+     CREATE INDEX invoices_by_numero ON invoices (account_id, environment, numero);
+     CREATE INDEX invoices_by_receptor ON invoices (account_id, environment, receptor_ruc, seq);
+     CREATE TABLE webhooks (
+         seq BIGSERIAL PRIMARY KEY,
+         id TEXT NOT NULL UNIQUE,
+         account_id TEXT NOT NULL,
+         environment TEXT NOT NULL,
+         json TEXT NOT NULL);
+     CREATE INDEX webhooks_by_account ON webhooks (account_id, environment);
+     CREATE TABLE numbering (
+         account_id TEXT NOT NULL,
+         environment TEXT NOT NULL,
+         sequence TEXT NOT NULL,
+         last BIGINT NOT NULL,
+         PRIMARY KEY (account_id, environment, sequence));
+     CREATE TABLE number_reservations (
+         account_id TEXT NOT NULL,
+         environment TEXT NOT NULL,
+         sequence TEXT NOT NULL,
+         numero BIGINT NOT NULL,
+         cdc TEXT,
+         PRIMARY KEY (account_id, environment, sequence, numero));
+     CREATE INDEX number_gaps ON number_reservations (account_id, environment) WHERE cdc IS NULL;
+     CREATE TABLE idempotency (
+         account_id TEXT NOT NULL,
+         environment TEXT NOT NULL,
+         key TEXT NOT NULL,
+         body_hash TEXT NOT NULL,
+         response TEXT NOT NULL,
+         PRIMARY KEY (account_id, environment, key));
+     CREATE TABLE deliveries (
+         id TEXT PRIMARY KEY,
+         status TEXT NOT NULL,
+         next_attempt_at BIGINT NOT NULL,
+         webhook_id TEXT NOT NULL,
+         created_at BIGINT NOT NULL,
+         json TEXT NOT NULL);
+     CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE status = 'pending';
+     CREATE INDEX deliveries_by_webhook ON deliveries (webhook_id, created_at);
+     CREATE TABLE certificates (
+         account_id TEXT PRIMARY KEY,
+         p12 BYTEA NOT NULL,
+         password_env TEXT NOT NULL,
+         subject TEXT NOT NULL,
+         not_after TEXT NOT NULL,
+         stored_at BIGINT NOT NULL);",
+)];
+
+/// How to reach the database.
+#[derive(Clone)]
+pub struct PgOptions {
+    /// `postgres://user:password@host:port/db` (or a key=value connection string).
+    pub url: String,
+    /// Longest a statement (lock waits included) may run; `None`: the server's setting.
+    pub statement_timeout: Option<Duration>,
+    /// Reported to PostgreSQL as `application_name` (`kuatia/<node id>`), so `pg_stat_activity` shows the node.
+    pub node_id: String,
+    /// CA certificates (PEM) trusted for the server's TLS certificate besides the system's (`--database-ca`).
+    pub ca_file: Option<std::path::PathBuf>,
+}
+
+impl std::fmt::Debug for PgOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The URL may carry a password.
+        f.debug_struct("PgOptions")
+            .field("node_id", &self.node_id)
+            .field("statement_timeout", &self.statement_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The core's [`Store`] over PostgreSQL (one connection, reopened when it breaks).
+pub struct PgStore {
+    options: PgOptions,
+    /// `None` only while dropping (the connection is closed off the async threads).
+    client: RefCell<Option<Client>>,
+    /// First error since the last [`PgStore::take_error`] (reads take `&self`, hence the cell).
+    error: RefCell<Option<String>>,
+    in_transaction: bool,
+    /// When this node last scanned the simulated SIFEN's in-flight invoices (see `simulated_in_flight`).
+    last_scan: std::cell::Cell<Option<std::time::Instant>>,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore").finish_non_exhaustive()
+    }
+}
+
+fn env_name(env: Environment) -> &'static str {
+    match env {
+        Environment::Sandbox => "sandbox",
+        Environment::Production => "production",
+    }
+}
+
+fn sifen_due_at(i: &InvoiceRecord) -> Option<i64> {
+    (!i.transmission.is_idle()).then_some(i.transmission.due_at)
+}
+
+fn in_flight(i: &InvoiceRecord) -> bool {
+    // The contract of `Store::simulated_in_flight`; the core re-checks every record it gets.
+    i.environment == Environment::Sandbox
+        && i.simulate.is_none()
+        && matches!(i.status, Estado::Pending | Estado::Sent)
+}
+
+/// An error's text without the connection string (the driver never puts it there; its `Display` is the server's
+/// message and SQLSTATE).
+fn describe(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{} ({})", db.message(), db.code().code()),
+        None => e.to_string(),
+    }
+}
+
+fn connect(options: &PgOptions) -> Result<Client, String> {
+    let mut config: postgres::Config = options
+        .url
+        .parse()
+        .map_err(|e: postgres::Error| format!("--database: {}", describe(&e)))?;
+    let name = format!("kuatia/{}", options.node_id);
+    config.application_name(&name);
+    config.connect_timeout(Duration::from_secs(10));
+    // TLS through the system's OpenSSL (already linked for the SIFEN transport): the server's certificate is verified
+    // against the system's roots (+ `ca_file`) and its host name. The URL's `sslmode` decides: `prefer` (default)
+    // uses TLS when the server offers it, `require` refuses a plain connection, `disable` never tries.
+    let mut tls = openssl::ssl::SslConnector::builder(openssl::ssl::SslMethod::tls())
+        .map_err(|e| format!("TLS for PostgreSQL: {e}"))?;
+    if let Some(ca) = &options.ca_file {
+        tls.set_ca_file(ca)
+            .map_err(|e| format!("--database-ca {}: {e}", ca.display()))?;
+    }
+    let tls = postgres_openssl::MakeTlsConnector::new(tls.build());
+    let mut client = config
+        .connect(tls)
+        .map_err(|e| format!("connecting to PostgreSQL: {}", describe(&e)))?;
+    if let Some(t) = options.statement_timeout {
+        client
+            .batch_execute(&format!("SET statement_timeout = {}", t.as_millis()))
+            .map_err(|e| describe(&e))?;
+    }
+    Ok(client)
+}
+
+fn usize_of(n: i64) -> usize {
+    usize::try_from(n).unwrap_or(0)
+}
+
+fn i64_of(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// Most due deliveries one claim reads (each worker round takes a few per endpoint).
+const DELIVERY_BATCH: i64 = 64;
+
+/// How often a node reads the simulated SIFEN's in-flight invoices.
+const SCAN_EVERY: Duration = Duration::from_millis(250);
+
+const CLOSED: &str = "the PostgreSQL connection is closed";
+
+type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
+
+impl PgStore {
+    /// Connects and applies pending migrations (under an advisory lock: nodes starting together migrate once).
+    pub fn open(options: PgOptions) -> Result<PgStore, String> {
+        let client = connect(&options)?;
+        let mut store = PgStore {
+            options,
+            client: RefCell::new(Some(client)),
+            error: RefCell::new(None),
+            in_transaction: false,
+            last_scan: std::cell::Cell::new(None),
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn migrate(&mut self) -> Result<(), String> {
+        let Some(c) = self.client.get_mut().as_mut() else {
+            return Err(CLOSED.into());
+        };
+        let fail =
+            |e: postgres::Error| format!("migrating the PostgreSQL schema: {}", describe(&e));
+        c.execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
+            .map_err(fail)?;
+        let run = (|| -> Result<(), postgres::Error> {
+            c.batch_execute(
+                "CREATE TABLE IF NOT EXISTS kuatia_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)",
+            )?;
+            for (version, sql) in MIGRATIONS {
+                let done = c
+                    .query_opt(
+                        "SELECT version FROM kuatia_migrations WHERE version = $1",
+                        &[version],
+                    )?
+                    .is_some();
+                if done {
+                    continue;
+                }
+                let now = time::OffsetDateTime::now_utc().unix_timestamp();
+                let mut tx = c.transaction()?;
+                tx.batch_execute(sql)?;
+                tx.execute(
+                    "INSERT INTO kuatia_migrations (version, applied_at) VALUES ($1, $2)",
+                    &[version, &now],
+                )?;
+                tx.commit()?;
+                tracing::info!(version, "PostgreSQL migration applied");
+            }
+            Ok(())
+        })();
+        let unlock = c.execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK]);
+        run.map_err(fail)?;
+        unlock.map_err(fail)?;
+        Ok(())
+    }
+
+    /// Starts the request's transaction (reconnecting first if the connection broke).
+    pub fn begin(&mut self) -> Result<(), String> {
+        if self.in_transaction {
+            // A previous holder left a transaction open (it cannot happen without a panic): drop its writes.
+            self.rollback();
+        }
+        self.error.replace(None);
+        if self.client.get_mut().as_ref().is_none_or(|c| c.is_closed()) {
+            tracing::warn!("PostgreSQL connection lost; reconnecting");
+            *self.client.get_mut() = Some(connect(&self.options)?);
+        }
+        if let Err(e) = self.run(|c| c.batch_execute("BEGIN")) {
+            // A connection that died while idle: reconnect once and try again.
+            tracing::warn!(error = %e, "BEGIN failed; reconnecting");
+            *self.client.get_mut() = Some(connect(&self.options)?);
+            self.run(|c| c.batch_execute("BEGIN"))?;
+        }
+        self.in_transaction = true;
+        Ok(())
+    }
+
+    /// Commits, or rolls back when a statement failed since [`PgStore::begin`].
+    pub fn finish(&mut self) -> Result<(), String> {
+        if let Some(e) = self.take_error() {
+            self.rollback();
+            return Err(e);
+        }
+        self.in_transaction = false;
+        self.run(|c| c.batch_execute("COMMIT"))
+    }
+
+    fn rollback(&mut self) {
+        self.in_transaction = false;
+        let _ = self.run(|c| c.batch_execute("ROLLBACK"));
+    }
+
+    /// Runs `f` on the connection.
+    fn run<T>(
+        &self,
+        f: impl FnOnce(&mut Client) -> Result<T, postgres::Error>,
+    ) -> Result<T, String> {
+        match self.client.borrow_mut().as_mut() {
+            Some(c) => f(c).map_err(|e| describe(&e)),
+            None => Err(CLOSED.into()),
+        }
+    }
+
+    /// The first statement error since the last call, if any.
+    pub fn take_error(&self) -> Option<String> {
+        self.error.replace(None)
+    }
+
+    fn remember(&self, what: String) {
+        tracing::error!(error = %what, "postgres statement failed");
+        let mut slot = self.error.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(what);
+        }
+    }
+
+    fn rows(&self, sql: &str, params: Params) -> Vec<Row> {
+        match self.run(|c| c.query(sql, params)) {
+            Ok(r) => r,
+            Err(e) => {
+                self.remember(e);
+                Vec::new()
+            }
+        }
+    }
+
+    fn write(&self, sql: &str, params: Params) -> u64 {
+        match self.run(|c| c.execute(sql, params)) {
+            Ok(n) => n,
+            Err(e) => {
+                self.remember(e);
+                0
+            }
+        }
+    }
+
+    fn decode<T: DeserializeOwned>(&self, json: &str) -> Option<T> {
+        match serde_json::from_str(json) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.remember(format!("stored record does not decode: {e}"));
+                None
+            }
+        }
+    }
+
+    fn encode<T: serde::Serialize>(&self, v: &T) -> String {
+        serde_json::to_string(v).unwrap_or_else(|e| {
+            self.remember(format!("record does not encode: {e}"));
+            String::new()
+        })
+    }
+
+    fn get<T: for<'a> postgres::types::FromSql<'a>>(&self, row: &Row, i: usize) -> Option<T> {
+        match row.try_get(i) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.remember(describe(&e));
+                None
+            }
+        }
+    }
+
+    fn query_json<T: DeserializeOwned>(&self, sql: &str, params: Params) -> Vec<T> {
+        self.rows(sql, params)
+            .iter()
+            .filter_map(|r| self.get::<String>(r, 0))
+            .filter_map(|j| self.decode(&j))
+            .collect()
+    }
+
+    fn one_json<T: DeserializeOwned>(&self, sql: &str, params: Params) -> Option<T> {
+        self.query_json(sql, params).into_iter().next()
+    }
+
+    fn count(&self, sql: &str, params: Params) -> usize {
+        self.rows(sql, params)
+            .first()
+            .and_then(|r| self.get::<i64>(r, 0))
+            .map(usize_of)
+            .unwrap_or(0)
+    }
+
+    /// A host setting (e.g. the id of the account created on first start).
+    pub fn meta(&self, key: &str) -> Option<String> {
+        let rows = self.rows("SELECT value FROM meta WHERE key = $1", &[&key]);
+        rows.first().and_then(|r| self.get(r, 0))
+    }
+
+    /// Sets a host setting.
+    pub fn set_meta(&mut self, key: &str, value: &str) {
+        self.write(
+            "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            &[&key, &value],
+        );
+    }
+
+    /// Holds the setup lock until the transaction ends (nodes starting together create one first account).
+    pub fn lock_setup(&mut self) {
+        self.write("SELECT pg_advisory_xact_lock($1)", &[&(MIGRATION_LOCK + 1)]);
+    }
+
+    /// Stores (or replaces) an account's production P12 with the name of the environment variable holding its
+    /// password at start.
+    pub fn put_certificate(
+        &mut self,
+        account_id: &str,
+        p12: &[u8],
+        password_env: &str,
+        subject: &str,
+        not_after: &str,
+    ) {
+        let now = time::OffsetDateTime::now_utc().unix_timestamp();
+        self.write(
+            "INSERT INTO certificates (account_id, p12, password_env, subject, not_after, stored_at)
+             VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (account_id) DO UPDATE SET p12 = excluded.p12, password_env = excluded.password_env,
+                 subject = excluded.subject, not_after = excluded.not_after, stored_at = excluded.stored_at",
+            &[&account_id, &p12, &password_env, &subject, &not_after, &now],
+        );
+    }
+
+    /// Every stored production certificate: `(account_id, p12, password_env)`.
+    pub fn certificates(&self) -> Vec<(String, Vec<u8>, String)> {
+        self.rows(
+            "SELECT account_id, p12, password_env FROM certificates ORDER BY account_id",
+            &[],
+        )
+        .iter()
+        .filter_map(|r| Some((self.get(r, 0)?, self.get(r, 1)?, self.get(r, 2)?)))
+        .collect()
+    }
+
+    /// Number of stored invoices (all accounts), for logs and tests.
+    pub fn invoice_count(&self) -> usize {
+        self.count("SELECT COUNT(*) FROM invoices", &[])
+    }
+
+    fn numbering_failed(&self, e: String) -> Finding {
+        let f = Finding::new(
+            code::NUMBERING_UNAVAILABLE,
+            "",
+            format!("the numbering database cannot be written: {e}"),
+        );
+        self.remember(f.message.clone());
+        f
+    }
+}
+
+impl Drop for PgStore {
+    fn drop(&mut self) {
+        // The sync client blocks on its own runtime to close; on an async worker thread that would panic, so the
+        // connection is closed from a thread of its own there.
+        if let Some(client) = self.client.get_mut().take() {
+            if tokio::runtime::Handle::try_current().is_ok() {
+                let _ = std::thread::Builder::new()
+                    .name("kuatia-pg-close".into())
+                    .spawn(move || drop(client));
+            } else {
+                drop(client);
+            }
+        }
+    }
+}
+
+impl Store for PgStore {
+    fn find_key(&self, key_id: &str) -> Option<(String, StoredKey)> {
+        let rows = self.rows(
+            "SELECT account_id, json FROM api_keys WHERE key_id = $1",
+            &[&key_id],
+        );
+        let row = rows.first()?;
+        let account: String = self.get(row, 0)?;
+        let json: String = self.get(row, 1)?;
+        Some((account, self.decode(&json)?))
+    }
+
+    fn account(&self, id: &str) -> Option<Account> {
+        self.one_json("SELECT json FROM accounts WHERE id = $1", &[&id])
+    }
+
+    fn put_account(&mut self, account: Account) {
+        let json = self.encode(&account);
+        self.write(
+            "INSERT INTO accounts (id, json, created_at) VALUES ($1, $2, $3)
+             ON CONFLICT (id) DO UPDATE SET json = excluded.json",
+            &[&account.id, &json, &account.created_at],
+        );
+        for k in &account.keys {
+            let key_json = self.encode(k);
+            self.write(
+                "INSERT INTO api_keys (key_id, account_id, json) VALUES ($1, $2, $3)
+                 ON CONFLICT (key_id) DO UPDATE SET account_id = excluded.account_id, json = excluded.json",
+                &[&k.key_id, &account.id, &key_json],
+            );
+        }
+    }
+
+    fn insert_invoice(&mut self, invoice: InvoiceRecord) {
+        let json = self.encode(&invoice);
+        self.write(
+            "INSERT INTO invoices (id, account_id, environment, in_flight, sifen_due_at, json,
+                                   status, created_at, cdc, numero, receptor_ruc, tipo_documento)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+            &[
+                &invoice.id,
+                &invoice.account_id,
+                &env_name(invoice.environment),
+                &in_flight(&invoice),
+                &sifen_due_at(&invoice),
+                &json,
+                &invoice.status.as_str(),
+                &invoice.created_at,
+                &invoice.cdc,
+                &invoice.numero,
+                &invoice.receptor_ruc,
+                &i16::from(invoice.tipo_documento),
+            ],
+        );
+    }
+
+    fn invoice(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
+        self.one_json(
+            "SELECT json FROM invoices WHERE id = $1 AND account_id = $2",
+            &[&id, &account_id],
+        )
+    }
+
+    fn update_invoice(&mut self, invoice: InvoiceRecord) {
+        let json = self.encode(&invoice);
+        self.write(
+            "UPDATE invoices SET in_flight = $2, sifen_due_at = $3, json = $4, status = $5 WHERE id = $1",
+            &[
+                &invoice.id,
+                &in_flight(&invoice),
+                &sifen_due_at(&invoice),
+                &json,
+                &invoice.status.as_str(),
+            ],
+        );
+    }
+
+    fn list_invoices(
+        &self,
+        account_id: &str,
+        env: Environment,
+        query: &InvoiceQuery,
+    ) -> (Vec<InvoiceRecord>, usize) {
+        // The filters of `InvoiceQuery::matches`, as SQL over the columns.
+        let mut filter = String::from("account_id = $1 AND environment = $2");
+        let mut args: Vec<Box<dyn ToSql + Sync>> =
+            vec![Box::new(account_id.to_string()), Box::new(env_name(env))];
+        fn add(
+            filter: &mut String,
+            args: &mut Vec<Box<dyn ToSql + Sync>>,
+            sql: &str,
+            v: Box<dyn ToSql + Sync>,
+        ) {
+            args.push(v);
+            filter.push_str(&sql.replace('?', &format!("${}", args.len())));
+        }
+        if let Some(s) = query.status {
+            add(
+                &mut filter,
+                &mut args,
+                " AND status = ?",
+                Box::new(s.as_str()),
+            );
+        }
+        if let Some(t) = query.created_from {
+            add(&mut filter, &mut args, " AND created_at >= ?", Box::new(t));
+        }
+        if let Some(t) = query.created_to {
+            add(&mut filter, &mut args, " AND created_at < ?", Box::new(t));
+        }
+        if let Some(c) = &query.cdc {
+            add(&mut filter, &mut args, " AND cdc = ?", Box::new(c.clone()));
+        }
+        if let Some(n) = &query.numero {
+            add(
+                &mut filter,
+                &mut args,
+                " AND numero = ?",
+                Box::new(n.clone()),
+            );
+        }
+        if let Some(r) = &query.receptor_ruc {
+            add(
+                &mut filter,
+                &mut args,
+                " AND receptor_ruc = ?",
+                Box::new(r.clone()),
+            );
+        }
+        if let Some(t) = query.tipo_documento {
+            add(
+                &mut filter,
+                &mut args,
+                " AND tipo_documento = ?",
+                Box::new(i16::from(t)),
+            );
+        }
+        let total = {
+            let refs: Vec<&(dyn ToSql + Sync)> = args.iter().map(|b| b.as_ref()).collect();
+            self.count(
+                &format!("SELECT COUNT(*) FROM invoices WHERE {filter}"),
+                &refs,
+            )
+        };
+        let (cmp, order) = if query.ascending {
+            (">", "ASC")
+        } else {
+            ("<", "DESC")
+        };
+        if let Some(after) = &query.starting_after {
+            add(
+                &mut filter,
+                &mut args,
+                &format!(" AND seq {cmp} (SELECT seq FROM invoices WHERE id = ?)"),
+                Box::new(after.clone()),
+            );
+        }
+        let n = args.len();
+        args.push(Box::new(i64_of(query.limit)));
+        args.push(Box::new(i64_of(query.offset)));
+        let refs: Vec<&(dyn ToSql + Sync)> = args.iter().map(|b| b.as_ref()).collect();
+        let items = self.query_json(
+            &format!(
+                "SELECT json FROM invoices WHERE {filter} ORDER BY seq {order} LIMIT ${} OFFSET ${}",
+                n + 1,
+                n + 2
+            ),
+            &refs,
+        );
+        (items, total)
+    }
+
+    fn simulated_in_flight(&self) -> Vec<InvoiceRecord> {
+        // The core asks on every request (it ticks first). SQLite keeps these rows in memory, which no node can do
+        // with a shared database, so a node reads them at most every SCAN_EVERY (the simulated SIFEN counts in
+        // seconds; the background tick runs meanwhile). Rows another node's transaction is moving are skipped.
+        let now = std::time::Instant::now();
+        if self
+            .last_scan
+            .get()
+            .is_some_and(|t| now.duration_since(t) < SCAN_EVERY)
+        {
+            return Vec::new();
+        }
+        self.last_scan.set(Some(now));
+        self.query_json(
+            "SELECT json FROM invoices WHERE in_flight ORDER BY seq FOR UPDATE SKIP LOCKED",
+            &[],
+        )
+    }
+
+    fn sifen_due(&self, now: i64, limit: usize) -> Vec<InvoiceRecord> {
+        // Claimed: the core writes each one back with its lease in this transaction; other nodes skip them.
+        self.query_json(
+            "SELECT json FROM invoices WHERE sifen_due_at IS NOT NULL AND sifen_due_at <= $1
+             ORDER BY sifen_due_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED",
+            &[&now, &i64_of(limit)],
+        )
+    }
+
+    fn insert_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook) {
+        let json = self.encode(&webhook);
+        self.write(
+            "INSERT INTO webhooks (id, account_id, environment, json) VALUES ($1, $2, $3, $4)",
+            &[&webhook.id, &account_id, &env_name(env), &json],
+        );
+    }
+
+    fn webhooks(&self, account_id: &str, env: Environment) -> Vec<Webhook> {
+        self.query_json(
+            "SELECT json FROM webhooks WHERE account_id = $1 AND environment = $2 ORDER BY seq",
+            &[&account_id, &env_name(env)],
+        )
+    }
+
+    fn webhook(&self, account_id: &str, env: Environment, id: &str) -> Option<Webhook> {
+        self.one_json(
+            "SELECT json FROM webhooks WHERE id = $1 AND account_id = $2 AND environment = $3",
+            &[&id, &account_id, &env_name(env)],
+        )
+    }
+
+    fn update_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook) {
+        let json = self.encode(&webhook);
+        self.write(
+            "UPDATE webhooks SET json = $4 WHERE id = $1 AND account_id = $2 AND environment = $3",
+            &[&webhook.id, &account_id, &env_name(env), &json],
+        );
+    }
+
+    fn delete_webhook(&mut self, account_id: &str, env: Environment, id: &str) -> bool {
+        self.write(
+            "DELETE FROM webhooks WHERE id = $1 AND account_id = $2 AND environment = $3",
+            &[&id, &account_id, &env_name(env)],
+        ) > 0
+    }
+
+    fn accounts(&self) -> Vec<Account> {
+        self.query_json("SELECT json FROM accounts ORDER BY created_at, seq", &[])
+    }
+
+    fn reserve_number(
+        &mut self,
+        account_id: &str,
+        env: Environment,
+        key: &NumberingKey,
+    ) -> Result<u32, Finding> {
+        let seq = sequence(key);
+        let env = env_name(env);
+        // The upsert locks the sequence's row until the transaction ends: a concurrent node waits, then reads the
+        // committed `last` and goes past it. A rolled-back transaction hands its number back with its document.
+        let row = self
+            .run(|c| {
+                c.query_opt(
+                "INSERT INTO numbering AS n (account_id, environment, sequence, last) VALUES ($1, $2, $3, 1)
+                 ON CONFLICT (account_id, environment, sequence) DO UPDATE SET last = n.last + 1
+                 WHERE n.last < $4
+                 RETURNING last",
+                &[&account_id, &env, &seq, &i64::from(MAX_NUMERO)],
+                )
+            })
+            .map_err(|e| self.numbering_failed(e))?;
+        let last: i64 = match row {
+            Some(r) => r
+                .try_get(0)
+                .map_err(|e| self.numbering_failed(describe(&e)))?,
+            None => return Err(numbering::exhausted(key)),
+        };
+        let numero = u32::try_from(last).map_err(|_| numbering::exhausted(key))?;
+        self.run(|c| {
+            c.execute(
+                "INSERT INTO number_reservations (account_id, environment, sequence, numero, cdc)
+                 VALUES ($1, $2, $3, $4, NULL)",
+                &[&account_id, &env, &seq, &last],
+            )
+        })
+        .map_err(|e| self.numbering_failed(e))?;
+        Ok(numero)
+    }
+
+    fn confirm_number(
+        &mut self,
+        account_id: &str,
+        env: Environment,
+        key: &NumberingKey,
+        numero: u32,
+        cdc: &str,
+    ) -> Result<(), Finding> {
+        let seq = sequence(key);
+        let changed = self
+            .run(|c| {
+                c.execute(
+                "UPDATE number_reservations SET cdc = $5
+                 WHERE account_id = $1 AND environment = $2 AND sequence = $3 AND numero = $4 AND cdc IS NULL",
+                &[
+                    &account_id,
+                    &env_name(env),
+                    &seq,
+                    &i64::from(numero),
+                    &cdc,
+                ],
+                )
+            })
+            .map_err(|e| self.numbering_failed(e))?;
+        if changed == 1 {
+            Ok(())
+        } else {
+            Err(numbering::not_reserved(key, numero))
+        }
+    }
+
+    fn number_gaps(&self, account_id: &str, env: Environment) -> Result<Vec<Gap>, Finding> {
+        let rows = self
+            .run(|c| {
+                c.query(
+                "SELECT sequence, numero FROM number_reservations
+                 WHERE account_id = $1 AND environment = $2 AND cdc IS NULL ORDER BY sequence, numero",
+                &[&account_id, &env_name(env)],
+            )
+            })
+            .map_err(|e| {
+                Finding::new(
+                    code::NUMBERING_UNAVAILABLE,
+                    "",
+                    format!("the numbering database cannot be read: {e}"),
+                )
+            })?;
+        let corrupt = |why: String| {
+            Finding::new(
+                code::NUMBERING_STATE_CORRUPT,
+                "",
+                format!("a stored reservation does not decode ({why})"),
+            )
+        };
+        rows.iter()
+            .map(|r| {
+                let seq: String = r.try_get(0).map_err(|e| corrupt(e.to_string()))?;
+                let numero: i64 = r.try_get(1).map_err(|e| corrupt(e.to_string()))?;
+                let key: NumberingKey =
+                    serde_json::from_str(&seq).map_err(|e| corrupt(e.to_string()))?;
+                let numero = u32::try_from(numero).map_err(|e| corrupt(e.to_string()))?;
+                Ok(Gap { key, numero })
+            })
+            .collect()
+    }
+
+    fn idempotent(
+        &self,
+        account_id: &str,
+        env: Environment,
+        key: &str,
+    ) -> Option<(String, HttpResponse)> {
+        // Requests with one key queue here, across nodes, until the first one's transaction ends; then the row it
+        // stored is visible (READ COMMITTED reads as of each statement).
+        let lock = format!("{account_id}\u{1f}{}\u{1f}{key}", env_name(env));
+        self.write(
+            "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+            &[&lock],
+        );
+        let rows = self.rows(
+            "SELECT body_hash, response FROM idempotency
+             WHERE account_id = $1 AND environment = $2 AND key = $3",
+            &[&account_id, &env_name(env), &key],
+        );
+        let row = rows.first()?;
+        let hash: String = self.get(row, 0)?;
+        let json: String = self.get(row, 1)?;
+        Some((hash, self.decode(&json)?))
+    }
+
+    fn put_idempotent(
+        &mut self,
+        account_id: &str,
+        env: Environment,
+        key: &str,
+        body_hash: String,
+        response: HttpResponse,
+    ) {
+        let json = self.encode(&response);
+        // The primary key is the unique constraint: a second answer for one key fails the whole transaction (so
+        // its invoice and number are not kept) and the client's retry replays the first answer.
+        self.write(
+            "INSERT INTO idempotency (account_id, environment, key, body_hash, response)
+             VALUES ($1, $2, $3, $4, $5)",
+            &[&account_id, &env_name(env), &key, &body_hash, &json],
+        );
+    }
+
+    fn put_delivery(&mut self, delivery: Delivery) {
+        let json = self.encode(&delivery);
+        self.write(
+            "INSERT INTO deliveries (id, status, next_attempt_at, webhook_id, created_at, json)
+             VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (id) DO UPDATE SET status = excluded.status,
+                 next_attempt_at = excluded.next_attempt_at, json = excluded.json",
+            &[
+                &delivery.id,
+                &delivery.status,
+                &delivery.next_attempt_at,
+                &delivery.webhook_id,
+                &delivery.first_due_at,
+                &json,
+            ],
+        );
+    }
+
+    fn due_deliveries(&self, now: i64) -> Vec<Delivery> {
+        // Claimed like SIFEN jobs: `Service::claim_deliveries` writes each one back with its lease. A batch of the
+        // earliest due, not the whole backlog: a worker takes a few per endpoint each round, and reading (and locking)
+        // thousands of rows per round to keep four made a backlog drain at a few per second.
+        self.query_json(
+            "SELECT json FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1
+             ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED",
+            &[&now, &DELIVERY_BATCH],
+        )
+    }
+
+    fn delivery(&self, id: &str) -> Option<Delivery> {
+        self.one_json("SELECT json FROM deliveries WHERE id = $1", &[&id])
+    }
+
+    fn webhook_deliveries(
+        &self,
+        webhook_id: &str,
+        offset: usize,
+        limit: usize,
+    ) -> (Vec<Delivery>, usize) {
+        let total = self.count(
+            "SELECT COUNT(*) FROM deliveries WHERE webhook_id = $1",
+            &[&webhook_id],
+        );
+        let items = self.query_json(
+            "SELECT json FROM deliveries WHERE webhook_id = $1
+             ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3",
+            &[&webhook_id, &i64_of(limit), &i64_of(offset)],
+        );
+        (items, total)
+    }
+
+    fn panel_record(&self, key: &str) -> Option<String> {
+        self.meta(&format!("panel:{key}"))
+    }
+
+    fn put_panel_record(&mut self, key: &str, value: Option<&str>) {
+        let key = format!("panel:{key}");
+        match value {
+            Some(v) => self.set_meta(&key, v),
+            None => {
+                self.write("DELETE FROM meta WHERE key = $1", &[&key]);
+            }
+        }
+    }
+}

@@ -1,0 +1,385 @@
+//! The PostgreSQL store against a real server (run through `scripts/pg-test.sh`, which starts one and passes its URL
+//! in `KUATIA_TEST_DATABASE_URL`): the same store and numbering conformance suites SQLite and the in-memory store
+//! pass, migrations under concurrent starts, and the cross-connection rules (numbers, idempotency keys, claimed work)
+//! that several nodes rely on. Without the URL these tests fail: they never skip.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use kuatia_core::api::auth::Environment;
+use kuatia_core::api::store::conformance;
+use kuatia_core::api::transmit::Transmission;
+use kuatia_core::api::webhook::Delivery;
+use kuatia_core::api::{HttpResponse, InvoiceRecord, Store, StoreNumbering};
+use kuatia_core::lifecycle::Estado;
+use kuatia_core::numbering::{self, Gap, Numbering, NumberingKey};
+use kuatia_core::Finding;
+use kuatia_server::pg::{PgOptions, PgStore};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::Duration;
+
+/// The test server's URL; fails (never skips) without it.
+fn server_url() -> String {
+    std::env::var("KUATIA_TEST_DATABASE_URL").unwrap_or_else(|_| {
+        panic!(
+            "KUATIA_TEST_DATABASE_URL is not set: run these tests with \
+             `bash scripts/pg-test.sh cargo test -p kuatia-server --test pg` (it starts a PostgreSQL server)"
+        )
+    })
+}
+
+/// A new, empty database on the test server; its URL.
+fn fresh_database(tag: &str) -> String {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let url = server_url();
+    let name = format!(
+        "kuatia_{tag}_{}_{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    );
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    admin
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .unwrap();
+    let base = url.rsplit_once('/').unwrap().0;
+    format!("{base}/{name}")
+}
+
+fn options(url: &str, node: &str) -> PgOptions {
+    PgOptions {
+        url: url.to_string(),
+        statement_timeout: Some(Duration::from_secs(20)),
+        node_id: node.to_string(),
+        // The test server offers TLS (scripts/pg-test.sh): verified against its CA.
+        ca_file: std::env::var_os("KUATIA_TEST_DATABASE_CA").map(Into::into),
+    }
+}
+
+fn open(url: &str) -> PgStore {
+    PgStore::open(options(url, "test")).unwrap()
+}
+
+#[test]
+fn the_postgres_store_keeps_the_listing_contract() {
+    let url = fresh_database("list");
+    let mut s = open(&url);
+    assert_eq!(conformance::list_invoices(&mut s), Ok(()));
+    assert_eq!(s.take_error(), None);
+}
+
+/// One account environment of the store, as the pipeline sees it.
+struct Scoped(PgStore);
+
+impl Numbering for Scoped {
+    fn reserve(&mut self, key: &NumberingKey) -> Result<u32, Finding> {
+        StoreNumbering {
+            store: &mut self.0,
+            account_id: "acct_1",
+            env: Environment::Production,
+        }
+        .reserve(key)
+    }
+    fn confirm(&mut self, key: &NumberingKey, numero: u32, cdc: &str) -> Result<(), Finding> {
+        StoreNumbering {
+            store: &mut self.0,
+            account_id: "acct_1",
+            env: Environment::Production,
+        }
+        .confirm(key, numero, cdc)
+    }
+    fn gaps(&self) -> Result<Vec<Gap>, Finding> {
+        self.0.number_gaps("acct_1", Environment::Production)
+    }
+}
+
+#[test]
+fn the_postgres_store_keeps_the_numbering_contract() {
+    let url = fresh_database("numbering");
+    numbering::conformance::check::<Scoped>(&mut |prev| {
+        drop(prev);
+        Scoped(open(&url))
+    })
+    .unwrap();
+}
+
+#[test]
+fn nodes_starting_together_migrate_once() {
+    let url = fresh_database("migrate");
+    let start = Arc::new(Barrier::new(6));
+    let nodes: Vec<_> = (0..6)
+        .map(|n| {
+            let (url, start) = (url.clone(), start.clone());
+            std::thread::spawn(move || {
+                start.wait();
+                PgStore::open(options(&url, &format!("node{n}"))).map(|_| ())
+            })
+        })
+        .collect();
+    for n in nodes {
+        n.join().unwrap().unwrap();
+    }
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let rows: i64 = c
+        .query_one("SELECT COUNT(*) FROM kuatia_migrations", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(rows, 1);
+}
+
+fn key() -> NumberingKey {
+    NumberingKey {
+        tipo_documento: 1,
+        timbrado: "12345678".into(),
+        establecimiento: "001".into(),
+        punto: "001".into(),
+    }
+}
+
+#[test]
+fn concurrent_nodes_never_share_a_number_and_rolled_back_ones_are_reused_not_lost() {
+    let url = fresh_database("race");
+    drop(open(&url));
+    let per_node = 150;
+    let nodes: Vec<_> = (0..4)
+        .map(|n| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                let mut s = PgStore::open(options(&url, &format!("node{n}"))).unwrap();
+                let mut kept = Vec::new();
+                for i in 0..per_node {
+                    s.begin().unwrap();
+                    let numero = s
+                        .reserve_number("acct", Environment::Production, &key())
+                        .unwrap();
+                    if i % 10 == 3 {
+                        // A request that fails after reserving: its transaction (and number) is rolled back.
+                        s.put_idempotent(
+                            "acct",
+                            Environment::Production,
+                            "dup",
+                            "h".into(),
+                            HttpResponse {
+                                status: 201,
+                                headers: Vec::new(),
+                                body: Vec::new(),
+                            },
+                        );
+                        s.put_idempotent(
+                            "acct",
+                            Environment::Production,
+                            "dup",
+                            "h".into(),
+                            HttpResponse {
+                                status: 201,
+                                headers: Vec::new(),
+                                body: Vec::new(),
+                            },
+                        );
+                        assert!(s.finish().is_err(), "a duplicate idempotency key fails");
+                        continue;
+                    }
+                    let cdc = format!("cdc-{numero}");
+                    s.confirm_number("acct", Environment::Production, &key(), numero, &cdc)
+                        .unwrap();
+                    s.finish().unwrap();
+                    kept.push(numero);
+                }
+                kept
+            })
+        })
+        .collect();
+    let mut all: Vec<u32> = nodes.into_iter().flat_map(|n| n.join().unwrap()).collect();
+    all.sort_unstable();
+    let n = all.len();
+    all.dedup();
+    assert_eq!(all.len(), n, "a number was handed out twice");
+    // Committed numbers are 1..=n without holes: a rolled-back reservation left nothing behind.
+    assert_eq!(all, (1..=u32::try_from(n).unwrap()).collect::<Vec<_>>());
+    let s = open(&url);
+    assert_eq!(
+        s.number_gaps("acct", Environment::Production).unwrap(),
+        vec![]
+    );
+}
+
+#[test]
+fn a_second_node_with_the_same_idempotency_key_waits_and_replays_the_first_answer() {
+    let url = fresh_database("idem");
+    let mut a = open(&url);
+    a.begin().unwrap();
+    assert!(a.idempotent("acct", Environment::Sandbox, "k1").is_none());
+    let url2 = url.clone();
+    let second = std::thread::spawn(move || {
+        let mut b = open(&url2);
+        b.begin().unwrap();
+        let seen = b.idempotent("acct", Environment::Sandbox, "k1");
+        b.finish().unwrap();
+        seen
+    });
+    // The second request is queued on the key's lock (not merely slow) before the first one answers.
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let waiting: i64 = admin
+            .query_one(
+                "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+                 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        if waiting == 1 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the second request never queued"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let answer = HttpResponse {
+        status: 201,
+        headers: vec![("Content-Type".into(), "application/json".into())],
+        body: b"{\"ok\":true}".to_vec(),
+    };
+    a.put_idempotent(
+        "acct",
+        Environment::Sandbox,
+        "k1",
+        "hash".into(),
+        answer.clone(),
+    );
+    a.finish().unwrap();
+    assert_eq!(second.join().unwrap(), Some(("hash".to_string(), answer)));
+    // The key is scoped by environment: a live key does not see the sandbox answer.
+    let b = open(&url);
+    assert!(b
+        .idempotent("acct", Environment::Production, "k1")
+        .is_none());
+}
+
+fn production_invoice(n: usize, due: i64) -> InvoiceRecord {
+    InvoiceRecord {
+        id: format!("fact_{n:04}"),
+        account_id: "acct".into(),
+        environment: Environment::Production,
+        status: Estado::Pending,
+        cdc: format!("{n:044}"),
+        numero: format!("001-001-{n:07}"),
+        tipo_documento: 1,
+        fecha_emision: "2025-01-01T00:00:00".into(),
+        total: Some("1000".into()),
+        moneda: Some("PYG".into()),
+        simulate: None,
+        sifen_errors: Vec::new(),
+        protocolo: None,
+        xml: String::new(),
+        qr: String::new(),
+        signed: true,
+        created_at: 1_700_000_000,
+        updated_at: 1_700_000_000,
+        transmission: Transmission::start(due),
+        tipo_emision: 1,
+        sent_at: None,
+        receptor_ruc: None,
+        approved_at: None,
+        cancellation: None,
+    }
+}
+
+#[test]
+fn due_work_is_claimed_by_one_node_at_a_time() {
+    let url = fresh_database("claim");
+    let mut setup = open(&url);
+    for n in 0..10 {
+        setup.insert_invoice(production_invoice(n, 100));
+    }
+    setup.put_delivery(Delivery {
+        id: "dlv_1".into(),
+        account_id: "acct".into(),
+        environment: Environment::Production,
+        webhook_id: "wh_1".into(),
+        url: "https://example.com/hook".into(),
+        event_id: "evt_1".into(),
+        headers: Vec::new(),
+        body: "{}".into(),
+        attempts: 0,
+        next_attempt_at: 100,
+        first_due_at: 100,
+        status: "pending".into(),
+        log: Vec::new(),
+    });
+    assert_eq!(setup.take_error(), None);
+    let (mut a, mut b) = (open(&url), open(&url));
+    a.begin().unwrap();
+    let mine = a.sifen_due(200, 4);
+    assert_eq!(mine.len(), 4);
+    assert_eq!(a.due_deliveries(200).len(), 1);
+    b.begin().unwrap();
+    let theirs = b.sifen_due(200, 100);
+    assert_eq!(theirs.len(), 6, "rows another node holds are skipped");
+    assert!(theirs.iter().all(|t| mine.iter().all(|m| m.id != t.id)));
+    assert!(b.due_deliveries(200).is_empty());
+    // The claim writes a lease; once committed, nobody takes the job again before it ends.
+    for mut r in mine {
+        r.transmission.due_at = 500;
+        a.update_invoice(r);
+    }
+    a.finish().unwrap();
+    b.finish().unwrap();
+    b.begin().unwrap();
+    assert_eq!(b.sifen_due(200, 100).len(), 6);
+    assert_eq!(b.sifen_due(500, 100).len(), 10, "after the lease");
+    b.finish().unwrap();
+}
+
+#[test]
+fn a_broken_connection_is_reopened_at_the_next_transaction() {
+    let url = fresh_database("reconnect");
+    let mut s = PgStore::open(options(&url, "reconnect-victim")).unwrap();
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    admin
+        .execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE application_name = 'kuatia/reconnect-victim'",
+            &[],
+        )
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    s.begin().unwrap();
+    s.insert_invoice(production_invoice(1, 100));
+    s.finish().unwrap();
+    assert_eq!(s.invoice_count(), 1);
+}
+
+#[test]
+fn tls_is_required_and_verified_when_the_url_asks_for_it() {
+    let url = fresh_database("tls");
+    let ca = std::env::var("KUATIA_TEST_DATABASE_CA")
+        .expect("scripts/pg-test.sh sets KUATIA_TEST_DATABASE_CA");
+    let required = format!("{url}?sslmode=require");
+    let mut s = PgStore::open(PgOptions {
+        ca_file: Some(ca.into()),
+        ..options(&required, "tls")
+    })
+    .unwrap();
+    s.begin().unwrap();
+    s.set_meta("probe", "1");
+    s.finish().unwrap();
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let ssl: bool = admin
+        .query_one(
+            "SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid)
+             WHERE a.application_name = 'kuatia/tls'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert!(ssl, "the store's connection uses TLS");
+    // A server certificate nobody vouches for is refused (the test CA is not a system root).
+    let err = PgStore::open(PgOptions {
+        ca_file: None,
+        ..options(&required, "tls-unverified")
+    })
+    .unwrap_err();
+    assert!(err.contains("connecting to PostgreSQL"), "{err}");
+}
