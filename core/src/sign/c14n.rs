@@ -188,11 +188,39 @@ pub(crate) fn canonicalize_subtrees<const N: usize>(
     xml: &str,
     jobs: [Job<'_, '_>; N],
 ) -> [Result<Subtree, C14nError>; N] {
-    let mut states = jobs.map(|job| State {
+    let mut states = states_for(xml.len(), jobs);
+    let result = run(xml, &mut states);
+    finish_all(states, result)
+}
+
+/// The events of one parse of a document with the byte offsets before and after each (its `Eof` included), and
+/// how that parse ended: `Some` with the reader's error when it stopped on one. Verification records them while it
+/// scans for the `Signature`, so the canonicalization does not parse the document again.
+pub(crate) struct Recorded<'x> {
+    /// Every event read, in order.
+    pub events: Vec<(Event<'x>, usize, usize)>,
+    /// The reader's error that ended the parse, converted as [`canonicalize_subtrees`] converts it.
+    pub error: Option<C14nError>,
+}
+
+/// [`canonicalize_subtrees`] over recorded events of a document of `len` bytes: the same results as parsing it
+/// again with the same reader settings (tested in `jobs_in_one_parse_match_separate_parses`).
+pub(crate) fn canonicalize_recorded<const N: usize>(
+    recorded: &Recorded<'_>,
+    len: usize,
+    jobs: [Job<'_, '_>; N],
+) -> [Result<Subtree, C14nError>; N] {
+    let mut states = states_for(len, jobs);
+    let result = replay(recorded, &mut states);
+    finish_all(states, result)
+}
+
+fn states_for<'m, 't, const N: usize>(len: usize, jobs: [Job<'m, 't>; N]) -> [State<'m, 't>; N] {
+    jobs.map(|job| State {
         method: job.method,
         target: job.target,
         exclude: job.exclude,
-        out: Vec::with_capacity(xml.len() / N + 64),
+        out: Vec::with_capacity(len / N + 64),
         depth: 0,
         ns: Vec::new(),
         ns_marks: Vec::new(),
@@ -209,8 +237,14 @@ pub(crate) fn canonicalize_subtrees<const N: usize>(
         seen_root: false,
         failed: None,
         finished: false,
-    });
-    match run(xml, &mut states) {
+    })
+}
+
+fn finish_all<const N: usize>(
+    states: [State<'_, '_>; N],
+    result: Result<(), C14nError>,
+) -> [Result<Subtree, C14nError>; N] {
+    match result {
         Ok(()) => states.map(State::finish),
         Err(e) => states.map(|st| {
             if st.finished {
@@ -230,29 +264,52 @@ fn run(xml: &str, states: &mut [State<'_, '_>]) -> Result<(), C14nError> {
         let before = pos(&reader);
         let event = reader.read_event()?;
         let after = pos(&reader);
-        if let Event::DocType(_) = event {
-            return Err(C14nError::malformed(
-                "DOCTYPE is not allowed (no DTDs or entity declarations)",
-            ));
-        }
-        if let Event::Eof = event {
-            return Ok(());
-        }
-        let mut running = false;
-        for st in states.iter_mut().filter(|st| !st.finished) {
-            if let Err(e) = st.event(&event, before, after) {
-                st.failed = Some(e);
-                st.finished = true;
-                continue;
-            }
-            // With an offset target nothing later can change the result.
-            st.finished = st.done && matches!(st.target, Target::Offset(_));
-            running |= !st.finished;
-        }
-        if !running {
+        if !feed(states, &event, before, after)? {
             return Ok(());
         }
     }
+}
+
+/// [`run`] over recorded events.
+fn replay(recorded: &Recorded<'_>, states: &mut [State<'_, '_>]) -> Result<(), C14nError> {
+    for (event, before, after) in &recorded.events {
+        if !feed(states, event, *before, *after)? {
+            return Ok(());
+        }
+    }
+    match &recorded.error {
+        Some(e) => Err(e.clone()),
+        None => Ok(()),
+    }
+}
+
+/// Gives one event to the states still running; `Ok(false)` once none is (or at the end of the document).
+fn feed(
+    states: &mut [State<'_, '_>],
+    event: &Event<'_>,
+    before: usize,
+    after: usize,
+) -> Result<bool, C14nError> {
+    if let Event::DocType(_) = event {
+        return Err(C14nError::malformed(
+            "DOCTYPE is not allowed (no DTDs or entity declarations)",
+        ));
+    }
+    if let Event::Eof = event {
+        return Ok(false);
+    }
+    let mut running = false;
+    for st in states.iter_mut().filter(|st| !st.finished) {
+        if let Err(e) = st.event(event, before, after) {
+            st.failed = Some(e);
+            st.finished = true;
+            continue;
+        }
+        // With an offset target nothing later can change the result.
+        st.finished = st.done && matches!(st.target, Target::Offset(_));
+        running |= !st.finished;
+    }
+    Ok(running)
 }
 
 impl State<'_, '_> {
@@ -331,7 +388,8 @@ impl State<'_, '_> {
     }
 }
 
-fn pos(reader: &Reader<&[u8]>) -> usize {
+/// The reader's byte offset.
+pub(crate) fn pos(reader: &Reader<&[u8]>) -> usize {
     usize::try_from(reader.buffer_position()).unwrap_or(usize::MAX)
 }
 
@@ -465,6 +523,9 @@ impl State<'_, '_> {
         self.ns_marks.push(self.ns.len());
         self.attrs.clear();
         let mut is_target = matches!(self.target, Target::Offset(o) if o == offset);
+        // Outside the output only `xml:*` attributes (inclusive C14N) are kept: no two strings per attribute of
+        // every element before the target. If this element turns out to be the apex, they are read again below.
+        let collect = is_target || self.in_output();
         for a in e.attributes() {
             let a = a.map_err(|err| C14nError::malformed(format!("bad attribute: {err}")))?;
             let key = a.key.as_ref();
@@ -494,14 +555,32 @@ impl State<'_, '_> {
                         is_target = true;
                     }
                 }
+                if collect || key.starts_with("xml:") {
+                    self.attrs.push(Attr {
+                        qname: key.to_string(),
+                        value: value.into_owned(),
+                    });
+                }
+            }
+        }
+        if is_target && self.apex_depth.is_none() {
+            self.apex_depth = Some(self.depth);
+        }
+        if !collect && self.in_output() {
+            // The apex of an Id target: every attribute was checked above, so this second read cannot fail.
+            self.attrs.clear();
+            for a in e.attributes() {
+                let a = a.map_err(|err| C14nError::malformed(format!("bad attribute: {err}")))?;
+                let key = a.key.as_ref();
+                if key == "xmlns" || key.starts_with("xmlns:") {
+                    continue;
+                }
+                let value = attr_value(a.value.as_bytes())?;
                 self.attrs.push(Attr {
                     qname: key.to_string(),
                     value: value.into_owned(),
                 });
             }
-        }
-        if is_target && self.apex_depth.is_none() {
-            self.apex_depth = Some(self.depth);
         }
         if self.in_output() {
             if self.exclude == Some(offset) {
@@ -801,6 +880,9 @@ mod tests {
             r#"<r><DE Id="1"/><DE Id="1"/><S><I q:k="v"/></S></r>"#,
             r#"<r><S><I/></S><DE Id="1">x</DE><broken></r>"#,
             r#"<r><DE Id="2"/><S><I/></S></r>"#,
+            // A reader error (mismatched end tag) after both targets, and a DOCTYPE after them.
+            r#"<r><S><I/></S><DE Id="1">x</DE></q>"#,
+            r#"<r><S><I/></S><DE Id="1">x</DE></r><!DOCTYPE r>"#,
         ];
         let inc = Method::Inclusive {
             with_comments: false,
@@ -821,6 +903,31 @@ mod tests {
                 },
             ];
             let together = canonicalize_subtrees(xml, jobs);
+            // Replaying the events of a parse made with a default reader (as verification records them) gives
+            // the same results, errors included.
+            let mut reader = Reader::from_str(xml);
+            let mut events = Vec::new();
+            let error = loop {
+                let before = pos(&reader);
+                match reader.read_event() {
+                    Ok(event) => {
+                        let eof = matches!(event, Event::Eof);
+                        events.push((event, before, pos(&reader)));
+                        if eof {
+                            break None;
+                        }
+                    }
+                    Err(e) => break Some(C14nError::from(e)),
+                }
+            };
+            let replayed = canonicalize_recorded(&Recorded { events, error }, xml.len(), jobs);
+            for (got, again) in together.iter().zip(&replayed) {
+                assert_eq!(
+                    got.as_ref().map(|s| (&s.bytes, s.end)),
+                    again.as_ref().map(|s| (&s.bytes, s.end)),
+                    "replayed: {xml}"
+                );
+            }
             for (job, got) in jobs.iter().zip(together) {
                 let alone = canonicalize_subtree(xml, job.target, job.exclude, job.method);
                 assert_eq!(

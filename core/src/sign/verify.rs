@@ -73,7 +73,11 @@ pub fn verify(xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
             format!("the document exceeds {limit} bytes"),
         );
     }
-    let sig = match find_signature(xml) {
+    // One parse: the scan for the Signature records its events, then the rest of the document is read and recorded
+    // too, and the canonicalizations replay them (the same events a second parse would give).
+    let mut reader = Reader::from_str(xml);
+    let mut events = Vec::new();
+    let sig = match find_signature(&mut reader, &mut events) {
         Ok(Some(sig)) => sig,
         Ok(None) => {
             return report.fail(
@@ -83,7 +87,21 @@ pub fn verify(xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
         }
         Err(e) => return report.fail(e.code(), e.message()),
     };
-    match check(xml, &sig, at, report) {
+    let error = loop {
+        let before = c14n::pos(&reader);
+        match reader.read_event() {
+            Ok(event) => {
+                let eof = matches!(event, Event::Eof);
+                events.push((event, before, c14n::pos(&reader)));
+                if eof {
+                    break None;
+                }
+            }
+            Err(e) => break Some(c14n::C14nError::from(e)),
+        }
+    };
+    let recorded = c14n::Recorded { events, error };
+    match check(xml.len(), &recorded, &sig, at, report) {
         Ok(r) | Err(r) => r,
     }
 }
@@ -91,7 +109,8 @@ pub fn verify(xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
 // Both arms carry the report (Err = stopped early); it is built once per call, so its size is harmless.
 #[allow(clippy::result_large_err)]
 fn check(
-    xml: &str,
+    len: usize,
+    recorded: &c14n::Recorded<'_>,
     sig: &El,
     at: Option<PrimitiveDateTime>,
     mut r: VerifyReport,
@@ -227,8 +246,9 @@ fn check(
 
     // The referenced element and SignedInfo, canonicalized in one parse of the document.
     let exclude = enveloped.then_some(sig.offset);
-    let [subtree, si_c14n] = c14n::canonicalize_subtrees(
-        xml,
+    let [subtree, si_c14n] = c14n::canonicalize_recorded(
+        recorded,
+        len,
         [
             Job {
                 target: Target::Id(id),
@@ -492,16 +512,24 @@ fn bad(msg: impl Into<String>) -> ScanError {
 }
 
 /// Finds the first `Signature` in the XMLDSig namespace and returns it as a tree.
-fn find_signature(xml: &str) -> Result<Option<El>, ScanError> {
-    let mut reader = Reader::from_str(xml);
+/// Every event read is appended to `events` (with the offsets before and after it); `reader` stops after the
+/// `Signature`'s end.
+fn find_signature<'x>(
+    reader: &mut Reader<&'x [u8]>,
+    events: &mut Vec<(Event<'x>, usize, usize)>,
+) -> Result<Option<El>, ScanError> {
     let mut ns: Vec<(String, String)> = Vec::new();
     let mut marks: Vec<usize> = Vec::new();
     let mut stack: Vec<El> = Vec::new(); // open elements of the Signature being captured
     loop {
-        let before = usize::try_from(reader.buffer_position()).unwrap_or(usize::MAX);
+        let before = c14n::pos(reader);
         let event = reader
             .read_event()
             .map_err(|e| bad(format!("XML is not well-formed: {e}")))?;
+        events.push((event, before, c14n::pos(reader)));
+        let Some((event, _, _)) = events.last() else {
+            continue;
+        };
         let (e, empty) = match event {
             Event::Start(e) => (e, false),
             Event::Empty(e) => (e, true),
@@ -517,13 +545,13 @@ fn find_signature(xml: &str) -> Result<Option<El>, ScanError> {
             }
             Event::Text(t) => {
                 if let Some(top) = stack.last_mut() {
-                    top.text.push_str(&t);
+                    top.text.push_str(t);
                 }
                 continue;
             }
             Event::GeneralRef(r) => {
                 if let Some(top) = stack.last_mut() {
-                    match &*r {
+                    match &**r {
                         "amp" => top.text.push('&'),
                         "lt" => top.text.push('<'),
                         "gt" => top.text.push('>'),
@@ -551,7 +579,7 @@ fn find_signature(xml: &str) -> Result<Option<El>, ScanError> {
             ));
         }
         let outside = stack.is_empty();
-        let Some(el) = open(&e, &mut ns, &mut marks, before, outside)? else {
+        let Some(el) = open(e, &mut ns, &mut marks, before, outside)? else {
             // Outside the Signature and not one: only its namespace declarations were kept.
             if empty {
                 close(&mut ns, &mut marks);
