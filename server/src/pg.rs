@@ -21,7 +21,6 @@ use kuatia_core::api::auth::{Environment, StoredKey};
 use kuatia_core::api::webhook::{Delivery, Webhook};
 use kuatia_core::api::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
 use kuatia_core::code;
-use kuatia_core::lifecycle::Estado;
 use kuatia_core::numbering::{self, Gap, NumberingKey, MAX_NUMERO};
 use kuatia_core::Finding;
 use postgres::types::ToSql;
@@ -148,24 +147,6 @@ impl std::fmt::Debug for PgStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PgStore").finish_non_exhaustive()
     }
-}
-
-fn env_name(env: Environment) -> &'static str {
-    match env {
-        Environment::Sandbox => "sandbox",
-        Environment::Production => "production",
-    }
-}
-
-fn sifen_due_at(i: &InvoiceRecord) -> Option<i64> {
-    (!i.transmission.is_idle()).then_some(i.transmission.due_at)
-}
-
-fn in_flight(i: &InvoiceRecord) -> bool {
-    // The contract of `Store::simulated_in_flight`; the core re-checks every record it gets.
-    i.environment == Environment::Sandbox
-        && i.simulate.is_none()
-        && matches!(i.status, Estado::Pending | Estado::Sent)
 }
 
 /// An error's text without the connection string (the driver never puts it there; its `Display` is the server's
@@ -530,9 +511,9 @@ impl Store for PgStore {
             &[
                 &invoice.id,
                 &invoice.account_id,
-                &env_name(invoice.environment),
-                &in_flight(&invoice),
-                &sifen_due_at(&invoice),
+                &invoice.environment.as_str(),
+                &invoice.is_simulated_in_flight(),
+                &invoice.sifen_due_at(),
                 &json,
                 &invoice.status.as_str(),
                 &invoice.created_at,
@@ -557,8 +538,8 @@ impl Store for PgStore {
             "UPDATE invoices SET in_flight = $2, sifen_due_at = $3, json = $4, status = $5 WHERE id = $1",
             &[
                 &invoice.id,
-                &in_flight(&invoice),
-                &sifen_due_at(&invoice),
+                &invoice.is_simulated_in_flight(),
+                &invoice.sifen_due_at(),
                 &json,
                 &invoice.status.as_str(),
             ],
@@ -574,7 +555,7 @@ impl Store for PgStore {
         // The filters of `InvoiceQuery::matches`, as SQL over the columns.
         let mut filter = String::from("account_id = $1 AND environment = $2");
         let mut args: Vec<Box<dyn ToSql + Sync>> =
-            vec![Box::new(account_id.to_string()), Box::new(env_name(env))];
+            vec![Box::new(account_id.to_string()), Box::new(env.as_str())];
         fn add(
             filter: &mut String,
             args: &mut Vec<Box<dyn ToSql + Sync>>,
@@ -692,21 +673,21 @@ impl Store for PgStore {
         let json = self.encode(&webhook);
         self.write(
             "INSERT INTO webhooks (id, account_id, environment, json) VALUES ($1, $2, $3, $4)",
-            &[&webhook.id, &account_id, &env_name(env), &json],
+            &[&webhook.id, &account_id, &env.as_str(), &json],
         );
     }
 
     fn webhooks(&self, account_id: &str, env: Environment) -> Vec<Webhook> {
         self.query_json(
             "SELECT json FROM webhooks WHERE account_id = $1 AND environment = $2 ORDER BY seq",
-            &[&account_id, &env_name(env)],
+            &[&account_id, &env.as_str()],
         )
     }
 
     fn webhook(&self, account_id: &str, env: Environment, id: &str) -> Option<Webhook> {
         self.one_json(
             "SELECT json FROM webhooks WHERE id = $1 AND account_id = $2 AND environment = $3",
-            &[&id, &account_id, &env_name(env)],
+            &[&id, &account_id, &env.as_str()],
         )
     }
 
@@ -714,14 +695,14 @@ impl Store for PgStore {
         let json = self.encode(&webhook);
         self.write(
             "UPDATE webhooks SET json = $4 WHERE id = $1 AND account_id = $2 AND environment = $3",
-            &[&webhook.id, &account_id, &env_name(env), &json],
+            &[&webhook.id, &account_id, &env.as_str(), &json],
         );
     }
 
     fn delete_webhook(&mut self, account_id: &str, env: Environment, id: &str) -> bool {
         self.write(
             "DELETE FROM webhooks WHERE id = $1 AND account_id = $2 AND environment = $3",
-            &[&id, &account_id, &env_name(env)],
+            &[&id, &account_id, &env.as_str()],
         ) > 0
     }
 
@@ -736,7 +717,7 @@ impl Store for PgStore {
         key: &NumberingKey,
     ) -> Result<u32, Finding> {
         let seq = sequence(key);
-        let env = env_name(env);
+        let env = env.as_str();
         // The upsert locks the sequence's row until the transaction ends: a concurrent node waits, then reads the
         // committed `last` and goes past it. A rolled-back transaction hands its number back with its document.
         let row = self
@@ -784,7 +765,7 @@ impl Store for PgStore {
                  WHERE account_id = $1 AND environment = $2 AND sequence = $3 AND numero = $4 AND cdc IS NULL",
                 &[
                     &account_id,
-                    &env_name(env),
+                    &env.as_str(),
                     &seq,
                     &i64::from(numero),
                     &cdc,
@@ -805,7 +786,7 @@ impl Store for PgStore {
                 c.query(
                 "SELECT sequence, numero FROM number_reservations
                  WHERE account_id = $1 AND environment = $2 AND cdc IS NULL ORDER BY sequence, numero",
-                &[&account_id, &env_name(env)],
+                &[&account_id, &env.as_str()],
             )
             })
             .map_err(|e| {
@@ -842,7 +823,7 @@ impl Store for PgStore {
     ) -> Option<(String, HttpResponse)> {
         // Requests with one key queue here, across nodes, until the first one's transaction ends; then the row it
         // stored is visible (READ COMMITTED reads as of each statement).
-        let lock = format!("{account_id}\u{1f}{}\u{1f}{key}", env_name(env));
+        let lock = format!("{account_id}\u{1f}{}\u{1f}{key}", env.as_str());
         self.write(
             "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
             &[&lock],
@@ -850,7 +831,7 @@ impl Store for PgStore {
         let rows = self.rows(
             "SELECT body_hash, response FROM idempotency
              WHERE account_id = $1 AND environment = $2 AND key = $3",
-            &[&account_id, &env_name(env), &key],
+            &[&account_id, &env.as_str(), &key],
         );
         let row = rows.first()?;
         let hash: String = self.get(row, 0)?;
@@ -872,7 +853,7 @@ impl Store for PgStore {
         self.write(
             "INSERT INTO idempotency (account_id, environment, key, body_hash, response)
              VALUES ($1, $2, $3, $4, $5)",
-            &[&account_id, &env_name(env), &key, &body_hash, &json],
+            &[&account_id, &env.as_str(), &key, &body_hash, &json],
         );
     }
 

@@ -13,7 +13,6 @@ use kuatia_core::api::auth::{Environment, StoredKey};
 use kuatia_core::api::webhook::{Delivery, Webhook};
 use kuatia_core::api::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
 use kuatia_core::code;
-use kuatia_core::lifecycle::Estado;
 use kuatia_core::numbering::{Gap, NumberingKey};
 use kuatia_core::Finding;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -153,25 +152,6 @@ impl std::fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SqliteStore").finish_non_exhaustive()
     }
-}
-
-fn env_name(env: Environment) -> &'static str {
-    match env {
-        Environment::Sandbox => "sandbox",
-        Environment::Production => "production",
-    }
-}
-
-/// The `sifen_due_at` column: when the invoice's next SIFEN step is due, `NULL` when there is none.
-fn sifen_due_at(i: &InvoiceRecord) -> Option<i64> {
-    (!i.transmission.is_idle()).then_some(i.transmission.due_at)
-}
-
-fn in_flight(i: &InvoiceRecord) -> bool {
-    // Mirrors the contract of `Store::simulated_in_flight`; the core re-checks every record it gets.
-    i.environment == Environment::Sandbox
-        && i.simulate.is_none()
-        && matches!(i.status, Estado::Pending | Estado::Sent)
 }
 
 /// The data directory holds webhook secrets and buyers' personal data: the directory becomes 0700 and the database
@@ -341,7 +321,7 @@ impl SqliteStore {
     }
 
     fn track(&mut self, invoice: &InvoiceRecord) {
-        if in_flight(invoice) {
+        if invoice.is_simulated_in_flight() {
             self.in_flight.insert(invoice.id.clone(), invoice.clone());
         } else {
             self.in_flight.remove(&invoice.id);
@@ -597,9 +577,9 @@ impl Store for SqliteStore {
             &[
                 &invoice.id,
                 &invoice.account_id,
-                &env_name(invoice.environment),
-                &in_flight(&invoice),
-                &sifen_due_at(&invoice),
+                &invoice.environment.as_str(),
+                &invoice.is_simulated_in_flight(),
+                &invoice.sifen_due_at(),
                 &json,
                 &invoice.status.as_str(),
                 &invoice.created_at,
@@ -625,8 +605,8 @@ impl Store for SqliteStore {
             "UPDATE invoices SET in_flight = ?2, sifen_due_at = ?3, json = ?4, status = ?5 WHERE id = ?1",
             &[
                 &invoice.id,
-                &in_flight(&invoice),
-                &sifen_due_at(&invoice),
+                &invoice.is_simulated_in_flight(),
+                &invoice.sifen_due_at(),
                 &json,
                 &invoice.status.as_str(),
             ],
@@ -643,7 +623,7 @@ impl Store for SqliteStore {
         // The filters of `InvoiceQuery::matches`, as SQL over the columns of migration 4.
         let mut filter = String::from("account_id = ? AND environment = ?");
         let mut args: Vec<Box<dyn rusqlite::ToSql>> =
-            vec![Box::new(account_id.to_string()), Box::new(env_name(env))];
+            vec![Box::new(account_id.to_string()), Box::new(env.as_str())];
         let mut add = |sql: &str, v: Box<dyn rusqlite::ToSql>| {
             filter.push_str(sql);
             args.push(v);
@@ -718,21 +698,21 @@ impl Store for SqliteStore {
         let json = self.encode(&webhook);
         self.write(
             "INSERT INTO webhooks (id, account_id, environment, json) VALUES (?1, ?2, ?3, ?4)",
-            &[&webhook.id, &account_id, &env_name(env), &json],
+            &[&webhook.id, &account_id, &env.as_str(), &json],
         );
     }
 
     fn webhooks(&self, account_id: &str, env: Environment) -> Vec<Webhook> {
         self.query_json(
             "SELECT json FROM webhooks WHERE account_id = ?1 AND environment = ?2 ORDER BY seq",
-            &[&account_id, &env_name(env)],
+            &[&account_id, &env.as_str()],
         )
     }
 
     fn webhook(&self, account_id: &str, env: Environment, id: &str) -> Option<Webhook> {
         self.one_json(
             "SELECT json FROM webhooks WHERE id = ?1 AND account_id = ?2 AND environment = ?3",
-            &[&id, &account_id, &env_name(env)],
+            &[&id, &account_id, &env.as_str()],
         )
     }
 
@@ -740,7 +720,7 @@ impl Store for SqliteStore {
         let json = self.encode(&webhook);
         self.write(
             "UPDATE webhooks SET json = ?4 WHERE id = ?1 AND account_id = ?2 AND environment = ?3",
-            &[&webhook.id, &account_id, &env_name(env), &json],
+            &[&webhook.id, &account_id, &env.as_str(), &json],
         );
     }
 
@@ -750,7 +730,7 @@ impl Store for SqliteStore {
             .prepare_cached(
                 "DELETE FROM webhooks WHERE id = ?1 AND account_id = ?2 AND environment = ?3",
             )
-            .and_then(|mut st| st.execute(params![id, account_id, env_name(env)]));
+            .and_then(|mut st| st.execute(params![id, account_id, env.as_str()]));
         self.read(r).is_some_and(|n| n > 0)
     }
 
@@ -770,7 +750,7 @@ impl Store for SqliteStore {
             self.fail(&f);
             return Err(f);
         }
-        numbering::reserve(&self.conn, account_id, env_name(env), key).inspect_err(|f| self.fail(f))
+        numbering::reserve(&self.conn, account_id, env.as_str(), key).inspect_err(|f| self.fail(f))
     }
 
     fn confirm_number(
@@ -786,12 +766,12 @@ impl Store for SqliteStore {
             self.fail(&f);
             return Err(f);
         }
-        numbering::confirm(&self.conn, account_id, env_name(env), key, numero, cdc)
+        numbering::confirm(&self.conn, account_id, env.as_str(), key, numero, cdc)
             .inspect_err(|f| self.fail(f))
     }
 
     fn number_gaps(&self, account_id: &str, env: Environment) -> Result<Vec<Gap>, Finding> {
-        numbering::gaps(&self.conn, account_id, env_name(env))
+        numbering::gaps(&self.conn, account_id, env.as_str())
     }
 
     fn idempotent(
@@ -807,7 +787,7 @@ impl Store for SqliteStore {
                  WHERE account_id = ?1 AND environment = ?2 AND key = ?3",
             )
             .and_then(|mut st| {
-                st.query_row([account_id, env_name(env), key], |r| {
+                st.query_row([account_id, env.as_str(), key], |r| {
                     Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
                 })
                 .optional()
@@ -829,7 +809,7 @@ impl Store for SqliteStore {
             "INSERT INTO idempotency (account_id, environment, key, body_hash, response) VALUES (?1, ?2, ?3, ?4, ?5)
              ON CONFLICT(account_id, environment, key)
              DO UPDATE SET body_hash = excluded.body_hash, response = excluded.response",
-            &[&account_id, &env_name(env), &key, &body_hash, &json],
+            &[&account_id, &env.as_str(), &key, &body_hash, &json],
         );
     }
 

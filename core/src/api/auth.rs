@@ -14,6 +14,16 @@ pub enum Environment {
     Production,
 }
 
+impl Environment {
+    /// Its name as serialized and stored (`sandbox`, `production`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Environment::Sandbox => "sandbox",
+            Environment::Production => "production",
+        }
+    }
+}
+
 /// Prefix of sandbox keys.
 pub const TEST_PREFIX: &str = "dk_test_";
 /// Prefix of production keys.

@@ -343,15 +343,24 @@ pub struct MemoryStore {
     panel: BTreeMap<String, String>,
 }
 
-fn simulated_in_flight(i: &InvoiceRecord) -> bool {
-    i.environment == Environment::Sandbox
-        && i.simulate.is_none()
-        && matches!(i.status, Estado::Pending | Estado::Sent)
+impl InvoiceRecord {
+    /// Whether the sandbox's simulated SIFEN still has to move it (the contract of
+    /// [`Store::simulated_in_flight`]: a sandbox invoice without `_simulate`, pending or sent).
+    pub fn is_simulated_in_flight(&self) -> bool {
+        self.environment == Environment::Sandbox
+            && self.simulate.is_none()
+            && matches!(self.status, Estado::Pending | Estado::Sent)
+    }
+
+    /// When its next SIFEN step is due ([`Store::sifen_due`]), `None` when there is none.
+    pub fn sifen_due_at(&self) -> Option<i64> {
+        (!self.transmission.is_idle()).then_some(self.transmission.due_at)
+    }
 }
 
 impl MemoryStore {
     fn track(&mut self, invoice: &InvoiceRecord) {
-        if simulated_in_flight(invoice) {
+        if invoice.is_simulated_in_flight() {
             self.in_flight.insert(invoice.id.clone());
         } else {
             self.in_flight.remove(&invoice.id);

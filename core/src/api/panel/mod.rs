@@ -84,13 +84,6 @@ fn env_param(v: Option<&str>, default: Environment) -> Environment {
     }
 }
 
-fn env_name(env: Environment) -> &'static str {
-    match env {
-        Environment::Sandbox => "sandbox",
-        Environment::Production => "produccion",
-    }
-}
-
 fn env_label(env: Environment) -> &'static str {
     match env {
         Environment::Sandbox => "Sandbox (pruebas)",
@@ -998,7 +991,7 @@ impl<S: Store> Service<S> {
 <form method=\"post\" action=\"/panel/webhooks/borrar\" class=\"inline\">{c}<input type=\"hidden\" name=\"id\" value=\"{id}\"><input type=\"hidden\" name=\"entorno\" value=\"{e}\"><button type=\"submit\" class=\"danger\">Eliminar</button></form>",
                 c = csrf_field(&s.csrf),
                 id = esc(&w.id),
-                e = env_name(env)
+                e = env.as_str()
             );
             list.push_str(&format!(
                 "<section aria-label=\"Webhook {}\"><h3><code>{}</code></h3><dl class=\"facts\"><dt>Identificador</dt><dd><code>{}</code></dd><dt>Eventos</dt><dd>{}</dd><dt>Descripción</dt><dd>{}</dd><dt>Creado</dt><dd>{}</dd></dl>{forms}{log}</section>",
@@ -1024,7 +1017,7 @@ impl<S: Store> Service<S> {
 <button type=\"submit\">Registrar webhook</button></form><h2>Webhooks registrados</h2>{list}",
             env_label(env),
             csrf_field(&s.csrf),
-            env_name(env)
+            env.as_str()
         );
         page(
             200,
@@ -1054,7 +1047,7 @@ impl<S: Store> Service<S> {
         let r = self.create_webhook(&caller, &req, host);
         let v = r.json();
         let now = host.now().unix_timestamp();
-        let q = form::urlencoded(format!("entorno={}", env_name(env)).as_bytes());
+        let q = form::urlencoded(format!("entorno={}", env.as_str()).as_bytes());
         if r.status == 201 {
             let secret =
                 Zeroizing::new(v["data"]["secret"].as_str().unwrap_or_default().to_string());
@@ -1083,7 +1076,7 @@ impl<S: Store> Service<S> {
     fn test_webhook(&mut self, s: &Session, f: &Form, host: &mut dyn Host) -> HttpResponse {
         let env = env_param(f.get("entorno"), Environment::Production);
         let now = host.now().unix_timestamp();
-        let q = form::urlencoded(format!("entorno={}", env_name(env)).as_bytes());
+        let q = form::urlencoded(format!("entorno={}", env.as_str()).as_bytes());
         let Some(hook) = self.store.webhook(&s.account.id, env, &f.text("id")) else {
             return not_found();
         };
@@ -1120,7 +1113,7 @@ impl<S: Store> Service<S> {
             env,
         };
         let r = self.delete_webhook(&caller, &f.text("id"));
-        let q = form::urlencoded(format!("entorno={}", env_name(env)).as_bytes());
+        let q = form::urlencoded(format!("entorno={}", env.as_str()).as_bytes());
         let msg = if r.status == 200 {
             notice("ok", "Webhook eliminado.")
         } else {
@@ -1166,7 +1159,7 @@ impl<S: Store> Service<S> {
                 badge(status),
                 esc(i["cdc"].as_str().unwrap_or_default()),
                 id = esc(id),
-                e = env_name(env),
+                e = env.as_str(),
             ));
         }
         let total = v["meta"]["total"].as_u64().unwrap_or(0);
@@ -1258,7 +1251,7 @@ impl<S: Store> Service<S> {
             return not_found();
         };
         let v = self.invoice_json(&inv);
-        let e = env_name(caller.env);
+        let e = caller.env.as_str();
         let errors = if inv.sifen_errors.is_empty() {
             String::new()
         } else {
