@@ -183,6 +183,8 @@ fn open_p12(p12: &[u8], password_env: &str) -> Result<SoftwareSigner, String> {
 /// At start: each account's stored P12, opened with the password from its environment variable. A missing
 /// variable or a P12 that no longer opens stops the start (better than live keys failing one by one).
 pub fn load_account_signers(engine: &mut Engine) -> Result<(), String> {
+    let marker = engine.service.store.meta(crate::backend::CERTIFICATES_META);
+    engine.set_certificates_seen(marker);
     let certificates = engine.service.store.certificates();
     if let Some(e) = engine.service.store.take_error() {
         return Err(e.into());

@@ -10,6 +10,10 @@ use kuatia_core::api::webhook::{Delivery, Webhook};
 use kuatia_core::api::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
 use kuatia_core::numbering::{Gap, NumberingKey};
 use kuatia_core::Finding;
+use sha2::{Digest, Sha256};
+
+/// Meta key that changes with every stored certificate, so engines know when to reload the accounts' signers.
+pub const CERTIFICATES_META: &str = "certificates_changed";
 
 /// SQLite or PostgreSQL.
 // One per engine, made once at start: the size of the SQLite variant costs nothing.
@@ -75,7 +79,17 @@ impl Backend {
         subject: &str,
         not_after: &str,
     ) {
-        each!(self, s => s.put_certificate(account_id, p12, password_env, subject, not_after))
+        each!(self, s => s.put_certificate(account_id, p12, password_env, subject, not_after));
+        // Other engines (another node, a `kuatia accounts set-p12` while serving) see the marker change and reload.
+        let mut h = Sha256::new();
+        for part in [account_id.as_bytes(), p12, password_env.as_bytes()] {
+            h.update((part.len() as u64).to_be_bytes());
+            h.update(part);
+        }
+        self.set_meta(
+            CERTIFICATES_META,
+            &kuatia_core::api::auth::hex(&h.finalize()),
+        );
     }
 
     /// Every stored production certificate: `(account_id, p12, password_env)`.

@@ -159,6 +159,9 @@ pub struct Engine {
     pub service: Service<Backend>,
     /// Clock, CSPRNG, signers.
     pub host: SystemHost,
+    /// The certificates marker ([`backend::CERTIFICATES_META`]) when the accounts' signers were last loaded; `None`
+    /// until they are loaded once (key-management commands never load them).
+    certificates_seen: Option<Option<String>>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -174,9 +177,29 @@ impl Engine {
         f: impl FnOnce(&mut Service<Backend>, &mut SystemHost) -> T,
     ) -> Result<T, faults::StoreError> {
         self.service.store.begin()?;
+        self.refresh_signers();
         let out = f(&mut self.service, &mut self.host);
         self.service.store.finish()?;
         Ok(out)
+    }
+
+    /// Records the certificates marker the signers are being loaded for.
+    pub(crate) fn set_certificates_seen(&mut self, marker: Option<String>) {
+        self.certificates_seen = Some(marker);
+    }
+
+    /// Reloads the accounts' signers when a certificate was stored since they were loaded: by another node's panel
+    /// or a `kuatia accounts set-p12` while serving. One indexed read per request.
+    fn refresh_signers(&mut self) {
+        let Some(seen) = &self.certificates_seen else {
+            return;
+        };
+        if self.service.store.meta(backend::CERTIFICATES_META) != *seen {
+            if let Err(e) = accounts::load_account_signers(self) {
+                // The signers loaded before stay; the account's documents get the core's answer until it is fixed.
+                tracing::error!(error = %e, "reloading the accounts' certificates failed");
+            }
+        }
     }
 
     /// The account created on first start; creates it (with the built-in sandbox profile) and returns its new
@@ -229,6 +252,7 @@ pub fn open_engine(config: &ServerConfig, base_url: &str) -> Result<Engine, Stri
     Ok(Engine {
         service: Service::new(store, core),
         host: SystemHost::new(None, None)?,
+        certificates_seen: None,
     })
 }
 

@@ -1163,20 +1163,27 @@ fn own_p12(dir: &Path) -> (Vec<u8>, Vec<u8>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_account_reaches_sifen_with_its_own_certificate_rustls() {
-    each_account_reaches_sifen_with_its_own_certificate(SifenTls::Rustls).await;
+    each_account_reaches_sifen_with_its_own_certificate(SifenTls::Rustls, false).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_account_reaches_sifen_with_its_own_certificate_openssl() {
-    each_account_reaches_sifen_with_its_own_certificate(SifenTls::Openssl).await;
+    each_account_reaches_sifen_with_its_own_certificate(SifenTls::Openssl, false).await;
+}
+
+/// A certificate stored while the server runs (`kuatia accounts set-p12` from another process, or another node's
+/// panel) is picked up at the next request: the account's documents travel under it, without a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_certificate_stored_while_serving_is_used_without_a_restart() {
+    each_account_reaches_sifen_with_its_own_certificate(SifenTls::Rustls, true).await;
 }
 
 /// Two accounts: one with its own P12 (`accounts set-p12`), one without. The fake SIFEN accepts both certificates
 /// and records the one each handshake presents: the first account's documents travel (and are signed) under its own
 /// certificate, the second's under the server-wide `--p12`.
-async fn each_account_reaches_sifen_with_its_own_certificate(tls: SifenTls) {
+async fn each_account_reaches_sifen_with_its_own_certificate(tls: SifenTls, while_serving: bool) {
     use kuatia_server::accounts;
-    let dir = dir(&format!("own-cert-{}", tls.as_str()));
+    let dir = dir(&format!("own-cert-{}-{while_serving}", tls.as_str()));
     let pki = pki(&dir);
     let data = dir.join("data");
     let (own_cert, p12) = own_p12(&dir);
@@ -1196,11 +1203,23 @@ async fn each_account_reaches_sifen_with_its_own_certificate(tls: SifenTls) {
             .unwrap()
             .unwrap();
     }
-    let var = format!("KUATIA_T_OWN_P12_{}", tls.as_str().to_uppercase());
+    let var = format!(
+        "KUATIA_T_OWN_P12_{}_{while_serving}",
+        tls.as_str().to_uppercase()
+    );
     std::env::set_var(&var, "acct-test");
-    accounts::set_p12(data.clone(), &a, &p12, &var)
-        .unwrap()
-        .unwrap();
+    let store_p12 = {
+        let (data, a, p12, var) = (data.clone(), a.clone(), p12.clone(), var.clone());
+        move || {
+            accounts::set_p12(data, &a, &p12, &var).unwrap().unwrap();
+        }
+    };
+    let store_p12 = if while_serving {
+        Some(store_p12)
+    } else {
+        store_p12();
+        None
+    };
 
     let fake = fake_sifen_accepting(&pki, vec![own_cert.clone(), server_cert.clone()]).await;
     let mut c = ServerConfig::new(data.clone());
@@ -1217,6 +1236,10 @@ async fn each_account_reaches_sifen_with_its_own_certificate(tls: SifenTls) {
         tls,
     };
     let server = start(c).await.unwrap();
+    if let Some(store_p12) = store_p12 {
+        // Another connection to the same data directory, as the CLI would be.
+        tokio::task::spawn_blocking(store_p12).await.unwrap();
+    }
     let api = |key: &str| Live {
         http: reqwest::Client::new(),
         base: format!("http://{}", server.addr),
