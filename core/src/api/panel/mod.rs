@@ -1155,7 +1155,7 @@ impl<S: Store> Service<S> {
                 esc(i["numero"].as_str().unwrap_or_default()),
                 esc(i["fecha_emision"].as_str().unwrap_or_default()),
                 esc(i["receptor"]["razon_social"].as_str().unwrap_or("—")),
-                esc(&format!("{} {}", i["total"].as_str().unwrap_or(""), i["moneda"].as_str().unwrap_or(""))),
+                esc(&amount(&i["total"], &i["moneda"])),
                 badge(status),
                 esc(i["cdc"].as_str().unwrap_or_default()),
                 id = esc(id),
@@ -1199,10 +1199,11 @@ impl<S: Store> Service<S> {
                 )
             })
             .collect();
+        let noun = if total == 1 { "factura" } else { "facturas" };
         let table = if data.is_empty() {
             "<p>No hay facturas con esos filtros.</p>".to_string()
         } else {
-            format!("<div class=\"table\"><table><caption class=\"hint\">{total} facturas</caption><thead><tr><th scope=\"col\">Número</th><th scope=\"col\">Emisión</th><th scope=\"col\">Receptor</th><th scope=\"col\">Total</th><th scope=\"col\">Estado</th><th scope=\"col\" class=\"wide\">CDC</th></tr></thead><tbody>{rows}</tbody></table></div>{next}")
+            format!("<div class=\"table\"><table><caption class=\"hint\">{total} {noun}</caption><thead><tr><th scope=\"col\">Número</th><th scope=\"col\">Emisión</th><th scope=\"col\">Receptor</th><th scope=\"col\">Total</th><th scope=\"col\">Estado</th><th scope=\"col\" class=\"wide\">CDC</th></tr></thead><tbody>{rows}</tbody></table></div>{next}")
         };
         let body = format!(
             "{message}<form method=\"get\" action=\"/panel/facturas\"><fieldset><legend>Filtros</legend>\
@@ -1290,14 +1291,22 @@ impl<S: Store> Service<S> {
             };
             format!("<dt>{label}</dt><dd>{}</dd>", esc(&text))
         };
+        let tipo_dd = format!(
+            "<dt>Tipo de documento</dt><dd>{}</dd>",
+            esc(&tipo(inv.tipo_documento))
+        );
+        let total_dd = format!(
+            "<dt>Total</dt><dd>{}</dd>",
+            esc(&amount(&v["total"], &v["moneda"]))
+        );
         let body = format!(
             "<p>{}</p>{errors}<dl class=\"facts\">{}{}{}{}{}{}<dt>Receptor</dt><dd>{}</dd>{}{}{}</dl><p>{links}</p><p><a href=\"/panel/facturas?entorno={e}\">Volver a la lista</a></p>",
             badge(inv.status.as_str()),
             field("numero", "Número"),
             field("cdc", "CDC"),
-            field("tipo_documento", "Tipo de documento"),
+            tipo_dd,
             field("fecha_emision", "Fecha de emisión"),
-            field("total", "Total"),
+            total_dd,
             field("moneda", "Moneda"),
             esc(&format!("{} {}", v["receptor"]["razon_social"].as_str().unwrap_or("—"), inv.receptor_ruc.as_ref().map(|r| format!("(RUC {r})")).unwrap_or_default())),
             field("protocolo", "Protocolo de SIFEN"),
@@ -1311,6 +1320,29 @@ impl<S: Store> Service<S> {
             "/panel/facturas",
             &body,
         )
+    }
+}
+
+/// A document type as people read it: `1 · Factura electrónica`.
+fn tipo(code: u8) -> String {
+    match crate::codes::tipo_documento(code) {
+        Some(name) => format!("{code} · {name}"),
+        None => code.to_string(),
+    }
+}
+
+/// An amount as the KuDE shows it (`213.000 PYG`, `1.234,50 USD`); the stored text when it is not a number.
+fn amount(total: &Value, moneda: &Value) -> String {
+    let moneda = moneda.as_str().unwrap_or("");
+    match total.as_str() {
+        Some(t) => match t.parse::<rust_decimal::Decimal>() {
+            Ok(d) => format!(
+                "{} {moneda}",
+                crate::fmt::human_amount(d, crate::fmt::currency_decimals(moneda))
+            ),
+            Err(_) => format!("{t} {moneda}"),
+        },
+        None => "—".into(),
     }
 }
 
