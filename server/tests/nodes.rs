@@ -11,9 +11,11 @@
 //! by `cargo test --workspace`, or `cargo build -p kuatia-cli`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
 #[path = "../../core/tests/common/fake_sifen.rs"]
 mod fake_sifen;
 
+use common::pki::{pki, Pki};
 use fake_sifen::FakeSifen;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
@@ -25,111 +27,11 @@ use rustls::{DigitallySignedStruct, DistinguishedName, SignatureScheme};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// A server certificate for 127.0.0.1 signed by a test CA (`ca.pem`, given to the nodes), made by openssl (DER; the
-/// key as PKCS#8).
-struct Pki {
-    cert: Vec<u8>,
-    key: Vec<u8>,
-}
-
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("openssl is installed (.ci/run installs it)");
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn pki(dir: &Path) -> Pki {
-    std::fs::write(
-        dir.join("srv.ext"),
-        "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nkeyUsage=digitalSignature,keyEncipherment\n",
-    )
-    .unwrap();
-    for args in [
-        &[
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.pem",
-            "-days",
-            "2",
-            "-subj",
-            "/CN=kuatia fake SIFEN test CA",
-            "-addext",
-            "basicConstraints=critical,CA:TRUE",
-            "-addext",
-            "keyUsage=critical,keyCertSign,cRLSign",
-        ][..],
-        &[
-            "req",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            "srv.key",
-            "-out",
-            "srv.csr",
-            "-subj",
-            "/CN=127.0.0.1",
-        ],
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "srv.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-out",
-            "srv.pem",
-            "-days",
-            "2",
-            "-extfile",
-            "srv.ext",
-        ],
-        &["x509", "-in", "ca.pem", "-outform", "DER", "-out", "ca.der"],
-        &[
-            "x509", "-in", "srv.pem", "-outform", "DER", "-out", "srv.der",
-        ],
-        &[
-            "pkcs8",
-            "-topk8",
-            "-nocrypt",
-            "-in",
-            "srv.key",
-            "-outform",
-            "DER",
-            "-out",
-            "srv.key.der",
-        ],
-    ] {
-        openssl(dir, args);
-    }
-    let read = |n: &str| std::fs::read(dir.join(n)).unwrap();
-    Pki {
-        cert: read("srv.der"),
-        key: read("srv.key.der"),
-    }
-}
 
 /// Accepts exactly one client certificate and verifies the handshake signature made with its key.
 #[derive(Debug)]

@@ -12,6 +12,7 @@ mod common;
 #[path = "../../core/tests/common/fake_sifen.rs"]
 mod fake_sifen;
 
+use common::pki::{openssl, pki, Pki};
 use common::{next_event, receiver};
 
 use fake_sifen::{FakeSifen, Fault, Reply, REJECT_MARKER};
@@ -30,7 +31,6 @@ use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::{DigitallySignedStruct, DistinguishedName, SignatureScheme};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -39,107 +39,6 @@ fn dir(name: &str) -> PathBuf {
     let d = common::temp_dir(&format!("sifen-{name}"));
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-/// A test CA and a server certificate for 127.0.0.1 it signed, made by openssl (DER; the key as PKCS#8).
-struct Pki {
-    ca: Vec<u8>,
-    cert: Vec<u8>,
-    key: Vec<u8>,
-}
-
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("openssl is installed (.ci/run installs it)");
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn pki(dir: &Path) -> Pki {
-    std::fs::write(
-        dir.join("srv.ext"),
-        "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nkeyUsage=digitalSignature,keyEncipherment\n",
-    )
-    .unwrap();
-    for args in [
-        &[
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.pem",
-            "-days",
-            "2",
-            "-subj",
-            "/CN=kuatia fake SIFEN test CA",
-            "-addext",
-            "basicConstraints=critical,CA:TRUE",
-            "-addext",
-            "keyUsage=critical,keyCertSign,cRLSign",
-        ][..],
-        &[
-            "req",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            "srv.key",
-            "-out",
-            "srv.csr",
-            "-subj",
-            "/CN=127.0.0.1",
-        ],
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "srv.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-out",
-            "srv.pem",
-            "-days",
-            "2",
-            "-extfile",
-            "srv.ext",
-        ],
-        &["x509", "-in", "ca.pem", "-outform", "DER", "-out", "ca.der"],
-        &[
-            "x509", "-in", "srv.pem", "-outform", "DER", "-out", "srv.der",
-        ],
-        &[
-            "pkcs8",
-            "-topk8",
-            "-nocrypt",
-            "-in",
-            "srv.key",
-            "-outform",
-            "DER",
-            "-out",
-            "srv.key.der",
-        ],
-    ] {
-        openssl(dir, args);
-    }
-    let read = |n: &str| std::fs::read(dir.join(n)).unwrap();
-    Pki {
-        ca: read("ca.der"),
-        cert: read("srv.der"),
-        key: read("srv.key.der"),
-    }
 }
 
 /// Accepts only the expected client certificates (records each one presented) and verifies the handshake

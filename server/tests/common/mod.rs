@@ -1,6 +1,8 @@
 //! Helpers shared by the server's end-to-end tests: temporary data directories and a webhook receiver on loopback.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod pki;
+
 use axum::extract::State;
 use axum::http::HeaderMap;
 use kuatia_core::api::webhook::{verify_signature, DEFAULT_TOLERANCE, SIGNATURE_HEADER};
