@@ -397,8 +397,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::store::SqliteStore;
-    use kuatia_core::api::auth::Environment;
-    use kuatia_core::api::StoreNumbering;
+    use kuatia_core::api::store::conformance::OwnedNumbering;
     use kuatia_core::numbering::conformance;
 
     fn temp(tag: &str) -> PathBuf {
@@ -465,38 +464,12 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    /// The server's store, one account environment of it, as the pipeline sees it.
-    struct Scoped(SqliteStore);
-
-    impl Numbering for Scoped {
-        fn reserve(&mut self, key: &NumberingKey) -> Result<u32, Finding> {
-            StoreNumbering {
-                store: &mut self.0,
-                account_id: "acct_1",
-                env: Environment::Production,
-            }
-            .reserve(key)
-        }
-        fn confirm(&mut self, key: &NumberingKey, numero: u32, cdc: &str) -> Result<(), Finding> {
-            StoreNumbering {
-                store: &mut self.0,
-                account_id: "acct_1",
-                env: Environment::Production,
-            }
-            .confirm(key, numero, cdc)
-        }
-        fn gaps(&self) -> Result<Vec<Gap>, Finding> {
-            use kuatia_core::api::Store as _;
-            self.0.number_gaps("acct_1", Environment::Production)
-        }
-    }
-
     #[test]
     fn the_server_store_keeps_the_contract() {
         let dir = temp("server");
-        conformance::check::<Scoped>(&mut |prev| {
+        conformance::check::<OwnedNumbering<SqliteStore>>(&mut |prev| {
             drop(prev);
-            Scoped(SqliteStore::open(&dir).unwrap())
+            OwnedNumbering(SqliteStore::open(&dir).unwrap())
         })
         .unwrap();
         let _ = std::fs::remove_dir_all(&dir);
@@ -504,34 +477,9 @@ mod tests {
 
     #[test]
     fn the_in_memory_service_store_keeps_the_contract() {
-        struct Mem(kuatia_core::api::MemoryStore);
-        impl Numbering for Mem {
-            fn reserve(&mut self, key: &NumberingKey) -> Result<u32, Finding> {
-                StoreNumbering {
-                    store: &mut self.0,
-                    account_id: "a",
-                    env: Environment::Sandbox,
-                }
-                .reserve(key)
-            }
-            fn confirm(
-                &mut self,
-                key: &NumberingKey,
-                numero: u32,
-                cdc: &str,
-            ) -> Result<(), Finding> {
-                StoreNumbering {
-                    store: &mut self.0,
-                    account_id: "a",
-                    env: Environment::Sandbox,
-                }
-                .confirm(key, numero, cdc)
-            }
-            fn gaps(&self) -> Result<Vec<Gap>, Finding> {
-                use kuatia_core::api::Store as _;
-                self.0.number_gaps("a", Environment::Sandbox)
-            }
-        }
-        conformance::check::<Mem>(&mut |prev| prev.unwrap_or(Mem(Default::default()))).unwrap();
+        conformance::check::<OwnedNumbering<kuatia_core::api::MemoryStore>>(&mut |prev| {
+            prev.unwrap_or(OwnedNumbering(Default::default()))
+        })
+        .unwrap();
     }
 }

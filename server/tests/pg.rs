@@ -5,13 +5,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use kuatia_core::api::auth::Environment;
-use kuatia_core::api::store::conformance;
+use kuatia_core::api::store::conformance::{self, OwnedNumbering};
 use kuatia_core::api::transmit::Transmission;
 use kuatia_core::api::webhook::Delivery;
-use kuatia_core::api::{HttpResponse, InvoiceRecord, Store, StoreNumbering};
+use kuatia_core::api::{HttpResponse, InvoiceRecord, Store};
 use kuatia_core::lifecycle::Estado;
-use kuatia_core::numbering::{self, Gap, Numbering, NumberingKey};
-use kuatia_core::Finding;
+use kuatia_core::numbering::{self, NumberingKey};
 use kuatia_server::pg::{PgOptions, PgStore};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
@@ -66,37 +65,12 @@ fn the_postgres_store_keeps_the_listing_contract() {
     assert_eq!(s.take_error(), None);
 }
 
-/// One account environment of the store, as the pipeline sees it.
-struct Scoped(PgStore);
-
-impl Numbering for Scoped {
-    fn reserve(&mut self, key: &NumberingKey) -> Result<u32, Finding> {
-        StoreNumbering {
-            store: &mut self.0,
-            account_id: "acct_1",
-            env: Environment::Production,
-        }
-        .reserve(key)
-    }
-    fn confirm(&mut self, key: &NumberingKey, numero: u32, cdc: &str) -> Result<(), Finding> {
-        StoreNumbering {
-            store: &mut self.0,
-            account_id: "acct_1",
-            env: Environment::Production,
-        }
-        .confirm(key, numero, cdc)
-    }
-    fn gaps(&self) -> Result<Vec<Gap>, Finding> {
-        self.0.number_gaps("acct_1", Environment::Production)
-    }
-}
-
 #[test]
 fn the_postgres_store_keeps_the_numbering_contract() {
     let url = fresh_database("numbering");
-    numbering::conformance::check::<Scoped>(&mut |prev| {
+    numbering::conformance::check::<OwnedNumbering<PgStore>>(&mut |prev| {
         drop(prev);
-        Scoped(open(&url))
+        OwnedNumbering(open(&url))
     })
     .unwrap();
 }

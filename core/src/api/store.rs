@@ -615,6 +615,33 @@ impl Store for MemoryStore {
 pub mod conformance {
     use super::*;
 
+    /// An owned store as the [`Numbering`] of one account environment (`acct_1`, production): what
+    /// [`crate::numbering::conformance::check`] reopens between its steps when the numbering under test is a
+    /// [`Store`]'s.
+    pub struct OwnedNumbering<S: Store>(pub S);
+
+    impl<S: Store> OwnedNumbering<S> {
+        fn scoped(&mut self) -> StoreNumbering<'_, S> {
+            StoreNumbering {
+                store: &mut self.0,
+                account_id: "acct_1",
+                env: Environment::Production,
+            }
+        }
+    }
+
+    impl<S: Store> Numbering for OwnedNumbering<S> {
+        fn reserve(&mut self, key: &NumberingKey) -> Result<u32, Finding> {
+            self.scoped().reserve(key)
+        }
+        fn confirm(&mut self, key: &NumberingKey, numero: u32, cdc: &str) -> Result<(), Finding> {
+            self.scoped().confirm(key, numero, cdc)
+        }
+        fn gaps(&self) -> Result<Vec<Gap>, Finding> {
+            self.0.number_gaps("acct_1", Environment::Production)
+        }
+    }
+
     fn record(n: usize, account: &str, env: Environment) -> InvoiceRecord {
         let status = [Estado::Pending, Estado::Approved, Estado::Rejected][n % 3];
         InvoiceRecord {
