@@ -76,6 +76,19 @@ struct Session {
     csrf: String,
 }
 
+impl Session {
+    /// A page of the signed-in panel (200, with the account's menu and the sign-out form).
+    fn page(&self, title: &str, nav: &str, body: &str) -> HttpResponse {
+        page(
+            200,
+            title,
+            Some((&self.account.name, &self.csrf)),
+            nav,
+            body,
+        )
+    }
+}
+
 fn env_param(v: Option<&str>, default: Environment) -> Environment {
     match v {
         Some("produccion") => Environment::Production,
@@ -525,13 +538,7 @@ impl<S: Store> Service<S> {
             esc(&s.account.id),
             csrf_field(&s.csrf)
         );
-        page(
-            200,
-            "Contraseña",
-            Some((&s.account.name, &s.csrf)),
-            "/panel/contrasena",
-            &body,
-        )
+        s.page("Contraseña", "/panel/contrasena", &body)
     }
 
     fn set_password(&mut self, s: &Session, f: &Form, host: &mut dyn Host) -> HttpResponse {
@@ -617,13 +624,7 @@ impl<S: Store> Service<S> {
             esc(&s.account.name),
             esc(&s.account.id)
         );
-        page(
-            200,
-            "Preparación para producción",
-            Some((&s.account.name, &s.csrf)),
-            "/panel",
-            &body,
-        )
+        s.page("Preparación para producción", "/panel", &body)
     }
 
     fn keys_page(&self, s: &Session, message: &str, _now: i64) -> HttpResponse {
@@ -658,13 +659,7 @@ impl<S: Store> Service<S> {
 <h2>Sus claves</h2><p class=\"hint\">Solo se muestra el comienzo de cada clave: la clave entera se ve una única vez, al crearla.</p><div class=\"table\"><table><thead><tr><th scope=\"col\">Clave</th><th scope=\"col\">Entorno</th><th scope=\"col\" class=\"wide\">Creada</th><th scope=\"col\">Estado</th><th scope=\"col\"><span class=\"skip\">Acciones</span></th></tr></thead><tbody>{rows}</tbody></table></div>",
             csrf_field(&s.csrf)
         );
-        page(
-            200,
-            "Claves API",
-            Some((&s.account.name, &s.csrf)),
-            "/panel/claves",
-            &body,
-        )
+        s.page("Claves API", "/panel/claves", &body)
     }
 
     fn create_key_page(&mut self, s: &Session, f: &Form, host: &mut dyn Host) -> HttpResponse {
@@ -758,13 +753,7 @@ impl<S: Store> Service<S> {
 <label for=\"clave-p12\">Contraseña del P12</label><input type=\"password\" id=\"clave-p12\" name=\"contrasena\" autocomplete=\"off\" required><button type=\"submit\">Subir certificado</button></form>",
             csrf_field(&s.csrf)
         );
-        page(
-            200,
-            "Certificado",
-            Some((&s.account.name, &s.csrf)),
-            "/panel/certificado",
-            &body,
-        )
+        s.page("Certificado", "/panel/certificado", &body)
     }
 
     fn upload_certificate(&mut self, s: &Session, f: &Form, host: &mut dyn Host) -> HttpResponse {
@@ -916,13 +905,7 @@ impl<S: Store> Service<S> {
             stamps = match draft { Some(f) => esc(&f.text("timbrados")), None => esc(&stamps) },
             csc_id = field("csc_id", "Identificador del CSC (4 dígitos)", get("csc_id", base.csc.id.clone()), "text", ""),
         );
-        page(
-            200,
-            "Perfil del emisor y timbrados",
-            Some((&s.account.name, &s.csrf)),
-            "/panel/perfil",
-            &body,
-        )
+        s.page("Perfil del emisor y timbrados", "/panel/perfil", &body)
     }
 
     fn save_profile(&mut self, s: &Session, f: &Form, host: &mut dyn Host) -> HttpResponse {
@@ -1019,13 +1002,7 @@ impl<S: Store> Service<S> {
             csrf_field(&s.csrf),
             env.as_str()
         );
-        page(
-            200,
-            "Webhooks",
-            Some((&s.account.name, &s.csrf)),
-            "/panel/webhooks",
-            &body,
-        )
+        s.page("Webhooks", "/panel/webhooks", &body)
     }
 
     fn create_webhook_page(&mut self, s: &Session, f: &Form, host: &mut dyn Host) -> HttpResponse {
@@ -1229,13 +1206,7 @@ impl<S: Store> Service<S> {
             t6 = sel("tipo_documento", "6"),
             t7 = sel("tipo_documento", "7"),
         );
-        let mut p = page(
-            200,
-            "Facturas",
-            Some((&s.account.name, &s.csrf)),
-            "/panel/facturas",
-            &body,
-        );
+        let mut p = s.page("Facturas", "/panel/facturas", &body);
         if r.status != 200 {
             p.status = 400;
         }
@@ -1313,13 +1284,7 @@ impl<S: Store> Service<S> {
             field("created_at", "Creada"),
             field("approved_at", "Aprobada"),
         );
-        page(
-            200,
-            &format!("Factura {}", inv.numero),
-            Some((&s.account.name, &s.csrf)),
-            "/panel/facturas",
-            &body,
-        )
+        s.page(&format!("Factura {}", inv.numero), "/panel/facturas", &body)
     }
 }
 
