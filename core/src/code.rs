@@ -159,6 +159,8 @@ registry! {
     INVALID_IDEMPOTENCY_KEY = "INVALID_IDEMPOTENCY_KEY";
     /// The `Idempotency-Key` was used before with a different request body (HTTP 409).
     IDEMPOTENCY_CONFLICT = "IDEMPOTENCY_CONFLICT";
+    /// A request with this `Idempotency-Key` is still being processed; retry it in a moment (HTTP 409).
+    IDEMPOTENCY_IN_PROGRESS = "IDEMPOTENCY_IN_PROGRESS";
     /// `_simulate` sent with a live key: it is only accepted in the sandbox.
     SIMULATE_NOT_ALLOWED = "SIMULATE_NOT_ALLOWED";
     /// The account has no production profile (certificate, stamp, CSC) yet.

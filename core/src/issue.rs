@@ -74,7 +74,7 @@ pub struct IssueError {
 }
 
 impl IssueError {
-    fn at(stage: Stage) -> impl Fn(Findings) -> IssueError {
+    pub(crate) fn at(stage: Stage) -> impl Fn(Findings) -> IssueError {
         move |findings| IssueError { stage, findings }
     }
 }

@@ -110,6 +110,11 @@ pub struct Reserved {
 }
 
 impl Reserved {
+    /// A number the store has reserved in `key` for one document (the service's create, between its phases).
+    pub(crate) fn new(key: NumberingKey, numero: u32) -> Reserved {
+        Reserved { key, numero }
+    }
+
     /// The sequence.
     pub fn key(&self) -> &NumberingKey {
         &self.key

@@ -341,6 +341,64 @@ fn idempotency_key_returns_the_first_result() {
     );
 }
 
+/// The create's phases (`handle_step` → `CreateJob::sign` → `finish_create`), as a server runs them to sign
+/// outside its lock: the same key meanwhile is told to retry, a job dropped (its transaction rolled back) frees the
+/// key, and a finished one answers like `handle`.
+#[test]
+fn a_create_signed_between_its_phases() {
+    use kuatia_core::api::Step;
+    let mut c = client();
+    let request = |key: &str| HttpRequest {
+        method: "POST".into(),
+        path: "/v1/facturas".into(),
+        headers: vec![
+            ("Authorization".into(), format!("Bearer {}", c.key)),
+            ("X-Environment".into(), "sandbox".into()),
+            ("Idempotency-Key".into(), key.into()),
+            ("Content-Type".into(), "application/json".into()),
+        ],
+        body: factura(None).to_string().into_bytes(),
+    };
+    let (first, again) = (request("order-7"), request("order-7"));
+    let Step::Sign(job) = c.svc.handle_step(&first, &mut c.host) else {
+        panic!("a valid create waits for its signature");
+    };
+    assert_eq!(job.environment(), Environment::Sandbox);
+    match c.svc.handle_step(&again, &mut c.host) {
+        Step::Done(r) => assert_eq!(
+            (r.status, r.json()["error"]["code"].clone()),
+            (409, json!("IDEMPOTENCY_IN_PROGRESS"))
+        ),
+        Step::Sign(_) => panic!("the same key must not reserve a second number"),
+    }
+    // Dropped (as when the transaction that reserved its number is rolled back): the key is free again.
+    drop(job);
+    let Step::Sign(job) = c.svc.handle_step(&again, &mut c.host) else {
+        panic!("a dropped job releases its key");
+    };
+    let signed = job.sign(
+        c.host
+            .signer
+            .as_ref()
+            .map(|s| s as &dyn kuatia_core::sign::Signer),
+    );
+    let created = c.svc.finish_create(signed, &mut c.host);
+    assert_eq!(
+        created.status,
+        201,
+        "{}",
+        String::from_utf8_lossy(&created.body)
+    );
+    let replay = c.svc.handle(&request("order-7"), &mut c.host);
+    assert_eq!((replay.status, &replay.body), (201, &created.body));
+    assert_eq!(replay.header("Idempotent-Replayed"), Some("true"));
+    // The first job's number was reserved and never used: a listed gap; the second got the next one.
+    let data = created.json()["data"].clone();
+    assert_eq!(data["numero"], json!("001-001-0000002"));
+    let gaps = c.sandbox("GET", "/v1/numbering/gaps", None).json();
+    assert_eq!(gaps["meta"]["total"], json!(1), "{gaps}");
+}
+
 #[test]
 fn webhooks_fan_out_sign_and_retry() {
     let mut c = client();

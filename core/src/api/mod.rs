@@ -8,6 +8,7 @@
 //! `GET /v1/health`. Envelope `{ok, data, meta{page,per_page,total}, error{code,message,details}}`.
 
 pub mod auth;
+mod create;
 #[cfg(feature = "panel")]
 pub mod panel;
 pub mod storage;
@@ -17,7 +18,6 @@ pub mod webhook;
 
 use crate::error::{code, Finding};
 use crate::lifecycle::{transition, Estado, EventKind, SifenError, Trigger};
-use crate::numbering::Numbering;
 use crate::sign::Signer;
 use auth::{parse_key, Environment};
 use serde::{Deserialize, Serialize};
@@ -29,6 +29,8 @@ pub use store::{
 };
 use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
 use webhook::{Delivery, EventData, EventPayload, Webhook};
+
+pub use create::{CreateJob, SignedCreate, Step};
 
 /// An HTTP request as the host received it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -244,6 +246,12 @@ pub struct Service<S: Store> {
     pub config: Config,
     /// The latest clock reading [`Service::due_deliveries`] has seen, to notice a clock that steps back.
     latest_now: std::cell::Cell<i64>,
+    /// When the simulated SIFEN next has an invoice to move (see [`Service::tick_if_due`]).
+    next_tick: std::cell::Cell<i64>,
+    /// The clock reading of the last [`Service::tick`].
+    ticked_at: std::cell::Cell<i64>,
+    /// Idempotency keys of creates between [`Service::handle_step`] and [`Service::finish_create`].
+    in_progress: create::InProgressKeys,
 }
 
 /// One item of the production-readiness check (spec §1).
@@ -503,6 +511,9 @@ impl<S: Store> Service<S> {
             store,
             config,
             latest_now: std::cell::Cell::new(i64::MIN),
+            next_tick: std::cell::Cell::new(i64::MIN),
+            ticked_at: std::cell::Cell::new(i64::MIN),
+            in_progress: create::InProgressKeys::default(),
         }
     }
 
@@ -616,11 +627,25 @@ impl<S: Store> Service<S> {
 
     /// Handles one request. Also advances the simulated SIFEN of the sandbox to the host's current time.
     pub fn handle(&mut self, req: &HttpRequest, host: &mut dyn Host) -> HttpResponse {
-        self.tick(host);
+        match self.handle_step(req, host) {
+            Step::Done(response) => response,
+            Step::Sign(job) => {
+                let signer = host.signer(job.account_id(), job.environment());
+                let signed = job.sign(signer);
+                self.finish_create(signed, host)
+            }
+        }
+    }
+
+    /// [`Service::handle`] up to the signature: every request but a create is answered ([`Step::Done`]); a create
+    /// stops with its number reserved ([`Step::Sign`]), so that a host can sign it without holding its store, then
+    /// finish it with [`Service::finish_create`].
+    pub fn handle_step(&mut self, req: &HttpRequest, host: &mut dyn Host) -> Step {
+        self.tick_if_due(host);
         let (path, query) = req.path.split_once('?').unwrap_or((req.path.as_str(), ""));
         #[cfg(feature = "panel")]
         if path == "/panel" || path.starts_with("/panel/") {
-            return self.panel(req, host);
+            return Step::Done(self.panel(req, host));
         }
         let segments: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
         let method = req.method.to_ascii_uppercase();
@@ -637,7 +662,7 @@ impl<S: Store> Service<S> {
             | ["v1", "webhooks", _, "deliveries"] => &["GET"],
             ["v1", "facturas", _, "cancel"] => &["POST"],
             ["v1", "numbering", "gaps"] => &["GET"],
-            _ => return err(404, code::NOT_FOUND, "no such route"),
+            _ => return Step::Done(err(404, code::NOT_FOUND, "no such route")),
         };
         if !allowed.contains(&route.1) {
             let mut r = err(
@@ -646,23 +671,23 @@ impl<S: Store> Service<S> {
                 &format!("use {}", allowed.join(" or ")),
             );
             r.headers.push(("Allow".into(), allowed.join(", ")));
-            return r;
+            return Step::Done(r);
         }
         if segments.as_slice() == ["v1", "health"] {
             // For load balancers: no key, and nothing about the accounts, the data or the build.
-            return ok(200, json!({"status": "ok"}));
+            return Step::Done(ok(200, json!({"status": "ok"})));
         }
         let caller = match self.authenticate(req) {
             Ok(c) => c,
-            Err(r) => return r,
+            Err(r) => return Step::Done(r),
         };
         if method == "POST" {
             if let Some(r) = unsupported_media_type(req) {
-                return r;
+                return Step::Done(r);
             }
         }
-        match (segments.as_slice(), route.1) {
-            (["v1", "facturas"], "POST") => self.create_invoice(&caller, req, host),
+        Step::Done(match (segments.as_slice(), route.1) {
+            (["v1", "facturas"], "POST") => return self.create_step(&caller, req, host),
             (["v1", "facturas"], _) => self.list_invoices(&caller, query),
             (["v1", "facturas", id], _) => match self.store.invoice(&caller.account.id, id) {
                 Some(inv) if inv.environment == caller.env => ok(200, self.invoice_json(&inv)),
@@ -711,7 +736,7 @@ impl<S: Store> Service<S> {
                 )
             }
             _ => err(404, code::NOT_FOUND, "no such route"),
-        }
+        })
     }
 
     fn authenticate(&self, req: &HttpRequest) -> Result<Caller, HttpResponse> {
@@ -1004,166 +1029,6 @@ impl<S: Store> Service<S> {
         )
     }
 
-    fn create_invoice(
-        &mut self,
-        caller: &Caller,
-        req: &HttpRequest,
-        host: &mut dyn Host,
-    ) -> HttpResponse {
-        let idem = req.header("Idempotency-Key").map(str::to_string);
-        let body_hash = auth::hex(&Sha256::digest(&req.body));
-        if let Some(key) = &idem {
-            if key.is_empty() || key.len() > 255 {
-                return err(
-                    400,
-                    code::INVALID_IDEMPOTENCY_KEY,
-                    "Idempotency-Key must have 1 to 255 characters",
-                );
-            }
-            if let Some((hash, response)) =
-                self.store.idempotent(&caller.account.id, caller.env, key)
-            {
-                return if hash == body_hash {
-                    let mut replay = response;
-                    replay.headers.push((REPLAYED_HEADER.into(), "true".into()));
-                    replay
-                } else {
-                    err(
-                        409,
-                        code::IDEMPOTENCY_CONFLICT,
-                        "this Idempotency-Key was used with a different request body",
-                    )
-                };
-            }
-        }
-        let response = self.create_invoice_inner(caller, req, host);
-        // Only outcomes that created something (or definitive validation answers) are replayed.
-        if let Some(key) = idem {
-            if response.status == 201 || response.status == 422 {
-                self.store.put_idempotent(
-                    &caller.account.id,
-                    caller.env,
-                    &key,
-                    body_hash,
-                    response.clone(),
-                );
-            }
-        }
-        response
-    }
-
-    fn create_invoice_inner(
-        &mut self,
-        caller: &Caller,
-        req: &HttpRequest,
-        host: &mut dyn Host,
-    ) -> HttpResponse {
-        let request = match crate::invoice::parse_request_bytes(&req.body) {
-            Ok(r) => r,
-            Err(f) => return body_error(f),
-        };
-        let production = caller.env == Environment::Production;
-        if let Some(f) = crate::validate::check_simulate(request.simulate.as_deref(), production) {
-            return findings_response(&[f]);
-        }
-        let Some(emisor) = caller.account.profile(caller.env).cloned() else {
-            return err(
-                422,
-                code::PRODUCTION_NOT_CONFIGURED,
-                "this account has no production profile (certificate, stamp, CSC); see the preflight check",
-            );
-        };
-        let now_utc = host.now();
-        let now = paraguay(now_utc);
-        let mut codes = SeedCodes(host.random_u32());
-        // The one issuing pipeline (check → certificate → number → DE → signature → QR); the sandbox without a signer
-        // gets the unsigned simulation. `_simulate` changes nothing here: only SIFEN is simulated, below.
-        let signer = host.signer(&caller.account.id, caller.env);
-        let pending = crate::issue::issue_pending(
-            &emisor,
-            &request,
-            signer,
-            now,
-            &mut codes,
-            &mut StoreNumbering {
-                store: &mut self.store,
-                account_id: &caller.account.id,
-                env: caller.env,
-            },
-        );
-        let pending = match pending {
-            Ok(p) => p,
-            Err(e) => return issue_error(e),
-        };
-        let signed = signer.is_some();
-        let (key, numero) = (pending.key.clone(), pending.numero);
-        let issued = pending.issued;
-        let ts = now_utc.unix_timestamp();
-        let documento = issued.documento.clone();
-        let d = &documento;
-        let mut record = InvoiceRecord {
-            id: random_id(host, "fact_", 24),
-            account_id: caller.account.id.clone(),
-            environment: caller.env,
-            status: Estado::Pending,
-            cdc: issued.cdc.clone(),
-            numero: issued.numero.clone(),
-            tipo_documento: d.timbrado.tipo_documento.code(),
-            fecha_emision: crate::fmt::datetime(d.fecha_emision),
-            total: d.totales.as_ref().map(|t| crate::fmt::dec(t.total_general)),
-            moneda: d.operacion_comercial.as_ref().map(|o| o.moneda.clone()),
-            simulate: request.simulate.clone(),
-            sifen_errors: Vec::new(),
-            protocolo: None,
-            xml: issued.xml,
-            qr: issued.qr,
-            signed,
-            created_at: ts,
-            updated_at: ts,
-            tipo_emision: d.operacion.tipo_emision,
-            sent_at: None,
-            receptor_ruc: receptor_ruc(&d.receptor),
-            approved_at: None,
-            cancellation: None,
-            // Production documents go to SIFEN (see `transmit`); the sandbox's SIFEN is simulated by `tick`.
-            transmission: match caller.env {
-                Environment::Production => transmit::Transmission::start(ts),
-                Environment::Sandbox => transmit::Transmission::default(),
-            },
-        };
-        let steps = match request.simulate.as_deref() {
-            Some("approved") => vec![Trigger::Submitted, sandbox_approval(&record)],
-            Some("rejected") => vec![sandbox_rejection(false)],
-            Some("sent") => vec![Trigger::Submitted],
-            _ => vec![],
-        };
-        let mut events = Vec::new();
-        for step in &steps {
-            // The documented machine accepts these sequences from `pending`; an error here would be a bug of ours.
-            events.extend(apply_to(&mut record, step, ts).unwrap_or_default());
-        }
-        let data = self.invoice_json_of(&record, Some(&documento));
-        self.store.insert_invoice(record.clone());
-        let confirmed = StoreNumbering {
-            store: &mut self.store,
-            account_id: &caller.account.id,
-            env: caller.env,
-        }
-        .confirm(&key, numero, &record.cdc);
-        if let Err(f) = confirmed {
-            return err(503, code::NUMBERING_UNAVAILABLE, &f.message);
-        }
-        self.emit(&record, &events, host, ts);
-        if caller.env == Environment::Sandbox && record.status == Estado::Approved {
-            let mut account = caller.account.clone();
-            if !account.sandbox_completed {
-                account.sandbox_completed = true;
-                self.store.put_account(account);
-            }
-        }
-        ok(201, data)
-    }
-
     /// Applies a SIFEN outcome (reported by the host's SIFEN client) to an invoice, storing it and queueing webhooks.
     pub fn apply(
         &mut self,
@@ -1191,6 +1056,34 @@ impl<S: Store> Service<S> {
     /// RUC is one of [`SANDBOX_REJECTED_RUCS`] with [`SANDBOX_CODE_RUC`], approved otherwise).
     pub fn tick(&mut self, host: &mut dyn Host) {
         let now = host.now().unix_timestamp();
+        self.tick_at(now, host);
+    }
+
+    /// [`Service::tick`] when something can be due: a request does not walk every invoice in flight when none of
+    /// them can move yet (the simulated steps are whole seconds after creation). Invoices other engines over the
+    /// same store created are moved by the host's periodic [`Service::tick`].
+    fn tick_if_due(&mut self, host: &mut dyn Host) {
+        let now = host.now().unix_timestamp();
+        // A clock that stepped back may make invoices "created in the future" due at once (see `tick_at`).
+        if now >= self.next_tick.get() || now < self.ticked_at.get() {
+            self.tick_at(now, host);
+        }
+    }
+
+    /// When the simulated SIFEN next moves `record` (`None`: it does not).
+    fn simulated_step_at(&self, record: &InvoiceRecord) -> Option<i64> {
+        if !record.is_simulated_in_flight() {
+            return None;
+        }
+        let after = match record.status {
+            Estado::Pending => self.config.sandbox_send_after,
+            _ => self.config.sandbox_answer_after,
+        };
+        Some(record.created_at.saturating_add(after))
+    }
+
+    fn tick_at(&mut self, now: i64, host: &mut dyn Host) {
+        let mut next = i64::MAX;
         for mut record in self.store.simulated_in_flight() {
             // Created "after" now: the clock stepped back since. Its age is unknown, so the simulation does not wait
             // (waiting for the clock to catch up would stall it for as long as the step).
@@ -1226,7 +1119,12 @@ impl<S: Store> Service<S> {
                     }
                 }
             }
+            if let Some(at) = self.simulated_step_at(&record) {
+                next = next.min(at);
+            }
         }
+        self.next_tick.set(next);
+        self.ticked_at.set(now);
     }
 
     fn emit(&mut self, record: &InvoiceRecord, events: &[EventKind], host: &mut dyn Host, ts: i64) {

@@ -1,0 +1,398 @@
+//! `POST /v1/facturas` in three phases, so that a host can sign without holding its store (the signature is most of a
+//! create's time): [`Service::handle_step`] (with the store: authentication, idempotency, the check, a reserved
+//! number), [`CreateJob::sign`] (no store: the DE, its signature, the QR) and [`Service::finish_create`] (with the
+//! store again: the record, the number's confirmation, webhooks, the idempotent reply). [`Service::handle`] runs the
+//! three in a row, so every host answers a create the same way.
+
+use super::{
+    apply_to, auth, body_error, code, err, findings_response, issue_error, ok, paraguay, random_id,
+    receptor_ruc, sandbox_approval, sandbox_rejection, transmit, Environment, Estado, Host,
+    HttpRequest, HttpResponse, InvoiceRecord, SeedCodes, Service, Store, StoreNumbering, Trigger,
+    REPLAYED_HEADER,
+};
+use crate::invoice::FacturaRequest;
+use crate::issue::{IssueError, Pending, Stage};
+use crate::numbering::{Numbering, NumberingKey, Reserved};
+use crate::profile::Emisor;
+use crate::sign::Signer;
+use sha2::{Digest, Sha256};
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use time::OffsetDateTime;
+
+/// What [`Service::handle_step`] leaves to do.
+#[derive(Debug)]
+pub enum Step {
+    /// The answer.
+    Done(HttpResponse),
+    /// A create with its number reserved: sign it ([`CreateJob::sign`]) with the signer of its account and
+    /// environment, then hand it to [`Service::finish_create`].
+    Sign(Box<CreateJob>),
+}
+
+/// An idempotency key of one account environment.
+type KeyOf = (String, Environment, String);
+
+/// The idempotency keys of creates being signed: a second request with one of them is told to retry (409) rather than
+/// reserve a second number for the same invoice.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct InProgressKeys(Arc<Mutex<HashSet<KeyOf>>>);
+
+impl InProgressKeys {
+    fn set(&self) -> std::sync::MutexGuard<'_, HashSet<KeyOf>> {
+        // A set of keys stays consistent whatever panicked while it was held.
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Marks `key` in progress, `None` when it already is.
+    fn claim(&self, key: KeyOf) -> Option<InProgress> {
+        self.set().insert(key.clone()).then(|| InProgress {
+            keys: self.clone(),
+            key,
+        })
+    }
+}
+
+/// A claimed key, released when the create ends whichever way (answered, failed, or dropped with a rolled-back
+/// transaction).
+#[derive(Debug)]
+struct InProgress {
+    keys: InProgressKeys,
+    key: KeyOf,
+}
+
+impl Drop for InProgress {
+    fn drop(&mut self) {
+        self.keys.set().remove(&self.key);
+    }
+}
+
+/// The request's `Idempotency-Key` with the hash of its body.
+#[derive(Debug, Clone)]
+struct Idempotency {
+    key: String,
+    body_hash: String,
+}
+
+/// A create that passed everything needing the store, its number reserved, waiting for its signature. Owns what
+/// signing needs, so it can move to another thread.
+#[derive(Debug)]
+pub struct CreateJob {
+    account_id: String,
+    env: Environment,
+    idempotency: Option<Idempotency>,
+    emisor: Emisor,
+    request: FacturaRequest,
+    now: OffsetDateTime,
+    codes: u32,
+    key: NumberingKey,
+    numero: u32,
+    id: String,
+    _claim: Option<InProgress>,
+}
+
+impl CreateJob {
+    /// The account whose signer signs it.
+    pub fn account_id(&self) -> &str {
+        &self.account_id
+    }
+
+    /// The environment whose signer signs it.
+    pub fn environment(&self) -> Environment {
+        self.env
+    }
+
+    /// Builds, signs (or, in the sandbox without a signer, simulates) and completes the document with its reserved
+    /// number. Pure: touches no store, so any number of jobs can be signed at once.
+    pub fn sign(self, signer: Option<&dyn Signer>) -> SignedCreate {
+        let outcome =
+            crate::issue::prepare(&self.emisor, &self.request, signer, paraguay(self.now))
+                .and_then(|p| {
+                    p.issue_reserved(
+                        Reserved::new(self.key.clone(), self.numero),
+                        &mut SeedCodes(self.codes),
+                    )
+                });
+        SignedCreate {
+            signed: signer.is_some(),
+            job: self,
+            outcome,
+        }
+    }
+}
+
+/// A create after [`CreateJob::sign`], for [`Service::finish_create`].
+#[derive(Debug)]
+pub struct SignedCreate {
+    job: CreateJob,
+    signed: bool,
+    outcome: Result<Pending, IssueError>,
+}
+
+impl<S: Store> Service<S> {
+    /// `POST /v1/facturas` up to the signature: an idempotent replay, a conflict or a refused request is answered
+    /// here (the replies a create stores are stored); anything else gets its number reserved.
+    pub(super) fn create_step(
+        &mut self,
+        caller: &super::Caller,
+        req: &HttpRequest,
+        host: &mut dyn Host,
+    ) -> Step {
+        let mut idempotency = None;
+        let mut claim = None;
+        if let Some(key) = req.header("Idempotency-Key") {
+            if key.is_empty() || key.len() > 255 {
+                return Step::Done(err(
+                    400,
+                    code::INVALID_IDEMPOTENCY_KEY,
+                    "Idempotency-Key must have 1 to 255 characters",
+                ));
+            }
+            let idem = Idempotency {
+                key: key.to_string(),
+                body_hash: auth::hex(&Sha256::digest(&req.body)),
+            };
+            if let Some(r) = self.replay(&caller.account.id, caller.env, &idem) {
+                return Step::Done(r);
+            }
+            claim =
+                self.in_progress
+                    .claim((caller.account.id.clone(), caller.env, idem.key.clone()));
+            if claim.is_none() {
+                return Step::Done(err(
+                    409,
+                    code::IDEMPOTENCY_IN_PROGRESS,
+                    "a request with this Idempotency-Key is still being processed; retry it in a moment",
+                ));
+            }
+            idempotency = Some(idem);
+        }
+        match self.reserve(caller, req, host) {
+            Ok(mut job) => {
+                job.idempotency = idempotency;
+                job._claim = claim;
+                Step::Sign(job)
+            }
+            Err(response) => {
+                self.remember(
+                    &caller.account.id,
+                    caller.env,
+                    idempotency.as_ref(),
+                    &response,
+                );
+                Step::Done(response)
+            }
+        }
+    }
+
+    /// The stored reply to an idempotency key: the same body gets it again, another body a conflict.
+    fn replay(
+        &self,
+        account_id: &str,
+        env: Environment,
+        idem: &Idempotency,
+    ) -> Option<HttpResponse> {
+        let (hash, response) = self.store.idempotent(account_id, env, &idem.key)?;
+        Some(if hash == idem.body_hash {
+            let mut replay = response;
+            replay.headers.push((REPLAYED_HEADER.into(), "true".into()));
+            replay
+        } else {
+            err(
+                409,
+                code::IDEMPOTENCY_CONFLICT,
+                "this Idempotency-Key was used with a different request body",
+            )
+        })
+    }
+
+    /// Keeps the reply of a keyed create: only outcomes that created something, or definitive validation answers.
+    fn remember(
+        &mut self,
+        account_id: &str,
+        env: Environment,
+        idem: Option<&Idempotency>,
+        response: &HttpResponse,
+    ) {
+        if let Some(idem) = idem {
+            if response.status == 201 || response.status == 422 {
+                self.store.put_idempotent(
+                    account_id,
+                    env,
+                    &idem.key,
+                    idem.body_hash.clone(),
+                    response.clone(),
+                );
+            }
+        }
+    }
+
+    /// The stages of the issuing pipeline before the document is built: check, certificate, a reserved number.
+    fn reserve(
+        &mut self,
+        caller: &super::Caller,
+        req: &HttpRequest,
+        host: &mut dyn Host,
+    ) -> Result<Box<CreateJob>, HttpResponse> {
+        let request = crate::invoice::parse_request_bytes(&req.body).map_err(body_error)?;
+        let production = caller.env == Environment::Production;
+        if let Some(f) = crate::validate::check_simulate(request.simulate.as_deref(), production) {
+            return Err(findings_response(&[f]));
+        }
+        let Some(emisor) = caller.account.profile(caller.env).cloned() else {
+            return Err(err(
+                422,
+                code::PRODUCTION_NOT_CONFIGURED,
+                "this account has no production profile (certificate, stamp, CSC); see the preflight check",
+            ));
+        };
+        let now = host.now();
+        let codes = host.random_u32();
+        // The one issuing pipeline (check → certificate → number → DE → signature → QR); the sandbox without a signer
+        // gets the unsigned simulation. `_simulate` changes nothing here: only SIFEN is simulated, below.
+        let key = {
+            let prepared = crate::issue::prepare(
+                &emisor,
+                &request,
+                host.signer(&caller.account.id, caller.env),
+                paraguay(now),
+            )
+            .map_err(issue_error)?;
+            prepared.key().clone()
+        };
+        let numero = StoreNumbering {
+            store: &mut self.store,
+            account_id: &caller.account.id,
+            env: caller.env,
+        }
+        .reserve(&key)
+        .map_err(|f| issue_error(IssueError::at(Stage::Numbering)(f.into())))?;
+        Ok(Box::new(CreateJob {
+            account_id: caller.account.id.clone(),
+            env: caller.env,
+            idempotency: None,
+            emisor,
+            request,
+            now,
+            codes,
+            key,
+            numero,
+            id: random_id(host, "fact_", 24),
+            _claim: None,
+        }))
+    }
+
+    /// Stores a signed create ([`CreateJob::sign`]) and answers it: 201 with the invoice, or the answer to a failed
+    /// signature (its number stays reserved: a listed gap, never reused).
+    pub fn finish_create(&mut self, signed: SignedCreate, host: &mut dyn Host) -> HttpResponse {
+        let SignedCreate {
+            job,
+            signed,
+            outcome,
+        } = signed;
+        // Another node may have answered the same key meanwhile: its reply stands, this number stays a gap.
+        if let Some(idem) = &job.idempotency {
+            if let Some(r) = self.replay(&job.account_id, job.env, idem) {
+                return r;
+            }
+        }
+        let response = match outcome {
+            Ok(pending) => self.store_created(&job, pending, signed, host),
+            Err(e) => issue_error(e),
+        };
+        self.remember(
+            &job.account_id,
+            job.env,
+            job.idempotency.as_ref(),
+            &response,
+        );
+        response
+    }
+
+    /// The record of a signed document, its number confirmed and its webhooks queued.
+    fn store_created(
+        &mut self,
+        job: &CreateJob,
+        pending: Pending,
+        signed: bool,
+        host: &mut dyn Host,
+    ) -> HttpResponse {
+        let (key, numero) = (pending.key.clone(), pending.numero);
+        let issued = pending.issued;
+        let ts = job.now.unix_timestamp();
+        let documento = issued.documento.clone();
+        let d = &documento;
+        let mut record = InvoiceRecord {
+            id: job.id.clone(),
+            account_id: job.account_id.clone(),
+            environment: job.env,
+            status: Estado::Pending,
+            cdc: issued.cdc.clone(),
+            numero: issued.numero.clone(),
+            tipo_documento: d.timbrado.tipo_documento.code(),
+            fecha_emision: crate::fmt::datetime(d.fecha_emision),
+            total: d.totales.as_ref().map(|t| crate::fmt::dec(t.total_general)),
+            moneda: d.operacion_comercial.as_ref().map(|o| o.moneda.clone()),
+            simulate: job.request.simulate.clone(),
+            sifen_errors: Vec::new(),
+            protocolo: None,
+            xml: issued.xml,
+            qr: issued.qr,
+            signed,
+            created_at: ts,
+            updated_at: ts,
+            tipo_emision: d.operacion.tipo_emision,
+            sent_at: None,
+            receptor_ruc: receptor_ruc(&d.receptor),
+            approved_at: None,
+            cancellation: None,
+            // Production documents go to SIFEN (see `transmit`); the sandbox's SIFEN is simulated by `tick`.
+            transmission: match job.env {
+                Environment::Production => transmit::Transmission::start(ts),
+                Environment::Sandbox => transmit::Transmission::default(),
+            },
+        };
+        let steps = match job.request.simulate.as_deref() {
+            Some("approved") => vec![Trigger::Submitted, sandbox_approval(&record)],
+            Some("rejected") => vec![sandbox_rejection(false)],
+            Some("sent") => vec![Trigger::Submitted],
+            _ => vec![],
+        };
+        let mut events = Vec::new();
+        for step in &steps {
+            // The documented machine accepts these sequences from `pending`; an error here would be a bug of ours.
+            events.extend(apply_to(&mut record, step, ts).unwrap_or_default());
+        }
+        let data = self.invoice_json_of(&record, Some(&documento));
+        self.store.insert_invoice(record.clone());
+        let confirmed = StoreNumbering {
+            store: &mut self.store,
+            account_id: &job.account_id,
+            env: job.env,
+        }
+        .confirm(&key, numero, &record.cdc);
+        if let Err(f) = confirmed {
+            return err(503, code::NUMBERING_UNAVAILABLE, &f.message);
+        }
+        if let Some(at) = self.simulated_step_at(&record) {
+            self.next_tick.set(self.next_tick.get().min(at));
+        }
+        self.emit(&record, &events, host, ts);
+        if job.env == Environment::Sandbox && record.status == Estado::Approved {
+            if let Some(mut account) = self.store.account(&job.account_id) {
+                if !account.sandbox_completed {
+                    account.sandbox_completed = true;
+                    self.store.put_account(account);
+                }
+            }
+        }
+        ok(201, data)
+    }
+}
+
+// Jobs move to the threads that sign them.
+const _: fn() = || {
+    fn send<T: Send>() {}
+    send::<CreateJob>();
+    send::<SignedCreate>();
+};
