@@ -52,6 +52,38 @@ impl Backend {
         }
     }
 
+    /// Rolls the transaction back.
+    pub fn rollback(&mut self) {
+        match self {
+            Backend::Sqlite(s) => s.rollback(),
+            Backend::Postgres(s) => s.rollback(),
+        }
+    }
+
+    /// Marks where one request of a group commit starts.
+    pub fn savepoint(&mut self) -> Result<(), StoreError> {
+        match self {
+            Backend::Sqlite(s) => s.savepoint(),
+            Backend::Postgres(s) => s.savepoint().map_err(StoreError::postgres),
+        }
+    }
+
+    /// Keeps the request's writes for the group's commit.
+    pub fn release(&mut self) -> Result<(), StoreError> {
+        match self {
+            Backend::Sqlite(s) => s.release(),
+            Backend::Postgres(s) => s.release().map_err(StoreError::postgres),
+        }
+    }
+
+    /// Drops the request's writes, keeping the group's others.
+    pub fn rollback_request(&mut self) -> Result<(), StoreError> {
+        match self {
+            Backend::Sqlite(s) => s.rollback_request(),
+            Backend::Postgres(s) => s.rollback_request().map_err(StoreError::postgres),
+        }
+    }
+
     /// The first statement error since the last call, if any.
     pub fn take_error(&self) -> Option<StoreError> {
         match self {

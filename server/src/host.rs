@@ -43,7 +43,7 @@ impl std::fmt::Debug for Clock {
 /// System clock, `getrandom`, and the signers: one for the sandbox, the server-wide production one (`--p12`), and
 /// per-account production ones (`kuatia accounts set-p12`), which take precedence for their account.
 pub struct SystemHost {
-    sandbox: Option<SoftwareSigner>,
+    sandbox: Option<Arc<SoftwareSigner>>,
     /// Shared with the SIFEN client, which signs the TLS handshake with it.
     production: Option<Arc<SoftwareSigner>>,
     /// Production signers of single accounts.
@@ -78,7 +78,7 @@ impl SystemHost {
         let mut seed = [0u8; 32];
         getrandom::fill(&mut seed).map_err(|e| format!("OS random generator: {e}"))?;
         Ok(SystemHost {
-            sandbox,
+            sandbox: sandbox.map(Arc::new),
             production,
             per_account: std::collections::HashMap::new(),
             seed,
@@ -113,6 +113,25 @@ impl SystemHost {
     /// The certificates installed since the last call.
     pub fn take_installed(&mut self) -> Vec<crate::panel::Installed> {
         std::mem::take(&mut self.installed)
+    }
+
+    /// The signer of an account's environment ([`Host::signer`]) as a shared handle, for signing outside the engine's
+    /// lock ([`kuatia_core::api::CreateJob::sign`]).
+    pub fn shared_signer(&self, account_id: &str, env: Environment) -> Option<Arc<dyn Signer>> {
+        self.chosen(account_id, env)
+            .map(|s| s.clone() as Arc<dyn Signer>)
+    }
+
+    /// Which signer signs an account's environment: the sandbox one, or the account's own production signer before
+    /// the server-wide one.
+    fn chosen(&self, account_id: &str, env: Environment) -> Option<&Arc<SoftwareSigner>> {
+        match env {
+            Environment::Sandbox => self.sandbox.as_ref(),
+            Environment::Production => self
+                .per_account
+                .get(account_id)
+                .or(self.production.as_ref()),
+        }
     }
 
     /// An account's own production signer (for the SIFEN client, which authenticates as the account).
@@ -175,13 +194,7 @@ impl Host for SystemHost {
     }
 
     fn signer(&self, account_id: &str, env: Environment) -> Option<&dyn Signer> {
-        match env {
-            Environment::Sandbox => self.sandbox.as_ref().map(|s| s as &dyn Signer),
-            Environment::Production => self
-                .per_account
-                .get(account_id)
-                .or(self.production.as_ref())
-                .map(|s| s.as_ref() as &dyn Signer),
-        }
+        self.chosen(account_id, env)
+            .map(|s| s.as_ref() as &dyn Signer)
     }
 }

@@ -6,16 +6,19 @@
 //! ([`SystemHost`]), a background task that advances the simulated SIFEN ([`Service::tick`]) and a webhook worker
 //! that POSTs [`Service::due_deliveries`] and reports each outcome ([`Service::report_delivery`]).
 //!
-//! Concurrency: the [`Service`] and its store sit behind one `std::sync::Mutex`, and each request runs on tokio's
-//! blocking pool inside one SQLite transaction (`BEGIN IMMEDIATE … COMMIT`). SQLite has a single writer anyway, and
-//! holding the lock across the whole request is what makes idempotency keys and document numbering race-free
-//! without any rule in the host. Signing takes well under a millisecond, so one writer is not the bottleneck on
-//! loopback (see docs/benchmarks.md for the measured figures).
+//! Concurrency: the [`Service`] and its store sit behind a `std::sync::Mutex` (one engine over SQLite, `--db-pool`
+//! engines over PostgreSQL), and requests reach it through [`commit::Committer`]: the requests waiting together run
+//! in one transaction (`BEGIN IMMEDIATE … COMMIT`, one savepoint each) and share its sync, and each is answered only
+//! after that commit. A create leaves the engine to be signed ([`Service::handle_step`], then
+//! [`kuatia_core::api::CreateJob::sign`] on the blocking pool) and comes back to be stored
+//! ([`Service::finish_create`]), so signatures run on every core while the single writer keeps idempotency keys and
+//! numbering race-free without any rule in the host (see docs/benchmarks.md for the measured figures).
 // Unsafe code is confined to `sifen_openssl` (the OpenSSL ENGINE that signs through the core's Signer).
 #![deny(unsafe_code)]
 
 pub mod accounts;
 pub mod backend;
+pub mod commit;
 pub mod faults;
 pub mod host;
 pub mod numbering;
@@ -36,7 +39,7 @@ pub use host::{Clock, SystemHost};
 use kuatia_core::api::auth::Environment;
 use kuatia_core::api::transmit::SifenMode;
 use kuatia_core::api::webhook::{self, Delivery};
-use kuatia_core::api::{Config, HttpRequest, HttpResponse, Service, Store};
+use kuatia_core::api::{Config, HttpRequest, HttpResponse, Service, Step, Store};
 use kuatia_core::profile::Emisor;
 use kuatia_core::sign::SoftwareSigner;
 use std::net::SocketAddr;
@@ -302,7 +305,7 @@ impl RunningServer {
 
 #[derive(Clone)]
 struct App {
-    engines: Arc<pool::Engines>,
+    committer: Arc<commit::Committer>,
     max_body: usize,
 }
 
@@ -383,7 +386,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
     let (stop, stopped) = watch::channel(false);
 
     let app = Router::new().fallback(handle).with_state(App {
-        engines,
+        committer: Arc::new(commit::Committer::new(engines)),
         max_body: config.max_body,
     });
     let mut on_stop = stopped.clone();
@@ -531,21 +534,42 @@ async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
             .collect(),
         body: bytes.to_vec(),
     };
-    let engines = app.engines.clone();
+    let committer = app.committer.clone();
     let outcome = tokio::task::spawn_blocking(move || {
-        engines.lock().transact(|svc, host| {
-            let response = svc.handle(&request, host);
+        let (step, signer) = committer.run(move |svc, host| {
+            let step = svc.handle_step(&request, host);
             // A P12 uploaded through the panel is written in the same transaction.
             panel::persist(svc, host);
-            response
-        })
+            let signer = match &step {
+                Step::Sign(job) => host.shared_signer(job.account_id(), job.environment()),
+                Step::Done(_) => None,
+            };
+            (step, signer)
+        })?;
+        match step {
+            Step::Done(response) => Ok(response),
+            // Signed here, on this blocking thread, while the engine serves other requests; the number is reserved
+            // (committed) already.
+            Step::Sign(job) => {
+                let signed = job.sign(signer.as_deref());
+                committer.run(move |svc, host| svc.finish_create(signed, host))
+            }
+        }
     })
     .await;
     let response = match outcome {
         Ok(Ok(r)) => to_response(r),
-        Ok(Err(e)) => {
+        Ok(Err(commit::Failed::Store(e))) => {
             tracing::error!(error = %e, fault = ?e.fault, "storage failure; request rolled back");
             to_response(kuatia_core::api::storage::failure_response(e.fault))
+        }
+        Ok(Err(commit::Failed::Panic)) => {
+            tracing::error!("request panicked; rolled back");
+            json_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                kuatia_core::code::INTERNAL_ERROR,
+                "internal error",
+            )
         }
         Err(e) => {
             tracing::error!(error = %e, "request task failed");

@@ -291,7 +291,24 @@ impl PgStore {
         self.run(|c| c.batch_execute("COMMIT"))
     }
 
-    fn rollback(&mut self) {
+    /// Marks where one request of a group commit starts ([`crate::commit`]), inside the transaction.
+    pub fn savepoint(&mut self) -> Result<(), String> {
+        self.run(|c| c.batch_execute("SAVEPOINT request"))
+    }
+
+    /// Keeps the request's writes (they commit with the group).
+    pub fn release(&mut self) -> Result<(), String> {
+        self.run(|c| c.batch_execute("RELEASE SAVEPOINT request"))
+    }
+
+    /// Drops the request's writes (and the transaction's failed state), keeping the group's others.
+    pub fn rollback_request(&mut self) -> Result<(), String> {
+        self.error.replace(None);
+        self.run(|c| c.batch_execute("ROLLBACK TO SAVEPOINT request; RELEASE SAVEPOINT request"))
+    }
+
+    /// Rolls the transaction back.
+    pub(crate) fn rollback(&mut self) {
         self.in_transaction = false;
         let _ = self.run(|c| c.batch_execute("ROLLBACK"));
     }

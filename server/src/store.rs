@@ -190,10 +190,11 @@ impl SqliteStore {
         let path = dir.join(DB_FILE);
         private(dir, &path)?;
         let conn = Connection::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        // WAL: readers never block the writer; NORMAL sync is durable across process crashes (the WAL is fsynced at
-        // checkpoints). busy_timeout lets `kuatia keys create` write while a server runs.
+        // WAL: readers never block the writer. FULL: every commit syncs the WAL, so a 201 means the invoice is on disk
+        // (across power loss too); the server shares one sync among the requests that wait together
+        // ([`crate::commit`]). busy_timeout lets `kuatia keys create` write while a server runs.
         conn.execute_batch(
-            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;
              PRAGMA foreign_keys = ON;
              CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL);",
         )
@@ -311,7 +312,8 @@ impl SqliteStore {
         Ok(())
     }
 
-    fn rollback(&mut self) {
+    /// Rolls the transaction back.
+    pub(crate) fn rollback(&mut self) {
         let _ = self.conn.execute_batch("ROLLBACK");
         // Left as the rolled-back writes made it, the cache would hide invoices from the simulated SIFEN for good
         // (found by the fault-injection tests): when it cannot be rebuilt now, `begin` rebuilds it.
@@ -365,6 +367,30 @@ impl SqliteStore {
             return Err(e.into());
         }
         Ok(())
+    }
+
+    /// Marks where one request of a group commit starts ([`crate::commit`]), inside the transaction.
+    pub fn savepoint(&mut self) -> Result<(), StoreError> {
+        self.conn
+            .execute_batch("SAVEPOINT request")
+            .map_err(StoreError::from)
+    }
+
+    /// Keeps the request's writes (they commit with the group).
+    pub fn release(&mut self) -> Result<(), StoreError> {
+        self.conn
+            .execute_batch("RELEASE request")
+            .map_err(StoreError::from)
+    }
+
+    /// Drops the request's writes, keeping the group's others.
+    pub fn rollback_request(&mut self) -> Result<(), StoreError> {
+        self.conn
+            .execute_batch("ROLLBACK TO request; RELEASE request")
+            .map_err(StoreError::from)?;
+        self.error.replace(None);
+        // The in-flight cache followed the dropped writes.
+        self.reload_in_flight()
     }
 
     /// The first statement error since the last call, if any.

@@ -7,8 +7,9 @@
 //!   `COMMIT`), which reaches the calls a real fault cannot aim at.
 //!
 //! Every request must either succeed and be durable (the database, reopened after the run, holds every 201's
-//! invoice with its number, no number twice, no reservation left unconfirmed) or fail with 503
-//! `STORAGE_UNAVAILABLE` and change nothing; service resumes once the fault is gone.
+//! invoice with its number confirmed, no number twice) or fail with 503 `STORAGE_UNAVAILABLE` and store nothing
+//! but, for a create that failed after its number was reserved, that number as a listed gap; service resumes once
+//! the fault is gone.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -143,14 +144,29 @@ fn assert_durable(dir: &Path, created: &BTreeMap<String, String>) {
     assert_eq!(&stored, created, "the database holds exactly the 201s");
     let numbers: BTreeSet<&String> = rows.iter().map(|(_, n)| n).collect();
     assert_eq!(numbers.len(), rows.len(), "no number twice");
-    let unconfirmed: i64 = conn
-        .query_row(
-            "SELECT COUNT(*) FROM number_reservations WHERE cdc IS NULL",
-            [],
-            |r| r.get(0),
-        )
+    // A create reserves its number in one transaction and stores the signed invoice in another (it is signed in
+    // between, outside the store): a fault in the second leaves the number reserved and unused, a listed gap
+    // (`GET /v1/numbering/gaps`), never a number used twice or an invoice without its confirmed number.
+    let confirmed: Vec<String> = conn
+        .prepare("SELECT cdc FROM number_reservations WHERE cdc IS NOT NULL")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(unconfirmed, 0, "no reservation half-written");
+    let cdcs: BTreeSet<String> = conn
+        .prepare("SELECT cdc FROM invoices")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        confirmed.iter().cloned().collect::<BTreeSet<_>>(),
+        cdcs,
+        "every stored invoice's number is confirmed with its CDC, and only those"
+    );
+    assert_eq!(confirmed.len(), cdcs.len(), "no CDC confirmed twice");
 }
 
 /// Creates `keys` invoices, each retried with its idempotency key after every 503 (as a client told

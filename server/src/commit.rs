@@ -1,0 +1,155 @@
+//! Group commit. A request's store work is queued; whoever gets an engine runs every queued request in one
+//! transaction, each behind its own savepoint (one that fails is rolled back alone), commits once, and only then
+//! hands each request its answer. So a 201 still means the invoice is on disk, and the requests that waited
+//! together share one sync instead of paying one each. Signing is not store work: a create is split around it
+//! ([`kuatia_core::api::Service::handle_step`]), so signatures run in parallel outside the engine.
+
+use crate::faults::StoreError;
+use crate::pool::Engines;
+use crate::{Backend, Engine, SystemHost};
+use kuatia_core::api::Service;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::sync::{Arc, Mutex};
+
+/// Why a request's store work produced no answer.
+#[derive(Debug, Clone)]
+pub enum Failed {
+    /// The store failed; the request's writes were rolled back.
+    Store(StoreError),
+    /// A bug of ours panicked inside it; its writes were rolled back.
+    Panic,
+}
+
+/// Store work of one request.
+type Work = Box<dyn FnOnce(&mut Service<Backend>, &mut SystemHost) + Send>;
+
+/// A queued request: its work and where to say how it ended (after the commit).
+struct Job {
+    work: Work,
+    done: SyncSender<Result<(), Failed>>,
+}
+
+/// The queue in front of the engines.
+#[derive(Debug)]
+pub struct Committer {
+    engines: Arc<Engines>,
+    queue: Mutex<Vec<Job>>,
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Job").finish_non_exhaustive()
+    }
+}
+
+impl Committer {
+    /// A queue in front of `engines`.
+    pub fn new(engines: Arc<Engines>) -> Committer {
+        Committer {
+            engines,
+            queue: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Runs `work` in a transaction shared with the requests queued meanwhile; returns its result once that
+    /// transaction is committed. Blocks: call it from a blocking thread.
+    pub fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut Service<Backend>, &mut SystemHost) -> T + Send + 'static,
+    ) -> Result<T, Failed> {
+        let slot = Arc::new(Mutex::new(None));
+        let out = slot.clone();
+        let (done, ended) = sync_channel(1);
+        self.queue().push(Job {
+            work: Box::new(move |svc, host| {
+                let value = work(svc, host);
+                *out.lock().unwrap_or_else(|p| p.into_inner()) = Some(value);
+            }),
+            done,
+        });
+        {
+            // Whoever holds an engine runs the whole queue; waiting for one, this request's work may be run by
+            // another thread's group (then the queue may be empty here).
+            let mut engine = self.engines.lock();
+            let group = std::mem::take(&mut *self.queue());
+            if !group.is_empty() {
+                engine.run_group(group);
+            }
+        }
+        // Answered after its group's commit; a sender dropped unanswered means its work panicked past the guard.
+        ended.recv().unwrap_or(Err(Failed::Panic))?;
+        let value = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+        value.ok_or(Failed::Panic)
+    }
+
+    fn queue(&self) -> std::sync::MutexGuard<'_, Vec<Job>> {
+        // A list of jobs stays consistent whatever panicked while it was held.
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Engine {
+    /// One transaction for the group: each job behind a savepoint, one commit, then every job's outcome.
+    fn run_group(&mut self, group: Vec<Job>) {
+        if let Err(e) = self.service.store.begin() {
+            for job in group {
+                let _ = job.done.send(Err(Failed::Store(e.clone())));
+            }
+            return;
+        }
+        self.refresh_signers();
+        let mut outcomes = Vec::with_capacity(group.len());
+        let mut broken = None;
+        for job in group {
+            let outcome = match &broken {
+                Some(e) => Err(Failed::Store(StoreError::clone(e))),
+                None => match self.run_one(job.work) {
+                    Ok(outcome) => outcome,
+                    Err(e) => {
+                        broken = Some(e.clone());
+                        Err(Failed::Store(e))
+                    }
+                },
+            };
+            outcomes.push((job.done, outcome));
+        }
+        let commit = match broken {
+            // Part of a failed request could not be undone: nothing of the group is kept.
+            Some(e) => {
+                self.service.store.rollback();
+                Err(e)
+            }
+            None => self.service.store.finish(),
+        };
+        for (done, outcome) in outcomes {
+            let outcome = match &commit {
+                Ok(()) => outcome,
+                Err(e) => Err(Failed::Store(e.clone())),
+            };
+            let _ = done.send(outcome);
+        }
+    }
+
+    /// Runs one job behind a savepoint: `Ok` with the job's outcome, or `Err` when its writes could not be undone
+    /// (then the whole transaction must go).
+    fn run_one(&mut self, work: Work) -> Result<Result<(), Failed>, StoreError> {
+        if let Err(e) = self.service.store.savepoint() {
+            return Ok(Err(Failed::Store(e)));
+        }
+        let (service, host) = (&mut self.service, &mut self.host);
+        let ran = catch_unwind(AssertUnwindSafe(|| work(service, host)));
+        let failed = match (ran, self.service.store.take_error()) {
+            (Ok(()), None) => None,
+            (_, Some(e)) => Some(Failed::Store(e)),
+            (Err(_), None) => Some(Failed::Panic),
+        };
+        match failed {
+            None => self.service.store.release().map(Ok),
+            Some(f) => {
+                self.service.store.rollback_request()?;
+                Ok(Err(f))
+            }
+        }
+    }
+}
