@@ -9,6 +9,7 @@
 
 pub mod auth;
 mod create;
+mod document;
 #[cfg(feature = "panel")]
 pub mod panel;
 pub mod storage;
@@ -252,6 +253,8 @@ pub struct Service<S: Store> {
     ticked_at: std::cell::Cell<i64>,
     /// Idempotency keys of creates between [`Service::handle_step`] and [`Service::finish_create`].
     in_progress: create::InProgressKeys,
+    /// The resource parts of recently read invoices' signed XML.
+    documents: document::Parts,
 }
 
 /// One item of the production-readiness check (spec §1).
@@ -514,6 +517,7 @@ impl<S: Store> Service<S> {
             next_tick: std::cell::Cell::new(i64::MIN),
             ticked_at: std::cell::Cell::new(i64::MIN),
             in_progress: create::InProgressKeys::default(),
+            documents: document::Parts::default(),
         }
     }
 
@@ -690,7 +694,7 @@ impl<S: Store> Service<S> {
             (["v1", "facturas"], "POST") => return self.create_step(&caller, req, host),
             (["v1", "facturas"], _) => self.list_invoices(&caller, query),
             (["v1", "facturas", id], _) => match self.store.invoice(&caller.account.id, id) {
-                Some(inv) if inv.environment == caller.env => ok(200, self.invoice_json(&inv)),
+                Some(inv) if inv.environment == caller.env => self.invoice_response(200, &inv),
                 _ => err(404, code::NOT_FOUND, "no invoice with that id"),
             },
             (["v1", "facturas", id, "kude"], _) => self.kude(&caller, id),
@@ -800,9 +804,36 @@ impl<S: Store> Service<S> {
     /// stored XML (the one source of truth of what was signed and sent: receiver, items with their computed values,
     /// totals and IVA, currency and rate).
     fn invoice_json(&self, inv: &InvoiceRecord) -> Value {
-        // The stored signed XML is the one source of the document's parts.
-        let de = crate::xml::parse(&inv.xml).ok();
-        self.invoice_json_of(inv, de.as_ref())
+        let mut v = self.invoice_base(inv);
+        if let (Some(parts), Value::Object(m)) = (self.documents.get(inv), &mut v) {
+            m.extend(parts.fields.iter().map(|(k, x)| (k.clone(), x.clone())));
+        }
+        v
+    }
+
+    /// `{"ok":true,"data":<invoice>}` for a status lookup, the document's parts spliced in already serialized
+    /// (the same resource as [`Service::invoice_json`], without re-parsing or re-serializing the signed XML's parts).
+    fn invoice_response(&self, status: u16, inv: &InvoiceRecord) -> HttpResponse {
+        let mut body = Vec::with_capacity(4096);
+        body.extend_from_slice(br#"{"ok":true,"data":"#);
+        // Writing a Value into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut body, &self.invoice_base(inv));
+        if let Some(parts) = self.documents.get(inv).filter(|p| !p.members.is_empty()) {
+            // The base is a non-empty object: its closing brace gives way to the parts' members.
+            body.pop();
+            body.push(b',');
+            body.extend_from_slice(parts.members.as_bytes());
+            body.push(b'}');
+        }
+        body.push(b'}');
+        HttpResponse {
+            status,
+            headers: vec![(
+                "Content-Type".into(),
+                "application/json; charset=utf-8".into(),
+            )],
+            body,
+        }
     }
 
     /// The invoice resource from its record and its document (at creation the pipeline's own, not re-parsed).
@@ -811,6 +842,15 @@ impl<S: Store> Service<S> {
         inv: &InvoiceRecord,
         de: Option<&crate::de::DocumentoElectronico>,
     ) -> Value {
+        let mut v = self.invoice_base(inv);
+        if let (Some(de), Value::Object(m)) = (de, &mut v) {
+            m.extend(document::fields(de));
+        }
+        v
+    }
+
+    /// The invoice resource without the parts read from its signed XML ([`document::fields`]).
+    fn invoice_base(&self, inv: &InvoiceRecord) -> Value {
         let base = self.config.base_url.trim_end_matches('/');
         let mut v = json!({
             "id": inv.id,
@@ -831,24 +871,6 @@ impl<S: Store> Service<S> {
             "sent_at": inv.sent_at.map(rfc3339),
             "approved_at": inv.approved_at.map(rfc3339),
         });
-        if let Some(de) = de {
-            let tipo_cambio = de.operacion_comercial.as_ref().and_then(|o| o.tipo_cambio);
-            v["tipo_cambio"] = json!(tipo_cambio);
-            v["timbrado"] = json!({
-                "numero": de.timbrado.numero_timbrado,
-                "establecimiento": de.timbrado.establecimiento,
-                "punto": de.timbrado.punto,
-                "serie": de.timbrado.serie,
-            });
-            v["emisor"] = json!({
-                "ruc": format!("{}-{}", de.emisor.ruc, de.emisor.dv),
-                "razon_social": de.emisor.razon_social,
-            });
-            v["receptor"] = json!(de.receptor);
-            v["condicion"] = json!(de.condicion);
-            v["items"] = json!(de.items);
-            v["totales"] = json!(de.totales);
-        }
         if inv.status == Estado::Rejected {
             v["sifen_errors"] = json!(inv.sifen_errors);
         }
