@@ -592,19 +592,34 @@ async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
     response
 }
 
+/// Every how many tick periods the simulated SIFEN looks at every invoice in flight, not only its schedule.
+const FULL_TICK_EVERY: u32 = 10;
+
 /// Advances the simulated SIFEN every `period`.
 async fn tick_loop(engine: Arc<Mutex<Engine>>, period: Duration, mut stop: watch::Receiver<bool>) {
     let mut interval = tokio::time::interval(period);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut round = 0u32;
     loop {
         tokio::select! {
             _ = interval.tick() => {}
             _ = stop.wait_for(|s| *s) => break,
         }
         let engine = engine.clone();
-        let r =
-            tokio::task::spawn_blocking(move || lock(&engine).transact(|svc, host| svc.tick(host)))
-                .await;
+        // What this engine scheduled, every period; everything in the store (other engines' and nodes' invoices)
+        // every FULL_TICK_EVERY periods, so the walk over every invoice in flight stays rare.
+        let full = round % FULL_TICK_EVERY == 0;
+        round = round.wrapping_add(1);
+        let r = tokio::task::spawn_blocking(move || {
+            lock(&engine).transact(|svc, host| {
+                if full {
+                    svc.tick(host)
+                } else {
+                    svc.tick_due(host)
+                }
+            })
+        })
+        .await;
         if let Ok(Err(e)) = r {
             tracing::error!(error = %e, "tick rolled back");
         }

@@ -374,9 +374,7 @@ impl<S: Store> Service<S> {
         if let Err(f) = confirmed {
             return err(503, code::NUMBERING_UNAVAILABLE, &f.message);
         }
-        if let Some(at) = self.simulated_step_at(&record) {
-            self.next_tick.set(self.next_tick.get().min(at));
-        }
+        self.schedule(&record);
         self.emit(&record, &events, host, ts);
         if job.env == Environment::Sandbox && record.status == Estado::Approved {
             if let Some(mut account) = self.store.account(&job.account_id) {

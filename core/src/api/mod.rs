@@ -247,10 +247,14 @@ pub struct Service<S: Store> {
     pub config: Config,
     /// The latest clock reading [`Service::due_deliveries`] has seen, to notice a clock that steps back.
     latest_now: std::cell::Cell<i64>,
-    /// When the simulated SIFEN next has an invoice to move (see [`Service::tick_if_due`]).
-    next_tick: std::cell::Cell<i64>,
-    /// The clock reading of the last [`Service::tick`].
-    ticked_at: std::cell::Cell<i64>,
+    /// When the simulated SIFEN next has an invoice to move (see [`Service::tick_due`]).
+    next_tick: i64,
+    /// The clock reading of the last tick.
+    ticked_at: i64,
+    /// `(due, account, invoice)` of the simulated steps this service knows of.
+    schedule: std::collections::BTreeSet<(i64, String, String)>,
+    /// Whether `schedule` was built from the store (by a full tick) yet.
+    scheduled: bool,
     /// Idempotency keys of creates between [`Service::handle_step`] and [`Service::finish_create`].
     in_progress: create::InProgressKeys,
     /// The resource parts of recently read invoices' signed XML.
@@ -415,6 +419,9 @@ fn query_pairs(query: &str, allowed: &[&str]) -> Result<Vec<(String, String)>, H
     Ok(out)
 }
 
+/// How many simulated invoices one [`Service::tick_due`] moves at most: a request's share of the simulation.
+pub const TICK_BATCH: usize = 256;
+
 /// Header set on a response replayed for a repeated `Idempotency-Key` (the first response, unchanged otherwise).
 pub const REPLAYED_HEADER: &str = "Idempotent-Replayed";
 
@@ -514,8 +521,10 @@ impl<S: Store> Service<S> {
             store,
             config,
             latest_now: std::cell::Cell::new(i64::MIN),
-            next_tick: std::cell::Cell::new(i64::MIN),
-            ticked_at: std::cell::Cell::new(i64::MIN),
+            next_tick: i64::MIN,
+            ticked_at: i64::MIN,
+            schedule: std::collections::BTreeSet::new(),
+            scheduled: false,
             in_progress: create::InProgressKeys::default(),
             documents: document::Parts::default(),
         }
@@ -645,7 +654,7 @@ impl<S: Store> Service<S> {
     /// stops with its number reserved ([`Step::Sign`]), so that a host can sign it without holding its store, then
     /// finish it with [`Service::finish_create`].
     pub fn handle_step(&mut self, req: &HttpRequest, host: &mut dyn Host) -> Step {
-        self.tick_if_due(host);
+        self.tick_due(host);
         let (path, query) = req.path.split_once('?').unwrap_or((req.path.as_str(), ""));
         #[cfg(feature = "panel")]
         if path == "/panel" || path.starts_with("/panel/") {
@@ -1078,18 +1087,47 @@ impl<S: Store> Service<S> {
     /// RUC is one of [`SANDBOX_REJECTED_RUCS`] with [`SANDBOX_CODE_RUC`], approved otherwise).
     pub fn tick(&mut self, host: &mut dyn Host) {
         let now = host.now().unix_timestamp();
-        self.tick_at(now, host);
+        self.tick_all(now, host);
     }
 
-    /// [`Service::tick`] when something can be due: a request does not walk every invoice in flight when none of
-    /// them can move yet (the simulated steps are whole seconds after creation). Invoices other engines over the
-    /// same store created are moved by the host's periodic [`Service::tick`].
-    fn tick_if_due(&mut self, host: &mut dyn Host) {
+    /// [`Service::tick`] for what is due by this service's own schedule: the invoices in flight it created or saw
+    /// at its last full [`Service::tick`], at most [`TICK_BATCH`] of them per call (the rest at the next call), so a
+    /// request never walks every invoice in flight. Invoices other engines over the same store created are found by
+    /// the next full [`Service::tick`], which hosts run periodically.
+    pub fn tick_due(&mut self, host: &mut dyn Host) {
         let now = host.now().unix_timestamp();
-        // A clock that stepped back may make invoices "created in the future" due at once (see `tick_at`).
-        if now >= self.next_tick.get() || now < self.ticked_at.get() {
-            self.tick_at(now, host);
+        // A clock that stepped back may make invoices "created in the future" due at once: see them all.
+        if now < self.ticked_at || !self.scheduled {
+            self.tick_all(now, host);
+            return;
         }
+        if now < self.next_tick {
+            return;
+        }
+        let mut moved = 0;
+        while moved < TICK_BATCH {
+            let Some(first) = self
+                .schedule
+                .first()
+                .filter(|(due, _, _)| *due <= now)
+                .cloned()
+            else {
+                break;
+            };
+            self.schedule.remove(&first);
+            let (_, account_id, id) = first;
+            // An entry is a hint: the invoice may have moved meanwhile (cancelled, another engine's tick).
+            if let Some(record) = self
+                .store
+                .invoice(&account_id, &id)
+                .filter(InvoiceRecord::is_simulated_in_flight)
+            {
+                self.tick_one(record, now, host);
+                moved += 1;
+            }
+        }
+        self.next_tick = self.schedule.first().map_or(i64::MAX, |(due, _, _)| *due);
+        self.ticked_at = now;
     }
 
     /// When the simulated SIFEN next moves `record` (`None`: it does not).
@@ -1104,49 +1142,63 @@ impl<S: Store> Service<S> {
         Some(record.created_at.saturating_add(after))
     }
 
-    fn tick_at(&mut self, now: i64, host: &mut dyn Host) {
-        let mut next = i64::MAX;
-        for mut record in self.store.simulated_in_flight() {
-            // Created "after" now: the clock stepped back since. Its age is unknown, so the simulation does not wait
-            // (waiting for the clock to catch up would stall it for as long as the step).
-            let age = if record.created_at > now {
-                i64::MAX
+    /// Puts `record`'s next simulated step in the schedule, if it has one.
+    fn schedule(&mut self, record: &InvoiceRecord) {
+        if let Some(at) = self.simulated_step_at(record) {
+            self.schedule
+                .insert((at, record.account_id.clone(), record.id.clone()));
+            self.next_tick = self.next_tick.min(at);
+        }
+    }
+
+    /// Every invoice in flight, moved when due; rebuilds the schedule from what the store holds.
+    fn tick_all(&mut self, now: i64, host: &mut dyn Host) {
+        self.schedule.clear();
+        self.next_tick = i64::MAX;
+        for record in self.store.simulated_in_flight() {
+            self.tick_one(record, now, host);
+        }
+        self.scheduled = true;
+        self.ticked_at = now;
+    }
+
+    /// Moves one invoice in flight if its step is due, and schedules its next step.
+    fn tick_one(&mut self, mut record: InvoiceRecord, now: i64, host: &mut dyn Host) {
+        // Created "after" now: the clock stepped back since. Its age is unknown, so the simulation does not wait
+        // (waiting for the clock to catch up would stall it for as long as the step).
+        let age = if record.created_at > now {
+            i64::MAX
+        } else {
+            now - record.created_at
+        };
+        let before = record.status;
+        let mut events = Vec::new();
+        if record.status == Estado::Pending && age >= self.config.sandbox_send_after {
+            events.extend(apply_to(&mut record, &Trigger::Submitted, now).unwrap_or_default());
+        }
+        if record.status == Estado::Sent && age >= self.config.sandbox_answer_after {
+            let trigger = if rejected_receiver(&record.xml) {
+                sandbox_rejection(true)
             } else {
-                now - record.created_at
+                sandbox_approval(&record)
             };
-            let before = record.status;
-            let mut events = Vec::new();
-            if record.status == Estado::Pending && age >= self.config.sandbox_send_after {
-                events.extend(apply_to(&mut record, &Trigger::Submitted, now).unwrap_or_default());
-            }
-            if record.status == Estado::Sent && age >= self.config.sandbox_answer_after {
-                let trigger = if rejected_receiver(&record.xml) {
-                    sandbox_rejection(true)
-                } else {
-                    sandbox_approval(&record)
-                };
-                events.extend(apply_to(&mut record, &trigger, now).unwrap_or_default());
-            }
-            if record.status != before {
-                self.store.update_invoice(record.clone());
-                self.emit(&record, &events, host, now);
-                if record.status == Estado::Approved {
-                    // The simulated approval completes the sandbox flow too (spec §1 prerequisite 1), not only an
-                    // approval asked for with `_simulate`.
-                    if let Some(mut account) = self.store.account(&record.account_id) {
-                        if !account.sandbox_completed {
-                            account.sandbox_completed = true;
-                            self.store.put_account(account);
-                        }
+            events.extend(apply_to(&mut record, &trigger, now).unwrap_or_default());
+        }
+        if record.status != before {
+            self.store.update_invoice(record.clone());
+            self.emit(&record, &events, host, now);
+            if record.status == Estado::Approved {
+                // The simulated approval completes the sandbox flow too (spec §1 prerequisite 1), not only an
+                // approval asked for with `_simulate`.
+                if let Some(mut account) = self.store.account(&record.account_id) {
+                    if !account.sandbox_completed {
+                        account.sandbox_completed = true;
+                        self.store.put_account(account);
                     }
                 }
             }
-            if let Some(at) = self.simulated_step_at(&record) {
-                next = next.min(at);
-            }
         }
-        self.next_tick.set(next);
-        self.ticked_at.set(now);
+        self.schedule(&record);
     }
 
     fn emit(&mut self, record: &InvoiceRecord, events: &[EventKind], host: &mut dyn Host, ts: i64) {
