@@ -608,7 +608,7 @@ async fn tick_loop(engine: Arc<Mutex<Engine>>, period: Duration, mut stop: watch
         let engine = engine.clone();
         // What this engine scheduled, every period; everything in the store (other engines' and nodes' invoices)
         // every FULL_TICK_EVERY periods, so the walk over every invoice in flight stays rare.
-        let full = round % FULL_TICK_EVERY == 0;
+        let full = round.is_multiple_of(FULL_TICK_EVERY);
         round = round.wrapping_add(1);
         let r = tokio::task::spawn_blocking(move || {
             lock(&engine).transact(|svc, host| {
