@@ -141,6 +141,9 @@ pub struct PgStore {
     in_transaction: bool,
     /// When this node last scanned the simulated SIFEN's in-flight invoices (see `simulated_in_flight`).
     last_scan: std::cell::Cell<Option<std::time::Instant>>,
+    /// The statements prepared on this connection, by SQL text: each is parsed and planned once, not per call
+    /// (which also saves the round trip of an unnamed prepare).
+    statements: RefCell<std::collections::HashMap<String, postgres::Statement>>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -215,6 +218,7 @@ impl PgStore {
             error: RefCell::new(None),
             in_transaction: false,
             last_scan: std::cell::Cell::new(None),
+            statements: RefCell::default(),
         };
         store.migrate()?;
         Ok(store)
@@ -269,11 +273,13 @@ impl PgStore {
         self.error.replace(None);
         if self.client.get_mut().as_ref().is_none_or(|c| c.is_closed()) {
             tracing::warn!("PostgreSQL connection lost; reconnecting");
+            self.statements.get_mut().clear();
             *self.client.get_mut() = Some(connect(&self.options)?);
         }
         if let Err(e) = self.run(|c| c.batch_execute("BEGIN")) {
             // A connection that died while idle: reconnect once and try again.
             tracing::warn!(error = %e, "BEGIN failed; reconnecting");
+            self.statements.get_mut().clear();
             *self.client.get_mut() = Some(connect(&self.options)?);
             self.run(|c| c.batch_execute("BEGIN"))?;
         }
@@ -337,8 +343,26 @@ impl PgStore {
         }
     }
 
+    /// `sql` prepared on this connection (once).
+    fn statement(&self, c: &mut Client, sql: &str) -> Result<postgres::Statement, postgres::Error> {
+        if let Some(st) = self.statements.borrow().get(sql) {
+            return Ok(st.clone());
+        }
+        let st = c.prepare(sql)?;
+        let mut kept = self.statements.borrow_mut();
+        // The list queries are built from the filters given: a bounded set, but keep the cache bounded anyway.
+        if kept.len() >= 256 {
+            kept.clear();
+        }
+        kept.insert(sql.to_string(), st.clone());
+        Ok(st)
+    }
+
     fn rows(&self, sql: &str, params: Params) -> Vec<Row> {
-        match self.run(|c| c.query(sql, params)) {
+        match self.run(|c| {
+            let st = self.statement(c, sql)?;
+            c.query(&st, params)
+        }) {
             Ok(r) => r,
             Err(e) => {
                 self.remember(e);
@@ -348,7 +372,10 @@ impl PgStore {
     }
 
     fn write(&self, sql: &str, params: Params) -> u64 {
-        match self.run(|c| c.execute(sql, params)) {
+        match self.run(|c| {
+            let st = self.statement(c, sql)?;
+            c.execute(&st, params)
+        }) {
             Ok(n) => n,
             Err(e) => {
                 self.remember(e);
