@@ -199,6 +199,9 @@ impl SqliteStore {
              CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL);",
         )
         .map_err(|e| format!("{}: {e}", path.display()))?;
+        // Every statement of the hot paths is prepared once (`prepare_cached`); room for all of them, the list
+        // filters' combinations included.
+        conn.set_prepared_statement_cache_capacity(64);
         let mut store = SqliteStore {
             conn,
             error: RefCell::new(None),
@@ -419,9 +422,10 @@ impl SqliteStore {
     /// A host setting (e.g. the id of the account created on first start).
     pub fn meta(&self, key: &str) -> Option<String> {
         self.read(
+            // Read once per transaction (the certificates marker): prepared once.
             self.conn
-                .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
-                .optional(),
+                .prepare_cached("SELECT value FROM meta WHERE key = ?1")
+                .and_then(|mut st| st.query_row([key], |r| r.get(0)).optional()),
         )
         .flatten()
     }
