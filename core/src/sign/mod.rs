@@ -12,6 +12,7 @@ use sha2::{Digest as _, Sha256};
 use std::fmt;
 
 pub mod c14n;
+mod lex;
 mod cert;
 mod verify;
 

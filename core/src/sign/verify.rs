@@ -7,13 +7,13 @@
 
 use super::c14n::{self, Job, Method, Target};
 use super::cert::{check_validity, info_of, CertificateInfo};
+use super::lex::{self, Lexer, Tag, Tok};
 use super::{code, DSIG_NS, ENVELOPED_SIGNATURE};
 use crate::Finding;
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
-use quick_xml::events::{BytesStart, Event};
-use quick_xml::Reader;
 use serde::Serialize;
+use std::borrow::Cow;
 use sha2::{Digest as _, Sha256, Sha384, Sha512};
 use time::PrimitiveDateTime;
 use x509_parser::certificate::X509Certificate;
@@ -73,11 +73,11 @@ pub fn verify(xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
             format!("the document exceeds {limit} bytes"),
         );
     }
-    // One parse: the scan for the Signature records its events, then the rest of the document is read and recorded
-    // too, and the canonicalizations replay them (the same events a second parse would give).
-    let mut reader = Reader::from_str(xml);
-    let mut events = Vec::new();
-    let sig = match find_signature(&mut reader, &mut events) {
+    // One parse: the scan for the Signature records its tokens, then the rest of the document is read and recorded
+    // too, and the canonicalizations replay them (the same tokens a second parse would give).
+    let mut lexer = Lexer::new(xml);
+    let mut events = Vec::with_capacity(xml.len() / 16);
+    let sig = match find_signature(&mut lexer, &mut events) {
         Ok(Some(sig)) => sig,
         Ok(None) => {
             return report.fail(
@@ -88,12 +88,11 @@ pub fn verify(xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
         Err(e) => return report.fail(e.code(), e.message()),
     };
     let error = loop {
-        let before = c14n::pos(&reader);
-        match reader.read_event() {
+        let before = lexer.pos();
+        match lexer.next() {
             Ok(event) => {
-                let eof = matches!(event, Event::Eof);
-                events.push((event, before, c14n::pos(&reader)));
-                if eof {
+                events.push((event, before, lexer.pos()));
+                if matches!(event, Tok::Eof | Tok::DocType) {
                     break None;
                 }
             }
@@ -512,28 +511,24 @@ fn bad(msg: impl Into<String>) -> ScanError {
 }
 
 /// Finds the first `Signature` in the XMLDSig namespace and returns it as a tree.
-/// Every event read is appended to `events` (with the offsets before and after it); `reader` stops after the
+/// Every token read is appended to `events` (with the offsets before and after it); `lexer` stops after the
 /// `Signature`'s end.
 fn find_signature<'x>(
-    reader: &mut Reader<&'x [u8]>,
-    events: &mut Vec<(Event<'x>, usize, usize)>,
+    lexer: &mut Lexer<'x>,
+    events: &mut Vec<(Tok<'x>, usize, usize)>,
 ) -> Result<Option<El>, ScanError> {
-    let mut ns: Vec<(String, String)> = Vec::new();
+    let mut ns: Vec<(&'x str, Cow<'x, str>)> = Vec::new();
     let mut marks: Vec<usize> = Vec::new();
     let mut stack: Vec<El> = Vec::new(); // open elements of the Signature being captured
     loop {
-        let before = c14n::pos(reader);
-        let event = reader
-            .read_event()
+        let before = lexer.pos();
+        let event = lexer
+            .next()
             .map_err(|e| bad(format!("XML is not well-formed: {e}")))?;
-        events.push((event, before, c14n::pos(reader)));
-        let Some((event, _, _)) = events.last() else {
-            continue;
-        };
-        let (e, empty) = match event {
-            Event::Start(e) => (e, false),
-            Event::Empty(e) => (e, true),
-            Event::End(_) => {
+        events.push((event, before, lexer.pos()));
+        let tag = match event {
+            Tok::Start(tag) => tag,
+            Tok::End(_) => {
                 close(&mut ns, &mut marks);
                 if let Some(done) = stack.pop() {
                     match stack.last_mut() {
@@ -543,33 +538,18 @@ fn find_signature<'x>(
                 }
                 continue;
             }
-            Event::Text(t) => {
+            Tok::Text(t) => {
                 if let Some(top) = stack.last_mut() {
-                    top.text.push_str(t);
+                    push_text(&mut top.text, t)?;
                 }
                 continue;
             }
-            Event::GeneralRef(r) => {
-                if let Some(top) = stack.last_mut() {
-                    match &**r {
-                        "amp" => top.text.push('&'),
-                        "lt" => top.text.push('<'),
-                        "gt" => top.text.push('>'),
-                        "quot" => top.text.push('"'),
-                        "apos" => top.text.push('\''),
-                        // Character references such as &#13; only appear as line breaks in base64 text.
-                        n if n.starts_with('#') => {}
-                        n => return Err(bad(format!("undefined entity &{n};"))),
-                    }
-                }
-                continue;
-            }
-            Event::DocType(_) => {
+            Tok::DocType => {
                 return Err(bad(
                     "DOCTYPE is not allowed (no DTDs or entity declarations)",
                 ))
             }
-            Event::Eof => return Ok(None),
+            Tok::Eof => return Ok(None),
             _ => continue,
         };
         if marks.len() >= c14n::MAX_DEPTH {
@@ -579,14 +559,14 @@ fn find_signature<'x>(
             ));
         }
         let outside = stack.is_empty();
-        let Some(el) = open(e, &mut ns, &mut marks, before, outside)? else {
+        let Some(el) = open(&tag, &mut ns, &mut marks, before, outside)? else {
             // Outside the Signature and not one: only its namespace declarations were kept.
-            if empty {
+            if tag.empty {
                 close(&mut ns, &mut marks);
             }
             continue;
         };
-        if empty {
+        if tag.empty {
             close(&mut ns, &mut marks);
             match stack.last_mut() {
                 Some(parent) => parent.children.push(el),
@@ -598,59 +578,84 @@ fn find_signature<'x>(
     }
 }
 
+/// Appends raw character data of a `Signature` element with its predefined entities resolved; character
+/// references such as `&#13;` only appear as line breaks in base64 text and are dropped.
+fn push_text(text: &mut String, raw: &str) -> Result<(), ScanError> {
+    let mut rest = raw;
+    while let Some(amp) = rest.find('&') {
+        let (plain, tail) = rest.split_at(amp);
+        text.push_str(plain);
+        let semi = tail
+            .find(';')
+            .ok_or_else(|| bad("unterminated reference"))?;
+        match tail.get(1..semi).unwrap_or_default() {
+            "amp" => text.push('&'),
+            "lt" => text.push('<'),
+            "gt" => text.push('>'),
+            "quot" => text.push('"'),
+            "apos" => text.push('\''),
+            n if n.starts_with('#') => {}
+            n => return Err(bad(format!("undefined entity &{n};"))),
+        }
+        rest = tail.get(semi + 1..).unwrap_or_default();
+    }
+    text.push_str(rest);
+    Ok(())
+}
+
+/// An attribute value as the parser reports it (whitespace normalized, references resolved).
+fn attr_value(raw: &str) -> Result<Cow<'_, str>, ScanError> {
+    c14n::attr_value(raw.as_bytes()).map_err(|e| bad(format!("bad attribute value: {}", e.message())))
+}
+
 /// Records the namespace declarations of a start tag (checking every attribute) and builds its element; with
 /// `only_signature`, returns `None` without allocating unless the element is an XMLDSig `Signature`: before the
 /// signature only the namespace scope matters, and a DE has a hundred elements for one Signature.
-fn open(
-    e: &BytesStart<'_>,
-    ns: &mut Vec<(String, String)>,
+fn open<'x>(
+    e: &Tag<'x>,
+    ns: &mut Vec<(&'x str, Cow<'x, str>)>,
     marks: &mut Vec<usize>,
     offset: usize,
     only_signature: bool,
 ) -> Result<Option<El>, ScanError> {
     marks.push(ns.len());
     let mut plain = 0usize;
-    for a in e.attributes() {
-        let a = a.map_err(|err| bad(format!("bad attribute: {err}")))?;
-        let key = a.key.as_ref();
+    for (key, raw) in lex::attributes(e.attrs) {
         if (key == "xmlns" || key.starts_with("xmlns:"))
             && ns.len() >= crate::xml::MAX_NAMESPACE_BINDINGS
         {
             return Err(too_many_bindings());
         }
-        let value = a
-            .normalized_value(quick_xml::XmlVersion::Implicit1_0)
-            .map_err(|err| bad(format!("bad attribute value: {err}")))?;
+        let value = attr_value(raw)?;
         if key == "xmlns" {
-            ns.push((String::new(), value.into_owned()));
+            ns.push(("", value));
         } else if let Some(p) = key.strip_prefix("xmlns:") {
-            ns.push((p.to_string(), value.into_owned()));
+            ns.push((p, value));
         } else {
             plain += 1;
         }
     }
-    let qname = e.name().into_inner();
+    let qname = e.name;
     let (prefix, local) = qname.split_once(':').unwrap_or(("", qname));
+    if only_signature && local != "Signature" {
+        return Ok(None);
+    }
     let uri = ns
         .iter()
         .rev()
-        .find(|(p, _)| p == prefix)
-        .map(|(_, u)| u.as_str())
+        .find(|(p, _)| *p == prefix)
+        .map(|(_, u)| u.as_ref())
         .unwrap_or_default();
-    if only_signature && (local != "Signature" || uri != DSIG_NS) {
+    if only_signature && uri != DSIG_NS {
         return Ok(None);
     }
     let mut attrs = Vec::with_capacity(plain);
     if plain > 0 {
-        for a in e.attributes().flatten() {
-            let key = a.key.as_ref();
+        for (key, raw) in lex::attributes(e.attrs) {
             if key == "xmlns" || key.contains(':') {
                 continue;
             }
-            let value = a
-                .normalized_value(quick_xml::XmlVersion::Implicit1_0)
-                .map_err(|err| bad(format!("bad attribute value: {err}")))?;
-            attrs.push((key.to_string(), value.into_owned()));
+            attrs.push((key.to_string(), attr_value(raw)?.into_owned()));
         }
     }
     Ok(Some(El {
@@ -671,7 +676,7 @@ fn too_many_bindings() -> ScanError {
     )
 }
 
-fn close(ns: &mut Vec<(String, String)>, marks: &mut Vec<usize>) {
+fn close(ns: &mut Vec<(&str, Cow<'_, str>)>, marks: &mut Vec<usize>) {
     if let Some(m) = marks.pop() {
         ns.truncate(m);
     }
