@@ -228,6 +228,7 @@ fn states_for<'x, 'm, 't, const N: usize>(
         ns_marks: Vec::new(),
         rendered: Vec::new(),
         rendered_marks: Vec::new(),
+        out_prefixes: Vec::new(),
         xml_attrs: Vec::new(),
         attrs: Vec::new(),
         decls: Vec::new(),
@@ -318,7 +319,8 @@ impl<'x> State<'x, '_, '_> {
         match event {
             Tok::Start(e) => self.start(e, before, after)?,
             Tok::End(name) => self.end(name.as_bytes(), after)?,
-            Tok::Text(t) => self.text(t)?,
+            Tok::Text(t, true) if self.in_output() => self.out.extend_from_slice(t.as_bytes()),
+            Tok::Text(t, _) => self.text(t)?,
             Tok::CData(t) => {
                 if self.in_output() {
                     escape_text_bytes(&normalize_newlines_bytes(t.as_bytes()), &mut self.out);
@@ -507,6 +509,8 @@ struct State<'x, 'm, 't> {
     /// Namespace declarations rendered by output ancestors.
     rendered: Vec<Binding>,
     rendered_marks: Vec<usize>,
+    /// The prefix of each open output element.
+    out_prefixes: Vec<&'x str>,
     /// `xml:*` attributes of ancestors outside the output (depth, qname, value), for inclusive C14N.
     xml_attrs: Vec<(usize, Attr<'x>)>,
     attrs: Vec<Attr<'x>>,
@@ -544,6 +548,23 @@ impl<'x> State<'x, '_, '_> {
         }
         self.ns_marks.push(self.ns.len());
         self.attrs.clear();
+        if e.attrs.is_empty() && self.in_output() && self.exclude != Some(offset) {
+            // Inside the output, without attributes (so no namespace declarations) and with its parent's prefix:
+            // the parent's rendering already made that prefix's rendered binding the in-scope one, so nothing is
+            // declared and the canonical start tag is `<name>`.
+            let (prefix, _) = lex::split_qname(e.name);
+            if self.out_prefixes.last() == Some(&prefix) {
+                self.rendered_marks.push(self.rendered.len());
+                self.out_prefixes.push(prefix);
+                self.out.push(b'<');
+                self.out.extend_from_slice(e.name.as_bytes());
+                self.out.push(b'>');
+                if e.empty {
+                    self.end(e.name.as_bytes(), after)?;
+                }
+                return Ok(());
+            }
+        }
         let mut is_target = matches!(self.target, Target::Offset(o) if o == offset);
         // Attributes borrow the input (a value is copied only when it holds references or line ends to normalize).
         for (key, raw) in lex::attributes(e.attrs) {
@@ -598,9 +619,10 @@ impl<'x> State<'x, '_, '_> {
         Ok(())
     }
 
-    fn render_start(&mut self, qname: &str) -> Result<(), C14nError> {
-        let el_prefix = qname.split_once(':').map(|(p, _)| p).unwrap_or("");
+    fn render_start(&mut self, qname: &'x str) -> Result<(), C14nError> {
+        let (el_prefix, _) = lex::split_qname(qname);
         self.rendered_marks.push(self.rendered.len());
+        self.out_prefixes.push(el_prefix);
         let is_apex = self.apex_depth == Some(self.depth);
 
         // Namespace declarations to render (no allocation in the common no-change case).
@@ -699,6 +721,7 @@ impl<'x> State<'x, '_, '_> {
             if let Some(mark) = self.rendered_marks.pop() {
                 self.rendered.truncate(mark);
             }
+            self.out_prefixes.pop();
         } else if self.skip_depth == Some(self.depth) {
             self.skip_depth = None;
         }

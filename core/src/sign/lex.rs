@@ -29,8 +29,9 @@ pub(crate) enum Tok<'x> {
     Start(Tag<'x>),
     /// An end tag's name.
     End(&'x str),
-    /// Character data, raw (references unresolved, line ends as written).
-    Text(&'x str),
+    /// Character data, raw (references unresolved, line ends as written), and whether it is plain: without `&`,
+    /// `>` or carriage return, so that its canonical form is itself.
+    Text(&'x str, bool),
     /// The end of the input.
     Eof,
 }
@@ -69,8 +70,33 @@ pub(crate) struct Lexer<'x> {
     done: bool,
 }
 
+/// Bytes that end character data or keep it from being its own canonical form.
+const SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'<' as usize] = true;
+    t[b'&' as usize] = true;
+    t[b'>' as usize] = true;
+    t[b'\r' as usize] = true;
+    t
+};
+
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+fn is_ws_char(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\r' | '\n')
+}
+
+/// A qualified name split at its first `:` into prefix and local name (`("", name)` without one).
+pub(crate) fn split_qname(qname: &str) -> (&str, &str) {
+    match qname.bytes().position(|b| b == b':') {
+        Some(i) => (
+            qname.get(..i).unwrap_or_default(),
+            qname.get(i + 1..).unwrap_or_default(),
+        ),
+        None => ("", qname),
+    }
 }
 
 /// A name as the tokenizer accepts it: not empty, no whitespace or markup characters, not starting like a number.
@@ -142,14 +168,7 @@ impl<'x> Lexer<'x> {
             return Ok(Tok::Eof);
         };
         if rest.first() != Some(&b'<') {
-            let end = memchr::memchr(b'<', rest).map_or(bytes.len(), |i| start + i);
-            let text = self.xml.get(start..end).unwrap_or_default();
-            if let Err(e) = refs_closed(text, start) {
-                self.done = true;
-                return Err(e);
-            }
-            self.pos = end;
-            return Ok(Tok::Text(text));
+            return self.text(start);
         }
         match rest.get(1) {
             Some(b'!') => self.bang(start),
@@ -174,7 +193,7 @@ impl<'x> Lexer<'x> {
                     .xml
                     .get(start + 2..end)
                     .unwrap_or_default()
-                    .trim_end_matches([' ', '\t', '\r', '\n']);
+                    .trim_end_matches(is_ws_char);
                 match self.open.pop() {
                     Some(open) if open == name => {}
                     Some(_) => return Err(self.fail(start, "end tag does not match its start tag")),
@@ -185,6 +204,35 @@ impl<'x> Lexer<'x> {
             }
             _ => self.start_tag(start),
         }
+    }
+
+    /// Character data up to the next `<`: one pass that also checks references and notes whether it is plain.
+    fn text(&mut self, start: usize) -> Result<Tok<'x>, LexError> {
+        let bytes = self.xml.as_bytes();
+        let mut i = start;
+        let mut plain = true;
+        while let Some(&b) = bytes.get(i) {
+            if SPECIAL[usize::from(b)] {
+                match b {
+                    b'<' => break,
+                    b'&' => {
+                        plain = false;
+                        let mut j = i + 1;
+                        while bytes.get(j).is_some_and(|c| !matches!(c, b';' | b'&' | b'<')) {
+                            j += 1;
+                        }
+                        if bytes.get(j) != Some(&b';') || j == i + 1 {
+                            return Err(self.fail(i, "unclosed or empty reference"));
+                        }
+                        i = j;
+                    }
+                    _ => plain = false,
+                }
+            }
+            i += 1;
+        }
+        self.pos = i;
+        Ok(Tok::Text(self.xml.get(start..i).unwrap_or_default(), plain))
     }
 
     fn bang(&mut self, start: usize) -> Result<Tok<'x>, LexError> {
@@ -269,7 +317,7 @@ fn check_attributes(attrs: &str) -> Result<(), &'static str> {
     let mut names: Vec<&str> = Vec::new();
     let mut rest = attrs;
     loop {
-        let trimmed = rest.trim_start_matches([' ', '\t', '\r', '\n']);
+        let trimmed = rest.trim_start_matches(is_ws_char);
         if trimmed.is_empty() {
             break;
         }
@@ -304,8 +352,8 @@ fn check_attributes(attrs: &str) -> Result<(), &'static str> {
 /// `name = "value"` at the start of `s` (no leading whitespace): the name, the raw value and what follows.
 fn split_attribute(s: &str) -> Option<(&str, &str, &str)> {
     let eq = s.find('=')?;
-    let name = s.get(..eq)?.trim_end_matches([' ', '\t', '\r', '\n']);
-    let after_eq = s.get(eq + 1..)?.trim_start_matches([' ', '\t', '\r', '\n']);
+    let name = s.get(..eq)?.trim_end_matches(is_ws_char);
+    let after_eq = s.get(eq + 1..)?.trim_start_matches(is_ws_char);
     let quote = after_eq.chars().next().filter(|c| *c == '"' || *c == '\'')?;
     let body = after_eq.get(1..)?;
     let close = body.find(quote)?;
@@ -326,7 +374,10 @@ impl<'x> Iterator for Attributes<'x> {
     type Item = (&'x str, &'x str);
 
     fn next(&mut self) -> Option<Self::Item> {
-        let s = self.rest.trim_start_matches([' ', '\t', '\r', '\n']);
+        if self.rest.is_empty() {
+            return None;
+        }
+        let s = self.rest.trim_start_matches(is_ws_char);
         if s.is_empty() {
             self.rest = s;
             return None;
@@ -406,8 +457,11 @@ mod tests {
         let mut out = Vec::new();
         for (t, _, _) in tokens(xml).map_err(|e| e.to_string())? {
             match t {
-                Tok::Text(t) if !t.is_empty() => out.push(format!("T{t}")),
-                Tok::Text(_) => {}
+                Tok::Text(t, plain) => {
+                    let special = t.contains(['&', '>', '\r']);
+                    assert_eq!(plain, !special, "{t:?}");
+                    out.push(format!("T{t}"));
+                }
                 Tok::Start(tag) => {
                     let a: String = attributes(tag.attrs)
                         .map(|(k, v)| format!("{k}={v};"))

@@ -77,8 +77,8 @@ pub fn verify(xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
     // too, and the canonicalizations replay them (the same tokens a second parse would give).
     let mut lexer = Lexer::new(xml);
     let mut events = Vec::with_capacity(xml.len() / 16);
-    let sig = match find_signature(&mut lexer, &mut events) {
-        Ok(Some(sig)) => sig,
+    let (sig, scope) = match find_signature(&mut lexer, &mut events) {
+        Ok(Some(found)) => found,
         Ok(None) => {
             return report.fail(
                 code::SIGNATURE_MISSING,
@@ -100,7 +100,7 @@ pub fn verify(xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
         }
     };
     let recorded = c14n::Recorded { events, error };
-    match check(xml.len(), &recorded, &sig, at, report) {
+    match check(xml.len(), &recorded, &sig, &scope, at, report) {
         Ok(r) | Err(r) => r,
     }
 }
@@ -111,6 +111,7 @@ fn check(
     len: usize,
     recorded: &c14n::Recorded<'_>,
     sig: &El,
+    scope: &Scope,
     at: Option<PrimitiveDateTime>,
     mut r: VerifyReport,
 ) -> Result<VerifyReport, VerifyReport> {
@@ -243,23 +244,19 @@ fn check(
         return Err(r.fail(c, m));
     }
 
-    // The referenced element and SignedInfo, canonicalized in one parse of the document.
+    // The referenced element and SignedInfo, canonicalized from the one parse of the document. SignedInfo's job
+    // sees the Signature's ancestors' start tags (its namespace and xml:* scope) and the tokens from the Signature
+    // on: whatever lies before it in the document was read by the scan and by the referenced element's job, which
+    // runs to the end of the document and reports any problem there first.
     let exclude = enveloped.then_some(sig.offset);
-    let [subtree, si_c14n] = c14n::canonicalize_recorded(
+    let [subtree] = c14n::canonicalize_recorded(
         recorded,
         len,
-        [
-            Job {
-                target: Target::Id(id),
-                exclude,
-                method: &ref_method,
-            },
-            Job {
-                target: Target::Offset(si.offset),
-                exclude: None,
-                method: &si_method,
-            },
-        ],
+        [Job {
+            target: Target::Id(id),
+            exclude,
+            method: &ref_method,
+        }],
     );
     let subtree = match subtree {
         Ok(s) => s,
@@ -268,6 +265,26 @@ fn check(
     r.digest_ok = dig_hash.digest(&subtree.bytes) == digest_value;
 
     // Signature over the canonical SignedInfo.
+    let si_events = scope
+        .ancestors
+        .iter()
+        .filter_map(|i| recorded.events.get(*i))
+        .chain(recorded.events.get(scope.signature..).unwrap_or_default())
+        .copied()
+        .collect();
+    let si_recorded = c14n::Recorded {
+        events: si_events,
+        error: recorded.error.clone(),
+    };
+    let [si_c14n] = c14n::canonicalize_recorded(
+        &si_recorded,
+        len,
+        [Job {
+            target: Target::Offset(si.offset),
+            exclude: None,
+            method: &si_method,
+        }],
+    );
     let si_c14n = match si_c14n {
         Ok(s) => s,
         Err(e) => return Err(r.fail(e.code(), e.message())),
@@ -494,6 +511,13 @@ impl El {
     }
 }
 
+/// Where the `Signature` sits in the recorded tokens: the indices of its ancestors' start tags and its own.
+#[derive(Debug)]
+struct Scope {
+    ancestors: Vec<usize>,
+    signature: usize,
+}
+
 #[derive(Debug)]
 struct ScanError(&'static str, String);
 
@@ -516,10 +540,12 @@ fn bad(msg: impl Into<String>) -> ScanError {
 fn find_signature<'x>(
     lexer: &mut Lexer<'x>,
     events: &mut Vec<(Tok<'x>, usize, usize)>,
-) -> Result<Option<El>, ScanError> {
+) -> Result<Option<(El, Scope)>, ScanError> {
     let mut ns: Vec<(&'x str, Cow<'x, str>)> = Vec::new();
     let mut marks: Vec<usize> = Vec::new();
     let mut stack: Vec<El> = Vec::new(); // open elements of the Signature being captured
+    let mut ancestors: Vec<usize> = Vec::new(); // token indices of the open start tags outside it
+    let mut signature = 0;
     loop {
         let before = lexer.pos();
         let event = lexer
@@ -530,15 +556,18 @@ fn find_signature<'x>(
             Tok::Start(tag) => tag,
             Tok::End(_) => {
                 close(&mut ns, &mut marks);
-                if let Some(done) = stack.pop() {
-                    match stack.last_mut() {
+                match stack.pop() {
+                    Some(done) => match stack.last_mut() {
                         Some(parent) => parent.children.push(done),
-                        None => return Ok(Some(done)),
+                        None => return Ok(Some((done, Scope { ancestors, signature }))),
+                    },
+                    None => {
+                        ancestors.pop();
                     }
                 }
                 continue;
             }
-            Tok::Text(t) => {
+            Tok::Text(t, _) => {
                 if let Some(top) = stack.last_mut() {
                     push_text(&mut top.text, t)?;
                 }
@@ -563,14 +592,19 @@ fn find_signature<'x>(
             // Outside the Signature and not one: only its namespace declarations were kept.
             if tag.empty {
                 close(&mut ns, &mut marks);
+            } else {
+                ancestors.push(events.len().saturating_sub(1));
             }
             continue;
         };
+        if outside {
+            signature = events.len().saturating_sub(1);
+        }
         if tag.empty {
             close(&mut ns, &mut marks);
             match stack.last_mut() {
                 Some(parent) => parent.children.push(el),
-                None => return Ok(Some(el)),
+                None => return Ok(Some((el, Scope { ancestors, signature }))),
             }
         } else {
             stack.push(el);
@@ -636,7 +670,7 @@ fn open<'x>(
         }
     }
     let qname = e.name;
-    let (prefix, local) = qname.split_once(':').unwrap_or(("", qname));
+    let (prefix, local) = lex::split_qname(qname);
     if only_signature && local != "Signature" {
         return Ok(None);
     }
