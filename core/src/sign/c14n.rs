@@ -732,11 +732,7 @@ impl<'x> State<'x, '_, '_> {
         if let Some(mark) = self.ns_marks.pop() {
             self.ns.truncate(mark);
         }
-        while self
-            .xml_attrs
-            .last()
-            .is_some_and(|(d, _)| *d == self.depth)
-        {
+        while self.xml_attrs.last().is_some_and(|(d, _)| *d == self.depth) {
             self.xml_attrs.pop();
         }
         self.depth -= 1;

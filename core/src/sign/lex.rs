@@ -104,7 +104,11 @@ fn name_ok(name: &str) -> bool {
     match name.as_bytes().first() {
         None | Some(b'0'..=b'9' | b'-' | b'.') => false,
         Some(_) => !name.bytes().any(|b| {
-            is_ws(b) || matches!(b, b'<' | b'>' | b'&' | b'"' | b'\'' | b'=' | b'/' | b'?' | b'!')
+            is_ws(b)
+                || matches!(
+                    b,
+                    b'<' | b'>' | b'&' | b'"' | b'\'' | b'=' | b'/' | b'?' | b'!'
+                )
         }),
     }
 }
@@ -218,7 +222,10 @@ impl<'x> Lexer<'x> {
                     b'&' => {
                         plain = false;
                         let mut j = i + 1;
-                        while bytes.get(j).is_some_and(|c| !matches!(c, b';' | b'&' | b'<')) {
+                        while bytes
+                            .get(j)
+                            .is_some_and(|c| !matches!(c, b';' | b'&' | b'<'))
+                        {
                             j += 1;
                         }
                         if bytes.get(j) != Some(&b';') || j == i + 1 {
@@ -242,7 +249,9 @@ impl<'x> Lexer<'x> {
                 return Err(self.fail(start, "unclosed comment"));
             };
             self.pos = end + 3;
-            return Ok(Tok::Comment(self.xml.get(start + 4..end).unwrap_or_default()));
+            return Ok(Tok::Comment(
+                self.xml.get(start + 4..end).unwrap_or_default(),
+            ));
         }
         if rest.starts_with(b"<![CDATA[") {
             let Some(end) = self.find(start + 9, b"]]>") else {
@@ -354,7 +363,10 @@ fn split_attribute(s: &str) -> Option<(&str, &str, &str)> {
     let eq = s.find('=')?;
     let name = s.get(..eq)?.trim_end_matches(is_ws_char);
     let after_eq = s.get(eq + 1..)?.trim_start_matches(is_ws_char);
-    let quote = after_eq.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let quote = after_eq
+        .chars()
+        .next()
+        .filter(|c| *c == '"' || *c == '\'')?;
     let body = after_eq.get(1..)?;
     let close = body.find(quote)?;
     Some((name, body.get(..close)?, body.get(close + 1..)?))
@@ -525,7 +537,13 @@ mod tests {
             }
         }
         // Stricter than quick-xml on purpose: attribute syntax, names and unclosed references are checked here.
-        for bad in ["<r a=1/>", "<r a/>", "<r a=\"1\"b=\"2\"/>", "<1r/>", "<r>&</r>"] {
+        for bad in [
+            "<r a=1/>",
+            "<r a/>",
+            "<r a=\"1\"b=\"2\"/>",
+            "<1r/>",
+            "<r>&</r>",
+        ] {
             assert!(tokens(bad).is_err(), "{bad}");
         }
     }
@@ -535,7 +553,10 @@ mod tests {
         let xml = "\u{feff}<r a=\"1\"><e/>x</r>";
         let t = tokens(xml).unwrap();
         assert_eq!(t[0].1, 3);
-        let e = t.iter().find(|(t, _, _)| matches!(t, Tok::Start(g) if g.name == "e")).unwrap();
+        let e = t
+            .iter()
+            .find(|(t, _, _)| matches!(t, Tok::Start(g) if g.name == "e"))
+            .unwrap();
         assert_eq!(&xml[e.1..e.2], "<e/>");
         assert_eq!(t.last().unwrap().1, xml.len());
     }

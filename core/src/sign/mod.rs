@@ -12,8 +12,8 @@ use sha2::{Digest as _, Sha256};
 use std::fmt;
 
 pub mod c14n;
-mod lex;
 mod cert;
+mod lex;
 mod verify;
 
 #[cfg(feature = "native-sign")]

@@ -13,8 +13,8 @@ use crate::Finding;
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
 use serde::Serialize;
-use std::borrow::Cow;
 use sha2::{Digest as _, Sha256, Sha384, Sha512};
+use std::borrow::Cow;
 use time::PrimitiveDateTime;
 use x509_parser::certificate::X509Certificate;
 use x509_parser::oid_registry::OID_PKCS1_RSAENCRYPTION;
@@ -559,7 +559,15 @@ fn find_signature<'x>(
                 match stack.pop() {
                     Some(done) => match stack.last_mut() {
                         Some(parent) => parent.children.push(done),
-                        None => return Ok(Some((done, Scope { ancestors, signature }))),
+                        None => {
+                            return Ok(Some((
+                                done,
+                                Scope {
+                                    ancestors,
+                                    signature,
+                                },
+                            )))
+                        }
                     },
                     None => {
                         ancestors.pop();
@@ -604,7 +612,15 @@ fn find_signature<'x>(
             close(&mut ns, &mut marks);
             match stack.last_mut() {
                 Some(parent) => parent.children.push(el),
-                None => return Ok(Some((el, Scope { ancestors, signature }))),
+                None => {
+                    return Ok(Some((
+                        el,
+                        Scope {
+                            ancestors,
+                            signature,
+                        },
+                    )))
+                }
             }
         } else {
             stack.push(el);
@@ -639,7 +655,8 @@ fn push_text(text: &mut String, raw: &str) -> Result<(), ScanError> {
 
 /// An attribute value as the parser reports it (whitespace normalized, references resolved).
 fn attr_value(raw: &str) -> Result<Cow<'_, str>, ScanError> {
-    c14n::attr_value(raw.as_bytes()).map_err(|e| bad(format!("bad attribute value: {}", e.message())))
+    c14n::attr_value(raw.as_bytes())
+        .map_err(|e| bad(format!("bad attribute value: {}", e.message())))
 }
 
 /// Records the namespace declarations of a start tag (checking every attribute) and builds its element; with
