@@ -811,6 +811,63 @@ mod tests {
         }
     }
 
+    /// SignedInfo canonicalized from the Signature's ancestors and the tokens from the Signature on gives what a
+    /// canonicalization of the whole document gives, errors included, for both C14N methods.
+    #[test]
+    fn signed_info_scope_matches_whole_document() {
+        let docs = [
+            r#"<r xmlns="urn:d" xmlns:a="urn:a" xml:lang="gn"><a:x xmlns:b="urn:b" xml:base="z"/><p xml:space="preserve"><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo a:k="1"><x/>t</SignedInfo></Signature></p></r>"#,
+            // A prefix declared on a sibling only is not in SignedInfo's scope.
+            r#"<r><s xmlns:b="urn:b"/><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo b:k="1"/></Signature></r>"#,
+            r#"<r><s xmlns:b="urn:b"/><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo><b:x/></SignedInfo></Signature></r>"#,
+            r#"<q:r xmlns:q="urn:q"><q:s/><q:Signature xmlns:q="http://www.w3.org/2000/09/xmldsig#"><q:SignedInfo/></q:Signature></q:r>"#,
+        ];
+        let methods = [
+            Method::EXCLUSIVE,
+            Method::Inclusive {
+                with_comments: false,
+            },
+        ];
+        for xml in docs {
+            let mut lexer = Lexer::new(xml);
+            let mut events = Vec::new();
+            let (sig, scope) = find_signature(&mut lexer, &mut events).unwrap().unwrap();
+            loop {
+                let before = lexer.pos();
+                let t = lexer.next().unwrap();
+                events.push((t, before, lexer.pos()));
+                if t == Tok::Eof {
+                    break;
+                }
+            }
+            let si = sig.child("SignedInfo").unwrap();
+            let seeded: Vec<_> = scope
+                .ancestors
+                .iter()
+                .map(|i| events[*i])
+                .chain(events[scope.signature..].iter().copied())
+                .collect();
+            let recorded = c14n::Recorded {
+                events: seeded,
+                error: None,
+            };
+            for method in &methods {
+                let job = Job {
+                    target: Target::Offset(si.offset),
+                    exclude: None,
+                    method,
+                };
+                let [got] = c14n::canonicalize_recorded(&recorded, xml.len(), [job]);
+                let whole = c14n::canonicalize_subtree(xml, job.target, None, method);
+                assert_eq!(
+                    got.as_ref().map(|s| &s.bytes),
+                    whole.as_ref().map(|s| &s.bytes),
+                    "{xml} {method:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn key_policy() {
         assert_eq!(positive_bits(&[0x00, 0x80]), Some(8));
