@@ -190,6 +190,17 @@ impl<'x> Lexer<'x> {
                 }
             }
             Some(b'/') => {
+                // The usual `</name>` of the innermost open element.
+                if let Some(&open) = self.open.last() {
+                    let close = start + 2 + open.len();
+                    if bytes.get(start + 2..close) == Some(open.as_bytes())
+                        && bytes.get(close) == Some(&b'>')
+                    {
+                        self.open.pop();
+                        self.pos = close + 1;
+                        return Ok(Tok::End(open));
+                    }
+                }
                 let Some(end) = memchr::memchr(b'>', rest).map(|i| start + i) else {
                     return Err(self.fail(start, "unclosed end tag"));
                 };
@@ -272,6 +283,34 @@ impl<'x> Lexer<'x> {
 
     fn start_tag(&mut self, start: usize) -> Result<Tok<'x>, LexError> {
         let bytes = self.xml.as_bytes();
+        // The usual `<name>` or `<name/>`, without attributes.
+        let mut n = start + 1;
+        while bytes
+            .get(n)
+            .is_some_and(|b| !is_ws(*b) && !matches!(b, b'>' | b'/' | b'"' | b'\''))
+        {
+            n += 1;
+        }
+        let (empty, end) = match (bytes.get(n), bytes.get(n + 1)) {
+            (Some(b'>'), _) => (false, n + 1),
+            (Some(b'/'), Some(b'>')) => (true, n + 2),
+            _ => (false, 0),
+        };
+        if end > 0 {
+            let name = self.xml.get(start + 1..n).unwrap_or_default();
+            if !name_ok(name) {
+                return Err(self.fail(start, "bad element name"));
+            }
+            if !empty {
+                self.open.push(name);
+            }
+            self.pos = end;
+            return Ok(Tok::Start(Tag {
+                name,
+                attrs: "",
+                empty,
+            }));
+        }
         // The closing '>', skipping quoted attribute values (which may hold '>').
         let mut i = start + 1;
         let end = loop {

@@ -110,7 +110,7 @@ pub fn verify(xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
 fn check(
     len: usize,
     recorded: &c14n::Recorded<'_>,
-    sig: &El,
+    sig: &El<'_>,
     scope: &Scope,
     at: Option<PrimitiveDateTime>,
     mut r: VerifyReport,
@@ -141,7 +141,7 @@ fn check(
             format!("SignatureMethod {sig_alg:?} is not supported"),
         ));
     };
-    let refs: Vec<&El> = si.children.iter().filter(|c| c.is("Reference")).collect();
+    let refs: Vec<&El<'_>> = si.children.iter().filter(|c| c.is("Reference")).collect();
     let [reference] = refs.as_slice() else {
         return Err(malformed(r, "SignedInfo must hold exactly one Reference"));
     };
@@ -338,7 +338,7 @@ fn b64(text: &str) -> Option<Vec<u8>> {
 }
 
 /// A canonicalization URI plus its `InclusiveNamespaces PrefixList` child, if any.
-fn method_of(uri: &str, el: Option<&El>) -> Option<Method> {
+fn method_of(uri: &str, el: Option<&El<'_>>) -> Option<Method> {
     let method = Method::from_uri(uri)?;
     Some(match method {
         Method::Exclusive { with_comments, .. } => {
@@ -485,29 +485,30 @@ fn rsa_verify_pure(hash: HashAlg, key_der: &[u8], message: &[u8], signature: &[u
     key.verify(scheme, &hash.digest(message), signature).is_ok()
 }
 
-/// A small element tree of the `Signature` (namespace-resolved names, unprefixed attributes, text).
-#[derive(Debug, Default)]
-struct El {
-    local: String,
-    ns: String,
-    attrs: Vec<(String, String)>,
-    text: String,
-    children: Vec<El>,
+/// A small element tree of the `Signature` (namespace-resolved names, unprefixed attributes, text), borrowing the
+/// input where it can.
+#[derive(Debug)]
+struct El<'x> {
+    local: &'x str,
+    ns: Cow<'x, str>,
+    attrs: Vec<(&'x str, Cow<'x, str>)>,
+    text: Cow<'x, str>,
+    children: Vec<El<'x>>,
     offset: usize,
 }
 
-impl El {
+impl<'x> El<'x> {
     fn is(&self, local: &str) -> bool {
         self.local == local && self.ns == DSIG_NS
     }
-    fn child(&self, local: &str) -> Option<&El> {
+    fn child(&self, local: &str) -> Option<&El<'x>> {
         self.children.iter().find(|c| c.is(local))
     }
     fn attr(&self, name: &str) -> Option<&str> {
         self.attrs
             .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_ref())
     }
 }
 
@@ -540,10 +541,10 @@ fn bad(msg: impl Into<String>) -> ScanError {
 fn find_signature<'x>(
     lexer: &mut Lexer<'x>,
     events: &mut Vec<(Tok<'x>, usize, usize)>,
-) -> Result<Option<(El, Scope)>, ScanError> {
+) -> Result<Option<(El<'x>, Scope)>, ScanError> {
     let mut ns: Vec<(&'x str, Cow<'x, str>)> = Vec::new();
     let mut marks: Vec<usize> = Vec::new();
-    let mut stack: Vec<El> = Vec::new(); // open elements of the Signature being captured
+    let mut stack: Vec<El<'x>> = Vec::new(); // open elements of the Signature being captured
     let mut ancestors: Vec<usize> = Vec::new(); // token indices of the open start tags outside it
     let mut signature = 0;
     loop {
@@ -630,7 +631,12 @@ fn find_signature<'x>(
 
 /// Appends raw character data of a `Signature` element with its predefined entities resolved; character
 /// references such as `&#13;` only appear as line breaks in base64 text and are dropped.
-fn push_text(text: &mut String, raw: &str) -> Result<(), ScanError> {
+fn push_text<'x>(text: &mut Cow<'x, str>, raw: &'x str) -> Result<(), ScanError> {
+    if text.is_empty() && !raw.contains('&') {
+        *text = Cow::Borrowed(raw);
+        return Ok(());
+    }
+    let text = text.to_mut();
     let mut rest = raw;
     while let Some(amp) = rest.find('&') {
         let (plain, tail) = rest.split_at(amp);
@@ -668,7 +674,7 @@ fn open<'x>(
     marks: &mut Vec<usize>,
     offset: usize,
     only_signature: bool,
-) -> Result<Option<El>, ScanError> {
+) -> Result<Option<El<'x>>, ScanError> {
     marks.push(ns.len());
     let mut plain = 0usize;
     for (key, raw) in lex::attributes(e.attrs) {
@@ -691,11 +697,11 @@ fn open<'x>(
     if only_signature && local != "Signature" {
         return Ok(None);
     }
-    let uri = ns
+    let uri: Cow<'x, str> = ns
         .iter()
         .rev()
         .find(|(p, _)| *p == prefix)
-        .map(|(_, u)| u.as_ref())
+        .map(|(_, u)| u.clone())
         .unwrap_or_default();
     if only_signature && uri != DSIG_NS {
         return Ok(None);
@@ -706,14 +712,14 @@ fn open<'x>(
             if key == "xmlns" || key.contains(':') {
                 continue;
             }
-            attrs.push((key.to_string(), attr_value(raw)?.into_owned()));
+            attrs.push((key, attr_value(raw)?));
         }
     }
     Ok(Some(El {
-        local: local.to_string(),
-        ns: uri.to_string(),
+        local,
+        ns: uri,
         attrs,
-        text: String::new(),
+        text: Cow::Borrowed(""),
         children: Vec::new(),
         offset,
     }))
