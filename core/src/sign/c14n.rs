@@ -320,7 +320,7 @@ impl<'x> State<'x, '_, '_> {
             Tok::Start(e) => self.start(e, before, after)?,
             Tok::End(name) => self.end(name.as_bytes(), after)?,
             Tok::Text(t, true) if self.in_output() => self.out.extend_from_slice(t.as_bytes()),
-            Tok::Text(t, _) => self.text(t)?,
+            Tok::Text(t, plain) => self.text(t, *plain)?,
             Tok::CData(t) => {
                 if self.in_output() {
                     escape_text_bytes(&normalize_newlines_bytes(t.as_bytes()), &mut self.out);
@@ -351,9 +351,9 @@ impl<'x> State<'x, '_, '_> {
 
     /// Character data with its references: resolved (an unknown entity is an error anywhere), line ends
     /// normalized and escaped in the output; outside the root element only whitespace is allowed.
-    fn text(&mut self, raw: &str) -> Result<(), C14nError> {
+    fn text(&mut self, raw: &str, plain: bool) -> Result<(), C14nError> {
         let bytes = raw.as_bytes();
-        let has_ref = memchr::memchr(b'&', bytes).is_some();
+        let has_ref = !plain && memchr::memchr(b'&', bytes).is_some();
         if self.in_output() {
             if !has_ref && memchr::memchr3(b'>', b'\r', b'<', bytes).is_none() {
                 // The common case: nothing to escape or normalize.
@@ -577,7 +577,7 @@ impl<'x> State<'x, '_, '_> {
                     format!("more than {n} namespace declarations in scope"),
                 ));
             }
-            let value = attr_value(raw.as_bytes())?;
+            let value = attr_value(raw)?;
             if key == "xmlns" {
                 self.ns.push((Rc::from(""), Rc::from(value.as_ref())));
             } else if let Some(p) = key.strip_prefix("xmlns:") {
@@ -771,8 +771,7 @@ fn resolve_reference(name: &str) -> Result<char, C14nError> {
 
 /// Attribute value as the XML parser reports it: line ends and literal whitespace become spaces
 /// (CDATA attribute normalization, no DTD), then references are resolved.
-pub(crate) fn attr_value<'a>(raw: &'a [u8]) -> Result<Cow<'a, str>, C14nError> {
-    let s = std::str::from_utf8(raw).map_err(|_| C14nError::malformed("attribute is not UTF-8"))?;
+pub(crate) fn attr_value(s: &str) -> Result<Cow<'_, str>, C14nError> {
     if !s
         .bytes()
         .any(|b| matches!(b, b'&' | b'\t' | b'\n' | b'\r' | b'<'))

@@ -576,9 +576,9 @@ fn find_signature<'x>(
                 }
                 continue;
             }
-            Tok::Text(t, _) => {
+            Tok::Text(t, plain) => {
                 if let Some(top) = stack.last_mut() {
-                    push_text(&mut top.text, t)?;
+                    push_text(&mut top.text, t, plain)?;
                 }
                 continue;
             }
@@ -631,8 +631,8 @@ fn find_signature<'x>(
 
 /// Appends raw character data of a `Signature` element with its predefined entities resolved; character
 /// references such as `&#13;` only appear as line breaks in base64 text and are dropped.
-fn push_text<'x>(text: &mut Cow<'x, str>, raw: &'x str) -> Result<(), ScanError> {
-    if text.is_empty() && !raw.contains('&') {
+fn push_text<'x>(text: &mut Cow<'x, str>, raw: &'x str, plain: bool) -> Result<(), ScanError> {
+    if text.is_empty() && (plain || !raw.contains('&')) {
         *text = Cow::Borrowed(raw);
         return Ok(());
     }
@@ -661,8 +661,7 @@ fn push_text<'x>(text: &mut Cow<'x, str>, raw: &'x str) -> Result<(), ScanError>
 
 /// An attribute value as the parser reports it (whitespace normalized, references resolved).
 fn attr_value(raw: &str) -> Result<Cow<'_, str>, ScanError> {
-    c14n::attr_value(raw.as_bytes())
-        .map_err(|e| bad(format!("bad attribute value: {}", e.message())))
+    c14n::attr_value(raw).map_err(|e| bad(format!("bad attribute value: {}", e.message())))
 }
 
 /// Records the namespace declarations of a start tag (checking every attribute) and builds its element; with
