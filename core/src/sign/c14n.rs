@@ -222,7 +222,8 @@ fn states_for<'x, 'm, 't, const N: usize>(
         method: job.method,
         target: job.target,
         exclude: job.exclude,
-        out: Vec::with_capacity(len / N + 64),
+        // Enough for a SIFEN document; a larger output grows as it needs.
+        out: Vec::with_capacity((len / N + 64).min(1 << 16)),
         depth: 0,
         ns: Vec::new(),
         ns_marks: Vec::new(),

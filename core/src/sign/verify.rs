@@ -76,7 +76,8 @@ pub fn verify(xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
     // One parse: the scan for the Signature records its tokens, then the rest of the document is read and recorded
     // too, and the canonicalizations replay them (the same tokens a second parse would give).
     let mut lexer = Lexer::new(xml);
-    let mut events = Vec::with_capacity(xml.len() / 16);
+    // About one token per 16 bytes in a SIFEN document; larger inputs grow the vector as they need.
+    let mut events = Vec::with_capacity((xml.len() / 16).min(4096));
     let (sig, scope) = match find_signature(&mut lexer, &mut events) {
         Ok(Some(found)) => found,
         Ok(None) => {
