@@ -7,14 +7,14 @@
 
 use super::c14n::{self, Job, Method, Target};
 use super::cert::{check_validity, info_of, CertificateInfo};
+use super::lex::{self, Lexer, Tag, Tok};
 use super::{code, DSIG_NS, ENVELOPED_SIGNATURE};
 use crate::Finding;
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
-use quick_xml::events::{BytesStart, Event};
-use quick_xml::Reader;
 use serde::Serialize;
 use sha2::{Digest as _, Sha256, Sha384, Sha512};
+use std::borrow::Cow;
 use time::PrimitiveDateTime;
 use x509_parser::certificate::X509Certificate;
 use x509_parser::oid_registry::OID_PKCS1_RSAENCRYPTION;
@@ -73,12 +73,13 @@ pub fn verify(xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
             format!("the document exceeds {limit} bytes"),
         );
     }
-    // One parse: the scan for the Signature records its events, then the rest of the document is read and recorded
-    // too, and the canonicalizations replay them (the same events a second parse would give).
-    let mut reader = Reader::from_str(xml);
-    let mut events = Vec::new();
-    let sig = match find_signature(&mut reader, &mut events) {
-        Ok(Some(sig)) => sig,
+    // One parse: the scan for the Signature records its tokens, then the rest of the document is read and recorded
+    // too, and the canonicalizations replay them (the same tokens a second parse would give).
+    let mut lexer = Lexer::new(xml);
+    // About one token per 16 bytes in a SIFEN document; larger inputs grow the vector as they need.
+    let mut events = Vec::with_capacity((xml.len() / 16).min(4096));
+    let (sig, scope) = match find_signature(&mut lexer, &mut events) {
+        Ok(Some(found)) => found,
         Ok(None) => {
             return report.fail(
                 code::SIGNATURE_MISSING,
@@ -88,12 +89,11 @@ pub fn verify(xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
         Err(e) => return report.fail(e.code(), e.message()),
     };
     let error = loop {
-        let before = c14n::pos(&reader);
-        match reader.read_event() {
+        let before = lexer.pos();
+        match lexer.next() {
             Ok(event) => {
-                let eof = matches!(event, Event::Eof);
-                events.push((event, before, c14n::pos(&reader)));
-                if eof {
+                events.push((event, before, lexer.pos()));
+                if matches!(event, Tok::Eof | Tok::DocType) {
                     break None;
                 }
             }
@@ -101,7 +101,7 @@ pub fn verify(xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
         }
     };
     let recorded = c14n::Recorded { events, error };
-    match check(xml.len(), &recorded, &sig, at, report) {
+    match check(xml.len(), &recorded, &sig, &scope, at, report) {
         Ok(r) | Err(r) => r,
     }
 }
@@ -111,7 +111,8 @@ pub fn verify(xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
 fn check(
     len: usize,
     recorded: &c14n::Recorded<'_>,
-    sig: &El,
+    sig: &El<'_>,
+    scope: &Scope,
     at: Option<PrimitiveDateTime>,
     mut r: VerifyReport,
 ) -> Result<VerifyReport, VerifyReport> {
@@ -141,7 +142,7 @@ fn check(
             format!("SignatureMethod {sig_alg:?} is not supported"),
         ));
     };
-    let refs: Vec<&El> = si.children.iter().filter(|c| c.is("Reference")).collect();
+    let refs: Vec<&El<'_>> = si.children.iter().filter(|c| c.is("Reference")).collect();
     let [reference] = refs.as_slice() else {
         return Err(malformed(r, "SignedInfo must hold exactly one Reference"));
     };
@@ -244,23 +245,19 @@ fn check(
         return Err(r.fail(c, m));
     }
 
-    // The referenced element and SignedInfo, canonicalized in one parse of the document.
+    // The referenced element and SignedInfo, canonicalized from the one parse of the document. SignedInfo's job
+    // sees the Signature's ancestors' start tags (its namespace and xml:* scope) and the tokens from the Signature
+    // on: whatever lies before it in the document was read by the scan and by the referenced element's job, which
+    // runs to the end of the document and reports any problem there first.
     let exclude = enveloped.then_some(sig.offset);
-    let [subtree, si_c14n] = c14n::canonicalize_recorded(
+    let [subtree] = c14n::canonicalize_recorded(
         recorded,
         len,
-        [
-            Job {
-                target: Target::Id(id),
-                exclude,
-                method: &ref_method,
-            },
-            Job {
-                target: Target::Offset(si.offset),
-                exclude: None,
-                method: &si_method,
-            },
-        ],
+        [Job {
+            target: Target::Id(id),
+            exclude,
+            method: &ref_method,
+        }],
     );
     let subtree = match subtree {
         Ok(s) => s,
@@ -269,6 +266,26 @@ fn check(
     r.digest_ok = dig_hash.digest(&subtree.bytes) == digest_value;
 
     // Signature over the canonical SignedInfo.
+    let si_events = scope
+        .ancestors
+        .iter()
+        .filter_map(|i| recorded.events.get(*i))
+        .chain(recorded.events.get(scope.signature..).unwrap_or_default())
+        .copied()
+        .collect();
+    let si_recorded = c14n::Recorded {
+        events: si_events,
+        error: recorded.error.clone(),
+    };
+    let [si_c14n] = c14n::canonicalize_recorded(
+        &si_recorded,
+        len,
+        [Job {
+            target: Target::Offset(si.offset),
+            exclude: None,
+            method: &si_method,
+        }],
+    );
     let si_c14n = match si_c14n {
         Ok(s) => s,
         Err(e) => return Err(r.fail(e.code(), e.message())),
@@ -322,7 +339,7 @@ fn b64(text: &str) -> Option<Vec<u8>> {
 }
 
 /// A canonicalization URI plus its `InclusiveNamespaces PrefixList` child, if any.
-fn method_of(uri: &str, el: Option<&El>) -> Option<Method> {
+fn method_of(uri: &str, el: Option<&El<'_>>) -> Option<Method> {
     let method = Method::from_uri(uri)?;
     Some(match method {
         Method::Exclusive { with_comments, .. } => {
@@ -469,30 +486,38 @@ fn rsa_verify_pure(hash: HashAlg, key_der: &[u8], message: &[u8], signature: &[u
     key.verify(scheme, &hash.digest(message), signature).is_ok()
 }
 
-/// A small element tree of the `Signature` (namespace-resolved names, unprefixed attributes, text).
-#[derive(Debug, Default)]
-struct El {
-    local: String,
-    ns: String,
-    attrs: Vec<(String, String)>,
-    text: String,
-    children: Vec<El>,
+/// A small element tree of the `Signature` (namespace-resolved names, unprefixed attributes, text), borrowing the
+/// input where it can.
+#[derive(Debug)]
+struct El<'x> {
+    local: &'x str,
+    ns: Cow<'x, str>,
+    attrs: Vec<(&'x str, Cow<'x, str>)>,
+    text: Cow<'x, str>,
+    children: Vec<El<'x>>,
     offset: usize,
 }
 
-impl El {
+impl<'x> El<'x> {
     fn is(&self, local: &str) -> bool {
         self.local == local && self.ns == DSIG_NS
     }
-    fn child(&self, local: &str) -> Option<&El> {
+    fn child(&self, local: &str) -> Option<&El<'x>> {
         self.children.iter().find(|c| c.is(local))
     }
     fn attr(&self, name: &str) -> Option<&str> {
         self.attrs
             .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_ref())
     }
+}
+
+/// Where the `Signature` sits in the recorded tokens: the indices of its ancestors' start tags and its own.
+#[derive(Debug)]
+struct Scope {
+    ancestors: Vec<usize>,
+    signature: usize,
 }
 
 #[derive(Debug)]
@@ -512,64 +537,58 @@ fn bad(msg: impl Into<String>) -> ScanError {
 }
 
 /// Finds the first `Signature` in the XMLDSig namespace and returns it as a tree.
-/// Every event read is appended to `events` (with the offsets before and after it); `reader` stops after the
+/// Every token read is appended to `events` (with the offsets before and after it); `lexer` stops after the
 /// `Signature`'s end.
 fn find_signature<'x>(
-    reader: &mut Reader<&'x [u8]>,
-    events: &mut Vec<(Event<'x>, usize, usize)>,
-) -> Result<Option<El>, ScanError> {
-    let mut ns: Vec<(String, String)> = Vec::new();
+    lexer: &mut Lexer<'x>,
+    events: &mut Vec<(Tok<'x>, usize, usize)>,
+) -> Result<Option<(El<'x>, Scope)>, ScanError> {
+    let mut ns: Vec<(&'x str, Cow<'x, str>)> = Vec::new();
     let mut marks: Vec<usize> = Vec::new();
-    let mut stack: Vec<El> = Vec::new(); // open elements of the Signature being captured
+    let mut stack: Vec<El<'x>> = Vec::new(); // open elements of the Signature being captured
+    let mut ancestors: Vec<usize> = Vec::new(); // token indices of the open start tags outside it
+    let mut signature = 0;
     loop {
-        let before = c14n::pos(reader);
-        let event = reader
-            .read_event()
+        let before = lexer.pos();
+        let event = lexer
+            .next()
             .map_err(|e| bad(format!("XML is not well-formed: {e}")))?;
-        events.push((event, before, c14n::pos(reader)));
-        let Some((event, _, _)) = events.last() else {
-            continue;
-        };
-        let (e, empty) = match event {
-            Event::Start(e) => (e, false),
-            Event::Empty(e) => (e, true),
-            Event::End(_) => {
+        events.push((event, before, lexer.pos()));
+        let tag = match event {
+            Tok::Start(tag) => tag,
+            Tok::End(_) => {
                 close(&mut ns, &mut marks);
-                if let Some(done) = stack.pop() {
-                    match stack.last_mut() {
+                match stack.pop() {
+                    Some(done) => match stack.last_mut() {
                         Some(parent) => parent.children.push(done),
-                        None => return Ok(Some(done)),
+                        None => {
+                            return Ok(Some((
+                                done,
+                                Scope {
+                                    ancestors,
+                                    signature,
+                                },
+                            )))
+                        }
+                    },
+                    None => {
+                        ancestors.pop();
                     }
                 }
                 continue;
             }
-            Event::Text(t) => {
+            Tok::Text(t, plain) => {
                 if let Some(top) = stack.last_mut() {
-                    top.text.push_str(t);
+                    push_text(&mut top.text, t, plain)?;
                 }
                 continue;
             }
-            Event::GeneralRef(r) => {
-                if let Some(top) = stack.last_mut() {
-                    match &**r {
-                        "amp" => top.text.push('&'),
-                        "lt" => top.text.push('<'),
-                        "gt" => top.text.push('>'),
-                        "quot" => top.text.push('"'),
-                        "apos" => top.text.push('\''),
-                        // Character references such as &#13; only appear as line breaks in base64 text.
-                        n if n.starts_with('#') => {}
-                        n => return Err(bad(format!("undefined entity &{n};"))),
-                    }
-                }
-                continue;
-            }
-            Event::DocType(_) => {
+            Tok::DocType => {
                 return Err(bad(
                     "DOCTYPE is not allowed (no DTDs or entity declarations)",
                 ))
             }
-            Event::Eof => return Ok(None),
+            Tok::Eof => return Ok(None),
             _ => continue,
         };
         if marks.len() >= c14n::MAX_DEPTH {
@@ -579,18 +598,31 @@ fn find_signature<'x>(
             ));
         }
         let outside = stack.is_empty();
-        let Some(el) = open(e, &mut ns, &mut marks, before, outside)? else {
+        let Some(el) = open(&tag, &mut ns, &mut marks, before, outside)? else {
             // Outside the Signature and not one: only its namespace declarations were kept.
-            if empty {
+            if tag.empty {
                 close(&mut ns, &mut marks);
+            } else {
+                ancestors.push(events.len().saturating_sub(1));
             }
             continue;
         };
-        if empty {
+        if outside {
+            signature = events.len().saturating_sub(1);
+        }
+        if tag.empty {
             close(&mut ns, &mut marks);
             match stack.last_mut() {
                 Some(parent) => parent.children.push(el),
-                None => return Ok(Some(el)),
+                None => {
+                    return Ok(Some((
+                        el,
+                        Scope {
+                            ancestors,
+                            signature,
+                        },
+                    )))
+                }
             }
         } else {
             stack.push(el);
@@ -598,66 +630,96 @@ fn find_signature<'x>(
     }
 }
 
+/// Appends raw character data of a `Signature` element with its predefined entities resolved; character
+/// references such as `&#13;` only appear as line breaks in base64 text and are dropped.
+fn push_text<'x>(text: &mut Cow<'x, str>, raw: &'x str, plain: bool) -> Result<(), ScanError> {
+    if text.is_empty() && (plain || !raw.contains('&')) {
+        *text = Cow::Borrowed(raw);
+        return Ok(());
+    }
+    let text = text.to_mut();
+    let mut rest = raw;
+    while let Some(amp) = rest.find('&') {
+        let (plain, tail) = rest.split_at(amp);
+        text.push_str(plain);
+        let semi = tail
+            .find(';')
+            .ok_or_else(|| bad("unterminated reference"))?;
+        match tail.get(1..semi).unwrap_or_default() {
+            "amp" => text.push('&'),
+            "lt" => text.push('<'),
+            "gt" => text.push('>'),
+            "quot" => text.push('"'),
+            "apos" => text.push('\''),
+            n if n.starts_with('#') => {}
+            n => return Err(bad(format!("undefined entity &{n};"))),
+        }
+        rest = tail.get(semi + 1..).unwrap_or_default();
+    }
+    text.push_str(rest);
+    Ok(())
+}
+
+/// An attribute value as the parser reports it (whitespace normalized, references resolved).
+fn attr_value(raw: &str) -> Result<Cow<'_, str>, ScanError> {
+    c14n::attr_value(raw).map_err(|e| bad(format!("bad attribute value: {}", e.message())))
+}
+
 /// Records the namespace declarations of a start tag (checking every attribute) and builds its element; with
 /// `only_signature`, returns `None` without allocating unless the element is an XMLDSig `Signature`: before the
 /// signature only the namespace scope matters, and a DE has a hundred elements for one Signature.
-fn open(
-    e: &BytesStart<'_>,
-    ns: &mut Vec<(String, String)>,
+fn open<'x>(
+    e: &Tag<'x>,
+    ns: &mut Vec<(&'x str, Cow<'x, str>)>,
     marks: &mut Vec<usize>,
     offset: usize,
     only_signature: bool,
-) -> Result<Option<El>, ScanError> {
+) -> Result<Option<El<'x>>, ScanError> {
     marks.push(ns.len());
     let mut plain = 0usize;
-    for a in e.attributes() {
-        let a = a.map_err(|err| bad(format!("bad attribute: {err}")))?;
-        let key = a.key.as_ref();
+    for (key, raw) in lex::attributes(e.attrs) {
         if (key == "xmlns" || key.starts_with("xmlns:"))
             && ns.len() >= crate::xml::MAX_NAMESPACE_BINDINGS
         {
             return Err(too_many_bindings());
         }
-        let value = a
-            .normalized_value(quick_xml::XmlVersion::Implicit1_0)
-            .map_err(|err| bad(format!("bad attribute value: {err}")))?;
+        let value = attr_value(raw)?;
         if key == "xmlns" {
-            ns.push((String::new(), value.into_owned()));
+            ns.push(("", value));
         } else if let Some(p) = key.strip_prefix("xmlns:") {
-            ns.push((p.to_string(), value.into_owned()));
+            ns.push((p, value));
         } else {
             plain += 1;
         }
     }
-    let qname = e.name().into_inner();
-    let (prefix, local) = qname.split_once(':').unwrap_or(("", qname));
-    let uri = ns
+    let qname = e.name;
+    let (prefix, local) = lex::split_qname(qname);
+    if only_signature && local != "Signature" {
+        return Ok(None);
+    }
+    let uri: Cow<'x, str> = ns
         .iter()
         .rev()
-        .find(|(p, _)| p == prefix)
-        .map(|(_, u)| u.as_str())
+        .find(|(p, _)| *p == prefix)
+        .map(|(_, u)| u.clone())
         .unwrap_or_default();
-    if only_signature && (local != "Signature" || uri != DSIG_NS) {
+    if only_signature && uri != DSIG_NS {
         return Ok(None);
     }
     let mut attrs = Vec::with_capacity(plain);
     if plain > 0 {
-        for a in e.attributes().flatten() {
-            let key = a.key.as_ref();
+        for (key, raw) in lex::attributes(e.attrs) {
             if key == "xmlns" || key.contains(':') {
                 continue;
             }
-            let value = a
-                .normalized_value(quick_xml::XmlVersion::Implicit1_0)
-                .map_err(|err| bad(format!("bad attribute value: {err}")))?;
-            attrs.push((key.to_string(), value.into_owned()));
+            attrs.push((key, attr_value(raw)?));
         }
     }
     Ok(Some(El {
-        local: local.to_string(),
-        ns: uri.to_string(),
+        local,
+        ns: uri,
         attrs,
-        text: String::new(),
+        text: Cow::Borrowed(""),
         children: Vec::new(),
         offset,
     }))
@@ -671,7 +733,7 @@ fn too_many_bindings() -> ScanError {
     )
 }
 
-fn close(ns: &mut Vec<(String, String)>, marks: &mut Vec<usize>) {
+fn close(ns: &mut Vec<(&str, Cow<'_, str>)>, marks: &mut Vec<usize>) {
     if let Some(m) = marks.pop() {
         ns.truncate(m);
     }
@@ -752,6 +814,63 @@ mod tests {
         for bad in [&der[..der.len() - 1], &[][..], &[0x30, 0x00][..]] {
             assert!(!rsa_verify(HashAlg::Sha256, bad, msg, &s256));
             assert!(!rsa_verify_pure(HashAlg::Sha256, bad, msg, &s256));
+        }
+    }
+
+    /// SignedInfo canonicalized from the Signature's ancestors and the tokens from the Signature on gives what a
+    /// canonicalization of the whole document gives, errors included, for both C14N methods.
+    #[test]
+    fn signed_info_scope_matches_whole_document() {
+        let docs = [
+            r#"<r xmlns="urn:d" xmlns:a="urn:a" xml:lang="gn"><a:x xmlns:b="urn:b" xml:base="z"/><p xml:space="preserve"><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo a:k="1"><x/>t</SignedInfo></Signature></p></r>"#,
+            // A prefix declared on a sibling only is not in SignedInfo's scope.
+            r#"<r><s xmlns:b="urn:b"/><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo b:k="1"/></Signature></r>"#,
+            r#"<r><s xmlns:b="urn:b"/><Signature xmlns="http://www.w3.org/2000/09/xmldsig#"><SignedInfo><b:x/></SignedInfo></Signature></r>"#,
+            r#"<q:r xmlns:q="urn:q"><q:s/><q:Signature xmlns:q="http://www.w3.org/2000/09/xmldsig#"><q:SignedInfo/></q:Signature></q:r>"#,
+        ];
+        let methods = [
+            Method::EXCLUSIVE,
+            Method::Inclusive {
+                with_comments: false,
+            },
+        ];
+        for xml in docs {
+            let mut lexer = Lexer::new(xml);
+            let mut events = Vec::new();
+            let (sig, scope) = find_signature(&mut lexer, &mut events).unwrap().unwrap();
+            loop {
+                let before = lexer.pos();
+                let t = lexer.next().unwrap();
+                events.push((t, before, lexer.pos()));
+                if t == Tok::Eof {
+                    break;
+                }
+            }
+            let si = sig.child("SignedInfo").unwrap();
+            let seeded: Vec<_> = scope
+                .ancestors
+                .iter()
+                .map(|i| events[*i])
+                .chain(events[scope.signature..].iter().copied())
+                .collect();
+            let recorded = c14n::Recorded {
+                events: seeded,
+                error: None,
+            };
+            for method in &methods {
+                let job = Job {
+                    target: Target::Offset(si.offset),
+                    exclude: None,
+                    method,
+                };
+                let [got] = c14n::canonicalize_recorded(&recorded, xml.len(), [job]);
+                let whole = c14n::canonicalize_subtree(xml, job.target, None, method);
+                assert_eq!(
+                    got.as_ref().map(|s| &s.bytes),
+                    whole.as_ref().map(|s| &s.bytes),
+                    "{xml} {method:?}"
+                );
+            }
         }
     }
 
