@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import pathlib
+import resource
 import shutil
 import subprocess
 import sys
@@ -30,6 +31,17 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 def loadavg():
     return " ".join(pathlib.Path("/proc/loadavg").read_text().split()[:3])
+
+
+def cpu_seconds(pid):
+    """User + system CPU seconds of a running process so far (/proc/<pid>/stat)."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 class Api:
@@ -102,9 +114,11 @@ def start_server(work):
     raise RuntimeError("kuatia serve did not come up:\n" + (work / "serve.log").read_text()[-2000:])
 
 
-def wrk(script, base, path, threads, connections, seconds, env, out):
-    """One wrk run; returns the JSON its Lua done() wrote, with the load average around it."""
+def wrk(script, server_pid, base, path, threads, connections, seconds, env, out):
+    """One wrk run; returns the JSON its Lua done() wrote, with the load average and the CPU seconds that wrk and the
+    server used meanwhile."""
     before = loadavg()
+    server_cpu, wrk_cpu = cpu_seconds(server_pid), children_cpu()
     cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--timeout", "30s",
            "-s", f"scripts/wrk/{script}", base + path]
     run = subprocess.run(cmd, cwd=ROOT, env={**os.environ, **env, "KUATIA_WRK_OUT": str(out)},
@@ -113,6 +127,8 @@ def wrk(script, base, path, threads, connections, seconds, env, out):
         raise RuntimeError(f"{' '.join(cmd)}: exit {run.returncode}\n{run.stdout}\n{run.stderr}")
     summary = json.loads(out.read_text())
     summary["loadavg_before"], summary["loadavg_after"] = before, loadavg()
+    summary["server_cpu_s"] = round(cpu_seconds(server_pid) - server_cpu, 2)
+    summary["wrk_cpu_s"] = round(children_cpu() - wrk_cpu, 2)
     summary["command"] = " ".join(cmd)
     return summary
 
@@ -139,7 +155,7 @@ def main():
         env = {"KUATIA_KEY": key, "KUATIA_WRK_RUN": f"c{os.getpid()}"}
 
         # 1. Creates, then everything stored against everything acknowledged.
-        c = wrk("create.lua", base, "/v1/facturas", a.threads, a.connections, a.create_seconds, env,
+        c = wrk("create.lua", proc.pid, base, "/v1/facturas", a.threads, a.connections, a.create_seconds, env,
                 work / "create.json")
         # Requests still in flight when wrk stopped may yet be stored: wait until the count settles.
         last = -1
@@ -186,6 +202,7 @@ def main():
             "statuses": c["statuses"], "socket_errors": c["socket_errors"],
             "stored": len(invoices), "meta_total": meta_total, "lost": lost, "duplicated": duplicated,
             "unacknowledged_stored": len(unacknowledged), "replays": len(replayed), "replay_mismatches": mismatches,
+            "server_cpu_s": c["server_cpu_s"], "wrk_cpu_s": c["wrk_cpu_s"],
             "loadavg_before": c["loadavg_before"], "loadavg_after": c["loadavg_after"], "command": c["command"],
         }
 
@@ -201,7 +218,7 @@ def main():
         step = max(1, len(ids) // a.lookup_ids)
         sample = ids[::step][:a.lookup_ids]
         (work / "ids.txt").write_text("\n".join(sample) + "\n")
-        lk = wrk("lookup.lua", base, "/v1/facturas", a.threads, a.connections, a.lookup_seconds,
+        lk = wrk("lookup.lua", proc.pid, base, "/v1/facturas", a.threads, a.connections, a.lookup_seconds,
                  {**env, "KUATIA_WRK_IDS": str(work / "ids.txt")}, work / "lookup.json")
         lookup_s = lk["duration_us"] / 1e6
         lookups = {
@@ -212,6 +229,7 @@ def main():
             "max_ms": ms(lk["latency_us"]["max"]),
             "non_200": lk["other"] + sum(lk["socket_errors"].values()),
             "statuses": lk["statuses"], "socket_errors": lk["socket_errors"],
+            "server_cpu_s": lk["server_cpu_s"], "wrk_cpu_s": lk["wrk_cpu_s"],
             "loadavg_before": lk["loadavg_before"], "loadavg_after": lk["loadavg_after"], "command": lk["command"],
         }
     finally:
@@ -232,15 +250,16 @@ def main():
         "creates": creates, "lookups": lookups,
         "wrk": version, "server": "target/release/kuatia serve, SQLite, fresh data directory, default flags",
         "machine": {"cores": os.cpu_count(),
-                    "note": "wrk and the server share these cores; wrk's own CPU is not the server's"},
+                    "note": "wrk and the server share these cores (and the machine may be shared): see each phase's "
+                            "server_cpu_s and wrk_cpu_s against its seconds × cores, and its loadavg"},
     }
     pathlib.Path(a.report).write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrk creates: {creates['creates_per_s']}/s ({creates['threads']} wrk threads, {a.connections} connections, "
           f"{creates['seconds']} s), p50 {creates['p50_ms']} ms, p99 {creates['p99_ms']} ms, non-201 "
-          f"{creates['non_201']}, stored {creates['stored']}, lost {creates['lost']}, duplicated "
+          f"{creates['non_201']}, server CPU {creates['server_cpu_s']} s, wrk CPU {creates['wrk_cpu_s']} s, stored {creates['stored']}, lost {creates['lost']}, duplicated "
           f"{creates['duplicated']}, replays {creates['replays']} ({creates['replay_mismatches']} mismatched) (loadavg {creates['loadavg_before']} → {creates['loadavg_after']})")
     print(f"wrk lookups: {lookups['lookups_per_s']}/s, p50 {lookups['p50_ms']} ms, p99 {lookups['p99_ms']} ms, non-200 "
-          f"{lookups['non_200']} (loadavg {lookups['loadavg_before']} → {lookups['loadavg_after']})")
+          f"{lookups['non_200']}, server CPU {lookups['server_cpu_s']} s, wrk CPU {lookups['wrk_cpu_s']} s (loadavg {lookups['loadavg_before']} → {lookups['loadavg_after']})")
     print(f"written: {a.report}")
     bad = (creates["lost"] or creates["duplicated"] or creates["non_201"] or creates["replay_mismatches"]
            or lookups["non_200"])
