@@ -203,6 +203,7 @@ def main():
             "stored": len(invoices), "meta_total": meta_total, "lost": lost, "duplicated": duplicated,
             "unacknowledged_stored": len(unacknowledged), "replays": len(replayed), "replay_mismatches": mismatches,
             "server_cpu_s": c["server_cpu_s"], "wrk_cpu_s": c["wrk_cpu_s"],
+            "server_cpu_us_per_create": round(c["server_cpu_s"] * 1e6 / max(1, c["requests"]), 1),
             "loadavg_before": c["loadavg_before"], "loadavg_after": c["loadavg_after"], "command": c["command"],
         }
 
@@ -230,6 +231,7 @@ def main():
             "non_200": lk["other"] + sum(lk["socket_errors"].values()),
             "statuses": lk["statuses"], "socket_errors": lk["socket_errors"],
             "server_cpu_s": lk["server_cpu_s"], "wrk_cpu_s": lk["wrk_cpu_s"],
+            "server_cpu_us_per_lookup": round(lk["server_cpu_s"] * 1e6 / max(1, lk["requests"]), 1),
             "loadavg_before": lk["loadavg_before"], "loadavg_after": lk["loadavg_after"], "command": lk["command"],
         }
     finally:

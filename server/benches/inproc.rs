@@ -3,12 +3,15 @@
 //! nothing but the machine:
 //! - `sqlite`: the server's store ([`SqliteStore`] in a temporary directory, one transaction per request, as the
 //!   server's handler runs each request) and its host ([`SystemHost`] with the built-in sandbox signer);
-//! - `memory`: the core's [`MemoryStore`] with the same host, for reference (no storage cost at all).
+//! - `memory`: the core's [`MemoryStore`] with the same host, for reference (no storage cost at all);
+//! - `sqlite_simulate_approved`: `sqlite` with `"_simulate": "approved"` in the invoice, so no invoice waits for the
+//!   simulated SIFEN: what a create costs without the sandbox's in-flight invoices, which `handle` goes through first.
 //!
 //! Every create carries its own `Idempotency-Key` and the invoice of `server/benches/load.rs` and `scripts/wrk/`; every
 //! answer must be a 201. Each run lasts `KUATIA_INPROC_SECONDS` (5) after a short warm-up.
 //!
-//! Writes `target/inproc-report.json` {seconds, runs: {sqlite: {threads_1, threads_2}, memory: {threads_2}}, each
+//! Writes `target/inproc-report.json` {seconds, runs: {sqlite: {threads_1, threads_2}, memory: {threads_2},
+//! sqlite_simulate_approved: {threads_2}}, each
 //! with creates, creates_per_s; loadavg before/after}; the figure `scripts/bench.sh` compares `kuatia serve` with is
 //! `runs.sqlite.threads_2.creates_per_s`. Run with `cargo bench -p kuatia-server --bench inproc`.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
@@ -24,25 +27,35 @@ use std::time::{Duration, Instant};
 /// Creates per thread before the clock starts (first pages of the database, caches, branch predictors).
 const WARM_UP: usize = 100;
 
+/// Nanoseconds this thread has run on a CPU and waited for one (`/proc/thread-self/schedstat`; zeros elsewhere).
+fn schedstat() -> (u64, u64) {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+    let mut f = text.split_whitespace().map(|v| v.parse().unwrap_or(0));
+    (f.next().unwrap_or(0), f.next().unwrap_or(0))
+}
+
 fn loadavg() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_default()
 }
 
-/// The invoice of `server/benches/load.rs`'s `factura(i)`, as text.
-fn factura(tag: &str) -> String {
-    json!({
+/// The invoice of `server/benches/load.rs`'s `factura(i)`, as text (with `_simulate` when `simulate` is given).
+fn factura(tag: &str, simulate: Option<&str>) -> String {
+    let mut v = json!({
         "tipo_documento": 1,
         "receptor": {"ruc": "80069563-1", "razon_social": "Cliente Ejemplo S.A.", "email": "cliente@example.com"},
         "items": [{"descripcion": format!("Servicio {tag}"), "cantidad": 1, "precio_unitario": 1100000, "iva": 10}],
         "condicion_pago": 1
-    })
-    .to_string()
+    });
+    if let Some(outcome) = simulate {
+        v["_simulate"] = json!(outcome);
+    }
+    v.to_string()
 }
 
 /// A create as the server hands it to the core (axum gives header names in lower case).
-fn create(key: &str, tag: &str) -> HttpRequest {
+fn create(key: &str, tag: &str, simulate: Option<&str>) -> HttpRequest {
     HttpRequest {
         method: "POST".into(),
         path: "/v1/facturas".into(),
@@ -52,7 +65,7 @@ fn create(key: &str, tag: &str) -> HttpRequest {
             ("idempotency-key".into(), format!("inproc-{tag}")),
             ("content-type".into(), "application/json".into()),
         ],
-        body: factura(tag).into_bytes(),
+        body: factura(tag, simulate).into_bytes(),
     }
 }
 
@@ -108,7 +121,7 @@ impl Worker for Memory {
 
 fn worker(kind: &str, dir: &Path) -> Box<dyn Worker> {
     match kind {
-        "sqlite" => Box::new(Sqlite {
+        "sqlite" | "sqlite_simulate_approved" => Box::new(Sqlite {
             svc: Service::new(SqliteStore::open(dir).expect("SQLite store"), config()),
             host: host(),
         }),
@@ -139,26 +152,33 @@ fn run(kind: &str, threads: usize, seconds: f64, root: &Path) -> Value {
             );
             std::thread::spawn(move || {
                 let mut w = worker(&kind, &dir);
+                let simulate = (kind == "sqlite_simulate_approved").then_some("approved");
                 let key = w.account();
                 let mut bad = 0usize;
                 for i in 0..WARM_UP {
-                    bad += usize::from(w.create(&create(&key, &format!("w{t}-{i}"))) != 201);
+                    bad +=
+                        usize::from(w.create(&create(&key, &format!("w{t}-{i}"), simulate)) != 201);
                 }
                 start.wait();
                 let t0 = Instant::now();
+                let sched0 = schedstat();
                 let limit = Duration::from_secs_f64(seconds);
                 let mut n = 0usize;
                 while t0.elapsed() < limit {
                     // The request is built per create, as the server builds one from each HTTP request.
-                    bad += usize::from(w.create(&create(&key, &format!("{t}-{n}"))) != 201);
+                    bad +=
+                        usize::from(w.create(&create(&key, &format!("{t}-{n}"), simulate)) != 201);
                     n += 1;
                 }
-                (n, t0.elapsed().as_secs_f64(), bad)
+                let sched1 = schedstat();
+                let cpu = (sched1.0 - sched0.0) as f64 / 1e9;
+                let waited = (sched1.1 - sched0.1) as f64 / 1e9;
+                (n, t0.elapsed().as_secs_f64(), bad, cpu, waited)
             })
         })
         .collect();
     start.wait();
-    let results: Vec<(usize, f64, usize)> = handles
+    let results: Vec<(usize, f64, usize, f64, f64)> = handles
         .into_iter()
         .map(|h| h.join().expect("bench thread"))
         .collect();
@@ -166,6 +186,8 @@ fn run(kind: &str, threads: usize, seconds: f64, root: &Path) -> Value {
     let wall = results.iter().map(|r| r.1).fold(0.0, f64::max);
     let non_201: usize = results.iter().map(|r| r.2).sum();
     let per_s = creates as f64 / wall;
+    let cpu: f64 = results.iter().map(|r| r.3).sum();
+    let waited: f64 = results.iter().map(|r| r.4).sum();
     json!({
         "threads": threads,
         "creates": creates,
@@ -173,6 +195,10 @@ fn run(kind: &str, threads: usize, seconds: f64, root: &Path) -> Value {
         "creates_per_s": (per_s * 10.0).round() / 10.0,
         "us_per_create_per_thread": (threads as f64 * 1e6 / per_s * 10.0).round() / 10.0,
         "non_201": non_201,
+        // Run-queue wait: time the threads were ready but the machine's CPUs were busy with something else.
+        "cpu_s": (cpu * 100.0).round() / 100.0,
+        "runqueue_wait_s": (waited * 100.0).round() / 100.0,
+        "us_cpu_per_create": (cpu * 1e6 / creates.max(1) as f64 * 10.0).round() / 10.0,
         "loadavg_before": load_before,
         "loadavg_after": loadavg(),
     })
@@ -197,6 +223,7 @@ fn main() -> ExitCode {
     let sqlite_1 = run("sqlite", 1, seconds, &root);
     let sqlite_2 = run("sqlite", 2, seconds, &root);
     let memory_2 = run("memory", 2, seconds, &root);
+    let settled_2 = run("sqlite_simulate_approved", 2, seconds, &root);
     let _ = std::fs::remove_dir_all(&root);
     let report = json!({
         "what": "POST /v1/facturas through Service::handle in-process, each thread with its own service and store",
@@ -205,6 +232,7 @@ fn main() -> ExitCode {
         "runs": {
             "sqlite": {"threads_1": sqlite_1, "threads_2": sqlite_2},
             "memory": {"threads_2": memory_2},
+            "sqlite_simulate_approved": {"threads_2": settled_2},
         },
         "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
         "build": if cfg!(debug_assertions) { "debug" } else { "optimized" },
@@ -217,7 +245,7 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     println!("written: {}", path.display());
-    let bad: u64 = [&sqlite_1, &sqlite_2, &memory_2]
+    let bad: u64 = [&sqlite_1, &sqlite_2, &memory_2, &settled_2]
         .iter()
         .map(|r| r["non_201"].as_u64().unwrap_or(1))
         .sum();
