@@ -7,7 +7,8 @@
 # which installs Debian's wrk when missing) against the in-process `Service::handle` on 2 threads measured just before
 # it (server/benches/inproc.rs), and writes target/bench-report.json: mean time per benchmark, the process, load, wrk
 # and PHP figures and the targets of the issues, each with its verdict.
-# Usage: bash scripts/bench.sh [--quick]   (--quick: 2 000 creates instead of 10 000, 5 s wrk phases instead of 20/10)
+# Usage: bash scripts/bench.sh [--quick]   (--quick: 2 000 creates instead of 10 000, 5 s wrk phases instead of 20/10,
+#        3 s in-process runs instead of 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 args=(--warm-up-time 2 --measurement-time 5)
