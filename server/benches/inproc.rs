@@ -1,19 +1,19 @@
 //! In-process baseline of the server's creates (issue 15): `POST /v1/facturas` straight into [`Service::handle`], no
 //! HTTP, on 1 and on 2 threads at once. Each thread owns its own service over its own store, so the threads share
 //! nothing but the machine:
-//! - `sqlite`: the server's store ([`SqliteStore`] in a temporary directory, one transaction per request, as the
-//!   server's handler runs each request) and its host ([`SystemHost`] with the built-in sandbox signer);
-//! - `memory`: the core's [`MemoryStore`] with the same host, for reference (no storage cost at all);
-//! - `sqlite_simulate_approved`: `sqlite` with `"_simulate": "approved"` in the invoice, so no invoice waits for the
-//!   simulated SIFEN: what a create costs without the sandbox's in-flight invoices, which `handle` goes through first.
+//! - `memory`: the core's [`MemoryStore`] and the server's host ([`SystemHost`]: system clock, OS randomness, the
+//!   built-in sandbox signer): what `handle` itself costs, the baseline `scripts/bench.sh` compares the server with;
+//! - `sqlite`: the server's store ([`SqliteStore`] in a temporary directory, `synchronous = FULL`) with one
+//!   transaction, so one sync, per create, for reference: the server shares one sync among the requests that wait
+//!   together (group commit), which an in-process loop of single requests cannot.
 //!
 //! Every create carries its own `Idempotency-Key` and the invoice of `server/benches/load.rs` and `scripts/wrk/`; every
 //! answer must be a 201. Each run lasts `KUATIA_INPROC_SECONDS` (5) after a short warm-up.
 //!
-//! Writes `target/inproc-report.json` {seconds, runs: {sqlite: {threads_1, threads_2}, memory: {threads_2},
-//! sqlite_simulate_approved: {threads_2}}, each
-//! with creates, creates_per_s; loadavg before/after}; the figure `scripts/bench.sh` compares `kuatia serve` with is
-//! `runs.sqlite.threads_2.creates_per_s`. Run with `cargo bench -p kuatia-server --bench inproc`.
+//! Writes `target/inproc-report.json` {seconds, runs: {memory: {threads_1, threads_2}, sqlite: {threads_2}}, each
+//! with creates, creates_per_s, the threads' CPU time and run-queue wait, loadavg before/after}; the figure
+//! `scripts/bench.sh` compares `kuatia serve` with is `runs.memory.threads_2.creates_per_s`. Run with
+//! `cargo bench -p kuatia-server --bench inproc`.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use kuatia_core::api::{Config, HttpRequest, MemoryStore, Service};
@@ -40,22 +40,19 @@ fn loadavg() -> String {
         .unwrap_or_default()
 }
 
-/// The invoice of `server/benches/load.rs`'s `factura(i)`, as text (with `_simulate` when `simulate` is given).
-fn factura(tag: &str, simulate: Option<&str>) -> String {
-    let mut v = json!({
+/// The invoice of `server/benches/load.rs`'s `factura(i)`, as text.
+fn factura(tag: &str) -> String {
+    json!({
         "tipo_documento": 1,
         "receptor": {"ruc": "80069563-1", "razon_social": "Cliente Ejemplo S.A.", "email": "cliente@example.com"},
         "items": [{"descripcion": format!("Servicio {tag}"), "cantidad": 1, "precio_unitario": 1100000, "iva": 10}],
         "condicion_pago": 1
-    });
-    if let Some(outcome) = simulate {
-        v["_simulate"] = json!(outcome);
-    }
-    v.to_string()
+    })
+    .to_string()
 }
 
 /// A create as the server hands it to the core (axum gives header names in lower case).
-fn create(key: &str, tag: &str, simulate: Option<&str>) -> HttpRequest {
+fn create(key: &str, tag: &str) -> HttpRequest {
     HttpRequest {
         method: "POST".into(),
         path: "/v1/facturas".into(),
@@ -65,7 +62,7 @@ fn create(key: &str, tag: &str, simulate: Option<&str>) -> HttpRequest {
             ("idempotency-key".into(), format!("inproc-{tag}")),
             ("content-type".into(), "application/json".into()),
         ],
-        body: factura(tag, simulate).into_bytes(),
+        body: factura(tag).into_bytes(),
     }
 }
 
@@ -121,7 +118,7 @@ impl Worker for Memory {
 
 fn worker(kind: &str, dir: &Path) -> Box<dyn Worker> {
     match kind {
-        "sqlite" | "sqlite_simulate_approved" => Box::new(Sqlite {
+        "sqlite" => Box::new(Sqlite {
             svc: Service::new(SqliteStore::open(dir).expect("SQLite store"), config()),
             host: host(),
         }),
@@ -152,12 +149,10 @@ fn run(kind: &str, threads: usize, seconds: f64, root: &Path) -> Value {
             );
             std::thread::spawn(move || {
                 let mut w = worker(&kind, &dir);
-                let simulate = (kind == "sqlite_simulate_approved").then_some("approved");
                 let key = w.account();
                 let mut bad = 0usize;
                 for i in 0..WARM_UP {
-                    bad +=
-                        usize::from(w.create(&create(&key, &format!("w{t}-{i}"), simulate)) != 201);
+                    bad += usize::from(w.create(&create(&key, &format!("w{t}-{i}"))) != 201);
                 }
                 start.wait();
                 let t0 = Instant::now();
@@ -166,8 +161,7 @@ fn run(kind: &str, threads: usize, seconds: f64, root: &Path) -> Value {
                 let mut n = 0usize;
                 while t0.elapsed() < limit {
                     // The request is built per create, as the server builds one from each HTTP request.
-                    bad +=
-                        usize::from(w.create(&create(&key, &format!("{t}-{n}"), simulate)) != 201);
+                    bad += usize::from(w.create(&create(&key, &format!("{t}-{n}"))) != 201);
                     n += 1;
                 }
                 let sched1 = schedstat();
@@ -220,19 +214,17 @@ fn main() -> ExitCode {
         .unwrap_or(5.0);
     let root = std::env::temp_dir().join(format!("kuatia-inproc-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
-    let sqlite_1 = run("sqlite", 1, seconds, &root);
-    let sqlite_2 = run("sqlite", 2, seconds, &root);
+    let memory_1 = run("memory", 1, seconds, &root);
     let memory_2 = run("memory", 2, seconds, &root);
-    let settled_2 = run("sqlite_simulate_approved", 2, seconds, &root);
+    let sqlite_2 = run("sqlite", 2, seconds, &root);
     let _ = std::fs::remove_dir_all(&root);
     let report = json!({
         "what": "POST /v1/facturas through Service::handle in-process, each thread with its own service and store",
         "seconds": seconds,
         "warm_up_per_thread": WARM_UP,
         "runs": {
-            "sqlite": {"threads_1": sqlite_1, "threads_2": sqlite_2},
-            "memory": {"threads_2": memory_2},
-            "sqlite_simulate_approved": {"threads_2": settled_2},
+            "memory": {"threads_1": memory_1, "threads_2": memory_2},
+            "sqlite": {"threads_2": sqlite_2},
         },
         "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
         "build": if cfg!(debug_assertions) { "debug" } else { "optimized" },
@@ -245,7 +237,7 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     println!("written: {}", path.display());
-    let bad: u64 = [&sqlite_1, &sqlite_2, &memory_2, &settled_2]
+    let bad: u64 = [&memory_1, &memory_2, &sqlite_2]
         .iter()
         .map(|r| r["non_201"].as_u64().unwrap_or(1))
         .sum();
