@@ -207,8 +207,10 @@ def main():
             "loadavg_before": c["loadavg_before"], "loadavg_after": c["loadavg_after"], "command": c["command"],
         }
 
-        # 2. Status lookups over a spread of the stored ids, once the simulated SIFEN has answered every invoice (until
-        #    then every request of the current server also advances the in-flight ones, which is the creates' cost).
+        # 2. Status lookups over a spread of the stored ids, once the simulated SIFEN has answered every invoice: the
+        #    lookups are measured on a server where nothing moves meanwhile.
+        if not ids:
+            raise RuntimeError("no invoice was stored: nothing to look up")
         settle_started = time.time()
         while time.time() - settle_started < 60:
             newest = api.get("/v1/facturas?per_page=1&page=1")[1]["data"][0]
@@ -264,7 +266,7 @@ def main():
           f"{lookups['non_200']}, server CPU {lookups['server_cpu_s']} s, wrk CPU {lookups['wrk_cpu_s']} s (loadavg {lookups['loadavg_before']} → {lookups['loadavg_after']})")
     print(f"written: {a.report}")
     bad = (creates["lost"] or creates["duplicated"] or creates["non_201"] or creates["replay_mismatches"]
-           or lookups["non_200"])
+           or creates["meta_total"] != creates["stored"] or lookups["non_200"])
     return 1 if bad else 0
 
 
