@@ -3,9 +3,12 @@
 # (cli/benches/process.rs), `kuatia issue --batch` with -j 1 and -j 2 against raw RSA-2048 signatures measured in the
 # same run (cli/benches/batch.rs; 2 000 invoices, 500 with --quick), the load test of `kuatia serve` (server/benches/load.rs, which fails on any lost or
 # duplicated invoice) and the PHP binding's `issue` against Rust's on the same invoice (bindings/php/bench/bench.php,
-# which also times `kuatia issue` as a subprocess; needs php with FFI), and writes target/bench-report.json: mean time
-# per benchmark, the process, load and PHP figures and the targets of the issues, each with its verdict.
-# Usage: bash scripts/bench.sh [--quick]   (--quick: 2 000 creates instead of 10 000)
+# which also times `kuatia issue` as a subprocess; needs php with FFI), `kuatia serve` under wrk (scripts/wrk-load.sh,
+# which installs Debian's wrk when missing) against the in-process `Service::handle` on 2 threads measured just before
+# it (server/benches/inproc.rs), and writes target/bench-report.json: mean time per benchmark, the process, load, wrk
+# and PHP figures and the targets of the issues, each with its verdict.
+# Usage: bash scripts/bench.sh [--quick]   (--quick: 2 000 creates instead of 10 000, 5 s wrk phases instead of 20/10,
+#        3 s in-process runs instead of 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 args=(--warm-up-time 2 --measurement-time 5)
@@ -20,6 +23,13 @@ batch_n=2000
 [ "${1:-}" = "--quick" ] && batch_n=500
 KUATIA_BATCH_N=$batch_n cargo bench -q -p kuatia-cli --bench batch >/dev/null
 KUATIA_LOAD_CREATES=$creates cargo bench -q -p kuatia-server --bench load >/dev/null
+# Same run: the in-process baseline, then the server under wrk. A wrk run that loses, duplicates or gets an unexpected
+# status still writes its report; its targets then MISS.
+rm -f target/inproc-report.json target/wrk-report.json
+inproc_s=10
+[ "${1:-}" = "--quick" ] && inproc_s=3
+KUATIA_INPROC_SECONDS=$inproc_s cargo bench -q -p kuatia-server --bench inproc >/dev/null
+bash scripts/wrk-load.sh ${1:-} || echo "bench: scripts/wrk-load.sh failed (see above)" >&2
 rm -f target/php-bench.json
 cargo build -q --release --locked -p kuatia-ffi --example issue_loop
 cargo build -q --release --locked -p kuatia-cli
@@ -70,17 +80,35 @@ if batch:
     # Expressed as time: -j 2 per invoice ≤ -j 1 per invoice / 1.8 (throughput ≥ 1.8 ×).
     targets.append(("kuatia issue --batch -j 2 ≥ 1.8 × the throughput of -j 1 (same run)",
                     batch["j2_us_per_invoice"] * 1e3, batch["j1_us_per_invoice"] * 1e3 / 1.8))
+def read(name):
+    f = pathlib.Path("target") / name
+    return json.loads(f.read_text()) if f.exists() else None
+wrk, inproc = read("wrk-report.json"), read("inproc-report.json")
+inproc_2 = inproc["runs"]["memory"]["threads_2"]["creates_per_s"] if inproc else None
+per = lambda per_s: None if not per_s else 1e9 / per_s  # a rate as time per operation, in ns
+# (target, measured, limit[, further conditions that must hold too])
+targets.append(("server creates ≥ 2 000/s, p99 ≤ 100 ms, 0 lost, 0 duplicated (wrk)",
+                per(wrk and wrk["creates_per_s"]), per(2000),
+                bool(wrk) and wrk["p99_ms"] <= 100 and wrk["lost"] == 0 and wrk["duplicated"] == 0
+                and wrk["non_201"] == 0))
+targets.append(("status lookups ≥ 20 000/s (wrk)", per(wrk and wrk["lookups_per_s"]), per(20000),
+                bool(wrk) and wrk["non_200"] == 0))
+targets.append(("server ≥ 0.6 × in-process handle with 2 threads (same run)",
+                per(wrk and wrk["creates_per_s"]), per(inproc_2 and 0.6 * inproc_2)))
 load_file = pathlib.Path("target/load-report.json")
 load = json.loads(load_file.read_text()) if load_file.exists() else None
 report = {
     "machine": {"cores": os.cpu_count(), "load": os.getloadavg()[0]},
     "mean_ns": dict(sorted(res.items())),
-    "targets": [{"target": t, "measured_ns": m, "limit_ns": l, "ok": (m is not None and l is not None and m <= l)}
-                for t, m, l in targets],
+    "targets": [{"target": t, "measured_ns": m, "limit_ns": l,
+                 "ok": (m is not None and l is not None and m <= l and all(more))}
+                for t, m, l, *more in targets],
     "process": process,
     "batch": batch,
     "load": load,
     "php": php,
+    "wrk": wrk,
+    "inproc": inproc,
 }
 pathlib.Path("target/bench-report.json").write_text(json.dumps(report, indent=2) + "\n")
 for name, ns in sorted(res.items()):
@@ -101,5 +129,19 @@ if load:
     print(("PASS " if ok else "MISS ") + f"load: {load['creates']} creates, {load['clients']} clients, "
           f"{load['creates_per_s']} creates/s, p50 {load['p50_ms']} ms, p99 {load['p99_ms']} ms, "
           f"lost {load['lost']}, duplicated {load['duplicated']}")
+if wrk:
+    c = wrk["creates"]
+    print(f"     wrk: {wrk['creates_per_s']} creates/s ({c['threads']} wrk threads beside the server, "
+          f"{c['connections']} connections, {c['seconds']} s), p50 {wrk['p50_ms']} ms, p99 {wrk['p99_ms']} ms, "
+          f"non-201 {wrk['non_201']}, stored {wrk['stored']}, lost {wrk['lost']}, duplicated {wrk['duplicated']}; "
+          f"{wrk['lookups_per_s']} lookups/s, p99 {wrk['lookup_p99_ms']} ms, non-200 {wrk['non_200']} "
+          f"(loadavg {c['loadavg_before']} → {wrk['lookups']['loadavg_after']})")
+if inproc:
+    r = inproc["runs"]
+    print(f"     in-process handle (MemoryStore): {r['memory']['threads_1']['creates_per_s']} creates/s on 1 thread, "
+          f"{inproc_2} on 2 ({r['memory']['threads_2']['us_cpu_per_create']} µs CPU each); SQLite with one sync per "
+          f"create: {r['sqlite']['threads_2']['creates_per_s']} on 2")
+    if wrk:
+        print(f"     server CPU per create under wrk: {wrk['creates']['server_cpu_us_per_create']} µs")
 print("\nwritten: target/bench-report.json")
 PY
