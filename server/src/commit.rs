@@ -1,6 +1,6 @@
-//! Group commit. A request's store work is queued; whoever gets an engine runs every queued request in one
-//! transaction, each behind its own savepoint (one that fails is rolled back alone), commits once, and only then
-//! hands each request its answer. So a 201 still means the invoice is on disk, and the requests that waited
+//! Group commit. A request's store work is queued; a writer thread per engine takes every queued request and runs
+//! them in one transaction, each behind its own savepoint (one that fails is rolled back alone), commits once, and
+//! only then hands each request its answer. So a 201 still means the invoice is on disk, and the requests that waited
 //! together share one sync instead of paying one each. Signing is not store work: a create is split around it
 //! ([`kuatia_core::api::Service::handle_step`]), so signatures run in parallel outside the engine.
 
@@ -10,7 +10,7 @@ use crate::{Backend, Engine, SystemHost};
 use kuatia_core::api::Service;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{sync_channel, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 /// Why a request's store work produced no answer.
 #[derive(Debug, Clone)]
@@ -30,11 +30,23 @@ struct Job {
     done: SyncSender<Result<(), Failed>>,
 }
 
-/// The queue in front of the engines.
+/// The queue in front of the engines, with one writer thread per engine that runs it.
 #[derive(Debug)]
 pub struct Committer {
-    engines: Arc<Engines>,
-    queue: Mutex<Vec<Job>>,
+    shared: Arc<Shared>,
+}
+
+/// What the requests and the writers share.
+#[derive(Debug, Default)]
+struct Shared {
+    queue: Mutex<Queue>,
+    ready: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct Queue {
+    jobs: Vec<Job>,
+    stopped: bool,
 }
 
 impl std::fmt::Debug for Job {
@@ -43,13 +55,25 @@ impl std::fmt::Debug for Job {
     }
 }
 
+impl Shared {
+    fn queue(&self) -> MutexGuard<'_, Queue> {
+        // A list of jobs stays consistent whatever panicked while it was held.
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
 impl Committer {
-    /// A queue in front of `engines`.
-    pub fn new(engines: Arc<Engines>) -> Committer {
-        Committer {
-            engines,
-            queue: Mutex::new(Vec::new()),
+    /// A queue in front of `engines`, with a writer thread for each (they stop when the committer is dropped).
+    pub fn new(engines: &Engines) -> Result<Committer, String> {
+        let shared = Arc::new(Shared::default());
+        for (i, engine) in engines.all().iter().enumerate() {
+            let (shared, engine) = (shared.clone(), engine.clone());
+            std::thread::Builder::new()
+                .name(format!("kuatia-writer-{i}"))
+                .spawn(move || writer(&shared, &engine))
+                .map_err(|e| format!("starting a writer thread: {e}"))?;
         }
+        Ok(Committer { shared })
     }
 
     /// Runs `work` in a transaction shared with the requests queued meanwhile; returns its result once that
@@ -61,31 +85,49 @@ impl Committer {
         let slot = Arc::new(Mutex::new(None));
         let out = slot.clone();
         let (done, ended) = sync_channel(1);
-        self.queue().push(Job {
-            work: Box::new(move |svc, host| {
-                let value = work(svc, host);
-                *out.lock().unwrap_or_else(|p| p.into_inner()) = Some(value);
-            }),
-            done,
-        });
         {
-            // Whoever holds an engine runs the whole queue; waiting for one, this request's work may be run by
-            // another thread's group (then the queue may be empty here).
-            let mut engine = self.engines.lock();
-            let group = std::mem::take(&mut *self.queue());
-            if !group.is_empty() {
-                engine.run_group(group);
+            let mut queue = self.shared.queue();
+            if queue.stopped {
+                return Err(Failed::Panic);
             }
+            queue.jobs.push(Job {
+                work: Box::new(move |svc, host| {
+                    let value = work(svc, host);
+                    *out.lock().unwrap_or_else(|p| p.into_inner()) = Some(value);
+                }),
+                done,
+            });
         }
+        self.shared.ready.notify_one();
         // Answered after its group's commit; a sender dropped unanswered means its work panicked past the guard.
         ended.recv().unwrap_or(Err(Failed::Panic))?;
         let value = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
         value.ok_or(Failed::Panic)
     }
+}
 
-    fn queue(&self) -> std::sync::MutexGuard<'_, Vec<Job>> {
-        // A list of jobs stays consistent whatever panicked while it was held.
-        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+impl Drop for Committer {
+    fn drop(&mut self) {
+        self.shared.queue().stopped = true;
+        self.shared.ready.notify_all();
+    }
+}
+
+/// A writer: waits for jobs, takes every queued one and runs them as one group on its engine. While it commits (the
+/// sync), the next group gathers.
+fn writer(shared: &Shared, engine: &Mutex<Engine>) {
+    loop {
+        let group = {
+            let mut queue = shared.queue();
+            while queue.jobs.is_empty() && !queue.stopped {
+                queue = shared.ready.wait(queue).unwrap_or_else(|p| p.into_inner());
+            }
+            if queue.jobs.is_empty() {
+                return;
+            }
+            std::mem::take(&mut queue.jobs)
+        };
+        crate::lock(engine).run_group(group);
     }
 }
 

@@ -386,7 +386,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
     let (stop, stopped) = watch::channel(false);
 
     let app = Router::new().fallback(handle).with_state(App {
-        committer: Arc::new(commit::Committer::new(engines)),
+        committer: Arc::new(commit::Committer::new(&engines)?),
         max_body: config.max_body,
     });
     let mut on_stop = stopped.clone();

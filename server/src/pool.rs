@@ -24,6 +24,11 @@ impl Engines {
         }
     }
 
+    /// Every engine, the first one first.
+    pub fn all(&self) -> &[Arc<Mutex<Engine>>] {
+        &self.all
+    }
+
     /// How many engines there are.
     pub fn len(&self) -> usize {
         self.all.len()

@@ -192,9 +192,11 @@ impl SqliteStore {
         let conn = Connection::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         // WAL: readers never block the writer. FULL: every commit syncs the WAL, so a 201 means the invoice is on disk
         // (across power loss too); the server shares one sync among the requests that wait together
-        // ([`crate::commit`]). busy_timeout lets `kuatia keys create` write while a server runs.
+        // ([`crate::commit`]); each request of a group is a savepoint, whose journal stays in memory (temp_store).
+        // busy_timeout lets `kuatia keys create` write while a server runs.
         conn.execute_batch(
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;
+             PRAGMA temp_store = MEMORY;
              PRAGMA foreign_keys = ON;
              CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL);",
         )
