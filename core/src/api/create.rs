@@ -6,12 +6,13 @@
 
 use super::{
     apply_to, auth, body_error, code, err, findings_response, issue_error, ok, paraguay, random_id,
-    receptor_ruc, sandbox_approval, sandbox_rejection, transmit, Environment, Estado, Host,
-    HttpRequest, HttpResponse, InvoiceRecord, SeedCodes, Service, Store, StoreNumbering, Trigger,
-    REPLAYED_HEADER,
+    receptor_ruc, resource, sandbox_approval, sandbox_rejection, transmit, Environment, Estado,
+    Host, HttpRequest, HttpResponse, InvoiceRecord, SeedCodes, Service, Store, StoreNumbering,
+    Trigger, REPLAYED_HEADER,
 };
 use crate::invoice::FacturaRequest;
 use crate::issue::{IssueError, Pending, Stage};
+use crate::lifecycle::EventKind;
 use crate::numbering::{Numbering, NumberingKey, Reserved};
 use crate::profile::Emisor;
 use crate::sign::Signer;
@@ -88,6 +89,7 @@ pub struct CreateJob {
     key: NumberingKey,
     numero: u32,
     id: String,
+    base_url: String,
     _claim: Option<InProgress>,
 }
 
@@ -103,7 +105,8 @@ impl CreateJob {
     }
 
     /// Builds, signs (or, in the sandbox without a signer, simulates) and completes the document with its reserved
-    /// number. Pure: touches no store, so any number of jobs can be signed at once.
+    /// number, then its record and the 201 answer. Pure: touches no store, so any number of jobs can be signed at
+    /// once.
     pub fn sign(self, signer: Option<&dyn Signer>) -> SignedCreate {
         let outcome =
             crate::issue::prepare(&self.emisor, &self.request, signer, paraguay(self.now))
@@ -112,21 +115,87 @@ impl CreateJob {
                         Reserved::new(self.key.clone(), self.numero),
                         &mut SeedCodes(self.codes),
                     )
-                });
-        SignedCreate {
-            signed: signer.is_some(),
-            job: self,
-            outcome,
+                })
+                .map(|pending| self.created(pending, signer.is_some()));
+        SignedCreate { job: self, outcome }
+    }
+
+    /// The stored record of a signed document, its simulated steps applied, and the 201 answer.
+    fn created(&self, pending: Pending, signed: bool) -> Created {
+        let (key, numero) = (pending.key, pending.numero);
+        let issued = pending.issued;
+        let ts = self.now.unix_timestamp();
+        let d = &issued.documento;
+        let mut record = InvoiceRecord {
+            id: self.id.clone(),
+            account_id: self.account_id.clone(),
+            environment: self.env,
+            status: Estado::Pending,
+            cdc: issued.cdc.clone(),
+            numero: issued.numero.clone(),
+            tipo_documento: d.timbrado.tipo_documento.code(),
+            fecha_emision: crate::fmt::datetime(d.fecha_emision),
+            total: d.totales.as_ref().map(|t| crate::fmt::dec(t.total_general)),
+            moneda: d.operacion_comercial.as_ref().map(|o| o.moneda.clone()),
+            simulate: self.request.simulate.clone(),
+            sifen_errors: Vec::new(),
+            protocolo: None,
+            xml: issued.xml,
+            qr: issued.qr,
+            signed,
+            created_at: ts,
+            updated_at: ts,
+            tipo_emision: d.operacion.tipo_emision,
+            sent_at: None,
+            receptor_ruc: receptor_ruc(&d.receptor),
+            approved_at: None,
+            cancellation: None,
+            // Production documents go to SIFEN (see `transmit`); the sandbox's SIFEN is simulated by `tick`.
+            transmission: match self.env {
+                Environment::Production => transmit::Transmission::start(ts),
+                Environment::Sandbox => transmit::Transmission::default(),
+            },
+        };
+        let steps = match self.request.simulate.as_deref() {
+            Some("approved") => vec![Trigger::Submitted, sandbox_approval(&record)],
+            Some("rejected") => vec![sandbox_rejection(false)],
+            Some("sent") => vec![Trigger::Submitted],
+            _ => vec![],
+        };
+        let mut events = Vec::new();
+        for step in &steps {
+            // The documented machine accepts these sequences from `pending`; an error here would be a bug of ours.
+            events.extend(apply_to(&mut record, step, ts).unwrap_or_default());
+        }
+        let response = ok(
+            201,
+            resource(&self.base_url, &record, Some(&issued.documento)),
+        );
+        Created {
+            record,
+            events,
+            key,
+            numero,
+            response,
         }
     }
+}
+
+/// A signed document ready to store: its record, the webhook events of its simulated steps, its number, the answer.
+#[derive(Debug)]
+struct Created {
+    record: InvoiceRecord,
+    events: Vec<EventKind>,
+    key: NumberingKey,
+    numero: u32,
+    response: HttpResponse,
 }
 
 /// A create after [`CreateJob::sign`], for [`Service::finish_create`].
 #[derive(Debug)]
 pub struct SignedCreate {
     job: CreateJob,
-    signed: bool,
-    outcome: Result<Pending, IssueError>,
+    outcome: Result<Created, IssueError>,
 }
 
 impl<S: Store> Service<S> {
@@ -278,6 +347,7 @@ impl<S: Store> Service<S> {
             key,
             numero,
             id: random_id(host, "fact_", 24),
+            base_url: self.config.base_url.clone(),
             _claim: None,
         }))
     }
@@ -285,11 +355,7 @@ impl<S: Store> Service<S> {
     /// Stores a signed create ([`CreateJob::sign`]) and answers it: 201 with the invoice, or the answer to a failed
     /// signature (its number stays reserved: a listed gap, never reused).
     pub fn finish_create(&mut self, signed: SignedCreate, host: &mut dyn Host) -> HttpResponse {
-        let SignedCreate {
-            job,
-            signed,
-            outcome,
-        } = signed;
+        let SignedCreate { job, outcome } = signed;
         // Another node may have answered the same key meanwhile: its reply stands, this number stays a gap.
         if let Some(idem) = &job.idempotency {
             if let Some(r) = self.replay(&job.account_id, job.env, idem) {
@@ -297,7 +363,7 @@ impl<S: Store> Service<S> {
             }
         }
         let response = match outcome {
-            Ok(pending) => self.store_created(&job, pending, signed, host),
+            Ok(created) => self.store_created(&job, created, host),
             Err(e) => issue_error(e),
         };
         self.remember(
@@ -309,61 +375,21 @@ impl<S: Store> Service<S> {
         response
     }
 
-    /// The record of a signed document, its number confirmed and its webhooks queued.
+    /// Stores a signed document's record, confirms its number and queues its webhooks.
     fn store_created(
         &mut self,
         job: &CreateJob,
-        pending: Pending,
-        signed: bool,
+        created: Created,
         host: &mut dyn Host,
     ) -> HttpResponse {
-        let (key, numero) = (pending.key.clone(), pending.numero);
-        let issued = pending.issued;
+        let Created {
+            record,
+            events,
+            key,
+            numero,
+            response,
+        } = created;
         let ts = job.now.unix_timestamp();
-        let documento = issued.documento.clone();
-        let d = &documento;
-        let mut record = InvoiceRecord {
-            id: job.id.clone(),
-            account_id: job.account_id.clone(),
-            environment: job.env,
-            status: Estado::Pending,
-            cdc: issued.cdc.clone(),
-            numero: issued.numero.clone(),
-            tipo_documento: d.timbrado.tipo_documento.code(),
-            fecha_emision: crate::fmt::datetime(d.fecha_emision),
-            total: d.totales.as_ref().map(|t| crate::fmt::dec(t.total_general)),
-            moneda: d.operacion_comercial.as_ref().map(|o| o.moneda.clone()),
-            simulate: job.request.simulate.clone(),
-            sifen_errors: Vec::new(),
-            protocolo: None,
-            xml: issued.xml,
-            qr: issued.qr,
-            signed,
-            created_at: ts,
-            updated_at: ts,
-            tipo_emision: d.operacion.tipo_emision,
-            sent_at: None,
-            receptor_ruc: receptor_ruc(&d.receptor),
-            approved_at: None,
-            cancellation: None,
-            // Production documents go to SIFEN (see `transmit`); the sandbox's SIFEN is simulated by `tick`.
-            transmission: match job.env {
-                Environment::Production => transmit::Transmission::start(ts),
-                Environment::Sandbox => transmit::Transmission::default(),
-            },
-        };
-        let steps = match job.request.simulate.as_deref() {
-            Some("approved") => vec![Trigger::Submitted, sandbox_approval(&record)],
-            Some("rejected") => vec![sandbox_rejection(false)],
-            Some("sent") => vec![Trigger::Submitted],
-            _ => vec![],
-        };
-        let mut events = Vec::new();
-        for step in &steps {
-            // The documented machine accepts these sequences from `pending`; an error here would be a bug of ours.
-            events.extend(apply_to(&mut record, step, ts).unwrap_or_default());
-        }
-        let data = self.invoice_json_of(&record, Some(&documento));
         self.store.insert_invoice(record.clone());
         let confirmed = StoreNumbering {
             store: &mut self.store,
@@ -384,7 +410,7 @@ impl<S: Store> Service<S> {
                 }
             }
         }
-        ok(201, data)
+        response
     }
 }
 

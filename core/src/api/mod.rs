@@ -88,8 +88,47 @@ pub struct HttpResponse {
     pub status: u16,
     /// Headers.
     pub headers: Vec<(String, String)>,
-    /// Body bytes (JSON, or the KuDE PDF).
+    /// Body bytes (JSON, or the KuDE PDF). Serialized as a string when it is UTF-8 (stored idempotent answers are
+    /// JSON: a string is a quarter of the size of an array of numbers), else as an array of bytes; both are read.
+    #[serde(with = "body_serde")]
     pub body: Vec<u8>,
+}
+
+/// [`HttpResponse::body`] as a string when it is text.
+mod body_serde {
+    use serde::de::{Error, SeqAccess, Visitor};
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(body: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        match std::str::from_utf8(body) {
+            Ok(text) => s.serialize_str(text),
+            Err(_) => s.collect_seq(body),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        struct Body;
+        impl<'de> Visitor<'de> for Body {
+            type Value = Vec<u8>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or an array of bytes")
+            }
+            fn visit_str<E: Error>(self, v: &str) -> Result<Vec<u8>, E> {
+                Ok(v.as_bytes().to_vec())
+            }
+            fn visit_string<E: Error>(self, v: String) -> Result<Vec<u8>, E> {
+                Ok(v.into_bytes())
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(b) = seq.next_element::<u8>()? {
+                    out.push(b);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_any(Body)
+    }
 }
 
 impl HttpResponse {
@@ -305,6 +344,62 @@ fn random_id(host: &mut dyn Host, prefix: &str, len: usize) -> String {
         }
     }
     s
+}
+
+/// The invoice resource from its record and its document (at creation the pipeline's own, not re-parsed), with
+/// links under `base_url`.
+fn resource(
+    base_url: &str,
+    inv: &InvoiceRecord,
+    de: Option<&crate::de::DocumentoElectronico>,
+) -> Value {
+    let mut v = resource_base(base_url, inv);
+    if let (Some(de), Value::Object(m)) = (de, &mut v) {
+        m.extend(document::fields(de));
+    }
+    v
+}
+
+/// The invoice resource without the parts read from its signed XML ([`document::fields`]).
+fn resource_base(base_url: &str, inv: &InvoiceRecord) -> Value {
+    let base = base_url.trim_end_matches('/');
+    let mut v = json!({
+        "id": inv.id,
+        "status": inv.status,
+        "cdc": inv.cdc,
+        "numero": inv.numero,
+        "kude_url": format!("{base}/v1/facturas/{}/kude", inv.id),
+        "xml_url": inv.signed.then(|| format!("{base}/v1/facturas/{}/xml", inv.id)),
+        "tipo_documento": inv.tipo_documento,
+        "fecha_emision": inv.fecha_emision,
+        "tipo_emision": inv.tipo_emision,
+        "total": inv.total,
+        "moneda": inv.moneda,
+        "qr": inv.qr,
+        "signed": inv.signed,
+        "created_at": rfc3339(inv.created_at),
+        "updated_at": rfc3339(inv.updated_at),
+        "sent_at": inv.sent_at.map(rfc3339),
+        "approved_at": inv.approved_at.map(rfc3339),
+    });
+    if inv.status == Estado::Rejected {
+        v["sifen_errors"] = json!(inv.sifen_errors);
+    }
+    if let Some(p) = &inv.protocolo {
+        v["protocolo"] = json!(p);
+    }
+    if let Some(t) = transmit::transmission_json(&inv.transmission) {
+        v["transmission"] = t;
+    }
+    if let Some(c) = &inv.cancellation {
+        v["cancellation"] = json!({
+            "status": c.status,
+            "motivo": c.motivo,
+            "requested_at": rfc3339(c.requested_at),
+            "error": c.error,
+        });
+    }
+    v
 }
 
 fn respond(status: u16, body: &Value) -> HttpResponse {
@@ -845,59 +940,9 @@ impl<S: Store> Service<S> {
         }
     }
 
-    /// The invoice resource from its record and its document (at creation the pipeline's own, not re-parsed).
-    fn invoice_json_of(
-        &self,
-        inv: &InvoiceRecord,
-        de: Option<&crate::de::DocumentoElectronico>,
-    ) -> Value {
-        let mut v = self.invoice_base(inv);
-        if let (Some(de), Value::Object(m)) = (de, &mut v) {
-            m.extend(document::fields(de));
-        }
-        v
-    }
-
     /// The invoice resource without the parts read from its signed XML ([`document::fields`]).
     fn invoice_base(&self, inv: &InvoiceRecord) -> Value {
-        let base = self.config.base_url.trim_end_matches('/');
-        let mut v = json!({
-            "id": inv.id,
-            "status": inv.status,
-            "cdc": inv.cdc,
-            "numero": inv.numero,
-            "kude_url": format!("{base}/v1/facturas/{}/kude", inv.id),
-            "xml_url": inv.signed.then(|| format!("{base}/v1/facturas/{}/xml", inv.id)),
-            "tipo_documento": inv.tipo_documento,
-            "fecha_emision": inv.fecha_emision,
-            "tipo_emision": inv.tipo_emision,
-            "total": inv.total,
-            "moneda": inv.moneda,
-            "qr": inv.qr,
-            "signed": inv.signed,
-            "created_at": rfc3339(inv.created_at),
-            "updated_at": rfc3339(inv.updated_at),
-            "sent_at": inv.sent_at.map(rfc3339),
-            "approved_at": inv.approved_at.map(rfc3339),
-        });
-        if inv.status == Estado::Rejected {
-            v["sifen_errors"] = json!(inv.sifen_errors);
-        }
-        if let Some(p) = &inv.protocolo {
-            v["protocolo"] = json!(p);
-        }
-        if let Some(t) = transmit::transmission_json(&inv.transmission) {
-            v["transmission"] = t;
-        }
-        if let Some(c) = &inv.cancellation {
-            v["cancellation"] = json!({
-                "status": c.status,
-                "motivo": c.motivo,
-                "requested_at": rfc3339(c.requested_at),
-                "error": c.error,
-            });
-        }
-        v
+        resource_base(&self.config.base_url, inv)
     }
 
     /// `page` and `per_page` of a list query (defaults 1 and 20; `limit` is `per_page`), or the 400 answer.
@@ -1765,4 +1810,35 @@ fn rejected_receiver(xml: &str) -> bool {
     SANDBOX_REJECTED_RUCS
         .iter()
         .any(|r| xml.contains(&format!("<dRucRec>{r}</dRucRec>")))
+}
+
+#[cfg(test)]
+mod body_serde_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::HttpResponse;
+
+    #[test]
+    fn a_stored_answer_reads_back_in_both_forms() {
+        let text = HttpResponse {
+            status: 201,
+            headers: vec![("Content-Type".into(), "application/json".into())],
+            body: br#"{"ok":true,"data":{"id":"fact_1","x":"\u00f1"}}"#.to_vec(),
+        };
+        let json = serde_json::to_string(&text).unwrap();
+        assert!(json.contains(r#""body":"{\"ok\":true"#), "{json}");
+        assert_eq!(serde_json::from_str::<HttpResponse>(&json).unwrap(), text);
+        // Stored by earlier versions: the body as an array of numbers.
+        let old = r#"{"status":201,"headers":[],"body":[123,125]}"#;
+        assert_eq!(
+            serde_json::from_str::<HttpResponse>(old).unwrap().body,
+            b"{}"
+        );
+        let binary = HttpResponse {
+            status: 200,
+            headers: vec![],
+            body: vec![0xff, 0x00, 0x25],
+        };
+        let json = serde_json::to_string(&binary).unwrap();
+        assert_eq!(serde_json::from_str::<HttpResponse>(&json).unwrap(), binary);
+    }
 }
