@@ -52,6 +52,14 @@ impl Backend {
         }
     }
 
+    /// Leaves WAL checkpoints to a [`crate::store::Checkpointer`] (SQLite; PostgreSQL checkpoints by itself).
+    pub fn defer_checkpoints(&self) -> Result<(), String> {
+        match self {
+            Backend::Sqlite(s) => s.defer_checkpoints(),
+            Backend::Postgres(_) => Ok(()),
+        }
+    }
+
     /// Rolls the transaction back.
     pub fn rollback(&mut self) {
         match self {

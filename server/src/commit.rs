@@ -34,6 +34,7 @@ struct Job {
 #[derive(Debug)]
 pub struct Committer {
     shared: Arc<Shared>,
+    writers: Mutex<Vec<std::thread::JoinHandle<()>>>,
 }
 
 /// What the requests and the writers share.
@@ -66,14 +67,31 @@ impl Committer {
     /// A queue in front of `engines`, with a writer thread for each (they stop when the committer is dropped).
     pub fn new(engines: &Engines) -> Result<Committer, String> {
         let shared = Arc::new(Shared::default());
+        let mut writers = Vec::new();
         for (i, engine) in engines.all().iter().enumerate() {
             let (shared, engine) = (shared.clone(), engine.clone());
-            std::thread::Builder::new()
-                .name(format!("kuatia-writer-{i}"))
-                .spawn(move || writer(&shared, &engine))
-                .map_err(|e| format!("starting a writer thread: {e}"))?;
+            writers.push(
+                std::thread::Builder::new()
+                    .name(format!("kuatia-writer-{i}"))
+                    .spawn(move || writer(&shared, &engine))
+                    .map_err(|e| format!("starting a writer thread: {e}"))?,
+            );
         }
-        Ok(Committer { shared })
+        Ok(Committer {
+            shared,
+            writers: Mutex::new(writers),
+        })
+    }
+
+    /// Stops the writers once the queued requests are answered, and waits for them (blocking), so that the engines
+    /// they held are released when it returns. Later requests fail.
+    pub fn stop(&self) {
+        self.shared.queue().stopped = true;
+        self.shared.ready.notify_all();
+        let writers = std::mem::take(&mut *self.writers.lock().unwrap_or_else(|p| p.into_inner()));
+        for w in writers {
+            let _ = w.join();
+        }
     }
 
     /// Runs `work` in a transaction shared with the requests queued meanwhile; returns its result once that

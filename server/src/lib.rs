@@ -275,6 +275,7 @@ pub struct RunningServer {
     /// The sandbox key created on first start (print it once); `None` on later starts.
     pub new_sandbox_key: Option<String>,
     engine: Arc<Mutex<Engine>>,
+    committer: Arc<commit::Committer>,
     stop: watch::Sender<bool>,
     tasks: Vec<JoinHandle<()>>,
 }
@@ -300,6 +301,9 @@ impl RunningServer {
         for t in self.tasks {
             let _ = t.await;
         }
+        // The writers hold the engines (and SQLite's connection): released before this returns.
+        let committer = self.committer;
+        let _ = tokio::task::spawn_blocking(move || committer.stop()).await;
     }
 }
 
@@ -385,8 +389,9 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
     let engines = Arc::new(pool::Engines::new(engine.clone(), others));
     let (stop, stopped) = watch::channel(false);
 
+    let committer = Arc::new(commit::Committer::new(&engines)?);
     let app = Router::new().fallback(handle).with_state(App {
-        committer: Arc::new(commit::Committer::new(&engines)?),
+        committer: committer.clone(),
         max_body: config.max_body,
     });
     let mut on_stop = stopped.clone();
@@ -406,6 +411,11 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
             stopped.clone(),
         )),
     ];
+    if config.database.is_none() {
+        let checkpointer = store::Checkpointer::open(&config.data_dir)?;
+        lock(&engine).service.store.defer_checkpoints()?;
+        tasks.push(tokio::spawn(checkpoint_loop(checkpointer, stopped.clone())));
+    }
     // Always running: a certificate may arrive at run time (panel upload), and with none there is no due job.
     tasks.push(tokio::spawn(sifen::sifen_loop(
         engine.clone(),
@@ -446,6 +456,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         account_id,
         new_sandbox_key,
         engine,
+        committer,
         stop,
         tasks,
     })
@@ -590,6 +601,27 @@ async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
         "request"
     );
     response
+}
+
+/// Checkpoints the SQLite WAL from its own connection every 200 ms (see [`store::Checkpointer`]).
+async fn checkpoint_loop(checkpointer: store::Checkpointer, mut stop: watch::Receiver<bool>) {
+    let checkpointer = Arc::new(Mutex::new(checkpointer));
+    let mut interval = tokio::time::interval(Duration::from_millis(200));
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = interval.tick() => {}
+            _ = stop.wait_for(|s| *s) => break,
+        }
+        let c = checkpointer.clone();
+        let r =
+            tokio::task::spawn_blocking(move || c.lock().unwrap_or_else(|p| p.into_inner()).run())
+                .await;
+        if let Ok(Err(e)) = r {
+            // The writer checkpoints by itself past 64 MB of WAL; this only delays the copy.
+            tracing::warn!(error = %e, "WAL checkpoint failed");
+        }
+    }
 }
 
 /// Every how many tick periods the simulated SIFEN looks at every invoice in flight, not only its schedule.

@@ -183,6 +183,31 @@ fn private(_dir: &Path, _db: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Moves the WAL's committed frames into the database file from a connection of its own, so the server's writer does
+/// not stall on that copy and its sync in the middle of a request (see [`SqliteStore::defer_checkpoints`]).
+#[derive(Debug)]
+pub struct Checkpointer {
+    conn: Connection,
+}
+
+impl Checkpointer {
+    /// A connection to the data directory's database for checkpoints.
+    pub fn open(dir: &Path) -> Result<Checkpointer, String> {
+        let path = dir.join(DB_FILE);
+        let conn = Connection::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        conn.execute_batch("PRAGMA busy_timeout = 1000;")
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(Checkpointer { conn })
+    }
+
+    /// One PASSIVE checkpoint: copies what it can without waiting for, or blocking, the writer.
+    pub fn run(&self) -> Result<(), String> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+            .map_err(|e| e.to_string())
+    }
+}
+
 impl SqliteStore {
     /// Opens (creating if needed) `<dir>/kuatia.sqlite3`, switches to WAL and applies pending migrations.
     pub fn open(dir: &Path) -> Result<SqliteStore, String> {
@@ -372,6 +397,14 @@ impl SqliteStore {
             return Err(e.into());
         }
         Ok(())
+    }
+
+    /// Leaves checkpoints to a [`Checkpointer`]: this connection checkpoints only when the WAL passes 64 MB (a
+    /// checkpointer that stopped), not every 4 MB in the middle of a commit.
+    pub fn defer_checkpoints(&self) -> Result<(), String> {
+        self.conn
+            .execute_batch("PRAGMA wal_autocheckpoint = 16384;")
+            .map_err(|e| e.to_string())
     }
 
     /// Marks where one request of a group commit starts ([`crate::commit`]), inside the transaction.

@@ -515,7 +515,7 @@ fn query_pairs(query: &str, allowed: &[&str]) -> Result<Vec<(String, String)>, H
 }
 
 /// How many simulated invoices one [`Service::tick_due`] moves at most: a request's share of the simulation.
-pub const TICK_BATCH: usize = 256;
+pub const TICK_BATCH: usize = 64;
 
 /// Header set on a response replayed for a repeated `Idempotency-Key` (the first response, unchanged otherwise).
 pub const REPLAYED_HEADER: &str = "Idempotent-Replayed";
