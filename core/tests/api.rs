@@ -399,6 +399,60 @@ fn a_create_signed_between_its_phases() {
     assert_eq!(gaps["meta"]["total"], json!(1), "{gaps}");
 }
 
+/// `lookup` answers a status lookup exactly as `handle` does (found, other environment, unknown, no key), and
+/// nothing else.
+#[test]
+fn a_lookup_beside_the_writer_answers_as_handle() {
+    let mut c = client();
+    let created = c.sandbox("POST", "/v1/facturas", Some(factura(None)));
+    let id = created.json()["data"]["id"].as_str().unwrap().to_string();
+    let key = c.key.clone();
+    let get = |path: &str, key: Option<&str>, sandbox: bool| {
+        let mut headers = vec![];
+        if let Some(k) = key {
+            headers.push(("Authorization".to_string(), format!("Bearer {k}")));
+        }
+        if sandbox {
+            headers.push(("X-Environment".to_string(), "sandbox".to_string()));
+        }
+        HttpRequest {
+            method: "GET".into(),
+            path: path.into(),
+            headers,
+            body: vec![],
+        }
+    };
+    let (window_start, window_end) = c.svc.tick_window().unwrap();
+    assert!(window_start <= host::NOW_UTC && host::NOW_UTC < window_end);
+    for req in [
+        get(&format!("/v1/facturas/{id}"), Some(&key), true),
+        get(&format!("/v1/facturas/{id}/?expand=x"), Some(&key), true),
+        get("/v1/facturas/fact_nope", Some(&key), true),
+        get(&format!("/v1/facturas/{id}"), None, true),
+        get(&format!("/v1/facturas/{id}"), Some(&key), false),
+    ] {
+        let quick = c.svc.lookup(&req).expect("a status lookup");
+        let full = c.svc.handle(&req, &mut c.host);
+        assert_eq!(
+            (quick.status, &quick.body),
+            (full.status, &full.body),
+            "{}",
+            req.path
+        );
+    }
+    assert!(c
+        .svc
+        .lookup(&get("/v1/facturas", Some(&key), true))
+        .is_none());
+    assert!(c
+        .svc
+        .lookup(&get(&format!("/v1/facturas/{id}/kude"), Some(&key), true))
+        .is_none());
+    let mut post = get(&format!("/v1/facturas/{id}"), Some(&key), true);
+    post.method = "POST".into();
+    assert!(c.svc.lookup(&post).is_none());
+}
+
 #[test]
 fn webhooks_fan_out_sign_and_retry() {
     let mut c = client();

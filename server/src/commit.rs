@@ -182,6 +182,8 @@ impl Engine {
             }
             None => self.service.store.finish(),
         };
+        // Before any answer: a client that reads right after its 201 must not find the readers on an older window.
+        self.publish_tick_window();
         for (done, outcome) in outcomes {
             let outcome = match &commit {
                 Ok(()) => outcome,

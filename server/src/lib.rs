@@ -25,6 +25,7 @@ pub mod numbering;
 pub mod panel;
 pub mod pg;
 pub mod pool;
+pub mod readers;
 pub mod sifen;
 pub mod sifen_openssl;
 pub mod store;
@@ -165,6 +166,8 @@ pub struct Engine {
     /// The certificates marker ([`backend::CERTIFICATES_META`]) when the accounts' signers were last loaded; `None`
     /// until they are loaded once (key-management commands never load them).
     certificates_seen: Option<Option<String>>,
+    /// Where this engine publishes its simulated SIFEN's window after each transaction, for the readers.
+    tick_window: Option<Arc<readers::TickWindow>>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -183,7 +186,15 @@ impl Engine {
         self.refresh_signers();
         let out = f(&mut self.service, &mut self.host);
         self.service.store.finish()?;
+        self.publish_tick_window();
         Ok(out)
+    }
+
+    /// Tells the readers when a lookup would move nothing in the simulated SIFEN (after a commit).
+    pub(crate) fn publish_tick_window(&self) {
+        if let Some(w) = &self.tick_window {
+            w.publish(&self.service);
+        }
     }
 
     /// Records the certificates marker the signers are being loaded for.
@@ -256,6 +267,7 @@ pub fn open_engine(config: &ServerConfig, base_url: &str) -> Result<Engine, Stri
         service: Service::new(store, core),
         host: SystemHost::new(None, None)?,
         certificates_seen: None,
+        tick_window: None,
     })
 }
 
@@ -310,6 +322,8 @@ impl RunningServer {
 #[derive(Clone)]
 struct App {
     committer: Arc<commit::Committer>,
+    /// Status lookups beside the writer (SQLite).
+    readers: Option<Arc<readers::Readers>>,
     max_body: usize,
 }
 
@@ -348,43 +362,51 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         ..config
     };
     let base = base_url.clone();
-    let (engine, others, account_id, new_sandbox_key) = tokio::task::spawn_blocking(move || {
-        let mut engine = open_engine(&setup, &base)?;
-        engine.host = SystemHost::new(Some(sandbox), production_signer.clone())?
-            .with_clock(setup.clock.clone());
-        let (account_id, new_sandbox_key) = engine.ensure_account()?;
-        engine
-            .host
-            .set_seal_key(panel::server_key(&setup.data_dir)?);
-        accounts::load_account_signers(&mut engine)?;
-        if let Some(profile) = production_profile {
-            // Host configuration, not a rule: the account's production profile comes from the operator's file.
-            let id = account_id.clone();
-            engine.transact(|svc, _| {
-                if let Some(mut account) = svc.store.account(&id) {
-                    account.production = Some(profile);
-                    svc.store.put_account(account);
-                }
-            })?;
-        }
-        // More engines over PostgreSQL (`--db-pool`): the same host set-up, each with its own connection.
-        let mut others = Vec::new();
-        if setup.database.is_some() {
-            for _ in 1..setup.db_pool.max(1) {
-                let mut more = open_engine(&setup, &base)?;
-                let sandbox = kuatia_core::sign::sandbox_test_signer()
-                    .map_err(|e| format!("built-in sandbox certificate: {e}"))?;
-                more.host = SystemHost::new(Some(sandbox), production_signer.clone())?
-                    .with_clock(setup.clock.clone());
-                more.host.set_seal_key(panel::server_key(&setup.data_dir)?);
-                accounts::load_account_signers(&mut more)?;
-                others.push(more);
+    let window = Arc::new(readers::TickWindow::default());
+    let writer_window = window.clone();
+    let (engine, others, readers, account_id, new_sandbox_key) =
+        tokio::task::spawn_blocking(move || {
+            let mut engine = open_engine(&setup, &base)?;
+            engine.tick_window = Some(writer_window);
+            engine.host = SystemHost::new(Some(sandbox), production_signer.clone())?
+                .with_clock(setup.clock.clone());
+            let (account_id, new_sandbox_key) = engine.ensure_account()?;
+            engine
+                .host
+                .set_seal_key(panel::server_key(&setup.data_dir)?);
+            accounts::load_account_signers(&mut engine)?;
+            if let Some(profile) = production_profile {
+                // Host configuration, not a rule: the account's production profile comes from the operator's file.
+                let id = account_id.clone();
+                engine.transact(|svc, _| {
+                    if let Some(mut account) = svc.store.account(&id) {
+                        account.production = Some(profile);
+                        svc.store.put_account(account);
+                    }
+                })?;
             }
-        }
-        Ok::<_, String>((engine, others, account_id, new_sandbox_key))
-    })
-    .await
-    .map_err(|e| format!("opening the store: {e}"))??;
+            // More engines over PostgreSQL (`--db-pool`): the same host set-up, each with its own connection.
+            let mut others = Vec::new();
+            if setup.database.is_some() {
+                for _ in 1..setup.db_pool.max(1) {
+                    let mut more = open_engine(&setup, &base)?;
+                    let sandbox = kuatia_core::sign::sandbox_test_signer()
+                        .map_err(|e| format!("built-in sandbox certificate: {e}"))?;
+                    more.host = SystemHost::new(Some(sandbox), production_signer.clone())?
+                        .with_clock(setup.clock.clone());
+                    more.host.set_seal_key(panel::server_key(&setup.data_dir)?);
+                    accounts::load_account_signers(&mut more)?;
+                    others.push(more);
+                }
+            }
+            let readers = match setup.database {
+                None => Some(Arc::new(readers::Readers::open(&setup, &base, window)?)),
+                Some(_) => None,
+            };
+            Ok::<_, String>((engine, others, readers, account_id, new_sandbox_key))
+        })
+        .await
+        .map_err(|e| format!("opening the store: {e}"))??;
     let engine = Arc::new(Mutex::new(engine));
     let engines = Arc::new(pool::Engines::new(engine.clone(), others));
     let (stop, stopped) = watch::channel(false);
@@ -392,6 +414,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
     let committer = Arc::new(commit::Committer::new(&engines)?);
     let app = Router::new().fallback(handle).with_state(App {
         committer: committer.clone(),
+        readers,
         max_body: config.max_body,
     });
     let mut on_stop = stopped.clone();
@@ -497,6 +520,12 @@ fn request_id() -> String {
     format!("req_{}", kuatia_core::api::auth::hex(&b))
 }
 
+/// Reads a request body to its end, keeping nothing.
+async fn drain(mut body: Body) {
+    use http_body_util::BodyExt;
+    while let Some(Ok(_)) = body.frame().await {}
+}
+
 /// The only handler: the request, whole, into [`Service::handle`]; every answer carries a `Request-Id`, also logged.
 async fn handle(State(app): State<App>, req: Request) -> Response {
     let id = request_id();
@@ -522,7 +551,12 @@ async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
             &format!("request bodies are limited to {} bytes", app.max_body),
         )
     };
-    if declared.is_some_and(|n| n > app.max_body) {
+    if let Some(n) = declared.filter(|n| *n > app.max_body) {
+        // A body up to four times the limit is read and dropped first, so the client (still sending) gets the 413
+        // rather than a broken pipe; a larger one is cut off.
+        if n <= app.max_body.saturating_mul(4) {
+            drain(body).await;
+        }
         return too_large();
     }
     let Ok(bytes) = axum::body::to_bytes(body, app.max_body).await else {
@@ -546,7 +580,11 @@ async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
         body: bytes.to_vec(),
     };
     let committer = app.committer.clone();
+    let readers = app.readers.clone();
     let outcome = tokio::task::spawn_blocking(move || {
+        if let Some(answer) = readers.as_ref().and_then(|r| r.lookup(&request)) {
+            return Ok(answer);
+        }
         let (step, signer) = committer.run(move |svc, host| {
             let step = svc.handle_step(&request, host);
             // A P12 uploaded through the panel is written in the same transaction.

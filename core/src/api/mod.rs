@@ -402,6 +402,11 @@ fn resource_base(base_url: &str, inv: &InvoiceRecord) -> Value {
     v
 }
 
+/// The segments of a route's path after the leading `/` (a trailing `/` ignored): `["v1", "facturas", id]`.
+fn route_segments(path: &str) -> Vec<&str> {
+    path.trim_end_matches('/').split('/').skip(1).collect()
+}
+
 fn respond(status: u16, body: &Value) -> HttpResponse {
     HttpResponse {
         status,
@@ -755,7 +760,7 @@ impl<S: Store> Service<S> {
         if path == "/panel" || path.starts_with("/panel/") {
             return Step::Done(self.panel(req, host));
         }
-        let segments: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
+        let segments = route_segments(path);
         let method = req.method.to_ascii_uppercase();
         let route: (&[&str], &str) = (&segments, method.as_str());
         let allowed: &[&str] = match segments.as_slice() {
@@ -797,10 +802,7 @@ impl<S: Store> Service<S> {
         Step::Done(match (segments.as_slice(), route.1) {
             (["v1", "facturas"], "POST") => return self.create_step(&caller, req, host),
             (["v1", "facturas"], _) => self.list_invoices(&caller, query),
-            (["v1", "facturas", id], _) => match self.store.invoice(&caller.account.id, id) {
-                Some(inv) if inv.environment == caller.env => self.invoice_response(200, &inv),
-                _ => err(404, code::NOT_FOUND, "no invoice with that id"),
-            },
+            (["v1", "facturas", id], _) => self.invoice_lookup(&caller, id),
             (["v1", "facturas", id, "kude"], _) => self.kude(&caller, id),
             (["v1", "facturas", id, "xml"], _) => self.signed_xml(&caller, id),
             (["v1", "facturas", id, "cancel"], _) => self.cancel(&caller, id, req, host),
@@ -845,6 +847,42 @@ impl<S: Store> Service<S> {
             }
             _ => err(404, code::NOT_FOUND, "no such route"),
         })
+    }
+
+    /// `GET /v1/facturas/{id}` of an authenticated caller.
+    fn invoice_lookup(&self, caller: &Caller, id: &str) -> HttpResponse {
+        match self.store.invoice(&caller.account.id, id) {
+            Some(inv) if inv.environment == caller.env => self.invoice_response(200, &inv),
+            _ => err(404, code::NOT_FOUND, "no invoice with that id"),
+        }
+    }
+
+    /// Answers a status lookup (`GET /v1/facturas/{id}`) exactly as [`Service::handle`] would, without writing
+    /// anything and without advancing the simulated SIFEN: for hosts that serve lookups from read-only connections
+    /// beside their writer. `None` for every other request (it goes through [`Service::handle`]). The host calls it
+    /// only while its writer's simulated SIFEN has nothing due ([`Service::tick_window`]), so the answer is the one
+    /// `handle` would give.
+    pub fn lookup(&self, req: &HttpRequest) -> Option<HttpResponse> {
+        if !req.method.eq_ignore_ascii_case("GET") {
+            return None;
+        }
+        let path = req
+            .path
+            .split_once('?')
+            .map_or(req.path.as_str(), |(p, _)| p);
+        let ["v1", "facturas", id] = route_segments(path)[..] else {
+            return None;
+        };
+        Some(match self.authenticate(req) {
+            Ok(caller) => self.invoice_lookup(&caller, id),
+            Err(r) => r,
+        })
+    }
+
+    /// `(since, until)`: from the clock reading of the last tick up to (not including) the next due simulated step
+    /// of this service's schedule, the times at which ticking would move nothing (`None` before the first tick).
+    pub fn tick_window(&self) -> Option<(i64, i64)> {
+        self.scheduled.then_some((self.ticked_at, self.next_tick))
     }
 
     fn authenticate(&self, req: &HttpRequest) -> Result<Caller, HttpResponse> {
