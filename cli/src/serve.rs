@@ -230,9 +230,13 @@ fn p12_signer(args: &ServeArgs) -> Result<Option<SoftwareSigner>, Outcome> {
 /// `kuatia serve`: runs until Ctrl-C (or SIGTERM), then stops gracefully.
 pub fn run(args: ServeArgs) -> Outcome {
     let run = || -> Result<Outcome, Outcome> {
-        // Logs go to stderr; stdout carries the startup document (with the first key) and the stop document.
+        // Logs go to stderr; stdout carries the startup document (with the first key) and the stop document. A thread
+        // of their own writes them, in batches; `_flush` writes what is left when `kuatia serve` returns.
+        let (stderr, _flush) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+            .lossy(false)
+            .finish(std::io::stderr());
         let _ = tracing_subscriber::fmt()
-            .with_writer(std::io::stderr)
+            .with_writer(stderr)
             .with_target(false)
             .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
             .try_init();

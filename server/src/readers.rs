@@ -65,7 +65,16 @@ impl Readers {
             if !self.window.contains(now) {
                 return None;
             }
-            let answer = engine.service.lookup(req)?;
+            let sqlite = match &engine.service.store {
+                crate::Backend::Sqlite(store) => Some(store),
+                crate::Backend::Postgres(_) => None,
+            };
+            let snapshot = sqlite.is_some_and(|s| s.begin_read());
+            let answer = engine.service.lookup(req);
+            if let (true, Some(s)) = (snapshot, sqlite) {
+                s.end_read();
+            }
+            let answer = answer?;
             return match engine.service.store.take_error() {
                 None => Some(answer),
                 Some(e) => {

@@ -399,6 +399,17 @@ impl SqliteStore {
         Ok(())
     }
 
+    /// Starts a read transaction (a deferred `BEGIN`: one snapshot and one WAL lock for the reads up to
+    /// [`SqliteStore::end_read`], never blocking the writer), for the readers beside the writer ([`crate::readers`]).
+    pub fn begin_read(&self) -> bool {
+        self.conn.execute_batch("BEGIN DEFERRED").is_ok()
+    }
+
+    /// Ends a read transaction started by [`SqliteStore::begin_read`] (nothing was written: nothing to lose).
+    pub fn end_read(&self) {
+        let _ = self.conn.execute_batch("COMMIT");
+    }
+
     /// Leaves checkpoints to a [`Checkpointer`]: this connection checkpoints only when the WAL passes 64 MB (a
     /// checkpointer that stopped), not every 4 MB in the middle of a commit.
     pub fn defer_checkpoints(&self) -> Result<(), String> {
