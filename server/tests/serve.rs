@@ -1201,3 +1201,31 @@ async fn webhook_secret_grace_is_the_operators() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// Status lookups are answered beside the writer only while the simulated SIFEN has nothing due: with no delays, a
+/// lookup right after the 201 must still see the invoice moved (the writer ticks it first), and the lookups after
+/// it (from the readers) agree with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lookups_beside_the_writer_see_what_the_writer_would() {
+    let dir = temp_dir("readers");
+    let mut c = config(&dir);
+    c.sandbox_send_after = 0;
+    c.sandbox_answer_after = 0;
+    // No background tick: only requests move the simulation here.
+    c.tick_interval = Duration::from_secs(3600);
+    let server = start(c).await.unwrap();
+    let api = Api::new(&server, server.new_sandbox_key.as_deref().unwrap());
+    for _ in 0..5 {
+        let (code, created) = api.post("/v1/facturas", &factura(None)).await;
+        assert_eq!(code, 201, "{created}");
+        assert_eq!(created["data"]["status"], "pending", "{created}");
+        let path = format!("/v1/facturas/{}", created["data"]["id"].as_str().unwrap());
+        let (code, got) = api.get(&path).await;
+        assert_eq!(code, 200, "{got}");
+        assert_eq!(got["data"]["status"], "approved", "{got}");
+        for _ in 0..8 {
+            assert_eq!(api.get(&path).await, (200, got.clone()));
+        }
+    }
+    server.shutdown().await;
+}
