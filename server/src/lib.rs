@@ -241,7 +241,8 @@ pub(crate) fn lock(engine: &Mutex<Engine>) -> MutexGuard<'_, Engine> {
     engine.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Opens the store of a data directory with a host that has no signer (for key management commands).
+/// Opens the store of a data directory with a host that has no signer and reads `config`'s clock (key management
+/// commands, the readers; `start` gives the serving engines their signers).
 pub fn open_engine(config: &ServerConfig, base_url: &str) -> Result<Engine, String> {
     let store = match &config.database {
         Some(options) => Backend::Postgres(Box::new(pg::PgStore::open(options.clone())?)),
@@ -265,7 +266,7 @@ pub fn open_engine(config: &ServerConfig, base_url: &str) -> Result<Engine, Stri
     };
     Ok(Engine {
         service: Service::new(store, core),
-        host: SystemHost::new(None, None)?,
+        host: SystemHost::new(None, None)?.with_clock(config.clock.clone()),
         certificates_seen: None,
         tick_window: None,
     })

@@ -46,10 +46,7 @@ impl Readers {
     ) -> Result<Readers, String> {
         let mut engines = Vec::with_capacity(READERS);
         for _ in 0..READERS {
-            let mut engine = crate::open_engine(config, base_url)?;
-            engine.host = std::mem::replace(&mut engine.host, crate::SystemHost::new(None, None)?)
-                .with_clock(config.clock.clone());
-            engines.push(Mutex::new(engine));
+            engines.push(Mutex::new(crate::open_engine(config, base_url)?));
         }
         Ok(Readers { engines, window })
     }
@@ -57,6 +54,8 @@ impl Readers {
     /// The answer to a status lookup from a free reader, or `None`: not a lookup, nothing free, the simulated SIFEN
     /// has something due, or the read failed (the writer answers those).
     pub fn lookup(&self, req: &HttpRequest) -> Option<HttpResponse> {
+        // Creates and the rest never touch a reader (no lock, no clock, no read transaction).
+        kuatia_core::api::lookup_id(req)?;
         for engine in &self.engines {
             let Ok(mut engine) = engine.try_lock() else {
                 continue;

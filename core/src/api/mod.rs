@@ -402,6 +402,22 @@ fn resource_base(base_url: &str, inv: &InvoiceRecord) -> Value {
     v
 }
 
+/// The invoice id of a status lookup (`GET /v1/facturas/{id}`, what [`Service::lookup`] answers), `None` for any
+/// other request: lets a host send only lookups to its read connections, before touching them.
+pub fn lookup_id(req: &HttpRequest) -> Option<&str> {
+    if !req.method.eq_ignore_ascii_case("GET") {
+        return None;
+    }
+    let path = req
+        .path
+        .split_once('?')
+        .map_or(req.path.as_str(), |(p, _)| p);
+    match route_segments(path)[..] {
+        ["v1", "facturas", id] => Some(id),
+        _ => None,
+    }
+}
+
 /// The segments of a route's path after the leading `/` (a trailing `/` ignored): `["v1", "facturas", id]`.
 fn route_segments(path: &str) -> Vec<&str> {
     path.trim_end_matches('/').split('/').skip(1).collect()
@@ -863,16 +879,7 @@ impl<S: Store> Service<S> {
     /// only while its writer's simulated SIFEN has nothing due ([`Service::tick_window`]), so the answer is the one
     /// `handle` would give.
     pub fn lookup(&self, req: &HttpRequest) -> Option<HttpResponse> {
-        if !req.method.eq_ignore_ascii_case("GET") {
-            return None;
-        }
-        let path = req
-            .path
-            .split_once('?')
-            .map_or(req.path.as_str(), |(p, _)| p);
-        let ["v1", "facturas", id] = route_segments(path)[..] else {
-            return None;
-        };
+        let id = lookup_id(req)?;
         Some(match self.authenticate(req) {
             Ok(caller) => self.invoice_lookup(&caller, id),
             Err(r) => r,
