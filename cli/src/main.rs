@@ -17,6 +17,10 @@ mod output;
 mod serve;
 mod sifen;
 
+/// mimalloc for the whole process: the server's requests allocate from many threads at once (see Cargo.toml).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Shown after `--help`: the exit-code contract scripts rely on.
 const AFTER_HELP: &str = "\
 Output: one JSON document on stdout.

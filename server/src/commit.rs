@@ -9,8 +9,8 @@ use crate::pool::Engines;
 use crate::{Backend, Engine, SystemHost};
 use kuatia_core::api::Service;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use tokio::sync::oneshot;
 
 /// Why a request's store work produced no answer.
 #[derive(Debug, Clone)]
@@ -27,7 +27,7 @@ type Work = Box<dyn FnOnce(&mut Service<Backend>, &mut SystemHost) + Send>;
 /// A queued request: its work and where to say how it ended (after the commit).
 struct Job {
     work: Work,
-    done: SyncSender<Result<(), Failed>>,
+    done: oneshot::Sender<Result<(), Failed>>,
 }
 
 /// The queue in front of the engines, with one writer thread per engine that runs it.
@@ -100,9 +100,28 @@ impl Committer {
         &self,
         work: impl FnOnce(&mut Service<Backend>, &mut SystemHost) -> T + Send + 'static,
     ) -> Result<T, Failed> {
+        let (ended, value) = self.queue(work)?;
+        Self::outcome(ended.blocking_recv(), value)
+    }
+
+    /// [`Committer::run`] for an async task: waits for the commit without holding a thread.
+    pub async fn call<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut Service<Backend>, &mut SystemHost) -> T + Send + 'static,
+    ) -> Result<T, Failed> {
+        let (ended, value) = self.queue(work)?;
+        Self::outcome(ended.await, value)
+    }
+
+    /// Queues `work`: the receiver of its end and the slot its value is left in.
+    #[allow(clippy::type_complexity)]
+    fn queue<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut Service<Backend>, &mut SystemHost) -> T + Send + 'static,
+    ) -> Result<(oneshot::Receiver<Result<(), Failed>>, Arc<Mutex<Option<T>>>), Failed> {
         let slot = Arc::new(Mutex::new(None));
         let out = slot.clone();
-        let (done, ended) = sync_channel(1);
+        let (done, ended) = oneshot::channel();
         {
             let mut queue = self.shared.queue();
             if queue.stopped {
@@ -117,9 +136,16 @@ impl Committer {
             });
         }
         self.shared.ready.notify_one();
-        // Answered after its group's commit; a sender dropped unanswered means its work panicked past the guard.
-        ended.recv().unwrap_or(Err(Failed::Panic))?;
-        let value = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+        Ok((ended, slot))
+    }
+
+    /// A job's value once its group committed; a sender dropped unanswered means its work panicked past the guard.
+    fn outcome<T, E>(
+        ended: Result<Result<(), Failed>, E>,
+        value: Arc<Mutex<Option<T>>>,
+    ) -> Result<T, Failed> {
+        ended.unwrap_or(Err(Failed::Panic))?;
+        let value = value.lock().unwrap_or_else(|p| p.into_inner()).take();
         value.ok_or(Failed::Panic)
     }
 }

@@ -28,6 +28,7 @@ pub mod pool;
 pub mod readers;
 pub mod sifen;
 pub mod sifen_openssl;
+pub mod signing;
 pub mod store;
 
 use axum::body::Body;
@@ -325,6 +326,8 @@ struct App {
     committer: Arc<commit::Committer>,
     /// Status lookups beside the writer (SQLite).
     readers: Option<Arc<readers::Readers>>,
+    /// The threads that sign creates.
+    signing: Arc<signing::Signing>,
     max_body: usize,
 }
 
@@ -413,9 +416,11 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
     let (stop, stopped) = watch::channel(false);
 
     let committer = Arc::new(commit::Committer::new(&engines)?);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let app = Router::new().fallback(handle).with_state(App {
         committer: committer.clone(),
         readers,
+        signing: Arc::new(signing::Signing::start(cores)?),
         max_body: config.max_body,
     });
     let mut on_stop = stopped.clone();
@@ -537,6 +542,37 @@ async fn handle(State(app): State<App>, req: Request) -> Response {
     response
 }
 
+/// A request through the engine: its store work in the writer's next group; a create leaves it to be signed on a
+/// signing thread (its number reserved and committed) and comes back to be stored.
+async fn serve(app: &App, request: HttpRequest) -> Result<HttpResponse, commit::Failed> {
+    let (step, signer) = app
+        .committer
+        .call(move |svc, host| {
+            let step = svc.handle_step(&request, host);
+            // A P12 uploaded through the panel is written in the same transaction.
+            panel::persist(svc, host);
+            let signer = match &step {
+                Step::Sign(job) => host.shared_signer(job.account_id(), job.environment()),
+                Step::Done(_) => None,
+            };
+            (step, signer)
+        })
+        .await?;
+    match step {
+        Step::Done(response) => Ok(response),
+        Step::Sign(job) => {
+            let signed = app
+                .signing
+                .sign(job, signer)
+                .await
+                .ok_or(commit::Failed::Panic)?;
+            app.committer
+                .call(move |svc, host| svc.finish_create(signed, host))
+                .await
+        }
+    }
+}
+
 async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
     let started = Instant::now();
     let (parts, body) = req.into_parts();
@@ -580,53 +616,26 @@ async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
             .collect(),
         body: bytes.to_vec(),
     };
-    let committer = app.committer.clone();
-    // A lookup from a reader takes tens of microseconds (a cached page, one row): answered here, without handing it
-    // to a blocking thread; everything else goes to one.
-    let looked_up = app.readers.as_ref().and_then(|r| r.lookup(&request));
-    let outcome = match looked_up {
-        Some(answer) => Ok(Ok(answer)),
+    // A lookup from a reader takes tens of microseconds (a cached page, one row): answered here. Everything else
+    // waits for the writer's commit without holding a thread.
+    let outcome = match app.readers.as_ref().and_then(|r| r.lookup(&request)) {
+        Some(answer) => Ok(answer),
+        // A task of its own: a client that hangs up does not stop a create half-way (its number would be a gap).
         None => {
-            tokio::task::spawn_blocking(move || {
-                let (step, signer) = committer.run(move |svc, host| {
-                    let step = svc.handle_step(&request, host);
-                    // A P12 uploaded through the panel is written in the same transaction.
-                    panel::persist(svc, host);
-                    let signer = match &step {
-                        Step::Sign(job) => host.shared_signer(job.account_id(), job.environment()),
-                        Step::Done(_) => None,
-                    };
-                    (step, signer)
-                })?;
-                match step {
-                    Step::Done(response) => Ok(response),
-                    // Signed here, on this blocking thread, while the engine serves other requests; the number is reserved
-                    // (committed) already.
-                    Step::Sign(job) => {
-                        let signed = job.sign(signer.as_deref());
-                        committer.run(move |svc, host| svc.finish_create(signed, host))
-                    }
-                }
-            })
-            .await
+            let app = app.clone();
+            tokio::spawn(async move { serve(&app, request).await })
+                .await
+                .unwrap_or(Err(commit::Failed::Panic))
         }
     };
     let response = match outcome {
-        Ok(Ok(r)) => to_response(r),
-        Ok(Err(commit::Failed::Store(e))) => {
+        Ok(r) => to_response(r),
+        Err(commit::Failed::Store(e)) => {
             tracing::error!(error = %e, fault = ?e.fault, "storage failure; request rolled back");
             to_response(kuatia_core::api::storage::failure_response(e.fault))
         }
-        Ok(Err(commit::Failed::Panic)) => {
+        Err(commit::Failed::Panic) => {
             tracing::error!("request panicked; rolled back");
-            json_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                kuatia_core::code::INTERNAL_ERROR,
-                "internal error",
-            )
-        }
-        Err(e) => {
-            tracing::error!(error = %e, "request task failed");
             json_error(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 kuatia_core::code::INTERNAL_ERROR,

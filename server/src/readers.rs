@@ -46,7 +46,11 @@ impl Readers {
     ) -> Result<Readers, String> {
         let mut engines = Vec::with_capacity(READERS);
         for _ in 0..READERS {
-            engines.push(Mutex::new(crate::open_engine(config, base_url)?));
+            let mut engine = crate::open_engine(config, base_url)?;
+            if let crate::Backend::Sqlite(store) = &mut engine.service.store {
+                store.into_reader();
+            }
+            engines.push(Mutex::new(engine));
         }
         Ok(Readers { engines, window })
     }

@@ -128,7 +128,28 @@ const MIGRATIONS: &[(i64, &str)] = &[
              not_after TEXT NOT NULL,
              stored_at INTEGER NOT NULL);",
     ),
+    (
+        6,
+        // The signed XML apart from the rest of the record (issue 15): an invoice's XML is written once, at its
+        // creation, while the record changes with every state (`pending → sent → approved`, cancellation).
+        // Kept inside the JSON, every change rewrote ~7 KB (the XML escaped as a JSON string, two overflow pages)
+        // instead of ~0.8 KB. `seq` is the invoice's row id.
+        "CREATE TABLE invoice_xml (seq INTEGER PRIMARY KEY, xml TEXT NOT NULL);
+         INSERT INTO invoice_xml (seq, xml) SELECT seq, json_extract(json, '$.xml') FROM invoices;
+         UPDATE invoices SET json = json_set(json, '$.xml', '');",
+    ),
 ];
+
+/// `SELECT` of invoice rows as [`SqliteStore::query_invoices`] decodes them: the record's JSON and its XML (kept in
+/// `invoice_xml`, migration 6), followed by the rest of the statement (`FROM invoices …`).
+macro_rules! select_invoices {
+    ($rest:literal) => {
+        concat!(
+            "SELECT json, (SELECT xml FROM invoice_xml x WHERE x.seq = invoices.seq) ",
+            $rest
+        )
+    };
+}
 
 /// Name of the database file inside the data directory.
 pub const DB_FILE: &str = "kuatia.sqlite3";
@@ -146,6 +167,8 @@ pub struct SqliteStore {
     in_flight: BTreeMap<String, InvoiceRecord>,
     /// The cache could not be rebuilt after a rollback: it is rebuilt at the next [`SqliteStore::begin`].
     in_flight_stale: bool,
+    /// A reader's connection ([`SqliteStore::into_reader`]): no in-flight cache.
+    reader: bool,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -235,6 +258,7 @@ impl SqliteStore {
             faults: RefCell::new(None),
             in_flight: BTreeMap::new(),
             in_flight_stale: false,
+            reader: false,
         };
         store.migrate()?;
         store.reload_in_flight()?;
@@ -331,8 +355,10 @@ impl SqliteStore {
     }
 
     fn reload_in_flight(&mut self) -> Result<(), StoreError> {
-        let rows: Vec<InvoiceRecord> =
-            self.query_json("SELECT json FROM invoices WHERE in_flight = 1", &[]);
+        if self.reader {
+            return Ok(());
+        }
+        let rows = self.query_invoices(select_invoices!("FROM invoices WHERE in_flight = 1"), &[]);
         if let Some(e) = self.take_error() {
             self.in_flight_stale = true;
             return Err(e);
@@ -352,12 +378,23 @@ impl SqliteStore {
         }
     }
 
-    fn track(&mut self, invoice: &InvoiceRecord) {
+    /// Keeps the in-flight cache in step with a written invoice (taken by value: the write is its last use).
+    fn track(&mut self, invoice: InvoiceRecord) {
+        if self.reader {
+            return;
+        }
         if invoice.is_simulated_in_flight() {
-            self.in_flight.insert(invoice.id.clone(), invoice.clone());
+            self.in_flight.insert(invoice.id.clone(), invoice);
         } else {
             self.in_flight.remove(&invoice.id);
         }
+    }
+
+    /// Makes this connection a reader's ([`crate::readers`]): it never writes, so an in-flight cache of its own would
+    /// only go stale; every read goes to the database.
+    pub fn into_reader(&mut self) {
+        self.reader = true;
+        self.in_flight.clear();
     }
 
     /// Starts a write transaction (one per request, so a request's writes land together or not at all).
@@ -421,14 +458,18 @@ impl SqliteStore {
     /// Marks where one request of a group commit starts ([`crate::commit`]), inside the transaction.
     pub fn savepoint(&mut self) -> Result<(), StoreError> {
         self.conn
-            .execute_batch("SAVEPOINT request")
+            .prepare_cached("SAVEPOINT request")
+            .and_then(|mut st| st.execute([]))
+            .map(drop)
             .map_err(StoreError::from)
     }
 
     /// Keeps the request's writes (they commit with the group).
     pub fn release(&mut self) -> Result<(), StoreError> {
         self.conn
-            .execute_batch("RELEASE request")
+            .prepare_cached("RELEASE request")
+            .and_then(|mut st| st.execute([]))
+            .map(drop)
             .map_err(StoreError::from)
     }
 
@@ -584,6 +625,34 @@ impl SqliteStore {
             .collect()
     }
 
+    /// Invoice rows of a [`select_invoices!`] statement: each record decoded from its JSON, with its XML put back.
+    fn query_invoices(&self, sql: &str, params: &[&dyn rusqlite::ToSql]) -> Vec<InvoiceRecord> {
+        let rows = self.conn.prepare_cached(sql).and_then(|mut st| {
+            st.query_map(params, |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()
+        });
+        self.read(rows)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(json, xml)| {
+                let mut invoice: InvoiceRecord = self.decode(&json)?;
+                if let Some(xml) = xml {
+                    invoice.xml = xml;
+                }
+                Some(invoice)
+            })
+            .collect()
+    }
+
+    /// Stores an invoice's record without its XML (the caller stores that once, in `invoice_xml`): returns the XML.
+    fn encode_invoice(&self, invoice: &mut InvoiceRecord) -> (String, String) {
+        let xml = std::mem::take(&mut invoice.xml);
+        let json = self.encode(&*invoice);
+        (json, xml)
+    }
+
     fn one_json<T: DeserializeOwned>(
         &self,
         sql: &str,
@@ -644,8 +713,8 @@ impl Store for SqliteStore {
         }
     }
 
-    fn insert_invoice(&mut self, invoice: InvoiceRecord) {
-        let json = self.encode(&invoice);
+    fn insert_invoice(&mut self, mut invoice: InvoiceRecord) {
+        let (json, xml) = self.encode_invoice(&mut invoice);
         self.write(
             "INSERT INTO invoices (id, account_id, environment, in_flight, sifen_due_at, json,
                                    status, created_at, cdc, numero, receptor_ruc, tipo_documento)
@@ -665,18 +734,37 @@ impl Store for SqliteStore {
                 &invoice.tipo_documento,
             ],
         );
-        self.track(&invoice);
+        self.write(
+            "INSERT INTO invoice_xml (seq, xml) VALUES (last_insert_rowid(), ?1)",
+            &[&xml],
+        );
+        invoice.xml = xml;
+        self.track(invoice);
     }
 
     fn invoice(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
-        self.one_json(
-            "SELECT json FROM invoices WHERE id = ?1 AND account_id = ?2",
+        // The simulated SIFEN reads every invoice it moves: those in flight are in the cache, as written.
+        let cached = match self.in_flight_stale {
+            false => self
+                .in_flight
+                .get(id)
+                .filter(|r| r.account_id == account_id),
+            true => None,
+        };
+        if let Some(cached) = cached {
+            return self.read(Ok(cached.clone()));
+        }
+        self.query_invoices(
+            select_invoices!("FROM invoices WHERE id = ?1 AND account_id = ?2"),
             &[&id, &account_id],
         )
+        .into_iter()
+        .next()
     }
 
-    fn update_invoice(&mut self, invoice: InvoiceRecord) {
-        let json = self.encode(&invoice);
+    /// The XML is not written again: the core never changes an invoice's XML after creating it.
+    fn update_invoice(&mut self, mut invoice: InvoiceRecord) {
+        let (json, xml) = self.encode_invoice(&mut invoice);
         self.write(
             "UPDATE invoices SET in_flight = ?2, sifen_due_at = ?3, json = ?4, status = ?5 WHERE id = ?1",
             &[
@@ -687,7 +775,8 @@ impl Store for SqliteStore {
                 &invoice.status.as_str(),
             ],
         );
-        self.track(&invoice);
+        invoice.xml = xml;
+        self.track(invoice);
     }
 
     fn list_invoices(
@@ -748,9 +837,13 @@ impl Store for SqliteStore {
         args.push(Box::new(i64::try_from(query.limit).unwrap_or(i64::MAX)));
         args.push(Box::new(i64::try_from(query.offset).unwrap_or(i64::MAX)));
         let refs: Vec<&dyn rusqlite::ToSql> = args.iter().map(|b| b.as_ref()).collect();
-        let items = self.query_json(
+        let items = self.query_invoices(
             &format!(
-                "SELECT json FROM invoices WHERE {filter} ORDER BY seq {order} LIMIT ? OFFSET ?"
+                concat!(
+                    select_invoices!("FROM invoices WHERE "),
+                    "{} ORDER BY seq {} LIMIT ? OFFSET ?"
+                ),
+                filter, order
             ),
             &refs,
         );
@@ -763,9 +856,11 @@ impl Store for SqliteStore {
 
     fn sifen_due(&self, now: i64, limit: usize) -> Vec<InvoiceRecord> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.query_json(
-            "SELECT json FROM invoices WHERE sifen_due_at IS NOT NULL AND sifen_due_at <= ?1
-             ORDER BY sifen_due_at, seq LIMIT ?2",
+        self.query_invoices(
+            select_invoices!(
+                "FROM invoices WHERE sifen_due_at IS NOT NULL AND sifen_due_at <= ?1
+                 ORDER BY sifen_due_at, seq LIMIT ?2"
+            ),
             &[&now, &limit],
         )
     }
@@ -970,6 +1065,57 @@ mod tests {
             kuatia_core::api::store::conformance::list_invoices(&mut s),
             Ok(())
         );
+        assert_eq!(s.take_error(), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Migration 6 moves the XML of invoices stored before it out of their JSON: they read back whole, and a
+    /// status change afterwards rewrites the record without touching the XML.
+    #[test]
+    fn invoices_stored_before_migration_6_keep_their_xml() {
+        use kuatia_core::api::store::Store;
+        use rusqlite::Connection;
+        let dir = std::env::temp_dir().join(format!("kuatia-store-xml-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut s = super::SqliteStore::open(&dir).unwrap();
+        kuatia_core::api::store::conformance::list_invoices(&mut s).unwrap();
+        let (before, total) = s.list_invoices(
+            "acct_a",
+            kuatia_core::api::auth::Environment::Sandbox,
+            &kuatia_core::api::store::InvoiceQuery::default(),
+        );
+        assert!(total > 0 && before.iter().all(|i| i.xml.starts_with("<rDE>")));
+        drop(s);
+        // The database as version 5 kept it: the XML inside each record's JSON, no `invoice_xml`.
+        let db = Connection::open(dir.join(super::DB_FILE)).unwrap();
+        db.execute_batch(
+            "UPDATE invoices SET json = json_set(json, '$.xml',
+                 (SELECT xml FROM invoice_xml x WHERE x.seq = invoices.seq));
+             DROP TABLE invoice_xml;
+             DELETE FROM migrations WHERE version = 6;",
+        )
+        .unwrap();
+        drop(db);
+        let mut s = super::SqliteStore::open(&dir).unwrap();
+        let (after, _) = s.list_invoices(
+            "acct_a",
+            kuatia_core::api::auth::Environment::Sandbox,
+            &kuatia_core::api::store::InvoiceQuery::default(),
+        );
+        assert_eq!(after, before);
+        let mut changed = after[0].clone();
+        changed.status = kuatia_core::lifecycle::Estado::Rejected;
+        s.update_invoice(changed.clone());
+        assert_eq!(s.invoice("acct_a", &changed.id), Some(changed.clone()));
+        let json: String = s
+            .conn
+            .query_row(
+                "SELECT json FROM invoices WHERE id = ?1",
+                [&changed.id],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(json.contains(r#""xml":"""#), "{json}");
         assert_eq!(s.take_error(), None);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -658,7 +658,8 @@ pub mod conformance {
             simulate: Some("approved".into()),
             sifen_errors: Vec::new(),
             protocolo: None,
-            xml: String::new(),
+            // A stored document's XML comes back as written, whatever the store keeps it in.
+            xml: format!("<rDE><DE Id=\"{n:044}\"><dDesProSer>\"ítem\" & {account}</dDesProSer></DE></rDE>"),
             qr: String::new(),
             signed: true,
             created_at: 1_700_000_000 + i64::try_from(n / 2).unwrap_or(0),
@@ -687,10 +688,18 @@ pub mod conformance {
             store.insert_invoice(record(n, "acct_b", env));
             store.insert_invoice(record(n, "acct_a", Environment::Production));
         }
-        // A status change after insertion is what a filter sees.
+        // A status change after insertion is what a filter sees, and the record read back is the one written last.
         if let Some(r) = mine.get_mut(3) {
             r.status = Estado::Cancelled;
             store.update_invoice(r.clone());
+            if store.invoice("acct_a", &r.id).as_ref() != Some(&*r) {
+                return Err(format!("{} does not read back as updated", r.id));
+            }
+        }
+        if let Some(first) = mine.first() {
+            if store.invoice("acct_b", &first.id).is_some() {
+                return Err("an invoice is found under another account".into());
+            }
         }
         let queries = [
             InvoiceQuery::default(),
@@ -737,7 +746,7 @@ pub mod conformance {
             let total = want.len();
             let want: Vec<InvoiceRecord> = want.into_iter().skip(q.offset).take(q.limit).collect();
             let (got, got_total) = store.list_invoices("acct_a", env, q);
-            if ids(&got) != ids(&want) || got_total != total {
+            if got != want || got_total != total {
                 return Err(format!(
                     "{q:?}: expected {:?} of {total}, got {:?} of {got_total}",
                     ids(&want),
