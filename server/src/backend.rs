@@ -172,6 +172,9 @@ impl Store for Backend {
     fn invoice(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
         each!(self, s => s.invoice(account_id, id))
     }
+    fn invoice_state(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
+        each!(self, s => s.invoice_state(account_id, id))
+    }
     fn update_invoice(&mut self, invoice: InvoiceRecord) {
         each!(self, s => s.update_invoice(invoice))
     }

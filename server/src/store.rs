@@ -439,12 +439,18 @@ impl SqliteStore {
     /// Starts a read transaction (a deferred `BEGIN`: one snapshot and one WAL lock for the reads up to
     /// [`SqliteStore::end_read`], never blocking the writer), for the readers beside the writer ([`crate::readers`]).
     pub fn begin_read(&self) -> bool {
-        self.conn.execute_batch("BEGIN DEFERRED").is_ok()
+        self.conn
+            .prepare_cached("BEGIN DEFERRED")
+            .and_then(|mut st| st.execute([]))
+            .is_ok()
     }
 
     /// Ends a read transaction started by [`SqliteStore::begin_read`] (nothing was written: nothing to lose).
     pub fn end_read(&self) {
-        let _ = self.conn.execute_batch("COMMIT");
+        let _ = self
+            .conn
+            .prepare_cached("COMMIT")
+            .and_then(|mut st| st.execute([]));
     }
 
     /// Leaves checkpoints to a [`Checkpointer`]: this connection checkpoints only when the WAL passes 64 MB (a
@@ -760,6 +766,17 @@ impl Store for SqliteStore {
         )
         .into_iter()
         .next()
+    }
+
+    fn invoice_state(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
+        let r = self
+            .conn
+            .prepare_cached("SELECT json FROM invoices WHERE id = ?1 AND account_id = ?2")
+            .and_then(|mut st| {
+                st.query_row([id, account_id], |r| r.get::<_, String>(0))
+                    .optional()
+            });
+        self.decode(&self.read(r).flatten()?)
     }
 
     /// The XML is not written again: the core never changes an invoice's XML after creating it.

@@ -353,6 +353,13 @@ async fn restart_loses_nothing() {
     let (code, list) = api.get("/v1/facturas").await;
     assert_eq!(code, 200, "{list}");
     assert_eq!(list["meta"]["total"], 3);
+    // A lookup in a new process (nothing cached) reads the document's parts from the stored XML, as created.
+    let (code, got) = api.get(&format!("/v1/facturas/{approved_id}")).await;
+    assert_eq!(code, 200, "{got}");
+    for part in ["items", "totales", "receptor", "condicion"] {
+        assert!(!got["data"][part].is_null(), "{part}: {got}");
+        assert_eq!(got["data"][part], approved["data"][part], "{part}");
+    }
 
     // The queued factura.approved goes out after the restart, and the in-flight invoice finishes its course.
     let event = next_event(&mut rx, &secret).await;

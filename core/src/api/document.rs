@@ -59,13 +59,31 @@ pub(super) struct Parts {
 impl Parts {
     /// The parts of `inv`'s document, parsed once; `None` when its XML cannot be read (the resource then has none).
     pub(super) fn get(&self, inv: &InvoiceRecord) -> Option<Arc<DocumentParts>> {
+        self.get_or_load(inv, || None)
+    }
+
+    /// [`Parts::get`] for a record read without its XML ([`crate::api::Store::invoice_state`]): `load` reads the XML
+    /// when the parts are not cached.
+    pub(super) fn get_or_load(
+        &self,
+        inv: &InvoiceRecord,
+        load: impl FnOnce() -> Option<String>,
+    ) -> Option<Arc<DocumentParts>> {
         let tick = self.clock.get().wrapping_add(1);
         self.clock.set(tick);
         if let Some((used, parts)) = self.kept.borrow_mut().get_mut(&inv.id) {
             *used = tick;
             return Some(parts.clone());
         }
-        let de = crate::xml::parse(&inv.xml).ok()?;
+        let loaded;
+        let xml = match inv.xml.is_empty() {
+            true => {
+                loaded = load()?;
+                &loaded
+            }
+            false => &inv.xml,
+        };
+        let de = crate::xml::parse(xml).ok()?;
         let fields = fields(&de);
         let object = serde_json::to_string(&fields).unwrap_or_default();
         let members = object

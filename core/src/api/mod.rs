@@ -867,8 +867,16 @@ impl<S: Store> Service<S> {
 
     /// `GET /v1/facturas/{id}` of an authenticated caller.
     fn invoice_lookup(&self, caller: &Caller, id: &str) -> HttpResponse {
-        match self.store.invoice(&caller.account.id, id) {
-            Some(inv) if inv.environment == caller.env => self.invoice_response(200, &inv),
+        match self.store.invoice_state(&caller.account.id, id) {
+            Some(inv) if inv.environment == caller.env => {
+                // The signed XML is read only while its parts are not cached.
+                self.documents.get_or_load(&inv, || {
+                    self.store
+                        .invoice(&caller.account.id, id)
+                        .map(|full| full.xml)
+                });
+                self.invoice_response(200, &inv)
+            }
             _ => err(404, code::NOT_FOUND, "no invoice with that id"),
         }
     }
