@@ -18,7 +18,7 @@ use kuatia_core::Finding;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::de::DeserializeOwned;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// Schema migrations, applied in order once each; the `migrations` table records which ran.
@@ -169,7 +169,23 @@ pub struct SqliteStore {
     in_flight_stale: bool,
     /// A reader's connection ([`SqliteStore::into_reader`]): no in-flight cache.
     reader: bool,
+    /// Keys and accounts as read last, while the database has not changed.
+    auth: RefCell<AuthCache>,
 }
+
+/// API keys and accounts as last read, kept while the database is unchanged: every request authenticates, and the two
+/// reads (statement, row, JSON) were a sixth of a status lookup. Another connection's commit changes SQLite's
+/// `data_version` and empties it; this connection's own writes of accounts and keys, and its rollbacks, empty it too.
+#[derive(Debug, Default)]
+struct AuthCache {
+    /// `PRAGMA data_version` read before the cached rows were: they are at least that recent.
+    version: i64,
+    keys: HashMap<String, (String, StoredKey)>,
+    accounts: HashMap<String, Account>,
+}
+
+/// Entries kept at most (only rows that exist are kept: unknown keys are never cached).
+const AUTH_CACHE_MAX: usize = 4096;
 
 impl std::fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -259,6 +275,7 @@ impl SqliteStore {
             in_flight: BTreeMap::new(),
             in_flight_stale: false,
             reader: false,
+            auth: RefCell::default(),
         };
         store.migrate()?;
         store.reload_in_flight()?;
@@ -371,6 +388,7 @@ impl SqliteStore {
     /// Rolls the transaction back.
     pub(crate) fn rollback(&mut self) {
         let _ = self.conn.execute_batch("ROLLBACK");
+        self.forget_auth();
         // Left as the rolled-back writes made it, the cache would hide invoices from the simulated SIFEN for good
         // (found by the fault-injection tests): when it cannot be rebuilt now, `begin` rebuilds it.
         if let Err(e) = self.reload_in_flight() {
@@ -484,6 +502,7 @@ impl SqliteStore {
         self.conn
             .execute_batch("ROLLBACK TO request; RELEASE request")
             .map_err(StoreError::from)?;
+        self.forget_auth();
         self.error.replace(None);
         // The in-flight cache followed the dropped writes.
         self.reload_in_flight()
@@ -674,6 +693,33 @@ impl SqliteStore {
         }
     }
 
+    /// The authentication cache, emptied first if the database changed since it was filled (`None` when the version
+    /// cannot be read: then nothing is cached or answered from it).
+    fn auth_cache(&self) -> Option<std::cell::RefMut<'_, AuthCache>> {
+        let version = self
+            .conn
+            .prepare_cached("PRAGMA data_version")
+            .and_then(|mut st| st.query_row([], |r| r.get::<_, i64>(0)))
+            .ok();
+        let mut cache = self.auth.borrow_mut();
+        let Some(version) = version else {
+            *cache = AuthCache::default();
+            return None;
+        };
+        if cache.version != version || cache.keys.len() + cache.accounts.len() >= AUTH_CACHE_MAX {
+            *cache = AuthCache {
+                version,
+                ..AuthCache::default()
+            };
+        }
+        Some(cache)
+    }
+
+    /// Forgets every cached key and account (this connection wrote or rolled back).
+    fn forget_auth(&self) {
+        *self.auth.borrow_mut() = AuthCache::default();
+    }
+
     fn write(&self, sql: &str, params: &[&dyn rusqlite::ToSql]) {
         let r = self
             .conn
@@ -685,6 +731,11 @@ impl SqliteStore {
 
 impl Store for SqliteStore {
     fn find_key(&self, key_id: &str) -> Option<(String, StoredKey)> {
+        // Held across the read: what is read is at least as recent as the version the cache is labelled with.
+        let mut cache = self.auth_cache();
+        if let Some(hit) = cache.as_ref().and_then(|c| c.keys.get(key_id).cloned()) {
+            return self.read(Ok(hit));
+        }
         let r = self
             .conn
             .prepare_cached("SELECT account_id, json FROM api_keys WHERE key_id = ?1")
@@ -695,14 +746,27 @@ impl Store for SqliteStore {
                 .optional()
             });
         let (account, json) = self.read(r).flatten()?;
-        Some((account, self.decode(&json)?))
+        let found = (account, self.decode::<StoredKey>(&json)?);
+        if let Some(cache) = cache.as_mut() {
+            cache.keys.insert(key_id.to_string(), found.clone());
+        }
+        Some(found)
     }
 
     fn account(&self, id: &str) -> Option<Account> {
-        self.one_json("SELECT json FROM accounts WHERE id = ?1", &[&id])
+        let mut cache = self.auth_cache();
+        if let Some(hit) = cache.as_ref().and_then(|c| c.accounts.get(id).cloned()) {
+            return self.read(Ok(hit));
+        }
+        let found: Account = self.one_json("SELECT json FROM accounts WHERE id = ?1", &[&id])?;
+        if let Some(cache) = cache.as_mut() {
+            cache.accounts.insert(id.to_string(), found.clone());
+        }
+        Some(found)
     }
 
     fn put_account(&mut self, account: Account) {
+        self.forget_auth();
         let json = self.encode(&account);
         self.write(
             "INSERT INTO accounts (id, json, created_at) VALUES (?1, ?2, ?3)
@@ -1083,6 +1147,65 @@ mod tests {
             Ok(())
         );
         assert_eq!(s.take_error(), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A key revoked, by another connection or by this one, authenticates nothing at once, whatever was cached; a
+    /// rolled-back change is forgotten.
+    #[test]
+    fn cached_keys_follow_revocations_and_rollbacks() {
+        use kuatia_core::api::auth::{new_key, Environment};
+        use kuatia_core::api::store::Store;
+        let dir = std::env::temp_dir().join(format!("kuatia-store-auth-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut writer = super::SqliteStore::open(&dir).unwrap();
+        let mut n = 7u32;
+        let (_, key) = new_key(Environment::Sandbox, &mut || {
+            n = n.wrapping_mul(2_654_435_761).wrapping_add(1);
+            n
+        });
+        let account = kuatia_core::api::Account {
+            id: "acct_cache".into(),
+            name: "cache".into(),
+            sandbox: kuatia_core::profile::Emisor::sandbox(),
+            production: None,
+            sandbox_completed: false,
+            ruc_enabled: false,
+            keys: vec![key.clone()],
+            created_at: 1,
+        };
+        writer.put_account(account.clone());
+        let mut reader = super::SqliteStore::open(&dir).unwrap();
+        reader.into_reader();
+        let live = |s: &super::SqliteStore| {
+            let (acct, k) = s.find_key(&key.key_id).unwrap();
+            assert_eq!(acct, "acct_cache");
+            assert_eq!(
+                s.account(&acct).unwrap().name,
+                s.account(&acct).unwrap().name
+            );
+            k.revoked_at.is_none()
+        };
+        assert!(live(&reader) && live(&reader) && live(&writer) && live(&writer));
+
+        // Revoked through the writer's connection: the reader (cached) and the writer (cached) see it.
+        let mut revoked = account.clone();
+        revoked.keys[0].revoked_at = Some(2);
+        revoked.name = "renamed".into();
+        writer.put_account(revoked.clone());
+        assert!(!live(&writer));
+        assert!(!live(&reader));
+        assert_eq!(reader.account("acct_cache").unwrap().name, "renamed");
+
+        // Put back inside a transaction that rolls back: the writer forgets what it read meanwhile.
+        writer.begin().unwrap();
+        writer.put_account(account.clone());
+        assert!(live(&writer));
+        writer.rollback();
+        assert!(!live(&writer));
+        assert!(!live(&reader));
+        assert_eq!(writer.take_error(), None);
+        assert_eq!(reader.take_error(), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
