@@ -437,6 +437,10 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         tokio::spawn(tick_loop(
             engine.clone(),
             config.tick_interval,
+            // SQLite has one writer, this engine: its schedule holds every invoice in flight once the first full
+            // tick has seen those of a previous life. A periodic walk would only stall the writer (it clones every
+            // invoice in flight: ~6 000 under the load test, 40 MB).
+            config.database.is_some().then_some(FULL_TICK_EVERY),
             stopped.clone(),
         )),
     ];
@@ -676,11 +680,17 @@ async fn checkpoint_loop(checkpointer: store::Checkpointer, mut stop: watch::Rec
     }
 }
 
-/// Every how many tick periods the simulated SIFEN looks at every invoice in flight, not only its schedule.
+/// Every how many tick periods the simulated SIFEN looks at every invoice in flight, not only its schedule, when other
+/// engines or nodes share the store (PostgreSQL).
 const FULL_TICK_EVERY: u32 = 10;
 
 /// Advances the simulated SIFEN every `period`.
-async fn tick_loop(engine: Arc<Mutex<Engine>>, period: Duration, mut stop: watch::Receiver<bool>) {
+async fn tick_loop(
+    engine: Arc<Mutex<Engine>>,
+    period: Duration,
+    full_every: Option<u32>,
+    mut stop: watch::Receiver<bool>,
+) {
     let mut interval = tokio::time::interval(period);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut round = 0u32;
@@ -691,8 +701,8 @@ async fn tick_loop(engine: Arc<Mutex<Engine>>, period: Duration, mut stop: watch
         }
         let engine = engine.clone();
         // What this engine scheduled, every period; everything in the store (other engines' and nodes' invoices)
-        // every FULL_TICK_EVERY periods, so the walk over every invoice in flight stays rare.
-        let full = round.is_multiple_of(FULL_TICK_EVERY);
+        // at the first period and then every `full_every` periods, so the walk over every invoice in flight stays rare.
+        let full = round == 0 || full_every.is_some_and(|n| round.is_multiple_of(n));
         round = round.wrapping_add(1);
         let r = tokio::task::spawn_blocking(move || {
             lock(&engine).transact(|svc, host| {
