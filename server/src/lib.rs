@@ -680,6 +680,10 @@ async fn checkpoint_loop(checkpointer: store::Checkpointer, mut stop: watch::Rec
     }
 }
 
+/// At most how many batches of the simulated SIFEN ([`kuatia_core::api::TICK_BATCH`] moves each) the tick loop runs
+/// per period.
+const DRAIN_BATCHES: usize = 256;
+
 /// Every how many tick periods the simulated SIFEN looks at every invoice in flight, not only its schedule, when other
 /// engines or nodes share the store (PostgreSQL).
 const FULL_TICK_EVERY: u32 = 10;
@@ -705,13 +709,23 @@ async fn tick_loop(
         let full = round == 0 || full_every.is_some_and(|n| round.is_multiple_of(n));
         round = round.wrapping_add(1);
         let r = tokio::task::spawn_blocking(move || {
-            lock(&engine).transact(|svc, host| {
-                if full {
-                    svc.tick(host)
-                } else {
-                    svc.tick_due(host)
+            // Everything due, a batch per transaction (the lock is released between them, so requests interleave):
+            // without requests this loop is what moves the simulated SIFEN.
+            for _ in 0..DRAIN_BATCHES {
+                let more = lock(&engine).transact(|svc, host| {
+                    if full {
+                        svc.tick(host)
+                    } else {
+                        svc.tick_due(host)
+                    }
+                    let now = kuatia_core::api::Host::now(host).unix_timestamp();
+                    svc.tick_window().is_some_and(|(_, next)| next <= now)
+                });
+                if !more.map_err(|e| e.to_string())? || full {
+                    break;
                 }
-            })
+            }
+            Ok::<_, String>(())
         })
         .await;
         if let Ok(Err(e)) = r {
