@@ -24,6 +24,10 @@ use std::process::ExitCode;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
+/// The `kuatia` binary's allocator (cli/src/main.rs): `kuatia serve` and this bench allocate alike.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Creates per thread before the clock starts (first pages of the database, caches, branch predictors).
 const WARM_UP: usize = 100;
 

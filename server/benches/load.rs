@@ -322,6 +322,10 @@ async fn run(creates: usize, clients: usize) -> Result<Value, String> {
     }))
 }
 
+/// The `kuatia` binary's allocator (cli/src/main.rs): `kuatia serve` and this bench allocate alike.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let creates = env_usize("KUATIA_LOAD_CREATES", 10_000);
     let clients = env_usize("KUATIA_LOAD_CLIENTS", 64);
