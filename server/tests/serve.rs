@@ -1236,3 +1236,67 @@ async fn lookups_beside_the_writer_see_what_the_writer_would() {
     }
     server.shutdown().await;
 }
+
+/// A create whose client hangs up while it is being signed is finished all the same: stored, its number confirmed
+/// (never a gap), its idempotent answer kept for the retry. The clients hang up after 0 to 15 ms, so that some do it
+/// while their create is in the writer or being signed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_create_whose_client_hangs_up_is_finished() {
+    use tokio::io::AsyncWriteExt;
+    let dir = temp_dir("hangup");
+    let server = start(config(&dir)).await.unwrap();
+    let key = server.new_sandbox_key.clone().unwrap();
+    let api = Api::new(&server, &key);
+    const N: usize = 16;
+    for i in 0..N {
+        let body = factura(None).to_string();
+        let request = format!(
+            "POST /v1/facturas HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {key}\r\nX-Environment: sandbox\r\n\
+             Content-Type: application/json\r\nIdempotency-Key: hangup-{i}\r\nContent-Length: {}\r\n\r\n{body}",
+            server.addr,
+            body.len()
+        );
+        let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(i as u64)).await;
+        drop(stream);
+    }
+    // Whatever was started is finished: the count settles, with no number left a gap.
+    let total = || async {
+        api.get("/v1/facturas").await.1["meta"]["total"]
+            .as_u64()
+            .unwrap()
+    };
+    let mut last = total().await;
+    loop {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let now = total().await;
+        if now == last {
+            break;
+        }
+        last = now;
+    }
+    let (code, gaps) = api.get("/v1/numbering/gaps").await;
+    assert_eq!(
+        (code, gaps["meta"]["total"].clone()),
+        (200, json!(0)),
+        "{gaps}"
+    );
+    // Each retry gets its invoice: the stored one back, or a new one if the first never started.
+    let mut replayed = 0;
+    for i in 0..N {
+        let r = api
+            .send(
+                reqwest::Method::POST,
+                "/v1/facturas",
+                Some(&factura(None)),
+                &[("Idempotency-Key", &format!("hangup-{i}"))],
+            )
+            .await;
+        assert_eq!(r.status().as_u16(), 201);
+        replayed += usize::from(r.headers().get("Idempotent-Replayed").is_some());
+    }
+    assert_eq!(total().await, N as u64);
+    assert_eq!(replayed as u64, last, "every stored create is replayed");
+    server.shutdown().await;
+}
