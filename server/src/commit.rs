@@ -208,6 +208,10 @@ impl Engine {
             }
             None => self.service.store.finish(),
         };
+        if commit.is_err() {
+            // The simulated SIFEN's moves of the group were undone with it.
+            self.service.reschedule();
+        }
         // Before any answer: a client that reads right after its 201 must not find the readers on an older window.
         self.publish_tick_window();
         for (done, outcome) in outcomes {
@@ -235,6 +239,7 @@ impl Engine {
         match failed {
             None => self.service.store.release().map(Ok),
             Some(f) => {
+                self.service.reschedule();
                 self.service.store.rollback_request()?;
                 Ok(Err(f))
             }

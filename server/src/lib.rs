@@ -186,7 +186,11 @@ impl Engine {
         self.service.store.begin()?;
         self.refresh_signers();
         let out = f(&mut self.service, &mut self.host);
-        self.service.store.finish()?;
+        if let Err(e) = self.service.store.finish() {
+            // Rolled back: the simulated SIFEN's moves made meanwhile were undone too.
+            self.service.reschedule();
+            return Err(e);
+        }
         self.publish_tick_window();
         Ok(out)
     }

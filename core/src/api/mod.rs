@@ -897,6 +897,12 @@ impl<S: Store> Service<S> {
         })
     }
 
+    /// Forgets the simulated SIFEN's schedule, so the next tick walks every invoice in flight and rebuilds it. For
+    /// hosts whose store rolled back writes this service made: the schedule may then name moves that were undone.
+    pub fn reschedule(&mut self) {
+        self.scheduled = false;
+    }
+
     /// `(since, until)`: from the clock reading of the last tick up to (not including) the next due simulated step
     /// of this service's schedule, the times at which ticking would move nothing (`None` before the first tick).
     pub fn tick_window(&self) -> Option<(i64, i64)> {
