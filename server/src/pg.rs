@@ -33,8 +33,9 @@ use std::time::Duration;
 const MIGRATION_LOCK: i64 = 0x6b75_6174_6961;
 
 /// Schema migrations, applied in order once each; `kuatia_migrations` records which ran.
-const MIGRATIONS: &[(i32, &str)] = &[(
-    1,
+const MIGRATIONS: &[(i32, &str)] = &[
+    (
+        1,
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
      CREATE TABLE accounts (id TEXT PRIMARY KEY, created_at BIGINT NOT NULL, seq BIGSERIAL, json TEXT NOT NULL);
      CREATE INDEX accounts_by_created ON accounts (created_at, seq);
@@ -106,7 +107,27 @@ const MIGRATIONS: &[(i32, &str)] = &[(
          subject TEXT NOT NULL,
          not_after TEXT NOT NULL,
          stored_at BIGINT NOT NULL);",
-)];
+    ),
+    (
+        2,
+        // The signed XML apart from the record, written once (as SQLite's migration 6): every state change of an
+        // invoice rewrote its XML inside the JSON. `seq` is the invoice's.
+        "CREATE TABLE invoice_xml (seq BIGINT PRIMARY KEY, xml TEXT NOT NULL);
+         INSERT INTO invoice_xml (seq, xml) SELECT seq, json::jsonb ->> 'xml' FROM invoices;
+         UPDATE invoices SET json = jsonb_set(json::jsonb, '{xml}', '\"\"')::text;",
+    ),
+];
+
+/// `SELECT` of invoice rows as [`PgStore::query_invoices`] decodes them: the record's JSON and its XML (table
+/// `invoice_xml`, migration 2), followed by the rest of the statement (`FROM invoices …`).
+macro_rules! select_invoices {
+    ($rest:literal) => {
+        concat!(
+            "SELECT json, (SELECT xml FROM invoice_xml x WHERE x.seq = invoices.seq) ",
+            $rest
+        )
+    };
+}
 
 /// How to reach the database.
 #[derive(Clone)]
@@ -419,6 +440,20 @@ impl PgStore {
             .collect()
     }
 
+    /// Invoice rows of a [`select_invoices!`] statement: each record decoded from its JSON, with its XML put back.
+    fn query_invoices(&self, sql: &str, params: Params) -> Vec<InvoiceRecord> {
+        self.rows(sql, params)
+            .iter()
+            .filter_map(|r| {
+                let mut invoice: InvoiceRecord = self.decode(&self.get::<String>(r, 0)?)?;
+                if let Some(xml) = self.get::<Option<String>>(r, 1).flatten() {
+                    invoice.xml = xml;
+                }
+                Some(invoice)
+            })
+            .collect()
+    }
+
     fn one_json<T: DeserializeOwned>(&self, sql: &str, params: Params) -> Option<T> {
         self.query_json(sql, params).into_iter().next()
     }
@@ -546,12 +581,15 @@ impl Store for PgStore {
         }
     }
 
-    fn insert_invoice(&mut self, invoice: InvoiceRecord) {
+    fn insert_invoice(&mut self, mut invoice: InvoiceRecord) {
+        let xml = std::mem::take(&mut invoice.xml);
         let json = self.encode(&invoice);
         self.write(
-            "INSERT INTO invoices (id, account_id, environment, in_flight, sifen_due_at, json,
-                                   status, created_at, cdc, numero, receptor_ruc, tipo_documento)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+            "WITH row AS (
+                 INSERT INTO invoices (id, account_id, environment, in_flight, sifen_due_at, json,
+                                       status, created_at, cdc, numero, receptor_ruc, tipo_documento)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING seq)
+             INSERT INTO invoice_xml (seq, xml) SELECT seq, $13 FROM row",
             &[
                 &invoice.id,
                 &invoice.account_id,
@@ -565,18 +603,30 @@ impl Store for PgStore {
                 &invoice.numero,
                 &invoice.receptor_ruc,
                 &i16::from(invoice.tipo_documento),
+                &xml,
             ],
         );
     }
 
     fn invoice(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
+        self.query_invoices(
+            select_invoices!("FROM invoices WHERE id = $1 AND account_id = $2"),
+            &[&id, &account_id],
+        )
+        .into_iter()
+        .next()
+    }
+
+    fn invoice_state(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
         self.one_json(
             "SELECT json FROM invoices WHERE id = $1 AND account_id = $2",
             &[&id, &account_id],
         )
     }
 
-    fn update_invoice(&mut self, invoice: InvoiceRecord) {
+    /// The XML is not written again: the core never changes an invoice's XML after creating it.
+    fn update_invoice(&mut self, mut invoice: InvoiceRecord) {
+        invoice.xml = String::new();
         let json = self.encode(&invoice);
         self.write(
             "UPDATE invoices SET in_flight = $2, sifen_due_at = $3, json = $4, status = $5 WHERE id = $1",
@@ -674,9 +724,14 @@ impl Store for PgStore {
         args.push(Box::new(i64_of(query.limit)));
         args.push(Box::new(i64_of(query.offset)));
         let refs: Vec<&(dyn ToSql + Sync)> = args.iter().map(|b| b.as_ref()).collect();
-        let items = self.query_json(
+        let items = self.query_invoices(
             &format!(
-                "SELECT json FROM invoices WHERE {filter} ORDER BY seq {order} LIMIT ${} OFFSET ${}",
+                concat!(
+                    select_invoices!("FROM invoices WHERE "),
+                    "{} ORDER BY seq {} LIMIT ${} OFFSET ${}"
+                ),
+                filter,
+                order,
                 n + 1,
                 n + 2
             ),
@@ -698,17 +753,19 @@ impl Store for PgStore {
             return Vec::new();
         }
         self.last_scan.set(Some(now));
-        self.query_json(
-            "SELECT json FROM invoices WHERE in_flight ORDER BY seq FOR UPDATE SKIP LOCKED",
+        self.query_invoices(
+            select_invoices!("FROM invoices WHERE in_flight ORDER BY seq FOR UPDATE SKIP LOCKED"),
             &[],
         )
     }
 
     fn sifen_due(&self, now: i64, limit: usize) -> Vec<InvoiceRecord> {
         // Claimed: the core writes each one back with its lease in this transaction; other nodes skip them.
-        self.query_json(
-            "SELECT json FROM invoices WHERE sifen_due_at IS NOT NULL AND sifen_due_at <= $1
-             ORDER BY sifen_due_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED",
+        self.query_invoices(
+            select_invoices!(
+                "FROM invoices WHERE sifen_due_at IS NOT NULL AND sifen_due_at <= $1
+                 ORDER BY sifen_due_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED"
+            ),
             &[&now, &i64_of(limit)],
         )
     }

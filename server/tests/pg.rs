@@ -65,6 +65,40 @@ fn the_postgres_store_keeps_the_listing_contract() {
     assert_eq!(s.take_error(), None);
 }
 
+/// Migration 2 moves the XML of invoices stored before it out of their JSON: they read back whole, and a status
+/// change afterwards rewrites the record without the XML.
+#[test]
+fn invoices_stored_before_migration_2_keep_their_xml() {
+    let url = fresh_database("xml");
+    let mut s = open(&url);
+    conformance::list_invoices(&mut s).unwrap();
+    let all = kuatia_core::api::store::InvoiceQuery::default();
+    let (before, total) = s.list_invoices("acct_a", Environment::Sandbox, &all);
+    assert!(total > 0 && before.iter().all(|i| i.xml.starts_with("<rDE>")));
+    drop(s);
+    // The database as version 1 kept it: the XML inside each record's JSON, no `invoice_xml`.
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    db.batch_execute(
+        "UPDATE invoices SET json = jsonb_set(json::jsonb, '{xml}',
+             to_jsonb((SELECT xml FROM invoice_xml x WHERE x.seq = invoices.seq)))::text;
+         DROP TABLE invoice_xml;
+         DELETE FROM kuatia_migrations WHERE version = 2;",
+    )
+    .unwrap();
+    drop(db);
+    let mut s = open(&url);
+    let (after, _) = s.list_invoices("acct_a", Environment::Sandbox, &all);
+    assert_eq!(after, before);
+    let mut changed = after[0].clone();
+    changed.status = Estado::Rejected;
+    s.update_invoice(changed.clone());
+    assert_eq!(s.invoice("acct_a", &changed.id), Some(changed.clone()));
+    let mut state = changed.clone();
+    state.xml = String::new();
+    assert_eq!(s.invoice_state("acct_a", &changed.id), Some(state));
+    assert_eq!(s.take_error(), None);
+}
+
 #[test]
 fn the_postgres_store_keeps_the_numbering_contract() {
     let url = fresh_database("numbering");
@@ -92,11 +126,16 @@ fn nodes_starting_together_migrate_once() {
         n.join().unwrap().unwrap();
     }
     let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    let rows: i64 = c
-        .query_one("SELECT COUNT(*) FROM kuatia_migrations", &[])
-        .unwrap()
-        .get(0);
-    assert_eq!(rows, 1);
+    // One row per migration, each applied once.
+    let row = c
+        .query_one(
+            "SELECT COUNT(*), MAX(version)::BIGINT FROM kuatia_migrations",
+            &[],
+        )
+        .unwrap();
+    let (rows, last): (i64, i64) = (row.get(0), row.get(1));
+    assert!(last >= 2);
+    assert_eq!(rows, last);
 }
 
 fn key() -> NumberingKey {
