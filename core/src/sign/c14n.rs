@@ -214,66 +214,6 @@ pub(crate) fn canonicalize_recorded<'x, const N: usize>(
     finish_all(states, result)
 }
 
-/// One job fed token by token by a caller that reads the document itself: verification canonicalizes the referenced
-/// element during its scan for the `Signature`, before it knows the element's `Id`. The job starts with no target
-/// (it matches no element; until an element matches, a job's state does not depend on its target) and is given one
-/// with [`Stream::retarget`] before the token of the first element that could match. Fed every token of a parse,
-/// [`Stream::finish`] gives what [`canonicalize_subtree`] gives for the same target, exclusion and method.
-pub(crate) struct Stream<'x, 'm, 't> {
-    states: [State<'x, 'm, 't>; 1],
-}
-
-impl<'x, 'm, 't> Stream<'x, 'm, 't> {
-    /// A job over a document of `len` bytes that matches no element yet.
-    pub fn new(len: usize, method: &'m Method) -> Self {
-        Stream {
-            states: states_for(
-                len,
-                [Job {
-                    // No token starts there: nothing matches.
-                    target: Target::Offset(usize::MAX),
-                    exclude: None,
-                    method,
-                }],
-            ),
-        }
-    }
-
-    /// From now on the job's apex is the element whose `Id` is `id`; sound only while no element has matched.
-    pub fn retarget(&mut self, id: &'t str) {
-        let [st] = &mut self.states;
-        st.target = Target::Id(id);
-    }
-
-    /// The element starting at `offset` is left out from now on (the enveloped-signature transform); sound only for
-    /// an offset of a token not fed yet or not in the output (see [`Stream::covers`]).
-    pub fn exclude(&mut self, offset: usize) {
-        let [st] = &mut self.states;
-        st.exclude = Some(offset);
-    }
-
-    /// Whether a start tag at `offset`, already fed, may have been part of the output (so that excluding it later
-    /// would not give the job's result): the apex started at or before it and had not ended before it.
-    pub fn covers(&self, offset: usize) -> bool {
-        let [st] = &self.states;
-        st.apex_start
-            .is_some_and(|a| a <= offset && (!st.done || st.end > offset))
-    }
-
-    /// Gives one token (with the offsets before and after it); `Ok(false)` once nothing later can change the result
-    /// (the job failed, or the document ended), `Err` for a `DOCTYPE`, as [`canonicalize_subtree`] reports it.
-    pub fn feed(&mut self, event: &Tok<'x>, before: usize, after: usize) -> Result<bool, C14nError> {
-        feed(&mut self.states, event, before, after)
-    }
-
-    /// The result, given how reading the document ended (`Err` with the reader's error, or the `DOCTYPE` error of
-    /// [`Stream::feed`]).
-    pub fn finish(self, read: Result<(), C14nError>) -> Result<Subtree, C14nError> {
-        let [one] = finish_all(self.states, read);
-        one
-    }
-}
-
 fn states_for<'x, 'm, 't, const N: usize>(
     len: usize,
     jobs: [Job<'m, 't>; N],
@@ -294,7 +234,6 @@ fn states_for<'x, 'm, 't, const N: usize>(
         attrs: Vec::new(),
         decls: Vec::new(),
         apex_depth: None,
-        apex_start: None,
         skip_depth: None,
         done: false,
         end: 0,
@@ -578,8 +517,6 @@ struct State<'x, 'm, 't> {
     attrs: Vec<Attr<'x>>,
     decls: Vec<Binding>,
     apex_depth: Option<usize>,
-    /// Byte offset of the apex's start tag.
-    apex_start: Option<usize>,
     skip_depth: Option<usize>,
     done: bool,
     end: usize,
@@ -663,7 +600,6 @@ impl<'x> State<'x, '_, '_> {
         }
         if is_target && self.apex_depth.is_none() {
             self.apex_depth = Some(self.depth);
-            self.apex_start = Some(offset);
         }
         if self.in_output() {
             if self.exclude == Some(offset) {
