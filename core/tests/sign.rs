@@ -548,6 +548,10 @@ fn a_kept_verifier_agrees_with_verify() {
     let good = sign_element(&sample_rde(), ID, &sandbox).unwrap().xml;
     docs.push(good.replace("Ñandutí", "Nandutí"));
     docs.push(good.replace("<X509Certificate>", "<X509Certificate>AAAA"));
+    docs.push(good.replace("<X509Certificate>", "<X509Certificate>!!"));
+    // The same certificate with line breaks in its base64 (as xmlsec1 writes it).
+    docs.push(good.replace("<X509Certificate>MII", "<X509Certificate>\nMII&#13;\n"));
+    assert!(verify(docs.last().unwrap(), None).valid);
     docs.push(good.replace("<SignatureValue>", "<SignatureValue>AAAA"));
     docs.push(good.clone());
     let times = [None, Some(datetime!(2025-03-10 10:11:00)), Some(datetime!(2060-01-01 00:00:00))];

@@ -84,6 +84,8 @@ impl std::fmt::Debug for Verifier {
 
 /// What [`Verifier`] keeps of one certificate.
 struct KnownCertificate {
+    /// The base64 it was met as, and its DER.
+    text: String,
     der: Vec<u8>,
     info: CertificateInfo,
     /// The RSA key that passed [`rsa_key_policy`], or why the certificate's key is not verified.
@@ -134,9 +136,10 @@ impl RsaKey {
     }
 }
 
-/// What [`Verifier`] learns from a certificate's DER: the same checks, in the same order, as reading it each time.
-fn read_certificate(der: &[u8]) -> Result<KnownCertificate, String> {
-    let cert = match X509Certificate::from_der(der) {
+/// What [`Verifier`] learns from a certificate's DER (met as `text`): the same checks, in the same order, as
+/// reading it each time.
+fn read_certificate(text: &str, der: Vec<u8>) -> Result<KnownCertificate, String> {
+    let cert = match X509Certificate::from_der(&der) {
         Ok((_, c)) => c,
         Err(e) => return Err(format!("cannot read X509Certificate: {e}")),
     };
@@ -159,7 +162,8 @@ fn read_certificate(der: &[u8]) -> Result<KnownCertificate, String> {
         policy.map(|()| RsaKey::new(&spki.subject_public_key.data))
     };
     Ok(KnownCertificate {
-        der: der.to_vec(),
+        text: text.to_string(),
+        der,
         info,
         key,
     })
@@ -176,25 +180,47 @@ impl Verifier {
         verify_with(self, xml, at)
     }
 
-    /// The certificate with this DER, read now or remembered (and moved to the front); `Err` with the message of a
-    /// certificate that cannot be read (not remembered).
-    fn certificate(&mut self, der: &[u8]) -> Result<&mut KnownCertificate, String> {
-        match self.known.iter().position(|k| k.der == der) {
-            Some(i) => {
-                if let Some(recent) = self.known.get_mut(..=i) {
-                    recent.rotate_right(1);
+    /// The certificate whose base64 is `text` (an `X509Certificate` element's content), remembered (and moved to the
+    /// front) or read now: a remembered text is not decoded again.
+    fn certificate(&mut self, text: &str) -> Lookup<'_> {
+        let found = match self.known.iter().position(|k| k.text == text) {
+            Some(i) => i,
+            None => {
+                let Some(der) = b64(text) else {
+                    return Lookup::Malformed;
+                };
+                match self.known.iter().position(|k| k.der == der) {
+                    Some(i) => i,
+                    None => {
+                        let known = match read_certificate(text, der) {
+                            Ok(known) => known,
+                            Err(m) => return Lookup::Invalid(m),
+                        };
+                        self.known.truncate(KNOWN_CERTIFICATES - 1);
+                        self.known.insert(0, known);
+                        0
+                    }
                 }
             }
-            None => {
-                let known = read_certificate(der)?;
-                self.known.truncate(KNOWN_CERTIFICATES - 1);
-                self.known.insert(0, known);
-            }
+        };
+        if let Some(recent) = self.known.get_mut(..=found) {
+            recent.rotate_right(1);
         }
-        self.known
-            .first_mut()
-            .ok_or_else(|| "no certificate".to_string())
+        match self.known.first_mut() {
+            Some(known) => Lookup::Known(known),
+            None => Lookup::Malformed,
+        }
     }
+}
+
+/// What [`Verifier::certificate`] found.
+enum Lookup<'v> {
+    /// The text is not base64.
+    Malformed,
+    /// The DER is not a readable certificate: the message.
+    Invalid(String),
+    /// The certificate.
+    Known(&'v mut KnownCertificate),
 }
 
 fn verify_with(
@@ -356,17 +382,20 @@ fn check(
         .child("KeyInfo")
         .and_then(|k| k.child("X509Data"))
         .and_then(|x| x.child("X509Certificate"));
-    let Some(cert_der) = cert_el.and_then(|c| b64(&c.text)) else {
-        return Err(malformed(
-            r,
-            "KeyInfo/X509Data/X509Certificate is missing or not base64",
-        ));
+    let lookup = match cert_el {
+        Some(c) => verifier.certificate(&c.text),
+        None => Lookup::Malformed,
     };
-
     // Certificate and its RSA key (read once per certificate by a kept Verifier).
-    let known = match verifier.certificate(&cert_der) {
-        Ok(k) => k,
-        Err(m) => return Err(r.fail(code::CERTIFICATE_INVALID, m)),
+    let known = match lookup {
+        Lookup::Known(k) => k,
+        Lookup::Malformed => {
+            return Err(malformed(
+                r,
+                "KeyInfo/X509Data/X509Certificate is missing or not base64",
+            ))
+        }
+        Lookup::Invalid(m) => return Err(r.fail(code::CERTIFICATE_INVALID, m)),
     };
     r.certificate = Some(known.info.clone());
     let key = match &mut known.key {
