@@ -554,13 +554,25 @@ fn a_kept_verifier_agrees_with_verify() {
     assert!(verify(docs.last().unwrap(), None).valid);
     docs.push(good.replace("<SignatureValue>", "<SignatureValue>AAAA"));
     docs.push(good.clone());
-    let times = [None, Some(datetime!(2025-03-10 10:11:00)), Some(datetime!(2060-01-01 00:00:00))];
+    let times = [
+        None,
+        Some(datetime!(2025-03-10 10:11:00)),
+        Some(datetime!(2060-01-01 00:00:00)),
+    ];
     let mut kept = Verifier::new();
     for round in 0..3 {
         for (i, doc) in docs.iter().enumerate() {
-            let doc = if round == 1 { &docs[docs.len() - 1 - i] } else { doc };
+            let doc = if round == 1 {
+                &docs[docs.len() - 1 - i]
+            } else {
+                doc
+            };
             for at in times {
-                assert_eq!(kept.verify(doc, at), verify(doc, at), "round {round}, document {i}");
+                assert_eq!(
+                    kept.verify(doc, at),
+                    verify(doc, at),
+                    "round {round}, document {i}"
+                );
             }
         }
     }

@@ -283,9 +283,3 @@ fn sign_canonical(
         digest_value,
     })
 }
-
-#[doc(hidden)]
-#[allow(missing_docs)]
-pub fn __probe(xml: &str, what: u8) -> usize {
-    verify::__probe(xml, what)
-}

@@ -223,11 +223,7 @@ enum Lookup<'v> {
     Known(&'v mut KnownCertificate),
 }
 
-fn verify_with(
-    verifier: &mut Verifier,
-    xml: &str,
-    at: Option<PrimitiveDateTime>,
-) -> VerifyReport {
+fn verify_with(verifier: &mut Verifier, xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
     let report = VerifyReport {
         valid: false,
         reference_id: None,
@@ -1090,34 +1086,4 @@ mod tests {
             None
         );
     }
-}
-
-#[doc(hidden)]
-pub(crate) fn __probe(xml: &str, what: u8) -> usize {
-    let mut lexer = Lexer::new(xml);
-    let mut events = Vec::with_capacity(2 * memchr::memchr_iter(b'<', xml.as_bytes()).count() + 2);
-    if what == 0 {
-        loop {
-            let before = lexer.pos();
-            match lexer.next() {
-                Ok(Tok::Eof) | Err(_) => return events.len(),
-                Ok(t) => events.push((t, before, lexer.pos())),
-            }
-        }
-    }
-    let Ok(Some((sig, scope))) = find_signature(&mut lexer, &mut events) else { return 0 };
-    loop {
-        let before = lexer.pos();
-        match lexer.next() {
-            Ok(Tok::Eof) | Err(_) => break,
-            Ok(t) => events.push((t, before, lexer.pos())),
-        }
-    }
-    if what == 1 {
-        return events.len() + sig.children.len() + scope.ancestors.len();
-    }
-    let recorded = c14n::Recorded { events, error: None };
-    let id = "01444444017001001000000122025031011234567890";
-    let [subtree] = c14n::canonicalize_recorded(&recorded, xml.len(), [Job { target: Target::Id(id), exclude: Some(sig.offset), method: &Method::EXCLUSIVE }]);
-    subtree.map(|s| s.bytes.len()).unwrap_or(0)
 }
