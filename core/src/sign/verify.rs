@@ -66,8 +66,9 @@ const KNOWN_CERTIFICATES: usize = 16;
 /// Verification that remembers what it read from the last certificates it met: their facts ([`CertificateInfo`]),
 /// the key checks, and the parsed RSA public key (aws-lc keeps its Montgomery constants with it). Reading a
 /// certificate and preparing its key cost about a third of the work around the RSA operation, and a host verifies
-/// documents of few signers. The memory is keyed by the certificate's whole DER and holds only what is computed from
-/// it, so [`Verifier::verify`] gives what [`verify`] gives, for every document, whatever came before.
+/// documents of few signers. The memory is keyed by the certificate's base64 text as written and by its whole DER,
+/// and holds only what is computed from the DER, so [`Verifier::verify`] gives what [`verify`] gives, for every
+/// document, whatever came before.
 #[derive(Default)]
 pub struct Verifier {
     /// Most recently used first.
