@@ -5,7 +5,7 @@ use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
 use kuatia_core::sign::{
     certificate_info, check_certificate, sandbox_test_signer, sign_element, verify, SignError,
-    Signer, SoftwareSigner,
+    Signer, SoftwareSigner, Verifier,
 };
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -513,6 +513,70 @@ fn verify_reports_problems_without_panicking() {
     }
     let json = serde_json::to_string(&verify(&signed, None)).unwrap();
     assert!(json.contains("\"valid\":true"));
+}
+
+/// A signer that embeds `cert` but signs with the sandbox key (a wrong key for every other certificate).
+struct WithCertificate(Vec<u8>, SoftwareSigner);
+
+impl Signer for WithCertificate {
+    fn certificate_der(&self) -> &[u8] {
+        &self.0
+    }
+    fn sign_rsa_sha256(&self, data: &[u8]) -> Result<Vec<u8>, SignError> {
+        self.1.sign_rsa_sha256(data)
+    }
+}
+
+/// A kept `Verifier` gives the reports `verify` gives, whatever it verified before: documents with good, tampered,
+/// unreadable, non-RSA and too-small-key certificates, in several orders, at several times, repeated.
+#[test]
+fn a_kept_verifier_agrees_with_verify() {
+    let sandbox = sandbox_test_signer().unwrap();
+    let mut docs = Vec::new();
+    for cert in [
+        "sandbox.cert.pem",
+        "expired.cert.pem",
+        "notyet.cert.pem",
+        "norucs.cert.pem",
+        "person.cert.pem",
+        "rsa1024.cert.pem",
+        "ec.cert.pem",
+    ] {
+        let signer = WithCertificate(cert_der(cert), sandbox_test_signer().unwrap());
+        docs.push(sign_element(&sample_rde(), ID, &signer).unwrap().xml);
+    }
+    let good = sign_element(&sample_rde(), ID, &sandbox).unwrap().xml;
+    docs.push(good.replace("Ñandutí", "Nandutí"));
+    docs.push(good.replace("<X509Certificate>", "<X509Certificate>AAAA"));
+    docs.push(good.replace("<X509Certificate>", "<X509Certificate>!!"));
+    // The same certificate with line breaks in its base64 (as xmlsec1 writes it).
+    docs.push(good.replace("<X509Certificate>MII", "<X509Certificate>\nMII&#13;\n"));
+    assert!(verify(docs.last().unwrap(), None).valid);
+    docs.push(good.replace("<SignatureValue>", "<SignatureValue>AAAA"));
+    docs.push(good.clone());
+    let times = [
+        None,
+        Some(datetime!(2025-03-10 10:11:00)),
+        Some(datetime!(2060-01-01 00:00:00)),
+    ];
+    let mut kept = Verifier::new();
+    for round in 0..3 {
+        for (i, doc) in docs.iter().enumerate() {
+            let doc = if round == 1 {
+                &docs[docs.len() - 1 - i]
+            } else {
+                doc
+            };
+            for at in times {
+                assert_eq!(
+                    kept.verify(doc, at),
+                    verify(doc, at),
+                    "round {round}, document {i}"
+                );
+            }
+        }
+    }
+    assert!(kept.verify(&good, None).valid);
 }
 
 /// The production profile of the sandbox certificate's taxpayer (RUC 44444401-7) with a stamp from `desde`.

@@ -318,10 +318,12 @@ fn feed<'x>(
 impl<'x> State<'x, '_, '_> {
     fn event(&mut self, event: &Tok<'x>, before: usize, after: usize) -> Result<(), C14nError> {
         match event {
-            Tok::Start(e) => self.start(e, before, after)?,
+            Tok::Start(e) => self.start(e, false, before, after)?,
+            Tok::Empty(e) => self.start(e, true, before, after)?,
             Tok::End(name) => self.end(name.as_bytes(), after)?,
-            Tok::Text(t, true) if self.in_output() => self.out.extend_from_slice(t.as_bytes()),
-            Tok::Text(t, plain) => self.text(t, *plain)?,
+            Tok::Plain(t) if self.in_output() => self.out.extend_from_slice(t.as_bytes()),
+            Tok::Plain(t) => self.text(t, true)?,
+            Tok::Text(t) => self.text(t, false)?,
             Tok::CData(t) => {
                 if self.in_output() {
                     escape_text_bytes(&normalize_newlines_bytes(t.as_bytes()), &mut self.out);
@@ -533,7 +535,13 @@ impl<'x> State<'x, '_, '_> {
         self.apex_depth.is_some() && !self.done && self.skip_depth.is_none()
     }
 
-    fn start(&mut self, e: &Tag<'x>, offset: usize, after: usize) -> Result<(), C14nError> {
+    fn start(
+        &mut self,
+        e: &Tag<'x>,
+        empty: bool,
+        offset: usize,
+        after: usize,
+    ) -> Result<(), C14nError> {
         if self.depth == 0 {
             if self.seen_root {
                 return Err(C14nError::malformed("more than one root element"));
@@ -560,7 +568,7 @@ impl<'x> State<'x, '_, '_> {
                 self.out.push(b'<');
                 self.out.extend_from_slice(e.name.as_bytes());
                 self.out.push(b'>');
-                if e.empty {
+                if empty {
                     self.end(e.name.as_bytes(), after)?;
                 }
                 return Ok(());
@@ -614,7 +622,7 @@ impl<'x> State<'x, '_, '_> {
                 }
             }
         }
-        if e.empty {
+        if empty {
             self.end(e.name.as_bytes(), after)?;
         }
         Ok(())

@@ -26,7 +26,7 @@ mod software;
 pub use cert::{certificate_info, check_certificate, CertificateInfo};
 #[cfg(feature = "native-sign")]
 pub use software::{sandbox_test_signer, SoftwareSigner};
-pub use verify::{verify, VerifyReport};
+pub use verify::{verify, Verifier, VerifyReport};
 
 /// XMLDSig namespace, the default namespace of the `Signature` element.
 pub const DSIG_NS: &str = "http://www.w3.org/2000/09/xmldsig#";

@@ -54,8 +54,177 @@ impl VerifyReport {
 }
 
 /// Verifies the first XMLDSig `Signature` in `xml`; `at` (Paraguay local time) also checks the certificate
-/// dates. Never panics; problems are reported in [`VerifyReport::error`].
+/// dates. Never panics; problems are reported in [`VerifyReport::error`]. A host that verifies many documents keeps a
+/// [`Verifier`] instead, which reads each certificate once.
 pub fn verify(xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
+    Verifier::new().verify(xml, at)
+}
+
+/// How many certificates a [`Verifier`] remembers (the most recently used; SIFEN documents come from few signers).
+const KNOWN_CERTIFICATES: usize = 16;
+
+/// Verification that remembers what it read from the last certificates it met: their facts ([`CertificateInfo`]),
+/// the key checks, and the parsed RSA public key (aws-lc keeps its Montgomery constants with it). Reading a
+/// certificate and preparing its key cost about a third of the work around the RSA operation, and a host verifies
+/// documents of few signers. The memory is keyed by the certificate's base64 text as written and by its whole DER,
+/// and holds only what is computed from the DER, so [`Verifier::verify`] gives what [`verify`] gives, for every
+/// document, whatever came before.
+#[derive(Default)]
+pub struct Verifier {
+    /// Most recently used first.
+    known: Vec<KnownCertificate>,
+}
+
+impl std::fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Verifier")
+            .field("known_certificates", &self.known.len())
+            .finish()
+    }
+}
+
+/// What [`Verifier`] keeps of one certificate.
+struct KnownCertificate {
+    /// The base64 it was met as, and its DER.
+    text: String,
+    der: Vec<u8>,
+    info: CertificateInfo,
+    /// The RSA key that passed [`rsa_key_policy`], or why the certificate's key is not verified.
+    key: Result<RsaKey, (&'static str, String)>,
+}
+
+/// An RSA public key as both backends read it: `RSAPublicKey` DER, and natively aws-lc's parsed key per hash.
+struct RsaKey {
+    der: Vec<u8>,
+    #[cfg(feature = "native-sign")]
+    parsed: [Option<Option<aws_lc_rs::signature::ParsedPublicKey>>; 3],
+}
+
+impl RsaKey {
+    fn new(der: &[u8]) -> Self {
+        RsaKey {
+            der: der.to_vec(),
+            #[cfg(feature = "native-sign")]
+            parsed: [None, None, None],
+        }
+    }
+
+    /// RSA PKCS#1 v1.5 verification of `message` (the canonical SignedInfo, hashed here): aws-lc natively (the key
+    /// parsed once per hash; a key aws-lc refuses verifies nothing, as [`rsa_verify`] gives), the `rsa` crate in the
+    /// browser build.
+    #[cfg(feature = "native-sign")]
+    fn verify(&mut self, hash: HashAlg, message: &[u8], signature: &[u8]) -> bool {
+        let slot = match hash {
+            HashAlg::Sha256 => 0,
+            HashAlg::Sha384 => 1,
+            HashAlg::Sha512 => 2,
+        };
+        let Some(entry) = self.parsed.get_mut(slot) else {
+            return false;
+        };
+        let der = &self.der;
+        entry
+            .get_or_insert_with(|| {
+                aws_lc_rs::signature::ParsedPublicKey::new(native_algorithm(hash), der).ok()
+            })
+            .as_ref()
+            .is_some_and(|key| key.verify_sig(message, signature).is_ok())
+    }
+
+    #[cfg(not(feature = "native-sign"))]
+    fn verify(&mut self, hash: HashAlg, message: &[u8], signature: &[u8]) -> bool {
+        rsa_verify(hash, &self.der, message, signature)
+    }
+}
+
+/// What [`Verifier`] learns from a certificate's DER (met as `text`): the same checks, in the same order, as
+/// reading it each time.
+fn read_certificate(text: &str, der: Vec<u8>) -> Result<KnownCertificate, String> {
+    let cert = match X509Certificate::from_der(&der) {
+        Ok((_, c)) => c,
+        Err(e) => return Err(format!("cannot read X509Certificate: {e}")),
+    };
+    let info = info_of(&cert);
+    let spki = cert.public_key();
+    let key = if spki.algorithm.algorithm != OID_PKCS1_RSAENCRYPTION {
+        Err((
+            code::UNSUPPORTED_ALGORITHM,
+            "the certificate key is not RSA".to_string(),
+        ))
+    } else {
+        // RSAPublicKey DER, as both backends read it; the policy decides first, so they see the same keys.
+        let policy = match spki.parsed() {
+            Ok(PublicKey::RSA(k)) => rsa_key_policy(k.modulus, k.exponent),
+            _ => Err((
+                code::CERTIFICATE_INVALID,
+                "cannot read the RSA public key".into(),
+            )),
+        };
+        policy.map(|()| RsaKey::new(&spki.subject_public_key.data))
+    };
+    Ok(KnownCertificate {
+        text: text.to_string(),
+        der,
+        info,
+        key,
+    })
+}
+
+impl Verifier {
+    /// A verifier that knows no certificate yet.
+    pub fn new() -> Self {
+        Verifier::default()
+    }
+
+    /// [`verify`], reading each certificate once while it stays among the last ones used.
+    pub fn verify(&mut self, xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
+        verify_with(self, xml, at)
+    }
+
+    /// The certificate whose base64 is `text` (an `X509Certificate` element's content), remembered (and moved to the
+    /// front) or read now: a remembered text is not decoded again.
+    fn certificate(&mut self, text: &str) -> Lookup<'_> {
+        let found = match self.known.iter().position(|k| k.text == text) {
+            Some(i) => i,
+            None => {
+                let Some(der) = b64(text) else {
+                    return Lookup::Malformed;
+                };
+                match self.known.iter().position(|k| k.der == der) {
+                    Some(i) => i,
+                    None => {
+                        let known = match read_certificate(text, der) {
+                            Ok(known) => known,
+                            Err(m) => return Lookup::Invalid(m),
+                        };
+                        self.known.truncate(KNOWN_CERTIFICATES - 1);
+                        self.known.insert(0, known);
+                        0
+                    }
+                }
+            }
+        };
+        if let Some(recent) = self.known.get_mut(..=found) {
+            recent.rotate_right(1);
+        }
+        match self.known.first_mut() {
+            Some(known) => Lookup::Known(known),
+            None => Lookup::Malformed,
+        }
+    }
+}
+
+/// What [`Verifier::certificate`] found.
+enum Lookup<'v> {
+    /// The text is not base64.
+    Malformed,
+    /// The DER is not a readable certificate: the message.
+    Invalid(String),
+    /// The certificate.
+    Known(&'v mut KnownCertificate),
+}
+
+fn verify_with(verifier: &mut Verifier, xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
     let report = VerifyReport {
         valid: false,
         reference_id: None,
@@ -76,8 +245,10 @@ pub fn verify(xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
     // One parse: the scan for the Signature records its tokens, then the rest of the document is read and recorded
     // too, and the canonicalizations replay them (the same tokens a second parse would give).
     let mut lexer = Lexer::new(xml);
-    // About one token per 16 bytes in a SIFEN document; larger inputs grow the vector as they need.
-    let mut events = Vec::with_capacity((xml.len() / 16).min(4096));
+    // At most a token per markup and one of text before each (plus the end): counted, the vector never grows (a
+    // growth copied ~25 KB of tokens for a SIFEN document).
+    let markups = memchr::memchr_iter(b'<', xml.as_bytes()).count();
+    let mut events = Vec::with_capacity(2 * markups + 2);
     let (sig, scope) = match find_signature(&mut lexer, &mut events) {
         Ok(Some(found)) => found,
         Ok(None) => {
@@ -101,7 +272,7 @@ pub fn verify(xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
         }
     };
     let recorded = c14n::Recorded { events, error };
-    match check(xml.len(), &recorded, &sig, &scope, at, report) {
+    match check(verifier, xml.len(), &recorded, &sig, &scope, at, report) {
         Ok(r) | Err(r) => r,
     }
 }
@@ -109,6 +280,7 @@ pub fn verify(xml: &str, at: Option<PrimitiveDateTime>) -> VerifyReport {
 // Both arms carry the report (Err = stopped early); it is built once per call, so its size is harmless.
 #[allow(clippy::result_large_err)]
 fn check(
+    verifier: &mut Verifier,
     len: usize,
     recorded: &c14n::Recorded<'_>,
     sig: &El<'_>,
@@ -207,43 +379,29 @@ fn check(
         .child("KeyInfo")
         .and_then(|k| k.child("X509Data"))
         .and_then(|x| x.child("X509Certificate"));
-    let Some(cert_der) = cert_el.and_then(|c| b64(&c.text)) else {
-        return Err(malformed(
-            r,
-            "KeyInfo/X509Data/X509Certificate is missing or not base64",
-        ));
+    let lookup = match cert_el {
+        Some(c) => verifier.certificate(&c.text),
+        None => Lookup::Malformed,
     };
-
-    // Certificate and its RSA key.
-    let cert = match X509Certificate::from_der(&cert_der) {
-        Ok((_, c)) => c,
-        Err(e) => {
-            return Err(r.fail(
-                code::CERTIFICATE_INVALID,
-                format!("cannot read X509Certificate: {e}"),
+    // Certificate and its RSA key (read once per certificate by a kept Verifier).
+    let known = match lookup {
+        Lookup::Known(k) => k,
+        Lookup::Malformed => {
+            return Err(malformed(
+                r,
+                "KeyInfo/X509Data/X509Certificate is missing or not base64",
             ))
         }
+        Lookup::Invalid(m) => return Err(r.fail(code::CERTIFICATE_INVALID, m)),
     };
-    r.certificate = Some(info_of(&cert));
-    let spki = cert.public_key();
-    if spki.algorithm.algorithm != OID_PKCS1_RSAENCRYPTION {
-        return Err(r.fail(
-            code::UNSUPPORTED_ALGORITHM,
-            "the certificate key is not RSA",
-        ));
-    }
-    // RSAPublicKey DER, as both backends read it; the policy decides first, so they see the same keys.
-    let key_der: &[u8] = &spki.subject_public_key.data;
-    let policy = match spki.parsed() {
-        Ok(PublicKey::RSA(k)) => rsa_key_policy(k.modulus, k.exponent),
-        _ => Err((
-            code::CERTIFICATE_INVALID,
-            "cannot read the RSA public key".into(),
-        )),
+    r.certificate = Some(known.info.clone());
+    let key = match &mut known.key {
+        Ok(key) => key,
+        Err((c, m)) => {
+            let (c, m) = (*c, m.clone());
+            return Err(r.fail(c, m));
+        }
     };
-    if let Err((c, m)) = policy {
-        return Err(r.fail(c, m));
-    }
 
     // The referenced element and SignedInfo, canonicalized from the one parse of the document. SignedInfo's job
     // sees the Signature's ancestors' start tags (its namespace and xml:* scope) and the tokens from the Signature
@@ -290,7 +448,7 @@ fn check(
         Ok(s) => s,
         Err(e) => return Err(r.fail(e.code(), e.message())),
     };
-    r.signature_ok = rsa_verify(hash, key_der, &si_c14n.bytes, &signature_value);
+    r.signature_ok = key.verify(hash, &si_c14n.bytes, &signature_value);
 
     if let (Some(at), Some(info)) = (at, r.certificate.as_ref()) {
         r.certificate_valid_at = Some(check_validity(info, at).is_ok());
@@ -442,21 +600,27 @@ fn positive_bits(der_int: &[u8]) -> Option<usize> {
 }
 
 /// RSA PKCS#1 v1.5 verification of `message` (the canonical SignedInfo, hashed here) with an `RSAPublicKey` DER
-/// that [`rsa_key_policy`] accepted: aws-lc, about 20 times cheaper than the signature it checks.
-#[cfg(feature = "native-sign")]
+/// that [`rsa_key_policy`] accepted: aws-lc, about 20 times cheaper than the signature it checks. Natively
+/// [`RsaKey::verify`] keeps the parsed key instead; the tests hold the two to the same verdicts.
+#[cfg(all(feature = "native-sign", test))]
 fn rsa_verify(hash: HashAlg, key_der: &[u8], message: &[u8], signature: &[u8]) -> bool {
+    use aws_lc_rs::signature::UnparsedPublicKey;
+    UnparsedPublicKey::new(native_algorithm(hash), key_der)
+        .verify(message, signature)
+        .is_ok()
+}
+
+/// aws-lc's PKCS#1 v1.5 verification for `hash`, 2048 to 8192 bits.
+#[cfg(feature = "native-sign")]
+fn native_algorithm(hash: HashAlg) -> &'static aws_lc_rs::signature::RsaParameters {
     use aws_lc_rs::signature::{
-        UnparsedPublicKey, RSA_PKCS1_2048_8192_SHA256, RSA_PKCS1_2048_8192_SHA384,
-        RSA_PKCS1_2048_8192_SHA512,
+        RSA_PKCS1_2048_8192_SHA256, RSA_PKCS1_2048_8192_SHA384, RSA_PKCS1_2048_8192_SHA512,
     };
-    let alg = match hash {
+    match hash {
         HashAlg::Sha256 => &RSA_PKCS1_2048_8192_SHA256,
         HashAlg::Sha384 => &RSA_PKCS1_2048_8192_SHA384,
         HashAlg::Sha512 => &RSA_PKCS1_2048_8192_SHA512,
-    };
-    UnparsedPublicKey::new(alg, key_der)
-        .verify(message, signature)
-        .is_ok()
+    }
 }
 
 #[cfg(not(feature = "native-sign"))]
@@ -554,8 +718,9 @@ fn find_signature<'x>(
             .next()
             .map_err(|e| bad(format!("XML is not well-formed: {e}")))?;
         events.push((event, before, lexer.pos()));
-        let tag = match event {
-            Tok::Start(tag) => tag,
+        let (tag, empty) = match event {
+            Tok::Start(tag) => (tag, false),
+            Tok::Empty(tag) => (tag, true),
             Tok::End(_) => {
                 close(&mut ns, &mut marks);
                 match stack.pop() {
@@ -577,9 +742,9 @@ fn find_signature<'x>(
                 }
                 continue;
             }
-            Tok::Text(t, plain) => {
+            Tok::Text(t) | Tok::Plain(t) => {
                 if let Some(top) = stack.last_mut() {
-                    push_text(&mut top.text, t, plain)?;
+                    push_text(&mut top.text, t, matches!(event, Tok::Plain(_)))?;
                 }
                 continue;
             }
@@ -600,7 +765,7 @@ fn find_signature<'x>(
         let outside = stack.is_empty();
         let Some(el) = open(&tag, &mut ns, &mut marks, before, outside)? else {
             // Outside the Signature and not one: only its namespace declarations were kept.
-            if tag.empty {
+            if empty {
                 close(&mut ns, &mut marks);
             } else {
                 ancestors.push(events.len().saturating_sub(1));
@@ -610,7 +775,7 @@ fn find_signature<'x>(
         if outside {
             signature = events.len().saturating_sub(1);
         }
-        if tag.empty {
+        if empty {
             close(&mut ns, &mut marks);
             match stack.last_mut() {
                 Some(parent) => parent.children.push(el),
@@ -808,12 +973,17 @@ mod tests {
             let native = rsa_verify(hash, &der, m, &sig);
             let pure = rsa_verify_pure(hash, &der, m, &sig);
             assert_eq!(native, pure, "{name}: aws-lc {native}, rsa {pure}");
+            // The kept key, parsed once per hash, gives the same verdict the first time and the next.
+            let mut kept = RsaKey::new(&der);
+            assert_eq!(kept.verify(hash, m, &sig), native, "{name}: kept key");
+            assert_eq!(kept.verify(hash, m, &sig), native, "{name}: kept key again");
             assert_eq!(native, expected, "{name}");
         }
         // A key DER either refuses alike.
         for bad in [&der[..der.len() - 1], &[][..], &[0x30, 0x00][..]] {
             assert!(!rsa_verify(HashAlg::Sha256, bad, msg, &s256));
             assert!(!rsa_verify_pure(HashAlg::Sha256, bad, msg, &s256));
+            assert!(!RsaKey::new(bad).verify(HashAlg::Sha256, msg, &s256));
         }
     }
 
