@@ -18,15 +18,15 @@ use crate::issue::{load_signer, open_numbering, IssueArgs, OsRandom};
 use crate::output::Outcome;
 use clap::Args;
 use kuatia_core::error::code;
+use kuatia_core::invoice::FacturaRequest;
 use kuatia_core::issue::{confirm_all, prepare, Blocks, Pending, Prepared, Reserved};
 use kuatia_core::Finding;
 use kuatia_server::numbering::SqliteNumbering;
 use serde::Serialize;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TryRecvError};
-use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, SyncSender};
+use std::sync::{Mutex, OnceLock};
 
 /// Requests checked and numbered together (one block reservation per sequence).
 pub const CHUNK: usize = 128;
@@ -119,10 +119,10 @@ pub fn run(args: &IssueArgs, dir: &Path) -> Outcome {
             bar.inc(1);
         };
         std::thread::scope(|s| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Written>(GROUP);
+            let (tx, rx) = std::sync::mpsc::sync_channel::<(Written, File)>(GROUP);
             let done = &done;
             s.spawn(move || commit(rx, confirming, &args.out, done));
-            // A reader thread reads and parses the requests ahead of the chunk being signed.
+            // A reader thread reads and parses the requests ahead of the chunk being checked.
             let (reqs_tx, reqs_rx) = std::sync::mpsc::sync_channel::<Read>(2 * CHUNK);
             let files = &files;
             s.spawn(move || {
@@ -135,9 +135,8 @@ pub fn run(args: &IssueArgs, dir: &Path) -> Outcome {
             });
             let mut reqs = reqs_rx.iter().peekable();
             while reqs.peek().is_some() {
-                let chunk: Vec<Read> = reqs.by_ref().take(CHUNK).collect();
-                issue_chunk(
-                    chunk,
+                issue_window(
+                    &mut reqs,
                     args,
                     &emisor,
                     &signer,
@@ -204,52 +203,90 @@ fn first_finding(fs: kuatia_core::Findings) -> Finding {
         .unwrap_or_else(|| Finding::new(code::VALIDATION_ERROR, "", "not issued"))
 }
 
-fn read_request(file: &Path) -> Result<kuatia_core::invoice::FacturaRequest, Finding> {
+fn read_request(file: &Path) -> Result<FacturaRequest, Finding> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| Finding::new(code::MALFORMED_JSON, "", format!("cannot read: {e}")))?;
     kuatia_core::invoice::parse_request(&text)
 }
 
 /// A request file's name and its parsed request (or why it does not read).
-type Read = (
-    String,
-    Result<kuatia_core::invoice::FacturaRequest, Finding>,
-);
+type Read = (String, Result<FacturaRequest, Finding>);
 
-/// A signed document written to its `.partial` file, waiting for its group commit.
+/// A signed document written to its `.partial` file (open: the committer syncs it), waiting for its group commit.
 struct Written {
     file: String,
     pending: Pending,
-    handle: File,
     partial: PathBuf,
 }
 
-/// One chunk: check every request read, reserve the valid ones' numbers in blocks, then sign and write them on
-/// `jobs` workers, handing each written document to the committer.
+/// Chunks numbered in one window: the requests of a window stay in memory until its documents are signed, and the
+/// workers are joined once per window (every `WINDOW × CHUNK` documents), not once per chunk.
+const WINDOW: usize = 32;
+
+/// A document ready for a worker: its request's file, the checked request and its reserved number.
+type Job<'a> = (&'a str, Prepared<'a>, Reserved);
+
+/// One window: `jobs` workers sign and write documents while this thread checks the next chunk and reserves its
+/// numbers, so the workers never wait for a check or a block's synced transaction (the queue holds a chunk ahead).
+/// Numbers are handed out in the order of the files whatever `jobs` is, as with one worker.
 #[allow(clippy::too_many_arguments)]
-fn issue_chunk(
-    chunk: Vec<Read>,
+fn issue_window(
+    reqs: &mut std::iter::Peekable<impl Iterator<Item = Read>>,
     args: &IssueArgs,
     emisor: &kuatia_core::profile::Emisor,
     signer: &kuatia_core::sign::SoftwareSigner,
     store: &mut SqliteNumbering,
     jobs: usize,
-    tx: &SyncSender<Written>,
+    tx: &SyncSender<(Written, File)>,
     done: &(dyn Fn(Result<Issued, Failed>) + Sync),
 ) {
-    let mut names = Vec::with_capacity(chunk.len());
-    let mut requests = Vec::with_capacity(chunk.len());
-    for (name, read) in chunk {
-        match read {
-            Ok(req) => {
-                names.push(name);
-                requests.push(req);
-            }
-            Err(f) => done(Err(failed(&name, f))),
+    // The window's requests, one slot per chunk, filled as they are read: what a worker borrows outlives the workers.
+    let window: Vec<OnceLock<Vec<(String, FacturaRequest)>>> =
+        (0..WINDOW).map(|_| OnceLock::new()).collect();
+    let (jobs_tx, jobs_rx) = std::sync::mpsc::sync_channel::<Job<'_>>(CHUNK);
+    let jobs_rx = Mutex::new(jobs_rx);
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            let jobs_rx = &jobs_rx;
+            s.spawn(move || work(jobs_rx, &args.out, tx, done));
         }
-    }
-    let mut prepared: Vec<(&str, Prepared<'_>)> = Vec::with_capacity(requests.len());
-    for (req, name) in requests.iter().zip(&names) {
+        for slot in &window {
+            if reqs.peek().is_none() {
+                break;
+            }
+            let mut chunk = Vec::with_capacity(CHUNK);
+            for (name, read) in reqs.by_ref().take(CHUNK) {
+                match read {
+                    Ok(req) => chunk.push((name, req)),
+                    Err(f) => done(Err(failed(&name, f))),
+                }
+            }
+            let chunk = slot.get_or_init(|| chunk);
+            for job in number_chunk(chunk, args, emisor, signer, store, done) {
+                if let Err(std::sync::mpsc::SendError((name, _, _))) = jobs_tx.send(job) {
+                    // No worker is left (they never return early): the number stays a gap.
+                    done(Err(failed(
+                        name,
+                        Finding::new(code::STORAGE_ERROR, "", "not issued"),
+                    )));
+                }
+            }
+        }
+        drop(jobs_tx);
+    });
+}
+
+/// Checks a chunk's requests and reserves the valid ones' numbers in blocks (one synced transaction per sequence).
+fn number_chunk<'a>(
+    chunk: &'a [(String, FacturaRequest)],
+    args: &IssueArgs,
+    emisor: &'a kuatia_core::profile::Emisor,
+    signer: &'a kuatia_core::sign::SoftwareSigner,
+    store: &mut SqliteNumbering,
+    done: &(dyn Fn(Result<Issued, Failed>) + Sync),
+) -> Vec<Job<'a>> {
+    let mut prepared: Vec<(&str, Prepared<'_>)> = Vec::with_capacity(chunk.len());
+    for (name, req) in chunk {
         // Each document gets the time it is checked at (or the fixed --at, checked up front).
         let now = match at_arg(&args.at) {
             Ok(now) => now,
@@ -272,48 +309,49 @@ fn issue_chunk(
             for (name, _) in prepared {
                 done(Err(failed(name, f.clone())));
             }
-            return;
+            return Vec::new();
         }
     };
-    type Job<'a> = Mutex<Option<(&'a str, Prepared<'a>, Reserved)>>;
-    let mut work: Vec<Job<'_>> = Vec::with_capacity(prepared.len());
+    let mut work = Vec::with_capacity(prepared.len());
     for (name, p) in prepared {
         match blocks.take(p.key()) {
-            Ok(r) => work.push(Mutex::new(Some((name, p, r)))),
+            Ok(r) => work.push((name, p, r)),
             Err(f) => done(Err(failed(name, f))),
         }
     }
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..jobs.min(work.len()) {
-            s.spawn(|| {
-                while let Some(job) = work.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let taken = job.lock().unwrap_or_else(|p| p.into_inner()).take();
-                    let Some((name, p, reserved)) = taken else {
-                        continue;
-                    };
-                    match sign_and_write(&args.out, p, reserved) {
-                        Ok((pending, handle, partial)) => {
-                            let w = Written {
-                                file: name.to_string(),
-                                pending,
-                                handle,
-                                partial,
-                            };
-                            if let Err(std::sync::mpsc::SendError(w)) = tx.send(w) {
-                                // The committer is gone (it never returns early): the number stays a gap.
-                                done(Err(failed(
-                                    &w.file,
-                                    Finding::new(code::STORAGE_ERROR, "", "not stored"),
-                                )));
-                            }
-                        }
-                        Err(f) => done(Err(failed(name, f))),
-                    }
+    work
+}
+
+/// A worker: signs and writes the documents of the queue, handing each written one to the committer.
+fn work(
+    jobs: &Mutex<Receiver<Job<'_>>>,
+    out: &Path,
+    tx: &SyncSender<(Written, File)>,
+    done: &(dyn Fn(Result<Issued, Failed>) + Sync),
+) {
+    loop {
+        let job = jobs.lock().unwrap_or_else(|p| p.into_inner()).recv();
+        let Ok((name, p, reserved)) = job else {
+            return;
+        };
+        match sign_and_write(out, p, reserved) {
+            Ok((pending, handle, partial)) => {
+                let w = Written {
+                    file: name.to_string(),
+                    pending,
+                    partial,
+                };
+                if let Err(std::sync::mpsc::SendError((w, _))) = tx.send((w, handle)) {
+                    // The committer is gone (it never returns early): the number stays a gap.
+                    done(Err(failed(
+                        &w.file,
+                        Finding::new(code::STORAGE_ERROR, "", "not stored"),
+                    )));
                 }
-            });
+            }
+            Err(f) => done(Err(failed(name, f))),
         }
-    });
+    }
 }
 
 /// Signs a document with its reserved number and writes it, unsynced, to `<out>/<cdc>.xml.partial`.
@@ -343,55 +381,119 @@ fn sign_and_write(
     Ok((pending, handle, partial))
 }
 
-/// Most threads syncing one group's files at once.
-const SYNC_THREADS: usize = 32;
+/// Threads syncing a group's files at once (started once per batch, not per group).
+const SYNC_THREADS: usize = 16;
+/// A group waits for this many documents (or [`GROUP_WAIT`]) before it is synced: each group costs a directory sync
+/// and a synced transaction, and concurrent file syncs share their cache flushes.
+const MIN_GROUP: usize = 64;
+/// Longest a group waits for [`MIN_GROUP`] documents after its first one arrived.
+const GROUP_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
 
-/// Syncs every file of a group, on up to [`SYNC_THREADS`] threads; one result per file, in order.
-fn sync_all(group: &[Written]) -> Vec<std::io::Result<()>> {
-    if group.len() == 1 {
-        return group.iter().map(|w| w.handle.sync_all()).collect();
+/// A file to sync (its index in the group) and the result of syncing it.
+type ToSync = (usize, File);
+type Synced = (usize, std::io::Result<()>);
+
+/// A sync thread: syncs (and closes) the files it is given until the committer hangs up.
+fn sync_files(files: &Mutex<Receiver<ToSync>>, results: &std::sync::mpsc::Sender<Synced>) {
+    loop {
+        let next = files.lock().unwrap_or_else(|p| p.into_inner()).recv();
+        let Ok((i, f)) = next else {
+            return;
+        };
+        if results.send((i, f.sync_all())).is_err() {
+            return;
+        }
     }
-    let per = group.len().div_ceil(SYNC_THREADS);
-    std::thread::scope(|s| {
-        let parts: Vec<_> = group
-            .chunks(per)
-            .map(|part| {
-                s.spawn(move || part.iter().map(|w| w.handle.sync_all()).collect::<Vec<_>>())
-            })
-            .collect();
-        parts
-            .into_iter()
-            .zip(group.chunks(per))
-            .flat_map(|(h, part)| {
-                h.join().unwrap_or_else(|_| {
-                    part.iter()
-                        .map(|_| Err(std::io::Error::other("sync thread failed")))
-                        .collect()
-                })
-            })
-            .collect()
-    })
 }
 
-/// The committer: takes every written document waiting as one group, syncs each file and renames it into place,
-/// syncs the directory, then confirms the group in one transaction.
+/// Syncs (and closes) every file of a group on the sync threads; one result per file, in order.
+fn sync_all(
+    files: Vec<File>,
+    to_sync: &std::sync::mpsc::Sender<ToSync>,
+    synced: &Receiver<Synced>,
+) -> Vec<std::io::Result<()>> {
+    let n = files.len();
+    if n == 1 {
+        return files.iter().map(File::sync_all).collect();
+    }
+    let mut results: Vec<std::io::Result<()>> = Vec::with_capacity(n);
+    results.resize_with(n, || Err(std::io::Error::other("not synced")));
+    let mut sent = 0;
+    for (i, f) in files.into_iter().enumerate() {
+        match to_sync.send((i, f)) {
+            Ok(()) => sent += 1,
+            // No sync thread is left (they never return early): synced here.
+            Err(std::sync::mpsc::SendError((i, f))) => {
+                if let Some(r) = results.get_mut(i) {
+                    *r = f.sync_all();
+                }
+            }
+        }
+    }
+    for _ in 0..sent {
+        let Ok((i, r)) = synced.recv() else {
+            break;
+        };
+        if let Some(slot) = results.get_mut(i) {
+            *slot = r;
+        }
+    }
+    results
+}
+
+/// The committer: takes the written documents as one group (at least [`MIN_GROUP`] of them, or what arrived within
+/// [`GROUP_WAIT`], or the last ones), syncs each file and renames it into place, syncs the directory, then confirms
+/// the group in one transaction.
 fn commit(
-    rx: Receiver<Written>,
-    mut store: SqliteNumbering,
+    rx: Receiver<(Written, File)>,
+    store: SqliteNumbering,
     out: &Path,
     done: &(dyn Fn(Result<Issued, Failed>) + Sync),
 ) {
+    let (to_sync, files) = std::sync::mpsc::channel::<ToSync>();
+    let (results, synced) = std::sync::mpsc::channel::<Synced>();
+    let files = Mutex::new(files);
+    std::thread::scope(|s| {
+        for _ in 0..SYNC_THREADS {
+            let (files, results) = (&files, results.clone());
+            s.spawn(move || sync_files(files, &results));
+        }
+        drop(results);
+        commit_groups(&rx, store, out, &to_sync, &synced, done);
+        drop(to_sync);
+    });
+}
+
+/// The committer's loop (see [`commit`]).
+fn commit_groups(
+    rx: &Receiver<(Written, File)>,
+    mut store: SqliteNumbering,
+    out: &Path,
+    to_sync: &std::sync::mpsc::Sender<ToSync>,
+    synced: &Receiver<Synced>,
+    done: &(dyn Fn(Result<Issued, Failed>) + Sync),
+) {
+    // The directory, opened once to sync it after each group's renames.
+    let mut dir: Option<File> = None;
     while let Ok(first) = rx.recv() {
         let mut group = vec![first];
+        let until = std::time::Instant::now() + GROUP_WAIT;
         while group.len() < GROUP {
-            match rx.try_recv() {
-                Ok(w) => group.push(w),
-                Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
+            let next = if group.len() >= MIN_GROUP {
+                rx.try_recv().ok()
+            } else {
+                let left = until.saturating_duration_since(std::time::Instant::now());
+                rx.recv_timeout(left).ok()
+            };
+            match next {
+                Some(w) => group.push(w),
+                None => break,
             }
         }
-        // The files are synced concurrently: the file system joins concurrent syncs into one journal commit, where
-        // one sync after another pays a commit each (3–4 ms apiece on a busy disk).
-        let syncs = sync_all(&group);
+        // The files are synced concurrently: the file system joins concurrent syncs (a journal commit, the disk's
+        // cache flushes), where one sync after another pays for each (3–4 ms apiece on a busy disk).
+        let (group, handles): (Vec<Written>, Vec<File>) = group.into_iter().unzip();
+        let syncs = sync_all(handles, to_sync, synced);
         let mut stored: Vec<(String, PathBuf, Pending)> = Vec::with_capacity(group.len());
         for (w, synced) in group.into_iter().zip(syncs) {
             let path = out.join(format!("{}.xml", w.pending.issued.cdc));
@@ -418,7 +520,15 @@ fn commit(
             .into_iter()
             .map(|(file, path, p)| ((file, path), p))
             .unzip();
-        let synced = File::open(out).and_then(|d| d.sync_all()).map_err(|e| {
+        let dir_synced = match &dir {
+            Some(d) => d.sync_all(),
+            None => File::open(out).and_then(|d| {
+                d.sync_all()?;
+                dir = Some(d);
+                Ok(())
+            }),
+        };
+        let synced = dir_synced.map_err(|e| {
             Finding::new(
                 code::STORAGE_ERROR,
                 "",
