@@ -25,7 +25,7 @@ use kuatia_server::numbering::SqliteNumbering;
 use serde::Serialize;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, SyncSender};
+use std::sync::mpsc::{Receiver, SyncSender, TryRecvError};
 use std::sync::{Mutex, OnceLock};
 
 /// Requests checked and numbered together (one block reservation per sequence).
@@ -122,21 +122,24 @@ pub fn run(args: &IssueArgs, dir: &Path) -> Outcome {
             let (tx, rx) = std::sync::mpsc::sync_channel::<(Written, File)>(GROUP);
             let done = &done;
             s.spawn(move || commit(rx, confirming, &args.out, done));
-            // A reader thread reads and parses the requests ahead of the chunk being checked.
-            let (reqs_tx, reqs_rx) = std::sync::mpsc::sync_channel::<Read>(2 * CHUNK);
+            // A reader thread reads and parses the requests a chunk or two ahead, handing over a chunk at a time.
+            let (reqs_tx, reqs_rx) = std::sync::mpsc::sync_channel::<Vec<Read>>(2);
             let files = &files;
             s.spawn(move || {
-                for file in files {
-                    let read = (file.display().to_string(), read_request(file));
-                    if reqs_tx.send(read).is_err() {
+                for chunk in files.chunks(CHUNK) {
+                    let reads = chunk
+                        .iter()
+                        .map(|file| (file.display().to_string(), read_request(file)))
+                        .collect();
+                    if reqs_tx.send(reads).is_err() {
                         break;
                     }
                 }
             });
-            let mut reqs = reqs_rx.iter().peekable();
-            while reqs.peek().is_some() {
+            let mut chunks = reqs_rx.iter().peekable();
+            while chunks.peek().is_some() {
                 issue_window(
-                    &mut reqs,
+                    &mut chunks,
                     args,
                     &emisor,
                     &signer,
@@ -226,12 +229,71 @@ const WINDOW: usize = 32;
 /// A document ready for a worker: its request's file, the checked request and its reserved number.
 type Job<'a> = (&'a str, Prepared<'a>, Reserved);
 
+/// The documents numbered and waiting for a worker. The numbering thread adds a chunk at a time and waits while a
+/// chunk is queued; the workers take one document at a time and wake it when the queue runs low (one wake-up per
+/// chunk each way, not one per document).
+struct Queue<'a> {
+    state: Mutex<(std::collections::VecDeque<Job<'a>>, bool)>,
+    /// Signalled when a job is added or the queue is closed (workers wait on it).
+    added: std::sync::Condvar,
+    /// Signalled when the queue ran low (the numbering thread waits on it).
+    low: std::sync::Condvar,
+}
+
+impl<'a> Queue<'a> {
+    fn new() -> Self {
+        Queue {
+            state: Mutex::new((std::collections::VecDeque::new(), false)),
+            added: std::sync::Condvar::new(),
+            low: std::sync::Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (std::collections::VecDeque<Job<'a>>, bool)> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Adds a chunk's jobs once fewer than a chunk are waiting.
+    fn push(&self, jobs: Vec<Job<'a>>) {
+        let mut q = self.lock();
+        while q.0.len() >= CHUNK {
+            q = self.low.wait(q).unwrap_or_else(|p| p.into_inner());
+        }
+        q.0.extend(jobs);
+        drop(q);
+        self.added.notify_all();
+    }
+
+    /// No more jobs: the workers finish what is queued and return.
+    fn close(&self) {
+        self.lock().1 = true;
+        self.added.notify_all();
+    }
+
+    /// The next job, or `None` once the queue is closed and empty.
+    fn pop(&self) -> Option<Job<'a>> {
+        let mut q = self.lock();
+        loop {
+            if let Some(job) = q.0.pop_front() {
+                if q.0.len() == CHUNK - 1 {
+                    self.low.notify_one();
+                }
+                return Some(job);
+            }
+            if q.1 {
+                return None;
+            }
+            q = self.added.wait(q).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
 /// One window: `jobs` workers sign and write documents while this thread checks the next chunk and reserves its
 /// numbers, so the workers never wait for a check or a block's synced transaction (the queue holds a chunk ahead).
 /// Numbers are handed out in the order of the files whatever `jobs` is, as with one worker.
 #[allow(clippy::too_many_arguments)]
 fn issue_window(
-    reqs: &mut std::iter::Peekable<impl Iterator<Item = Read>>,
+    chunks: &mut std::iter::Peekable<impl Iterator<Item = Vec<Read>>>,
     args: &IssueArgs,
     emisor: &kuatia_core::profile::Emisor,
     signer: &kuatia_core::sign::SoftwareSigner,
@@ -243,36 +305,27 @@ fn issue_window(
     // The window's requests, one slot per chunk, filled as they are read: what a worker borrows outlives the workers.
     let window: Vec<OnceLock<Vec<(String, FacturaRequest)>>> =
         (0..WINDOW).map(|_| OnceLock::new()).collect();
-    let (jobs_tx, jobs_rx) = std::sync::mpsc::sync_channel::<Job<'_>>(CHUNK);
-    let jobs_rx = Mutex::new(jobs_rx);
+    let queue = Queue::new();
     std::thread::scope(|s| {
         for _ in 0..jobs {
-            let jobs_rx = &jobs_rx;
-            s.spawn(move || work(jobs_rx, &args.out, tx, done));
+            let queue = &queue;
+            s.spawn(move || work(queue, &args.out, tx, done));
         }
         for slot in &window {
-            if reqs.peek().is_none() {
+            let Some(reads) = chunks.next() else {
                 break;
-            }
-            let mut chunk = Vec::with_capacity(CHUNK);
-            for (name, read) in reqs.by_ref().take(CHUNK) {
+            };
+            let mut chunk = Vec::with_capacity(reads.len());
+            for (name, read) in reads {
                 match read {
                     Ok(req) => chunk.push((name, req)),
                     Err(f) => done(Err(failed(&name, f))),
                 }
             }
             let chunk = slot.get_or_init(|| chunk);
-            for job in number_chunk(chunk, args, emisor, signer, store, done) {
-                if let Err(std::sync::mpsc::SendError((name, _, _))) = jobs_tx.send(job) {
-                    // No worker is left (they never return early): the number stays a gap.
-                    done(Err(failed(
-                        name,
-                        Finding::new(code::STORAGE_ERROR, "", "not issued"),
-                    )));
-                }
-            }
+            queue.push(number_chunk(chunk, args, emisor, signer, store, done));
         }
-        drop(jobs_tx);
+        queue.close();
     });
 }
 
@@ -324,16 +377,12 @@ fn number_chunk<'a>(
 
 /// A worker: signs and writes the documents of the queue, handing each written one to the committer.
 fn work(
-    jobs: &Mutex<Receiver<Job<'_>>>,
+    queue: &Queue<'_>,
     out: &Path,
     tx: &SyncSender<(Written, File)>,
     done: &(dyn Fn(Result<Issued, Failed>) + Sync),
 ) {
-    loop {
-        let job = jobs.lock().unwrap_or_else(|p| p.into_inner()).recv();
-        let Ok((name, p, reserved)) = job else {
-            return;
-        };
+    while let Some((name, p, reserved)) = queue.pop() {
         match sign_and_write(out, p, reserved) {
             Ok((pending, handle, partial)) => {
                 let w = Written {
@@ -388,25 +437,29 @@ const SYNC_THREADS: usize = 16;
 const MIN_GROUP: usize = 64;
 /// Longest a group waits for [`MIN_GROUP`] documents after its first one arrived.
 const GROUP_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
+/// How long the committer sleeps between looks at the documents written while a group fills.
+const GROUP_NAP: std::time::Duration = std::time::Duration::from_millis(5);
 
-/// A file to sync (its index in the group) and the result of syncing it.
-type ToSync = (usize, File);
-type Synced = (usize, std::io::Result<()>);
+/// Files to sync, each with its index in the group, and their results.
+type ToSync = Vec<(usize, File)>;
+type Synced = Vec<(usize, std::io::Result<()>)>;
 
 /// A sync thread: syncs (and closes) the files it is given until the committer hangs up.
 fn sync_files(files: &Mutex<Receiver<ToSync>>, results: &std::sync::mpsc::Sender<Synced>) {
     loop {
         let next = files.lock().unwrap_or_else(|p| p.into_inner()).recv();
-        let Ok((i, f)) = next else {
+        let Ok(part) = next else {
             return;
         };
-        if results.send((i, f.sync_all())).is_err() {
+        let synced = part.into_iter().map(|(i, f)| (i, f.sync_all())).collect();
+        if results.send(synced).is_err() {
             return;
         }
     }
 }
 
-/// Syncs (and closes) every file of a group on the sync threads; one result per file, in order.
+/// Syncs (and closes) every file of a group on the sync threads, in up to [`SYNC_THREADS`] parts; one result per
+/// file, in order.
 fn sync_all(
     files: Vec<File>,
     to_sync: &std::sync::mpsc::Sender<ToSync>,
@@ -418,24 +471,35 @@ fn sync_all(
     }
     let mut results: Vec<std::io::Result<()>> = Vec::with_capacity(n);
     results.resize_with(n, || Err(std::io::Error::other("not synced")));
-    let mut sent = 0;
+    let mut parts: Vec<ToSync> = (0..SYNC_THREADS.min(n)).map(|_| Vec::new()).collect();
+    let count = parts.len();
     for (i, f) in files.into_iter().enumerate() {
-        match to_sync.send((i, f)) {
+        if let Some(part) = parts.get_mut(i % count) {
+            part.push((i, f));
+        }
+    }
+    let mut sent = 0;
+    for part in parts {
+        match to_sync.send(part) {
             Ok(()) => sent += 1,
             // No sync thread is left (they never return early): synced here.
-            Err(std::sync::mpsc::SendError((i, f))) => {
-                if let Some(r) = results.get_mut(i) {
-                    *r = f.sync_all();
+            Err(std::sync::mpsc::SendError(part)) => {
+                for (i, f) in part {
+                    if let Some(r) = results.get_mut(i) {
+                        *r = f.sync_all();
+                    }
                 }
             }
         }
     }
     for _ in 0..sent {
-        let Ok((i, r)) = synced.recv() else {
+        let Ok(part) = synced.recv() else {
             break;
         };
-        if let Some(slot) = results.get_mut(i) {
-            *slot = r;
+        for (i, r) in part {
+            if let Some(slot) = results.get_mut(i) {
+                *slot = r;
+            }
         }
     }
     results
@@ -478,17 +542,23 @@ fn commit_groups(
     while let Ok(first) = rx.recv() {
         let mut group = vec![first];
         let until = std::time::Instant::now() + GROUP_WAIT;
-        while group.len() < GROUP {
-            let next = if group.len() >= MIN_GROUP {
-                rx.try_recv().ok()
-            } else {
-                let left = until.saturating_duration_since(std::time::Instant::now());
-                rx.recv_timeout(left).ok()
-            };
-            match next {
-                Some(w) => group.push(w),
-                None => break,
+        // The group fills while this thread sleeps (a wake-up per document cost more than the documents' handling).
+        let mut ended = false;
+        loop {
+            while group.len() < GROUP {
+                match rx.try_recv() {
+                    Ok(w) => group.push(w),
+                    Err(e) => {
+                        ended = e == TryRecvError::Disconnected;
+                        break;
+                    }
+                }
             }
+            let now = std::time::Instant::now();
+            if group.len() >= MIN_GROUP || now >= until || ended {
+                break;
+            }
+            std::thread::sleep(GROUP_NAP.min(until - now));
         }
         // The files are synced concurrently: the file system joins concurrent syncs (a journal commit, the disk's
         // cache flushes), where one sync after another pays for each (3–4 ms apiece on a busy disk).
