@@ -77,8 +77,17 @@ fn requests(dir: &Path) -> Result<Vec<PathBuf>, Outcome> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| Outcome::unreadable(format!("{}: cannot list: {e}", dir.display())))?;
     let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"))
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            // The entry's type comes with the listing; only a symbolic link costs a stat.
+            let file = match e.file_type() {
+                Ok(t) if t.is_symlink() => e.path().is_file(),
+                Ok(t) => t.is_file(),
+                Err(_) => false,
+            };
+            file && e.path().extension().is_some_and(|x| x == "json")
+        })
+        .map(|e| e.path())
         .collect();
     files.sort();
     Ok(files)
@@ -119,7 +128,7 @@ pub fn run(args: &IssueArgs, dir: &Path) -> Outcome {
             bar.inc(1);
         };
         std::thread::scope(|s| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<(Written, File)>(GROUP);
+            let (tx, rx) = std::sync::mpsc::sync_channel::<(Box<Written>, File)>(GROUP);
             let done = &done;
             s.spawn(move || commit(rx, confirming, &args.out, done));
             // A reader thread reads and parses the requests a chunk or two ahead, handing over a chunk at a time.
@@ -299,7 +308,7 @@ fn issue_window(
     signer: &kuatia_core::sign::SoftwareSigner,
     store: &mut SqliteNumbering,
     jobs: usize,
-    tx: &SyncSender<(Written, File)>,
+    tx: &SyncSender<(Box<Written>, File)>,
     done: &(dyn Fn(Result<Issued, Failed>) + Sync),
 ) {
     // The window's requests, one slot per chunk, filled as they are read: what a worker borrows outlives the workers.
@@ -379,17 +388,18 @@ fn number_chunk<'a>(
 fn work(
     queue: &Queue<'_>,
     out: &Path,
-    tx: &SyncSender<(Written, File)>,
+    tx: &SyncSender<(Box<Written>, File)>,
     done: &(dyn Fn(Result<Issued, Failed>) + Sync),
 ) {
     while let Some((name, p, reserved)) = queue.pop() {
         match sign_and_write(out, p, reserved) {
             Ok((pending, handle, partial)) => {
-                let w = Written {
+                // Boxed: the signed document (3 KB) is handed on as a pointer, not copied at every step.
+                let w = Box::new(Written {
                     file: name.to_string(),
                     pending,
                     partial,
-                };
+                });
                 if let Err(std::sync::mpsc::SendError((w, _))) = tx.send((w, handle)) {
                     // The committer is gone (it never returns early): the number stays a gap.
                     done(Err(failed(
@@ -410,7 +420,7 @@ fn sign_and_write(
     reserved: Reserved,
 ) -> Result<(Pending, File, PathBuf), Finding> {
     use std::io::Write as _;
-    let pending = p
+    let mut pending = p
         .issue_reserved(reserved, &mut OsRandom)
         .map_err(|e| first_finding(e.findings))?;
     let partial = out.join(format!("{}.xml.partial", pending.issued.cdc));
@@ -427,16 +437,18 @@ fn sign_and_write(
             format!("{}: cannot write: {e}", partial.display()),
         )
     })?;
+    // The XML is in the file now; freed here, on the worker, rather than by the committer.
+    pending.issued.xml = String::new();
     Ok((pending, handle, partial))
 }
 
 /// Threads syncing a group's files at once (started once per batch, not per group).
-const SYNC_THREADS: usize = 16;
+const SYNC_THREADS: usize = 8;
 /// A group waits for this many documents (or [`GROUP_WAIT`]) before it is synced: each group costs a directory sync
 /// and a synced transaction, and concurrent file syncs share their cache flushes.
-const MIN_GROUP: usize = 64;
+const MIN_GROUP: usize = 128;
 /// Longest a group waits for [`MIN_GROUP`] documents after its first one arrived.
-const GROUP_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
+const GROUP_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
 /// How long the committer sleeps between looks at the documents written while a group fills.
 const GROUP_NAP: std::time::Duration = std::time::Duration::from_millis(5);
 
@@ -509,7 +521,7 @@ fn sync_all(
 /// [`GROUP_WAIT`], or the last ones), syncs each file and renames it into place, syncs the directory, then confirms
 /// the group in one transaction.
 fn commit(
-    rx: Receiver<(Written, File)>,
+    rx: Receiver<(Box<Written>, File)>,
     store: SqliteNumbering,
     out: &Path,
     done: &(dyn Fn(Result<Issued, Failed>) + Sync),
@@ -530,7 +542,7 @@ fn commit(
 
 /// The committer's loop (see [`commit`]).
 fn commit_groups(
-    rx: &Receiver<(Written, File)>,
+    rx: &Receiver<(Box<Written>, File)>,
     mut store: SqliteNumbering,
     out: &Path,
     to_sync: &std::sync::mpsc::Sender<ToSync>,
@@ -562,7 +574,7 @@ fn commit_groups(
         }
         // The files are synced concurrently: the file system joins concurrent syncs (a journal commit, the disk's
         // cache flushes), where one sync after another pays for each (3–4 ms apiece on a busy disk).
-        let (group, handles): (Vec<Written>, Vec<File>) = group.into_iter().unzip();
+        let (group, handles): (Vec<Box<Written>>, Vec<File>) = group.into_iter().unzip();
         let syncs = sync_all(handles, to_sync, synced);
         let mut stored: Vec<(String, PathBuf, Pending)> = Vec::with_capacity(group.len());
         for (w, synced) in group.into_iter().zip(syncs) {
