@@ -2,12 +2,18 @@
 //! summary. Numbers come from the same numbering store as single issuing (`<out>/numbering.sqlite3`), under the
 //! contract of `kuatia_core::numbering`, without touching the store per document:
 //!
-//! 1. a reader thread reads and parses the requests ahead; they are checked in chunks of [`CHUNK`] (`issue::prepare`); the numbers of the chunk's valid
-//!    documents are reserved in one block per sequence (`numbering::Blocks`: one synced transaction);
-//! 2. the workers (`-j`) sign and write each document to `<cdc>.xml.partial`;
-//! 3. a committer thread takes what the workers have written so far as one group: it syncs each file, renames it to
-//!    `<cdc>.xml`, syncs the directory once and confirms the whole group in one synced transaction
-//!    (`issue::confirm_all`). Groups form by themselves: the slower the disk, the larger they get.
+//! 1. a reader thread reads and parses the requests a chunk of [`CHUNK`] at a time; the numbering thread checks each
+//!    chunk (`issue::prepare`) and reserves the numbers of its valid documents in one block per sequence
+//!    (`numbering::Blocks`: one synced transaction), in the order of the files, and queues them — a chunk ahead of the
+//!    workers, so they never wait for a check or a block;
+//! 2. the workers (`-j`, started once per window of [`WINDOW`] chunks) sign and write each document to
+//!    `<cdc>.xml.partial`;
+//! 3. a committer thread takes the written documents as one group (at least 128, or what 100 ms brought): 8 sync
+//!    threads, started once, sync the files concurrently; it renames each to `<cdc>.xml`, syncs the directory once
+//!    and confirms the whole group in one synced transaction (`issue::confirm_all`).
+//!
+//! Threads hand work over a chunk or a group at a time (one wake-up each, not one per document). `-j 2` issues what
+//! `-j 1` issues: the same numbers for the same files, the same documents.
 //!
 //! Parallel workers and other processes never share a number (a block is reserved under SQLite's write lock); a
 //! document that fails after its reservation, or a process killed mid-way, leaves gaps that `kuatia numbering gaps`
@@ -18,15 +24,15 @@ use crate::issue::{load_signer, open_numbering, IssueArgs, OsRandom};
 use crate::output::Outcome;
 use clap::Args;
 use kuatia_core::error::code;
+use kuatia_core::invoice::FacturaRequest;
 use kuatia_core::issue::{confirm_all, prepare, Blocks, Pending, Prepared, Reserved};
 use kuatia_core::Finding;
 use kuatia_server::numbering::SqliteNumbering;
 use serde::Serialize;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// Requests checked and numbered together (one block reservation per sequence).
 pub const CHUNK: usize = 128;
@@ -77,8 +83,17 @@ fn requests(dir: &Path) -> Result<Vec<PathBuf>, Outcome> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| Outcome::unreadable(format!("{}: cannot list: {e}", dir.display())))?;
     let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"))
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            // The entry's type comes with the listing; only a symbolic link costs a stat.
+            let file = match e.file_type() {
+                Ok(t) if t.is_symlink() => e.path().is_file(),
+                Ok(t) => t.is_file(),
+                Err(_) => false,
+            };
+            file && e.path().extension().is_some_and(|x| x == "json")
+        })
+        .map(|e| e.path())
         .collect();
     files.sort();
     Ok(files)
@@ -119,25 +134,27 @@ pub fn run(args: &IssueArgs, dir: &Path) -> Outcome {
             bar.inc(1);
         };
         std::thread::scope(|s| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Written>(GROUP);
+            let (tx, rx) = std::sync::mpsc::sync_channel::<(Box<Written>, File)>(GROUP);
             let done = &done;
             s.spawn(move || commit(rx, confirming, &args.out, done));
-            // A reader thread reads and parses the requests ahead of the chunk being signed.
-            let (reqs_tx, reqs_rx) = std::sync::mpsc::sync_channel::<Read>(2 * CHUNK);
+            // A reader thread reads and parses the requests a chunk or two ahead, handing over a chunk at a time.
+            let (reqs_tx, reqs_rx) = std::sync::mpsc::sync_channel::<Vec<Read>>(2);
             let files = &files;
             s.spawn(move || {
-                for file in files {
-                    let read = (file.display().to_string(), read_request(file));
-                    if reqs_tx.send(read).is_err() {
+                for chunk in files.chunks(CHUNK) {
+                    let reads = chunk
+                        .iter()
+                        .map(|file| (file.display().to_string(), read_request(file)))
+                        .collect();
+                    if reqs_tx.send(reads).is_err() {
                         break;
                     }
                 }
             });
-            let mut reqs = reqs_rx.iter().peekable();
-            while reqs.peek().is_some() {
-                let chunk: Vec<Read> = reqs.by_ref().take(CHUNK).collect();
-                issue_chunk(
-                    chunk,
+            let mut chunks = reqs_rx.iter().peekable();
+            while chunks.peek().is_some() {
+                issue_window(
+                    &mut chunks,
                     args,
                     &emisor,
                     &signer,
@@ -204,52 +221,140 @@ fn first_finding(fs: kuatia_core::Findings) -> Finding {
         .unwrap_or_else(|| Finding::new(code::VALIDATION_ERROR, "", "not issued"))
 }
 
-fn read_request(file: &Path) -> Result<kuatia_core::invoice::FacturaRequest, Finding> {
+fn read_request(file: &Path) -> Result<FacturaRequest, Finding> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| Finding::new(code::MALFORMED_JSON, "", format!("cannot read: {e}")))?;
     kuatia_core::invoice::parse_request(&text)
 }
 
 /// A request file's name and its parsed request (or why it does not read).
-type Read = (
-    String,
-    Result<kuatia_core::invoice::FacturaRequest, Finding>,
-);
+type Read = (String, Result<FacturaRequest, Finding>);
 
-/// A signed document written to its `.partial` file, waiting for its group commit.
+/// A signed document written to its `.partial` file (open: the committer syncs it), waiting for its group commit.
 struct Written {
     file: String,
     pending: Pending,
-    handle: File,
     partial: PathBuf,
 }
 
-/// One chunk: check every request read, reserve the valid ones' numbers in blocks, then sign and write them on
-/// `jobs` workers, handing each written document to the committer.
+/// Chunks numbered in one window: the requests of a window stay in memory until its documents are signed, and the
+/// workers are joined once per window (every `WINDOW × CHUNK` documents), not once per chunk.
+const WINDOW: usize = 32;
+
+/// A document ready for a worker: its request's file, the checked request and its reserved number.
+type Job<'a> = (&'a str, Prepared<'a>, Reserved);
+
+/// The documents numbered and waiting for a worker. The numbering thread adds a chunk at a time and waits while a
+/// chunk is queued; the workers take one document at a time and wake it when the queue runs low (one wake-up per
+/// chunk each way, not one per document).
+struct Queue<'a> {
+    state: Mutex<(std::collections::VecDeque<Job<'a>>, bool)>,
+    /// Signalled when a job is added or the queue is closed (workers wait on it).
+    added: std::sync::Condvar,
+    /// Signalled when the queue ran low (the numbering thread waits on it).
+    low: std::sync::Condvar,
+}
+
+impl<'a> Queue<'a> {
+    fn new() -> Self {
+        Queue {
+            state: Mutex::new((std::collections::VecDeque::new(), false)),
+            added: std::sync::Condvar::new(),
+            low: std::sync::Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (std::collections::VecDeque<Job<'a>>, bool)> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Adds a chunk's jobs once fewer than a chunk are waiting.
+    fn push(&self, jobs: Vec<Job<'a>>) {
+        let mut q = self.lock();
+        while q.0.len() >= CHUNK {
+            q = self.low.wait(q).unwrap_or_else(|p| p.into_inner());
+        }
+        q.0.extend(jobs);
+        drop(q);
+        self.added.notify_all();
+    }
+
+    /// No more jobs: the workers finish what is queued and return.
+    fn close(&self) {
+        self.lock().1 = true;
+        self.added.notify_all();
+    }
+
+    /// The next job, or `None` once the queue is closed and empty.
+    fn pop(&self) -> Option<Job<'a>> {
+        let mut q = self.lock();
+        loop {
+            if let Some(job) = q.0.pop_front() {
+                if q.0.len() == CHUNK - 1 {
+                    self.low.notify_one();
+                }
+                return Some(job);
+            }
+            if q.1 {
+                return None;
+            }
+            q = self.added.wait(q).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
+/// One window: `jobs` workers sign and write documents while this thread checks the next chunk and reserves its
+/// numbers, so the workers never wait for a check or a block's synced transaction (the queue holds a chunk ahead).
+/// Numbers are handed out in the order of the files whatever `jobs` is, as with one worker.
 #[allow(clippy::too_many_arguments)]
-fn issue_chunk(
-    chunk: Vec<Read>,
+fn issue_window(
+    chunks: &mut std::iter::Peekable<impl Iterator<Item = Vec<Read>>>,
     args: &IssueArgs,
     emisor: &kuatia_core::profile::Emisor,
     signer: &kuatia_core::sign::SoftwareSigner,
     store: &mut SqliteNumbering,
     jobs: usize,
-    tx: &SyncSender<Written>,
+    tx: &SyncSender<(Box<Written>, File)>,
     done: &(dyn Fn(Result<Issued, Failed>) + Sync),
 ) {
-    let mut names = Vec::with_capacity(chunk.len());
-    let mut requests = Vec::with_capacity(chunk.len());
-    for (name, read) in chunk {
-        match read {
-            Ok(req) => {
-                names.push(name);
-                requests.push(req);
-            }
-            Err(f) => done(Err(failed(&name, f))),
+    // The window's requests, one slot per chunk, filled as they are read: what a worker borrows outlives the workers.
+    let window: Vec<OnceLock<Vec<(String, FacturaRequest)>>> =
+        (0..WINDOW).map(|_| OnceLock::new()).collect();
+    let queue = Queue::new();
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            let queue = &queue;
+            s.spawn(move || work(queue, &args.out, tx, done));
         }
-    }
-    let mut prepared: Vec<(&str, Prepared<'_>)> = Vec::with_capacity(requests.len());
-    for (req, name) in requests.iter().zip(&names) {
+        for slot in &window {
+            let Some(reads) = chunks.next() else {
+                break;
+            };
+            let mut chunk = Vec::with_capacity(reads.len());
+            for (name, read) in reads {
+                match read {
+                    Ok(req) => chunk.push((name, req)),
+                    Err(f) => done(Err(failed(&name, f))),
+                }
+            }
+            let chunk = slot.get_or_init(|| chunk);
+            queue.push(number_chunk(chunk, args, emisor, signer, store, done));
+        }
+        queue.close();
+    });
+}
+
+/// Checks a chunk's requests and reserves the valid ones' numbers in blocks (one synced transaction per sequence).
+fn number_chunk<'a>(
+    chunk: &'a [(String, FacturaRequest)],
+    args: &IssueArgs,
+    emisor: &'a kuatia_core::profile::Emisor,
+    signer: &'a kuatia_core::sign::SoftwareSigner,
+    store: &mut SqliteNumbering,
+    done: &(dyn Fn(Result<Issued, Failed>) + Sync),
+) -> Vec<Job<'a>> {
+    let mut prepared: Vec<(&str, Prepared<'_>)> = Vec::with_capacity(chunk.len());
+    for (name, req) in chunk {
         // Each document gets the time it is checked at (or the fixed --at, checked up front).
         let now = match at_arg(&args.at) {
             Ok(now) => now,
@@ -272,48 +377,46 @@ fn issue_chunk(
             for (name, _) in prepared {
                 done(Err(failed(name, f.clone())));
             }
-            return;
+            return Vec::new();
         }
     };
-    type Job<'a> = Mutex<Option<(&'a str, Prepared<'a>, Reserved)>>;
-    let mut work: Vec<Job<'_>> = Vec::with_capacity(prepared.len());
+    let mut work = Vec::with_capacity(prepared.len());
     for (name, p) in prepared {
         match blocks.take(p.key()) {
-            Ok(r) => work.push(Mutex::new(Some((name, p, r)))),
+            Ok(r) => work.push((name, p, r)),
             Err(f) => done(Err(failed(name, f))),
         }
     }
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..jobs.min(work.len()) {
-            s.spawn(|| {
-                while let Some(job) = work.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let taken = job.lock().unwrap_or_else(|p| p.into_inner()).take();
-                    let Some((name, p, reserved)) = taken else {
-                        continue;
-                    };
-                    match sign_and_write(&args.out, p, reserved) {
-                        Ok((pending, handle, partial)) => {
-                            let w = Written {
-                                file: name.to_string(),
-                                pending,
-                                handle,
-                                partial,
-                            };
-                            if let Err(std::sync::mpsc::SendError(w)) = tx.send(w) {
-                                // The committer is gone (it never returns early): the number stays a gap.
-                                done(Err(failed(
-                                    &w.file,
-                                    Finding::new(code::STORAGE_ERROR, "", "not stored"),
-                                )));
-                            }
-                        }
-                        Err(f) => done(Err(failed(name, f))),
-                    }
+    work
+}
+
+/// A worker: signs and writes the documents of the queue, handing each written one to the committer.
+fn work(
+    queue: &Queue<'_>,
+    out: &Path,
+    tx: &SyncSender<(Box<Written>, File)>,
+    done: &(dyn Fn(Result<Issued, Failed>) + Sync),
+) {
+    while let Some((name, p, reserved)) = queue.pop() {
+        match sign_and_write(out, p, reserved) {
+            Ok((pending, handle, partial)) => {
+                // Boxed: the signed document (3 KB) is handed on as a pointer, not copied at every step.
+                let w = Box::new(Written {
+                    file: name.to_string(),
+                    pending,
+                    partial,
+                });
+                if let Err(std::sync::mpsc::SendError((w, _))) = tx.send((w, handle)) {
+                    // The committer is gone (it never returns early): the number stays a gap.
+                    done(Err(failed(
+                        &w.file,
+                        Finding::new(code::STORAGE_ERROR, "", "not stored"),
+                    )));
                 }
-            });
+            }
+            Err(f) => done(Err(failed(name, f))),
         }
-    });
+    }
 }
 
 /// Signs a document with its reserved number and writes it, unsynced, to `<out>/<cdc>.xml.partial`.
@@ -323,7 +426,7 @@ fn sign_and_write(
     reserved: Reserved,
 ) -> Result<(Pending, File, PathBuf), Finding> {
     use std::io::Write as _;
-    let pending = p
+    let mut pending = p
         .issue_reserved(reserved, &mut OsRandom)
         .map_err(|e| first_finding(e.findings))?;
     let partial = out.join(format!("{}.xml.partial", pending.issued.cdc));
@@ -340,58 +443,145 @@ fn sign_and_write(
             format!("{}: cannot write: {e}", partial.display()),
         )
     })?;
+    // The XML is in the file now; freed here, on the worker, rather than by the committer.
+    pending.issued.xml = String::new();
     Ok((pending, handle, partial))
 }
 
-/// Most threads syncing one group's files at once.
-const SYNC_THREADS: usize = 32;
+/// Threads syncing a group's files at once (started once per batch, not per group).
+const SYNC_THREADS: usize = 8;
+/// A group waits for this many documents (or [`GROUP_WAIT`]) before it is synced: each group costs a directory sync
+/// and a synced transaction, and concurrent file syncs share their cache flushes.
+const MIN_GROUP: usize = 128;
+/// Longest a group waits for [`MIN_GROUP`] documents after its first one arrived.
+const GROUP_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
+/// How long the committer sleeps between looks at the documents written while a group fills.
+const GROUP_NAP: std::time::Duration = std::time::Duration::from_millis(5);
 
-/// Syncs every file of a group, on up to [`SYNC_THREADS`] threads; one result per file, in order.
-fn sync_all(group: &[Written]) -> Vec<std::io::Result<()>> {
-    if group.len() == 1 {
-        return group.iter().map(|w| w.handle.sync_all()).collect();
+/// Files to sync, each with its index in the group, and their results.
+type ToSync = Vec<(usize, File)>;
+type Synced = Vec<(usize, std::io::Result<()>)>;
+
+/// A sync thread: syncs (and closes) the files it is given until the committer hangs up.
+fn sync_files(files: &Mutex<Receiver<ToSync>>, results: &std::sync::mpsc::Sender<Synced>) {
+    loop {
+        let next = files.lock().unwrap_or_else(|p| p.into_inner()).recv();
+        let Ok(part) = next else {
+            return;
+        };
+        let synced = part.into_iter().map(|(i, f)| (i, f.sync_all())).collect();
+        if results.send(synced).is_err() {
+            return;
+        }
     }
-    let per = group.len().div_ceil(SYNC_THREADS);
-    std::thread::scope(|s| {
-        let parts: Vec<_> = group
-            .chunks(per)
-            .map(|part| {
-                s.spawn(move || part.iter().map(|w| w.handle.sync_all()).collect::<Vec<_>>())
-            })
-            .collect();
-        parts
-            .into_iter()
-            .zip(group.chunks(per))
-            .flat_map(|(h, part)| {
-                h.join().unwrap_or_else(|_| {
-                    part.iter()
-                        .map(|_| Err(std::io::Error::other("sync thread failed")))
-                        .collect()
-                })
-            })
-            .collect()
-    })
 }
 
-/// The committer: takes every written document waiting as one group, syncs each file and renames it into place,
-/// syncs the directory, then confirms the group in one transaction.
+/// Syncs (and closes) every file of a group on the sync threads, in up to [`SYNC_THREADS`] parts; one result per
+/// file, in order.
+fn sync_all(
+    files: Vec<File>,
+    to_sync: &std::sync::mpsc::Sender<ToSync>,
+    synced: &Receiver<Synced>,
+) -> Vec<std::io::Result<()>> {
+    let n = files.len();
+    if n == 1 {
+        return files.iter().map(File::sync_all).collect();
+    }
+    let mut results: Vec<std::io::Result<()>> = Vec::with_capacity(n);
+    results.resize_with(n, || Err(std::io::Error::other("not synced")));
+    let mut parts: Vec<ToSync> = (0..SYNC_THREADS.min(n)).map(|_| Vec::new()).collect();
+    let count = parts.len();
+    for (i, f) in files.into_iter().enumerate() {
+        if let Some(part) = parts.get_mut(i % count) {
+            part.push((i, f));
+        }
+    }
+    let mut sent = 0;
+    for part in parts {
+        match to_sync.send(part) {
+            Ok(()) => sent += 1,
+            // No sync thread is left (they never return early): synced here.
+            Err(std::sync::mpsc::SendError(part)) => {
+                for (i, f) in part {
+                    if let Some(r) = results.get_mut(i) {
+                        *r = f.sync_all();
+                    }
+                }
+            }
+        }
+    }
+    for _ in 0..sent {
+        let Ok(part) = synced.recv() else {
+            break;
+        };
+        for (i, r) in part {
+            if let Some(slot) = results.get_mut(i) {
+                *slot = r;
+            }
+        }
+    }
+    results
+}
+
+/// The committer: takes the written documents as one group (at least [`MIN_GROUP`] of them, or what arrived within
+/// [`GROUP_WAIT`], or the last ones), syncs each file and renames it into place, syncs the directory, then confirms
+/// the group in one transaction.
 fn commit(
-    rx: Receiver<Written>,
-    mut store: SqliteNumbering,
+    rx: Receiver<(Box<Written>, File)>,
+    store: SqliteNumbering,
     out: &Path,
     done: &(dyn Fn(Result<Issued, Failed>) + Sync),
 ) {
+    let (to_sync, files) = std::sync::mpsc::channel::<ToSync>();
+    let (results, synced) = std::sync::mpsc::channel::<Synced>();
+    let files = Mutex::new(files);
+    std::thread::scope(|s| {
+        for _ in 0..SYNC_THREADS {
+            let (files, results) = (&files, results.clone());
+            s.spawn(move || sync_files(files, &results));
+        }
+        drop(results);
+        commit_groups(&rx, store, out, &to_sync, &synced, done);
+        drop(to_sync);
+    });
+}
+
+/// The committer's loop (see [`commit`]).
+fn commit_groups(
+    rx: &Receiver<(Box<Written>, File)>,
+    mut store: SqliteNumbering,
+    out: &Path,
+    to_sync: &std::sync::mpsc::Sender<ToSync>,
+    synced: &Receiver<Synced>,
+    done: &(dyn Fn(Result<Issued, Failed>) + Sync),
+) {
+    // The directory, opened once to sync it after each group's renames.
+    let mut dir: Option<File> = None;
     while let Ok(first) = rx.recv() {
         let mut group = vec![first];
-        while group.len() < GROUP {
-            match rx.try_recv() {
-                Ok(w) => group.push(w),
-                Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
+        let until = std::time::Instant::now() + GROUP_WAIT;
+        // The group fills while this thread sleeps (a wake-up per document cost more than the documents' handling).
+        let mut ended = false;
+        loop {
+            while group.len() < GROUP {
+                match rx.try_recv() {
+                    Ok(w) => group.push(w),
+                    Err(e) => {
+                        ended = e == TryRecvError::Disconnected;
+                        break;
+                    }
+                }
             }
+            let now = std::time::Instant::now();
+            if group.len() >= MIN_GROUP || now >= until || ended {
+                break;
+            }
+            std::thread::sleep(GROUP_NAP.min(until - now));
         }
-        // The files are synced concurrently: the file system joins concurrent syncs into one journal commit, where
-        // one sync after another pays a commit each (3–4 ms apiece on a busy disk).
-        let syncs = sync_all(&group);
+        // The files are synced concurrently: the file system joins concurrent syncs (a journal commit, the disk's
+        // cache flushes), where one sync after another pays for each (3–4 ms apiece on a busy disk).
+        let (group, handles): (Vec<Box<Written>>, Vec<File>) = group.into_iter().unzip();
+        let syncs = sync_all(handles, to_sync, synced);
         let mut stored: Vec<(String, PathBuf, Pending)> = Vec::with_capacity(group.len());
         for (w, synced) in group.into_iter().zip(syncs) {
             let path = out.join(format!("{}.xml", w.pending.issued.cdc));
@@ -418,7 +608,15 @@ fn commit(
             .into_iter()
             .map(|(file, path, p)| ((file, path), p))
             .unzip();
-        let synced = File::open(out).and_then(|d| d.sync_all()).map_err(|e| {
+        let dir_synced = match &dir {
+            Some(d) => d.sync_all(),
+            None => File::open(out).and_then(|d| {
+                d.sync_all()?;
+                dir = Some(d);
+                Ok(())
+            }),
+        };
+        let synced = dir_synced.map_err(|e| {
             Finding::new(
                 code::STORAGE_ERROR,
                 "",

@@ -154,3 +154,98 @@ fn keys_create_prints_a_live_key_once() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The XML of a document with what differs from one issue of the same request to the next masked: the CDC (it holds
+/// the random security code) and everything derived from it (check digit, digest, signature, QR).
+fn masked(xml: &str, cdc: &str) -> String {
+    let mut xml = xml.replace(cdc, "CDC");
+    for tag in [
+        "dDVId",
+        "dCodSeg",
+        "DigestValue",
+        "SignatureValue",
+        "dCarQR",
+    ] {
+        let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+        let mut from = 0;
+        while let Some(start) = xml[from..].find(&open).map(|i| from + i + open.len()) {
+            let end = start + xml[start..].find(&close).unwrap();
+            xml.replace_range(start..end, "…");
+            from = start;
+        }
+    }
+    xml
+}
+
+#[test]
+fn two_workers_issue_what_one_worker_issues() {
+    // 150 requests (two chunks), different totals, and invalid ones among them: -j 2 gives every file the number and
+    // the document -j 1 gives it, and lists the same failures.
+    let dir = temp_dir("batch-same");
+    let input = dir.join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let example: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../examples/factura.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    for i in 0..150 {
+        let mut req = example.clone();
+        req["items"][0]["cantidad"] = serde_json::json!(i % 7 + 1);
+        if i % 37 == 5 {
+            req["items"] = serde_json::json!([]);
+        }
+        std::fs::write(input.join(format!("f{i:03}.json")), req.to_string()).unwrap();
+    }
+    let batch = |jobs: &str| {
+        let out = dir.join(format!("out-j{jobs}"));
+        let (code, v, stderr) = common::run(
+            &[
+                "issue",
+                "--batch",
+                input.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "-j",
+                jobs,
+                "--at",
+                "2025-03-10T10:11:00",
+            ],
+            None,
+        );
+        assert_eq!(code, 1, "{v} {stderr}");
+        let issued: Vec<(String, String, String)> = v["issued"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                let cdc = i["cdc"].as_str().unwrap();
+                let xml = std::fs::read_to_string(i["xml"].as_str().unwrap()).unwrap();
+                (
+                    i["file"].as_str().unwrap().to_string(),
+                    i["numero"].as_str().unwrap().to_string(),
+                    masked(&xml, cdc),
+                )
+            })
+            .collect();
+        let (_, gaps, _) =
+            common::run(&["numbering", "gaps", "--out", out.to_str().unwrap()], None);
+        (v["ok"].clone(), v["failures"].clone(), issued, gaps)
+    };
+    let one = batch("1");
+    let two = batch("2");
+    assert_eq!(one.0, serde_json::json!(146));
+    assert_eq!(one.0, two.0);
+    assert_eq!(one.1, two.1, "the same failures");
+    assert_eq!(one.3, serde_json::json!({"gaps": []}));
+    assert_eq!(one.3, two.3);
+    assert_eq!(one.2.len(), two.2.len());
+    for (a, b) in one.2.iter().zip(&two.2) {
+        assert_eq!((&a.0, &a.1), (&b.0, &b.1), "file and number");
+        assert_eq!(a.2, b.2, "{}: the same document", a.0);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
