@@ -95,30 +95,11 @@ impl Committer {
     }
 
     /// Runs `work` in a transaction shared with the requests queued meanwhile; returns its result once that
-    /// transaction is committed. Blocks: call it from a blocking thread.
-    pub fn run<T: Send + 'static>(
-        &self,
-        work: impl FnOnce(&mut Service<Backend>, &mut SystemHost) -> T + Send + 'static,
-    ) -> Result<T, Failed> {
-        let (ended, value) = self.queue(work)?;
-        Self::outcome(ended.blocking_recv(), value)
-    }
-
-    /// [`Committer::run`] for an async task: waits for the commit without holding a thread.
+    /// transaction is committed, waiting for it without holding a thread.
     pub async fn call<T: Send + 'static>(
         &self,
         work: impl FnOnce(&mut Service<Backend>, &mut SystemHost) -> T + Send + 'static,
     ) -> Result<T, Failed> {
-        let (ended, value) = self.queue(work)?;
-        Self::outcome(ended.await, value)
-    }
-
-    /// Queues `work`: the receiver of its end and the slot its value is left in.
-    #[allow(clippy::type_complexity)]
-    fn queue<T: Send + 'static>(
-        &self,
-        work: impl FnOnce(&mut Service<Backend>, &mut SystemHost) -> T + Send + 'static,
-    ) -> Result<(oneshot::Receiver<Result<(), Failed>>, Arc<Mutex<Option<T>>>), Failed> {
         let slot = Arc::new(Mutex::new(None));
         let out = slot.clone();
         let (done, ended) = oneshot::channel();
@@ -136,16 +117,9 @@ impl Committer {
             });
         }
         self.shared.ready.notify_one();
-        Ok((ended, slot))
-    }
-
-    /// A job's value once its group committed; a sender dropped unanswered means its work panicked past the guard.
-    fn outcome<T, E>(
-        ended: Result<Result<(), Failed>, E>,
-        value: Arc<Mutex<Option<T>>>,
-    ) -> Result<T, Failed> {
-        ended.unwrap_or(Err(Failed::Panic))?;
-        let value = value.lock().unwrap_or_else(|p| p.into_inner()).take();
+        // Answered after its group's commit; a sender dropped unanswered means its work panicked past the guard.
+        ended.await.unwrap_or(Err(Failed::Panic))?;
+        let value = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
         value.ok_or(Failed::Panic)
     }
 }

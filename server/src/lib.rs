@@ -16,6 +16,18 @@
 // Unsafe code is confined to `sifen_openssl` (the OpenSSL ENGINE that signs through the core's Signer).
 #![deny(unsafe_code)]
 
+/// `SELECT` of invoice rows as both stores decode them (`query_invoices` of [`store::SqliteStore`] and
+/// [`pg::PgStore`]): the record's JSON and its signed XML, kept apart in `invoice_xml` (SQLite migration 6,
+/// PostgreSQL migration 2), followed by the rest of the statement (`FROM invoices …`).
+macro_rules! select_invoices {
+    ($rest:literal) => {
+        concat!(
+            "SELECT json, (SELECT xml FROM invoice_xml x WHERE x.seq = invoices.seq) ",
+            $rest
+        )
+    };
+}
+
 pub mod accounts;
 pub mod backend;
 pub mod commit;

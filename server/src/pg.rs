@@ -118,17 +118,6 @@ const MIGRATIONS: &[(i32, &str)] = &[
     ),
 ];
 
-/// `SELECT` of invoice rows as [`PgStore::query_invoices`] decodes them: the record's JSON and its XML (table
-/// `invoice_xml`, migration 2), followed by the rest of the statement (`FROM invoices …`).
-macro_rules! select_invoices {
-    ($rest:literal) => {
-        concat!(
-            "SELECT json, (SELECT xml FROM invoice_xml x WHERE x.seq = invoices.seq) ",
-            $rest
-        )
-    };
-}
-
 /// How to reach the database.
 #[derive(Clone)]
 pub struct PgOptions {

@@ -22,7 +22,7 @@ struct Task {
 /// The signing threads; they stop when this is dropped.
 #[derive(Debug)]
 pub struct Signing {
-    queue: Mutex<Sender<Task>>,
+    queue: Sender<Task>,
 }
 
 impl Signing {
@@ -37,9 +37,7 @@ impl Signing {
                 .spawn(move || sign_loop(&tasks))
                 .map_err(|e| format!("starting a signing thread: {e}"))?;
         }
-        Ok(Signing {
-            queue: Mutex::new(queue),
-        })
+        Ok(Signing { queue })
     }
 
     /// Signs `job` on a signing thread; `None` if it could not be signed (the threads are gone, or a bug of ours
@@ -51,11 +49,7 @@ impl Signing {
     ) -> Option<SignedCreate> {
         let (done, signed) = oneshot::channel();
         let task = Task { job, signer, done };
-        self.queue
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .send(task)
-            .ok()?;
+        self.queue.send(task).ok()?;
         signed.await.ok()
     }
 }

@@ -140,17 +140,6 @@ const MIGRATIONS: &[(i64, &str)] = &[
     ),
 ];
 
-/// `SELECT` of invoice rows as [`SqliteStore::query_invoices`] decodes them: the record's JSON and its XML (kept in
-/// `invoice_xml`, migration 6), followed by the rest of the statement (`FROM invoices …`).
-macro_rules! select_invoices {
-    ($rest:literal) => {
-        concat!(
-            "SELECT json, (SELECT xml FROM invoice_xml x WHERE x.seq = invoices.seq) ",
-            $rest
-        )
-    };
-}
-
 /// Name of the database file inside the data directory.
 pub const DB_FILE: &str = "kuatia.sqlite3";
 
@@ -454,21 +443,23 @@ impl SqliteStore {
         Ok(())
     }
 
+    /// Runs a statement without parameters, prepared once (the transaction and savepoint statements of every request).
+    fn exec(&self, sql: &str) -> rusqlite::Result<()> {
+        self.conn
+            .prepare_cached(sql)
+            .and_then(|mut st| st.execute([]))
+            .map(drop)
+    }
+
     /// Starts a read transaction (a deferred `BEGIN`: one snapshot and one WAL lock for the reads up to
     /// [`SqliteStore::end_read`], never blocking the writer), for the readers beside the writer ([`crate::readers`]).
     pub fn begin_read(&self) -> bool {
-        self.conn
-            .prepare_cached("BEGIN DEFERRED")
-            .and_then(|mut st| st.execute([]))
-            .is_ok()
+        self.exec("BEGIN DEFERRED").is_ok()
     }
 
     /// Ends a read transaction started by [`SqliteStore::begin_read`] (nothing was written: nothing to lose).
     pub fn end_read(&self) {
-        let _ = self
-            .conn
-            .prepare_cached("COMMIT")
-            .and_then(|mut st| st.execute([]));
+        let _ = self.exec("COMMIT");
     }
 
     /// Leaves checkpoints to a [`Checkpointer`]: this connection checkpoints only when the WAL passes 64 MB (a
@@ -481,20 +472,12 @@ impl SqliteStore {
 
     /// Marks where one request of a group commit starts ([`crate::commit`]), inside the transaction.
     pub fn savepoint(&mut self) -> Result<(), StoreError> {
-        self.conn
-            .prepare_cached("SAVEPOINT request")
-            .and_then(|mut st| st.execute([]))
-            .map(drop)
-            .map_err(StoreError::from)
+        self.exec("SAVEPOINT request").map_err(StoreError::from)
     }
 
     /// Keeps the request's writes (they commit with the group).
     pub fn release(&mut self) -> Result<(), StoreError> {
-        self.conn
-            .prepare_cached("RELEASE request")
-            .and_then(|mut st| st.execute([]))
-            .map(drop)
-            .map_err(StoreError::from)
+        self.exec("RELEASE request").map_err(StoreError::from)
     }
 
     /// Drops the request's writes, keeping the group's others.
@@ -833,14 +816,10 @@ impl Store for SqliteStore {
     }
 
     fn invoice_state(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
-        let r = self
-            .conn
-            .prepare_cached("SELECT json FROM invoices WHERE id = ?1 AND account_id = ?2")
-            .and_then(|mut st| {
-                st.query_row([id, account_id], |r| r.get::<_, String>(0))
-                    .optional()
-            });
-        self.decode(&self.read(r).flatten()?)
+        self.one_json(
+            "SELECT json FROM invoices WHERE id = ?1 AND account_id = ?2",
+            &[&id, &account_id],
+        )
     }
 
     /// The XML is not written again: the core never changes an invoice's XML after creating it.
