@@ -162,15 +162,19 @@ pub struct SqliteStore {
     auth: RefCell<AuthCache>,
 }
 
-/// API keys and accounts as last read, kept while the database is unchanged: every request authenticates, and the two
-/// reads (statement, row, JSON) were a sixth of a status lookup. Another connection's commit changes SQLite's
-/// `data_version` and empties it; this connection's own writes of accounts and keys, and its rollbacks, empty it too.
+/// API keys, accounts and webhooks as last read, kept while the database is unchanged: every request authenticates,
+/// and the two reads (statement, row, JSON) were a sixth of a status lookup. Another connection's commit changes
+/// SQLite's `data_version` and empties it; this connection's own writes of accounts, keys and webhooks, and its
+/// rollbacks, empty it too.
 #[derive(Debug, Default)]
 struct AuthCache {
     /// `PRAGMA data_version` read before the cached rows were: they are at least that recent.
     version: i64,
     keys: HashMap<String, (String, StoredKey)>,
     accounts: HashMap<String, Account>,
+    /// The webhooks of an account environment: read at every state change an invoice makes (its events), and as the
+    /// statement of that read was re-prepared by SQLite each time, a twelfth of the writer's time under load.
+    webhooks: HashMap<(String, Environment), Vec<Webhook>>,
 }
 
 /// Entries kept at most (only rows that exist are kept: unknown keys are never cached).
@@ -689,7 +693,9 @@ impl SqliteStore {
             *cache = AuthCache::default();
             return None;
         };
-        if cache.version != version || cache.keys.len() + cache.accounts.len() >= AUTH_CACHE_MAX {
+        if cache.version != version
+            || cache.keys.len() + cache.accounts.len() + cache.webhooks.len() >= AUTH_CACHE_MAX
+        {
             *cache = AuthCache {
                 version,
                 ..AuthCache::default()
@@ -926,6 +932,7 @@ impl Store for SqliteStore {
     }
 
     fn insert_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook) {
+        self.forget_auth();
         let json = self.encode(&webhook);
         self.write(
             "INSERT INTO webhooks (id, account_id, environment, json) VALUES (?1, ?2, ?3, ?4)",
@@ -934,10 +941,29 @@ impl Store for SqliteStore {
     }
 
     fn webhooks(&self, account_id: &str, env: Environment) -> Vec<Webhook> {
-        self.query_json(
-            "SELECT json FROM webhooks WHERE account_id = ?1 AND environment = ?2 ORDER BY seq",
-            &[&account_id, &env.as_str()],
-        )
+        let mut cache = self.auth_cache();
+        let key = (account_id.to_string(), env);
+        if let Some(hit) = cache.as_ref().and_then(|c| c.webhooks.get(&key).cloned()) {
+            return hit;
+        }
+        let rows = self
+            .conn
+            .prepare_cached(
+                "SELECT json FROM webhooks WHERE account_id = ?1 AND environment = ?2 ORDER BY seq",
+            )
+            .and_then(|mut st| {
+                st.query_map(params![account_id, env.as_str()], |r| r.get::<_, String>(0))?
+                    .collect::<rusqlite::Result<Vec<String>>>()
+            });
+        let Some(rows) = self.read(rows) else {
+            return Vec::new();
+        };
+        let found: Vec<Webhook> = rows.iter().filter_map(|j| self.decode(j)).collect();
+        // Only a whole answer is kept (a row that did not decode is an error, reported each time).
+        if let (Some(cache), true) = (cache.as_mut(), found.len() == rows.len()) {
+            cache.webhooks.insert(key, found.clone());
+        }
+        found
     }
 
     fn webhook(&self, account_id: &str, env: Environment, id: &str) -> Option<Webhook> {
@@ -948,6 +974,7 @@ impl Store for SqliteStore {
     }
 
     fn update_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook) {
+        self.forget_auth();
         let json = self.encode(&webhook);
         self.write(
             "UPDATE webhooks SET json = ?4 WHERE id = ?1 AND account_id = ?2 AND environment = ?3",
@@ -956,6 +983,7 @@ impl Store for SqliteStore {
     }
 
     fn delete_webhook(&mut self, account_id: &str, env: Environment, id: &str) -> bool {
+        self.forget_auth();
         let r = self
             .conn
             .prepare_cached(
@@ -1185,6 +1213,60 @@ mod tests {
         assert!(!live(&reader));
         assert_eq!(writer.take_error(), None);
         assert_eq!(reader.take_error(), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The webhooks an invoice's events go to, cached by the writer: a webhook added by another connection, or
+    /// changed, removed or rolled back by this one, is seen at the next read.
+    #[test]
+    fn cached_webhooks_follow_every_change() {
+        use kuatia_core::api::auth::Environment;
+        use kuatia_core::api::store::Store;
+        use kuatia_core::api::webhook::Webhook;
+        let dir = std::env::temp_dir().join(format!("kuatia-store-wh-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut writer = super::SqliteStore::open(&dir).unwrap();
+        let mut other = super::SqliteStore::open(&dir).unwrap();
+        let env = Environment::Sandbox;
+        let hook = |id: &str, url: &str| Webhook {
+            id: id.into(),
+            url: url.into(),
+            events: Vec::new(),
+            description: None,
+            created_at: "2026-11-24T00:00:00Z".into(),
+            secret: Some("whsec_x".into()),
+            previous_secret: None,
+            previous_secret_expires_at: None,
+        };
+        let urls = |s: &super::SqliteStore| -> Vec<String> {
+            s.webhooks("acct_wh", env)
+                .into_iter()
+                .map(|w| w.url)
+                .collect()
+        };
+        assert!(urls(&writer).is_empty() && urls(&writer).is_empty());
+        other.insert_webhook("acct_wh", env, hook("wh_1", "https://a.example"));
+        assert_eq!(
+            urls(&writer),
+            ["https://a.example"],
+            "another connection's insert"
+        );
+        writer.update_webhook("acct_wh", env, hook("wh_1", "https://b.example"));
+        assert_eq!(
+            urls(&writer),
+            ["https://b.example"],
+            "this connection's update"
+        );
+        writer.begin().unwrap();
+        writer.insert_webhook("acct_wh", env, hook("wh_2", "https://c.example"));
+        assert_eq!(urls(&writer).len(), 2);
+        writer.rollback();
+        assert_eq!(urls(&writer), ["https://b.example"], "a rolled-back insert");
+        assert!(writer.delete_webhook("acct_wh", env, "wh_1"));
+        assert!(urls(&writer).is_empty(), "this connection's delete");
+        assert!(urls(&other).is_empty());
+        assert_eq!(writer.take_error(), None);
+        assert_eq!(other.take_error(), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
