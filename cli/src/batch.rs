@@ -9,8 +9,9 @@
 //! 2. the workers (`-j`, started once per window of [`WINDOW`] chunks) sign and write each document to
 //!    `<cdc>.xml.partial`;
 //! 3. a committer thread takes the written documents as one group (at least 128, or what 100 ms brought): 8 sync
-//!    threads, started once, sync the files concurrently; it renames each to `<cdc>.xml`, syncs the directory once
-//!    and confirms the whole group in one synced transaction (`issue::confirm_all`).
+//!    threads, started once, sync the files concurrently, each starting the writes of all its files
+//!    (`posix_fadvise`) before it syncs them one by one; the committer renames each to `<cdc>.xml`, syncs the
+//!    directory once and confirms the whole group in one synced transaction (`issue::confirm_all`).
 //!
 //! Threads hand work over a chunk or a group at a time (one wake-up each, not one per document). `-j 2` issues what
 //! `-j 1` issues: the same numbers for the same files, the same documents.
