@@ -21,6 +21,8 @@ use x509_parser::oid_registry::OID_PKCS1_RSAENCRYPTION;
 use x509_parser::prelude::FromDer;
 use x509_parser::public_key::PublicKey;
 
+mod fast;
+
 const EXC_C14N_NS: &str = "http://www.w3.org/2001/10/xml-exc-c14n#";
 
 /// Outcome of [`verify`]: each check separately, and the first failure as a finding.
@@ -242,6 +244,23 @@ fn verify_with(verifier: &mut Verifier, xml: &str, at: Option<PrimitiveDateTime>
             format!("the document exceeds {limit} bytes"),
         );
     }
+    // A document whose signed parts are canonical as written (what our signer and SIFEN's shape give) is verified in
+    // one pass without tokens; anything else, or anything the pass is unsure of, goes the general way below.
+    if let Some(fast) = fast::scan(xml) {
+        if let Some(r) = fast::verify(verifier, xml, &fast, at, report.clone()) {
+            return r;
+        }
+    }
+    verify_general(verifier, xml, at, report)
+}
+
+/// The general verification: every token of the document recorded, the canonical forms replayed from them.
+fn verify_general(
+    verifier: &mut Verifier,
+    xml: &str,
+    at: Option<PrimitiveDateTime>,
+    report: VerifyReport,
+) -> VerifyReport {
     // One parse: the scan for the Signature records its tokens, then the rest of the document is read and recorded
     // too, and the canonicalizations replay them (the same tokens a second parse would give).
     let mut lexer = Lexer::new(xml);
@@ -272,26 +291,82 @@ fn verify_with(verifier: &mut Verifier, xml: &str, at: Option<PrimitiveDateTime>
         }
     };
     let recorded = c14n::Recorded { events, error };
-    match check(verifier, xml.len(), &recorded, &sig, &scope, at, report) {
-        Ok(r) | Err(r) => r,
+    let len = xml.len();
+    let canonical = |plan: &Plan<'_, '_>, r: &mut VerifyReport| {
+        // The referenced element and SignedInfo, canonicalized from the one parse of the document. SignedInfo's job
+        // sees the Signature's ancestors' start tags (its namespace and xml:* scope) and the tokens from the
+        // Signature on: whatever lies before it in the document was read by the scan and by the referenced
+        // element's job, which runs to the end of the document and reports any problem there first.
+        let exclude = plan.enveloped.then_some(sig.offset);
+        let [subtree] = c14n::canonicalize_recorded(
+            &recorded,
+            len,
+            [Job {
+                target: Target::Id(plan.id),
+                exclude,
+                method: &plan.ref_method,
+            }],
+        );
+        let subtree = subtree.map_err(|e| (e.code(), e.message().to_string()))?;
+        r.digest_ok = plan.dig_hash.digest(&subtree.bytes) == plan.digest_value;
+
+        let si_events = scope
+            .ancestors
+            .iter()
+            .filter_map(|i| recorded.events.get(*i))
+            .chain(recorded.events.get(scope.signature..).unwrap_or_default())
+            .copied()
+            .collect();
+        let si_recorded = c14n::Recorded {
+            events: si_events,
+            error: recorded.error.clone(),
+        };
+        let [si_c14n] = c14n::canonicalize_recorded(
+            &si_recorded,
+            len,
+            [Job {
+                target: Target::Offset(plan.si.offset),
+                exclude: None,
+                method: &plan.si_method,
+            }],
+        );
+        si_c14n
+            .map(|s| s.bytes)
+            .map_err(|e| (e.code(), e.message().to_string()))
+    };
+    match plan(&sig, report) {
+        Ok((plan, r)) => match conclude(verifier, &plan, at, r, canonical) {
+            Ok(r) | Err(r) => r,
+        },
+        Err(r) => r,
     }
 }
 
-// Both arms carry the report (Err = stopped early); it is built once per call, so its size is harmless.
+/// What [`plan`] reads from the `Signature` before anything is canonicalized.
+struct Plan<'s, 'x> {
+    si: &'s El<'x>,
+    si_method: Method,
+    hash: HashAlg,
+    id: &'s str,
+    enveloped: bool,
+    ref_method: Method,
+    dig_hash: HashAlg,
+    digest_value: Vec<u8>,
+    signature_value: Vec<u8>,
+    cert_text: Option<&'s str>,
+}
+
+/// The first checks of a `Signature` (algorithms, the one Reference, the base64 values), in the order their
+/// failures are reported; `Err` carries the report that stops there.
 #[allow(clippy::result_large_err)]
-fn check(
-    verifier: &mut Verifier,
-    len: usize,
-    recorded: &c14n::Recorded<'_>,
-    sig: &El<'_>,
-    scope: &Scope,
-    at: Option<PrimitiveDateTime>,
+fn plan<'s, 'x>(
+    sig: &'s El<'x>,
     mut r: VerifyReport,
-) -> Result<VerifyReport, VerifyReport> {
+) -> Result<(Plan<'s, 'x>, VerifyReport), VerifyReport> {
     let malformed =
-        |r: VerifyReport, what: &str| r.fail(code::SIGNATURE_MALFORMED, what.to_string());
+        |r: VerifyReport, what: &str| Err(r.fail(code::SIGNATURE_MALFORMED, what.to_string()));
     let Some(si) = sig.child("SignedInfo") else {
-        return Err(malformed(r, "Signature has no SignedInfo"));
+        return malformed(r, "Signature has no SignedInfo");
     };
     let c14n_alg = si
         .child("CanonicalizationMethod")
@@ -314,16 +389,13 @@ fn check(
             format!("SignatureMethod {sig_alg:?} is not supported"),
         ));
     };
-    let refs: Vec<&El<'_>> = si.children.iter().filter(|c| c.is("Reference")).collect();
-    let [reference] = refs.as_slice() else {
-        return Err(malformed(r, "SignedInfo must hold exactly one Reference"));
+    let mut refs = si.children.iter().filter(|c| c.is("Reference"));
+    let (Some(reference), None) = (refs.next(), refs.next()) else {
+        return malformed(r, "SignedInfo must hold exactly one Reference");
     };
     let uri = reference.attr("URI").unwrap_or("");
     let Some(id) = uri.strip_prefix('#').filter(|id| !id.is_empty()) else {
-        return Err(malformed(
-            r,
-            "Reference URI must be #Id of the signed element",
-        ));
+        return malformed(r, "Reference URI must be #Id of the signed element");
     };
     r.reference_id = Some(id.to_string());
 
@@ -370,25 +442,52 @@ fn check(
         ));
     };
     let Some(digest_value) = reference.child("DigestValue").and_then(|d| b64(&d.text)) else {
-        return Err(malformed(r, "DigestValue is missing or not base64"));
+        return malformed(r, "DigestValue is missing or not base64");
     };
     let Some(signature_value) = sig.child("SignatureValue").and_then(|d| b64(&d.text)) else {
-        return Err(malformed(r, "SignatureValue is missing or not base64"));
+        return malformed(r, "SignatureValue is missing or not base64");
     };
-    let cert_el = sig
+    let cert_text = sig
         .child("KeyInfo")
         .and_then(|k| k.child("X509Data"))
-        .and_then(|x| x.child("X509Certificate"));
-    let lookup = match cert_el {
-        Some(c) => verifier.certificate(&c.text),
+        .and_then(|x| x.child("X509Certificate"))
+        .map(|c| c.text.as_ref());
+    let plan = Plan {
+        si,
+        si_method,
+        hash,
+        id,
+        enveloped,
+        ref_method,
+        dig_hash,
+        digest_value,
+        signature_value,
+        cert_text,
+    };
+    Ok((plan, r))
+}
+
+/// The rest of the checks once the `Signature` is read: the certificate and its key, then the canonical forms
+/// (`canonical` sets `digest_ok` and returns the canonical SignedInfo, or the code and message of a canonicalization
+/// error), the signature, the dates.
+#[allow(clippy::result_large_err)]
+fn conclude(
+    verifier: &mut Verifier,
+    plan: &Plan<'_, '_>,
+    at: Option<PrimitiveDateTime>,
+    mut r: VerifyReport,
+    canonical: impl FnOnce(&Plan<'_, '_>, &mut VerifyReport) -> Result<Vec<u8>, (&'static str, String)>,
+) -> Result<VerifyReport, VerifyReport> {
+    let lookup = match plan.cert_text {
+        Some(text) => verifier.certificate(text),
         None => Lookup::Malformed,
     };
     // Certificate and its RSA key (read once per certificate by a kept Verifier).
     let known = match lookup {
         Lookup::Known(k) => k,
         Lookup::Malformed => {
-            return Err(malformed(
-                r,
+            return Err(r.fail(
+                code::SIGNATURE_MALFORMED,
                 "KeyInfo/X509Data/X509Certificate is missing or not base64",
             ))
         }
@@ -403,57 +502,18 @@ fn check(
         }
     };
 
-    // The referenced element and SignedInfo, canonicalized from the one parse of the document. SignedInfo's job
-    // sees the Signature's ancestors' start tags (its namespace and xml:* scope) and the tokens from the Signature
-    // on: whatever lies before it in the document was read by the scan and by the referenced element's job, which
-    // runs to the end of the document and reports any problem there first.
-    let exclude = enveloped.then_some(sig.offset);
-    let [subtree] = c14n::canonicalize_recorded(
-        recorded,
-        len,
-        [Job {
-            target: Target::Id(id),
-            exclude,
-            method: &ref_method,
-        }],
-    );
-    let subtree = match subtree {
+    let si_c14n = match canonical(plan, &mut r) {
         Ok(s) => s,
-        Err(e) => return Err(r.fail(e.code(), e.message())),
+        Err((c, m)) => return Err(r.fail(c, m)),
     };
-    r.digest_ok = dig_hash.digest(&subtree.bytes) == digest_value;
-
     // Signature over the canonical SignedInfo.
-    let si_events = scope
-        .ancestors
-        .iter()
-        .filter_map(|i| recorded.events.get(*i))
-        .chain(recorded.events.get(scope.signature..).unwrap_or_default())
-        .copied()
-        .collect();
-    let si_recorded = c14n::Recorded {
-        events: si_events,
-        error: recorded.error.clone(),
-    };
-    let [si_c14n] = c14n::canonicalize_recorded(
-        &si_recorded,
-        len,
-        [Job {
-            target: Target::Offset(si.offset),
-            exclude: None,
-            method: &si_method,
-        }],
-    );
-    let si_c14n = match si_c14n {
-        Ok(s) => s,
-        Err(e) => return Err(r.fail(e.code(), e.message())),
-    };
-    r.signature_ok = key.verify(hash, &si_c14n.bytes, &signature_value);
+    r.signature_ok = key.verify(plan.hash, &si_c14n, &plan.signature_value);
 
     if let (Some(at), Some(info)) = (at, r.certificate.as_ref()) {
         r.certificate_valid_at = Some(check_validity(info, at).is_ok());
     }
     r.valid = r.digest_ok && r.signature_ok && r.certificate_valid_at != Some(false);
+    let id = plan.id;
     if !r.digest_ok {
         return Err(r.fail(
             code::DIGEST_MISMATCH,
@@ -542,11 +602,43 @@ impl HashAlg {
             _ => None,
         }
     }
+    /// An incremental hash of this algorithm.
+    fn hasher(self) -> Hasher {
+        match self {
+            HashAlg::Sha256 => Hasher::Sha256(Sha256::new()),
+            HashAlg::Sha384 => Hasher::Sha384(Sha384::new()),
+            HashAlg::Sha512 => Hasher::Sha512(Sha512::new()),
+        }
+    }
     fn digest(self, data: &[u8]) -> Vec<u8> {
         match self {
             HashAlg::Sha256 => Sha256::digest(data).to_vec(),
             HashAlg::Sha384 => Sha384::digest(data).to_vec(),
             HashAlg::Sha512 => Sha512::digest(data).to_vec(),
+        }
+    }
+}
+
+/// A hash of [`HashAlg`] fed in parts.
+enum Hasher {
+    Sha256(Sha256),
+    Sha384(Sha384),
+    Sha512(Sha512),
+}
+
+impl Hasher {
+    fn update(&mut self, data: &[u8]) {
+        match self {
+            Hasher::Sha256(h) => h.update(data),
+            Hasher::Sha384(h) => h.update(data),
+            Hasher::Sha512(h) => h.update(data),
+        }
+    }
+    fn finish(self) -> Vec<u8> {
+        match self {
+            Hasher::Sha256(h) => h.finalize().to_vec(),
+            Hasher::Sha384(h) => h.finalize().to_vec(),
+            Hasher::Sha512(h) => h.finalize().to_vec(),
         }
     }
 }
