@@ -66,6 +66,58 @@ fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
 
+/// How a byte of an element name reads: part of the name, the end of it (whitespace, `>`, `/`, quotes: where the
+/// tokenizer stops reading a name), or outside the subset (`:`, and what [`lex::name_ok`] refuses in a name).
+const NAME: u8 = 0;
+const NAME_END: u8 = 1;
+const NAME_BAD: u8 = 2;
+static NAME_BYTES: [u8; 256] = {
+    let mut t = [NAME; 256];
+    let ends = b" \t\r\n>/\"'";
+    let mut i = 0;
+    while i < ends.len() {
+        t[ends[i] as usize] = NAME_END;
+        i += 1;
+    }
+    let bad = b":<&=?!";
+    let mut i = 0;
+    while i < bad.len() {
+        t[bad[i] as usize] = NAME_BAD;
+        i += 1;
+    }
+    t
+};
+
+/// How a byte of text reads: `<` ends it, `&`, `>` and a carriage return need a look.
+static TEXT_BYTES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'<' as usize] = 1;
+    t[b'&' as usize] = 2;
+    t[b'>' as usize] = 2;
+    t[b'\r' as usize] = 2;
+    t
+};
+
+/// The length of the text at the start of `rest` (up to the next `<`) and whether it holds `&`, `>` or a carriage
+/// return: a byte loop for the short texts of a DE, `memchr` past 32 bytes (the base64 of a certificate).
+#[inline(always)]
+fn text_run(rest: &[u8]) -> (usize, bool) {
+    let mut special = false;
+    for (i, c) in rest.iter().take(32).enumerate() {
+        match TEXT_BYTES[usize::from(*c)] {
+            0 => {}
+            1 => return (i, special),
+            _ => special = true,
+        }
+    }
+    let len = memchr::memchr(b'<', rest).unwrap_or(rest.len());
+    let special = special
+        || rest
+            .get(..len)
+            .is_some_and(|t| memchr::memchr3(b'&', b'>', b'\r', t).is_some());
+    (len, special)
+}
+
 /// Reads the whole document, or `None` when it leaves the subset (see the module's documentation).
 pub(super) fn scan(xml: &str) -> Option<Scan<'_>> {
     let b = xml.as_bytes();
@@ -80,8 +132,7 @@ pub(super) fn scan(xml: &str) -> Option<Scan<'_>> {
     let mut sig: Option<El<'_>> = None;
     let mut root_done = false;
     loop {
-        let rest = b.get(pos..)?;
-        let lt = memchr::memchr(b'<', rest).unwrap_or(rest.len());
+        let (lt, special) = text_run(b.get(pos..)?);
         if lt > 0 {
             let text = xml.get(pos..pos + lt)?;
             if stack.is_empty() {
@@ -89,7 +140,9 @@ pub(super) fn scan(xml: &str) -> Option<Scan<'_>> {
                     return None;
                 }
             } else {
-                text_ok(text.as_bytes(), !sig_stack.is_empty())?;
+                if special {
+                    text_ok(text.as_bytes(), !sig_stack.is_empty())?;
+                }
                 if let Some(top) = sig_stack.last_mut() {
                     push_text(&mut top.text, text, true).ok()?;
                 }
@@ -123,17 +176,23 @@ pub(super) fn scan(xml: &str) -> Option<Scan<'_>> {
                 if root_done || stack.len() >= MAX_DEPTH {
                     return None;
                 }
+                // One look at each byte of the name: `lex::name_ok` of an unprefixed name.
                 let mut n = pos + 1;
-                while b
-                    .get(n)
-                    .is_some_and(|c| !is_ws(*c) && !matches!(c, b'>' | b'/' | b'"' | b'\''))
-                {
+                let mut class = NAME_END;
+                while let Some(c) = b.get(n) {
+                    class = NAME_BYTES[usize::from(*c)];
+                    if class != NAME {
+                        break;
+                    }
                     n += 1;
                 }
-                let name = xml.get(pos + 1..n)?;
-                if name.contains(':') || !lex::name_ok(name) {
+                if class != NAME_END
+                    || n == pos + 1
+                    || matches!(b.get(pos + 1)?, b'0'..=b'9' | b'-' | b'.')
+                {
                     return None;
                 }
+                let name = xml.get(pos + 1..n)?;
                 let (attrs, tag_end) = match *b.get(n)? {
                     b'>' => ("", n + 1),
                     b' ' => {
