@@ -543,7 +543,11 @@ fn conclude(
 
 fn b64(text: &str) -> Option<Vec<u8>> {
     let bytes = text.as_bytes();
-    let decoded = if bytes.iter().any(u8::is_ascii_whitespace) {
+    // ASCII whitespace (space, tab, line feed, form feed, carriage return) found with `memchr`: a byte loop over the
+    // ~1.8 KB of a certificate's base64 cost ~0.6 µs per document.
+    let spaced = memchr::memchr3(b' ', b'\n', b'\t', bytes).is_some()
+        || memchr::memchr2(b'\r', 0x0c, bytes).is_some();
+    let decoded = if spaced {
         let compact: Vec<u8> = bytes
             .iter()
             .copied()
