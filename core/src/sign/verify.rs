@@ -4,6 +4,11 @@
 //! The RSA operation runs in aws-lc (`native-sign`, every native build) or in the pure-Rust `rsa` crate where aws-lc
 //! cannot go (wasm32). Both see the same keys: [`rsa_key_policy`] decides which keys are verified at all, so the
 //! browser and native builds give the same verdict on every document (`backends_agree` below checks it).
+//!
+//! Two paths read the document. The one-pass path (`fast`) takes the usual SIFEN shape, whose `DE` and `SignedInfo`
+//! are their own canonical form apart from the start tag, and hashes them straight from the input; it gives up at
+//! the first thing outside a strict subset, and the general path (every token recorded, C14N replayed from them)
+//! starts over. Both end in the same checks (`plan`, `conclude`); `fast_tests` holds their reports equal.
 
 use super::c14n::{self, Job, Method, Target};
 use super::cert::{check_validity, info_of, CertificateInfo};
