@@ -1307,6 +1307,30 @@ mod fast_tests {
         }
     }
 
+    /// What `issue` signs (our writer's DE, the QR group after the Signature) takes the one-pass path, with the
+    /// request's special characters escaped in its text.
+    #[test]
+    fn takes_what_issue_signs() {
+        let signer = crate::sign::sandbox_test_signer().unwrap();
+        let req = crate::invoice::parse_request(
+            r#"{"tipo_documento": 1, "receptor": {"ruc": "80069563-1", "razon_social": "Cliente \"Ñandutí\" & <Hijos> S.A."},
+                "items": [{"descripcion": "Servicio 'mensual' > 1", "cantidad": 3, "precio_unitario": 1100000, "iva": 10},
+                          {"descripcion": "Chipa", "cantidad": 2, "precio_unitario": 5000, "iva": 5}]}"#,
+        )
+        .unwrap();
+        let issued = crate::issue::issue(
+            &crate::profile::Emisor::sandbox(),
+            &req,
+            &signer,
+            time::macros::datetime!(2025-03-10 10:11:00),
+            &mut crate::cdc::FixedSecurityCode(123_456_789),
+            &mut crate::issue::MemoryNumbering::default(),
+        )
+        .unwrap();
+        assert!(fast_decides(&issued.xml), "{}", issued.xml);
+        assert!(same(&issued.xml, None).valid);
+    }
+
     #[test]
     fn leaves_other_shapes_to_the_general_path() {
         // Valid signatures over DEs not canonical as written: the general path verifies them.
