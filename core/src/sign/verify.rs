@@ -5,7 +5,7 @@
 //! cannot go (wasm32). Both see the same keys: [`rsa_key_policy`] decides which keys are verified at all, so the
 //! browser and native builds give the same verdict on every document (`backends_agree` below checks it).
 //!
-//! Two paths read the document. The one-pass path (`fast`) takes the usual SIFEN shape, whose `DE` and `SignedInfo`
+//! Two paths read the document (natively; the browser build has only the general one). The one-pass path (`fast`) takes the usual SIFEN shape, whose `DE` and `SignedInfo`
 //! are their own canonical form apart from the start tag, and hashes them straight from the input; it gives up at
 //! the first thing outside a strict subset, and the general path (every token recorded, C14N replayed from them)
 //! starts over. Both end in the same checks (`plan`, `conclude`); `fast_tests` holds their reports equal.
@@ -26,6 +26,9 @@ use x509_parser::oid_registry::OID_PKCS1_RSAENCRYPTION;
 use x509_parser::prelude::FromDer;
 use x509_parser::public_key::PublicKey;
 
+// Not in the browser build, whose size budget it would exceed (~4.6 KB gzipped); it verifies on the general path,
+// with the same reports.
+#[cfg(not(target_arch = "wasm32"))]
 mod fast;
 
 const EXC_C14N_NS: &str = "http://www.w3.org/2001/10/xml-exc-c14n#";
@@ -251,12 +254,32 @@ fn verify_with(verifier: &mut Verifier, xml: &str, at: Option<PrimitiveDateTime>
     }
     // A document whose signed parts are canonical as written (what our signer and SIFEN's shape give) is verified in
     // one pass without tokens; anything else, or anything the pass is unsure of, goes the general way below.
-    if let Some(fast) = fast::scan(xml) {
-        if let Some(r) = fast::verify(verifier, xml, &fast, at, report.clone()) {
-            return r;
-        }
+    if let Some(r) = try_fast(verifier, xml, at, &report) {
+        return r;
     }
     verify_general(verifier, xml, at, report)
+}
+
+/// The one-pass path's report, or `None` when it leaves the document to the general path.
+#[cfg(not(target_arch = "wasm32"))]
+fn try_fast(
+    verifier: &mut Verifier,
+    xml: &str,
+    at: Option<PrimitiveDateTime>,
+    report: &VerifyReport,
+) -> Option<VerifyReport> {
+    let scan = fast::scan(xml)?;
+    fast::verify(verifier, xml, &scan, at, report.clone())
+}
+
+#[cfg(target_arch = "wasm32")]
+fn try_fast(
+    _: &mut Verifier,
+    _: &str,
+    _: Option<PrimitiveDateTime>,
+    _: &VerifyReport,
+) -> Option<VerifyReport> {
+    None
 }
 
 /// The general verification: every token of the document recorded, the canonical forms replayed from them.
@@ -297,7 +320,7 @@ fn verify_general(
     };
     let recorded = c14n::Recorded { events, error };
     let len = xml.len();
-    let canonical = |plan: &Plan<'_, '_>, r: &mut VerifyReport| {
+    let mut canonical = |plan: &Plan<'_, '_>, r: &mut VerifyReport| {
         // The referenced element and SignedInfo, canonicalized from the one parse of the document. SignedInfo's job
         // sees the Signature's ancestors' start tags (its namespace and xml:* scope) and the tokens from the
         // Signature on: whatever lies before it in the document was read by the scan and by the referenced
@@ -340,7 +363,7 @@ fn verify_general(
             .map_err(|e| (e.code(), e.message().to_string()))
     };
     match plan(&sig, report) {
-        Ok((plan, r)) => match conclude(verifier, &plan, at, r, canonical) {
+        Ok((plan, r)) => match conclude(verifier, &plan, at, r, &mut canonical) {
             Ok(r) | Err(r) => r,
         },
         Err(r) => r,
@@ -472,6 +495,10 @@ fn plan<'s, 'x>(
     Ok((plan, r))
 }
 
+/// Sets `digest_ok` and returns the canonical SignedInfo, or the code and message of a canonicalization error.
+type Canonical<'c> =
+    dyn FnMut(&Plan<'_, '_>, &mut VerifyReport) -> Result<Vec<u8>, (&'static str, String)> + 'c;
+
 /// The rest of the checks once the `Signature` is read: the certificate and its key, then the canonical forms
 /// (`canonical` sets `digest_ok` and returns the canonical SignedInfo, or the code and message of a canonicalization
 /// error), the signature, the dates.
@@ -481,7 +508,8 @@ fn conclude(
     plan: &Plan<'_, '_>,
     at: Option<PrimitiveDateTime>,
     mut r: VerifyReport,
-    canonical: impl FnOnce(&Plan<'_, '_>, &mut VerifyReport) -> Result<Vec<u8>, (&'static str, String)>,
+    // `dyn`: one copy of this function for both paths.
+    canonical: &mut Canonical<'_>,
 ) -> Result<VerifyReport, VerifyReport> {
     let lookup = match plan.cert_text {
         Some(text) => verifier.certificate(text),
@@ -612,6 +640,7 @@ impl HashAlg {
         }
     }
     /// An incremental hash of this algorithm.
+    #[cfg(not(target_arch = "wasm32"))]
     fn hasher(self) -> Hasher {
         match self {
             HashAlg::Sha256 => Hasher::Sha256(Sha256::new()),
@@ -629,12 +658,14 @@ impl HashAlg {
 }
 
 /// A hash of [`HashAlg`] fed in parts.
+#[cfg(not(target_arch = "wasm32"))]
 enum Hasher {
     Sha256(Sha256),
     Sha384(Sha384),
     Sha512(Sha512),
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Hasher {
     fn update(&mut self, data: &[u8]) {
         match self {

@@ -376,7 +376,7 @@ pub(super) fn verify(
         out(g.name.as_bytes());
         out(b">");
     };
-    let canonical = |plan: &Plan<'_, '_>, r: &mut VerifyReport| {
+    let mut canonical = |plan: &Plan<'_, '_>, r: &mut VerifyReport| {
         let mut hasher = plan.dig_hash.hasher();
         parts(target, &target_start, &mut |p| hasher.update(p));
         r.digest_ok = hasher.finish() == plan.digest_value;
@@ -384,7 +384,7 @@ pub(super) fn verify(
         parts(si, &si_start, &mut |p| out.extend_from_slice(p));
         Ok(out)
     };
-    Some(match conclude(verifier, &plan, at, r, canonical) {
+    Some(match conclude(verifier, &plan, at, r, &mut canonical) {
         Ok(r) | Err(r) => r,
     })
 }
