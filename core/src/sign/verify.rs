@@ -1301,38 +1301,42 @@ mod fast_tests {
         assert!(same(&pretty, None).valid);
         // Tampered, still in the shape: each failure found on the one-pass path.
         let cases = [
-            ("Hijos", "Hijas", "DIGEST_MISMATCH"),
-            ("<dCantProSer>2<", "<dCantProSer>3<", "DIGEST_MISMATCH"),
+            ("Hijos", "Hijas", code::DIGEST_MISMATCH),
+            ("<dCantProSer>2<", "<dCantProSer>3<", code::DIGEST_MISMATCH),
             (
                 "<SignatureValue>",
                 "<SignatureValue>AAAA",
-                "SIGNATURE_INVALID",
+                code::SIGNATURE_INVALID,
             ),
             (
                 "xmldsig-more#rsa-sha256",
                 "xmldsig-more#rsa-sha384",
-                "SIGNATURE_INVALID",
+                code::SIGNATURE_INVALID,
             ),
-            ("xmlenc#sha256", "xmlenc#sha512", "DIGEST_MISMATCH"),
+            ("xmlenc#sha256", "xmlenc#sha512", code::DIGEST_MISMATCH),
             (
                 "xmldsig-more#rsa-sha256",
                 "xmldsig-more#rsa-md5",
-                "UNSUPPORTED_ALGORITHM",
+                code::UNSUPPORTED_ALGORITHM,
             ),
             (
                 "<X509Certificate>",
                 "<X509Certificate>AAAA",
-                "CERTIFICATE_INVALID",
+                code::CERTIFICATE_INVALID,
             ),
-            ("<DigestValue>", "<DigestValue>!", "SIGNATURE_MALFORMED"),
-            ("URI=\"#", "URI=\"#x", "ELEMENT_NOT_FOUND"),
+            ("<DigestValue>", "<DigestValue>!", code::SIGNATURE_MALFORMED),
+            ("URI=\"#", "URI=\"#x", code::ELEMENT_NOT_FOUND),
         ];
-        for (from, to, code) in cases {
+        for (from, to, expected) in cases {
             let bad = doc.replacen(from, to, 1);
             assert_ne!(bad, doc, "{from}");
             let report = same(&bad, None);
-            assert_eq!(report.error.map(|e| e.code), Some(code.to_string()), "{to}");
-            if code != "ELEMENT_NOT_FOUND" {
+            assert_eq!(
+                report.error.map(|e| e.code),
+                Some(expected.to_string()),
+                "{to}"
+            );
+            if expected != code::ELEMENT_NOT_FOUND {
                 assert!(fast_decides(&bad), "{to}");
             }
         }
@@ -1397,44 +1401,60 @@ mod fast_tests {
             (
                 "<dVerFor>".to_string(),
                 format!(r#"<x Id="{ID}"></x><dVerFor>"#),
-                "DUPLICATE_ID",
+                code::DUPLICATE_ID,
             ),
             (
                 "<gCamFuFD>".to_string(),
                 format!(r#"<x Id="{ID}"></x><gCamFuFD>"#),
-                "DUPLICATE_ID",
+                code::DUPLICATE_ID,
             ),
-            ("</rDE>".into(), "</rDE><rDE></rDE>".into(), "MALFORMED_XML"),
-            ("</rDE>".into(), "</rDE>x".into(), "MALFORMED_XML"),
-            ("<?xml".into(), "<!DOCTYPE r><?xml".into(), "MALFORMED_XML"),
+            (
+                "</rDE>".into(),
+                "</rDE><rDE></rDE>".into(),
+                crate::error::code::MALFORMED_XML,
+            ),
+            (
+                "</rDE>".into(),
+                "</rDE>x".into(),
+                crate::error::code::MALFORMED_XML,
+            ),
+            (
+                "<?xml".into(),
+                "<!DOCTYPE r><?xml".into(),
+                crate::error::code::MALFORMED_XML,
+            ),
             (
                 "</gCamFuFD>".into(),
                 "</gCamFuFD><x>&foo;</x>".into(),
-                "MALFORMED_XML",
+                crate::error::code::MALFORMED_XML,
             ),
             (
                 "</gCamFuFD>".into(),
                 "</gCamFuFD><x a=\"&foo;\"></x>".into(),
-                "MALFORMED_XML",
+                crate::error::code::MALFORMED_XML,
             ),
             (
                 "</gCamFuFD>".into(),
                 "</gCamFuFD><x xmlns:p=\"\"></x>".into(),
-                "MALFORMED_XML",
+                crate::error::code::MALFORMED_XML,
             ),
-            ("</dVerFor>".into(), "</dVerFr>".into(), "MALFORMED_XML"),
+            (
+                "</dVerFor>".into(),
+                "</dVerFr>".into(),
+                crate::error::code::MALFORMED_XML,
+            ),
             // Valid, outside the subset: a comment after the root element, a byte order mark.
             ("</rDE>".into(), "</rDE><!-- c -->".into(), ""),
             ("<?xml".into(), "\u{feff}<?xml".into(), ""),
         ];
-        for (from, to, code) in cases {
+        for (from, to, expected) in cases {
             let bad = doc.replacen(&from, &to, 1);
             assert_ne!(bad, doc, "{from}");
             let report = same(&bad, None);
             assert!(!fast_decides(&bad), "{to}");
             assert_eq!(
                 report.error.map(|e| e.code).unwrap_or_default(),
-                code,
+                expected,
                 "{to}"
             );
         }
