@@ -99,7 +99,7 @@ pub(crate) fn split_qname(qname: &str) -> (&str, &str) {
 /// and a qualified name of the Namespaces spec (at most one `:`, with a prefix and a local part around it: `b::y` or
 /// `:y` have no namespace reading C14N could agree on — libxml2 takes `b::y` as unprefixed, a namespace-aware
 /// reader refuses it; so do we).
-fn name_ok(name: &str) -> bool {
+pub(crate) fn name_ok(name: &str) -> bool {
     let mut colons = name.bytes().filter(|b| *b == b':');
     let qname_ok = match (colons.next(), colons.next()) {
         (None, _) => true,
@@ -367,7 +367,7 @@ impl<'x> Lexer<'x> {
 
 /// Checks a raw attribute list (whitespace-separated `name="value"`, no name twice, values without `<` and with
 /// closed references).
-fn check_attributes(attrs: &str) -> Result<(), &'static str> {
+pub(crate) fn check_attributes(attrs: &str) -> Result<(), &'static str> {
     let mut names: Vec<&str> = Vec::new();
     let mut rest = attrs;
     loop {
