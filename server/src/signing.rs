@@ -95,17 +95,21 @@ fn yield_to_latency_threads() {
 mod tests {
     #![allow(clippy::unwrap_used)]
 
-    /// The nice value of every thread of this process whose name starts with `prefix` (field 19 of its stat).
+    /// The nice value in a thread's `stat` file (field 19; after the name's closing parenthesis, state is field 3).
+    fn nice_in(stat_file: &std::path::Path) -> i64 {
+        let stat = std::fs::read_to_string(stat_file).unwrap();
+        let rest = stat.rsplit_once(')').unwrap().1;
+        rest.split_whitespace().nth(16).unwrap().parse().unwrap()
+    }
+
+    /// The nice value of every thread of this process whose name starts with `prefix`.
     fn nice_of(prefix: &str) -> Vec<i64> {
         let mut out = Vec::new();
         for task in std::fs::read_dir("/proc/self/task").unwrap() {
             let dir = task.unwrap().path();
             let comm = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
             if comm.trim().starts_with(prefix) {
-                let stat = std::fs::read_to_string(dir.join("stat")).unwrap();
-                // After the name's closing parenthesis: state is field 3, nice field 19.
-                let rest = stat.rsplit_once(')').unwrap().1;
-                out.push(rest.split_whitespace().nth(16).unwrap().parse().unwrap());
+                out.push(nice_in(&dir.join("stat")));
             }
         }
         out
@@ -113,11 +117,7 @@ mod tests {
 
     #[test]
     fn signing_threads_run_below_the_rest_of_the_process() {
-        let own: i64 = {
-            let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
-            let rest = stat.rsplit_once(')').unwrap().1.to_string();
-            rest.split_whitespace().nth(16).unwrap().parse().unwrap()
-        };
+        let own = nice_in(std::path::Path::new("/proc/thread-self/stat"));
         let _signing = super::Signing::start(2).unwrap();
         let mut seen = Vec::new();
         for _ in 0..200 {

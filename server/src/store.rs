@@ -626,15 +626,25 @@ impl SqliteStore {
         sql: &str,
         params: &[&dyn rusqlite::ToSql],
     ) -> Vec<T> {
+        self.query_json_whole(sql, params).0
+    }
+
+    /// [`SqliteStore::query_json`], and whether every row was read and decoded (a failure is kept as the error).
+    fn query_json_whole<T: DeserializeOwned>(
+        &self,
+        sql: &str,
+        params: &[&dyn rusqlite::ToSql],
+    ) -> (Vec<T>, bool) {
         let rows = self.conn.prepare_cached(sql).and_then(|mut st| {
             st.query_map(params, |r| r.get::<_, String>(0))?
                 .collect::<rusqlite::Result<Vec<String>>>()
         });
-        self.read(rows)
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|j| self.decode(j))
-            .collect()
+        let Some(rows) = self.read(rows) else {
+            return (Vec::new(), false);
+        };
+        let found: Vec<T> = rows.iter().filter_map(|j| self.decode(j)).collect();
+        let whole = found.len() == rows.len();
+        (found, whole)
     }
 
     /// Invoice rows of a [`select_invoices!`] statement: each record decoded from its JSON, with its XML put back.
@@ -946,21 +956,12 @@ impl Store for SqliteStore {
         if let Some(hit) = cache.as_ref().and_then(|c| c.webhooks.get(&key).cloned()) {
             return hit;
         }
-        let rows = self
-            .conn
-            .prepare_cached(
-                "SELECT json FROM webhooks WHERE account_id = ?1 AND environment = ?2 ORDER BY seq",
-            )
-            .and_then(|mut st| {
-                st.query_map(params![account_id, env.as_str()], |r| r.get::<_, String>(0))?
-                    .collect::<rusqlite::Result<Vec<String>>>()
-            });
-        let Some(rows) = self.read(rows) else {
-            return Vec::new();
-        };
-        let found: Vec<Webhook> = rows.iter().filter_map(|j| self.decode(j)).collect();
-        // Only a whole answer is kept (a row that did not decode is an error, reported each time).
-        if let (Some(cache), true) = (cache.as_mut(), found.len() == rows.len()) {
+        let (found, whole) = self.query_json_whole::<Webhook>(
+            "SELECT json FROM webhooks WHERE account_id = ?1 AND environment = ?2 ORDER BY seq",
+            &[&account_id, &env.as_str()],
+        );
+        // Only a whole answer is kept (a failed read or a row that did not decode is an error, reported each time).
+        if let (Some(cache), true) = (cache.as_mut(), whole) {
             cache.webhooks.insert(key, found.clone());
         }
         found

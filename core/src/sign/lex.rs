@@ -76,7 +76,8 @@ pub(crate) struct Lexer<'x> {
     done: bool,
 }
 
-fn is_ws(b: u8) -> bool {
+/// XML whitespace (space, tab, carriage return, line feed).
+pub(crate) fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
 

@@ -62,10 +62,6 @@ struct Open<'x> {
     region: Option<usize>,
 }
 
-fn is_ws(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
-}
-
 /// How a byte of an element name reads: part of the name, the end of it (whitespace, `>`, `/`, quotes: where the
 /// tokenizer stops reading a name), or outside the subset (`:`, and what [`lex::name_ok`] refuses in a name).
 const NAME: u8 = 0;
@@ -122,7 +118,7 @@ fn text_run(rest: &[u8]) -> (usize, bool) {
 pub(super) fn scan(xml: &str) -> Option<Scan<'_>> {
     let b = xml.as_bytes();
     let mut pos = 0;
-    if b.starts_with(b"<?xml") && b.get(5).is_some_and(|c| is_ws(*c)) {
+    if b.starts_with(b"<?xml") && b.get(5).is_some_and(|c| lex::is_ws(*c)) {
         pos = memchr::memmem::find(b.get(2..)?, b"?>")? + 4;
     }
     let mut stack: Vec<Open<'_>> = Vec::with_capacity(16);
