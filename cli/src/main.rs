@@ -3,11 +3,13 @@
 //! Every command prints one JSON document on stdout (stable keys) and exits with 0 (ok), 1 (invalid input
 //! or negative answer, the JSON says why) or 2 (unreadable input or usage error, one line on stderr).
 //! One module per command family: `ids` (ruc, cdc); shared I/O and exit handling in `output`.
-#![forbid(unsafe_code)]
+// Unsafe code only in `alloc` (the allocator chosen before `main`), which allows it for itself.
+#![deny(unsafe_code)]
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod alloc;
 mod batch;
 mod ids;
 mod invoice;
@@ -17,9 +19,10 @@ mod output;
 mod serve;
 mod sifen;
 
-/// mimalloc for the whole process: the server's requests allocate from many threads at once (see Cargo.toml).
+/// mimalloc for `serve` and `--batch` (many threads allocate at once), the system's for one-shot commands (see
+/// [`alloc`]).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: alloc::Chosen = alloc::Chosen;
 
 /// Shown after `--help`: the exit-code contract scripts rely on.
 const AFTER_HELP: &str = "\
