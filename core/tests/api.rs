@@ -1156,3 +1156,41 @@ fn a_revoked_key_authenticates_nothing_at_once() {
         200
     );
 }
+
+/// A create's 201, a lookup and a list item describe one invoice with the same resource: the 201 and the lookup are
+/// written by one function from the document's fields serialized once, the list builds it as values.
+#[test]
+fn the_201_the_lookup_and_the_list_give_one_resource() {
+    let mut c = client();
+    let r = c.sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))));
+    assert_eq!(r.status, 201);
+    let created = r.json()["data"].clone();
+    for part in [
+        "items",
+        "receptor",
+        "totales",
+        "timbrado",
+        "emisor",
+        "condicion",
+        "tipo_cambio",
+    ] {
+        assert!(
+            created.get(part).is_some(),
+            "the 201 lacks {part}: {created}"
+        );
+    }
+    assert_eq!(
+        created["emisor"]["ruc"].as_str().map(|r| r.contains('-')),
+        Some(true)
+    );
+    assert_eq!(
+        created["items"][0]["descripcion"],
+        json!("Servicio de consultoría")
+    );
+    let id = created["id"].as_str().unwrap().to_string();
+    let looked_up = c.sandbox("GET", &format!("/v1/facturas/{id}"), None);
+    assert_eq!(looked_up.status, 200);
+    assert_eq!(looked_up.json()["data"], created);
+    let list = c.sandbox("GET", "/v1/facturas", None).json();
+    assert_eq!(list["data"][0], created, "{list}");
+}

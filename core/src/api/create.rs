@@ -5,10 +5,10 @@
 //! three in a row, so every host answers a create the same way.
 
 use super::{
-    apply_to, auth, body_error, code, err, findings_response, issue_error, ok, paraguay, random_id,
-    receptor_ruc, resource, sandbox_approval, sandbox_rejection, transmit, Environment, Estado,
-    Host, HttpRequest, HttpResponse, InvoiceRecord, SeedCodes, Service, Store, StoreNumbering,
-    Trigger, REPLAYED_HEADER,
+    apply_to, auth, body_error, code, created_response, err, findings_response, issue_error,
+    paraguay, random_id, receptor_ruc, sandbox_approval, sandbox_rejection, transmit, Environment,
+    Estado, Host, HttpRequest, HttpResponse, InvoiceRecord, SeedCodes, Service, Store,
+    StoreNumbering, Trigger, REPLAYED_HEADER,
 };
 use crate::invoice::FacturaRequest;
 use crate::issue::{IssueError, Pending, Stage};
@@ -167,10 +167,7 @@ impl CreateJob {
             // The documented machine accepts these sequences from `pending`; an error here would be a bug of ours.
             events.extend(apply_to(&mut record, step, ts).unwrap_or_default());
         }
-        let response = ok(
-            201,
-            resource(&self.base_url, &record, Some(&issued.documento)),
-        );
+        let response = created_response(&self.base_url, &record, &issued.documento);
         Created {
             record,
             events,

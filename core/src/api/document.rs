@@ -3,8 +3,10 @@
 //! parsed and serialized once.
 
 use super::InvoiceRecord;
-use crate::de::DocumentoElectronico;
-use serde_json::{json, Map, Value};
+use crate::de::{Condicion, DocumentoElectronico, ItemDoc, ReceptorDoc, Totales};
+use rust_decimal::Decimal;
+use serde::Serialize;
+use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -12,32 +14,73 @@ use std::sync::Arc;
 /// How many invoices' parts are kept (a few MB); beyond that the oldest half is dropped.
 const CAPACITY: usize = 4096;
 
-/// The resource fields read from a signed document.
-pub(super) fn fields(de: &DocumentoElectronico) -> Map<String, Value> {
-    let tipo_cambio = de.operacion_comercial.as_ref().and_then(|o| o.tipo_cambio);
-    let mut m = Map::new();
-    m.insert("tipo_cambio".into(), json!(tipo_cambio));
-    m.insert(
-        "timbrado".into(),
-        json!({
-            "numero": de.timbrado.numero_timbrado,
-            "establecimiento": de.timbrado.establecimiento,
-            "punto": de.timbrado.punto,
-            "serie": de.timbrado.serie,
-        }),
-    );
-    m.insert(
-        "emisor".into(),
-        json!({
-            "ruc": format!("{}-{}", de.emisor.ruc, de.emisor.dv),
-            "razon_social": de.emisor.razon_social,
-        }),
-    );
-    m.insert("receptor".into(), json!(de.receptor));
-    m.insert("condicion".into(), json!(de.condicion));
-    m.insert("items".into(), json!(de.items));
-    m.insert("totales".into(), json!(de.totales));
-    m
+/// The resource fields read from a signed document: one definition for the 201 of a create, the lookups' cache and
+/// the lists. Written straight from the document (no `Value` tree per create: it showed in the signing threads'
+/// profile); top-level names in alphabetical order, as the `Value` maps of the rest of the resource.
+#[derive(Serialize)]
+pub(super) struct Fields<'a> {
+    condicion: &'a Option<Condicion>,
+    emisor: Emisor<'a>,
+    items: &'a [ItemDoc],
+    receptor: &'a ReceptorDoc,
+    timbrado: Timbrado<'a>,
+    tipo_cambio: Option<Decimal>,
+    totales: &'a Option<Totales>,
+}
+
+#[derive(Serialize)]
+struct Emisor<'a> {
+    razon_social: &'a str,
+    ruc: String,
+}
+
+#[derive(Serialize)]
+struct Timbrado<'a> {
+    establecimiento: &'a str,
+    numero: &'a str,
+    punto: &'a str,
+    serie: &'a Option<String>,
+}
+
+impl<'a> Fields<'a> {
+    /// The fields of `de`.
+    pub(super) fn of(de: &'a DocumentoElectronico) -> Fields<'a> {
+        Fields {
+            condicion: &de.condicion,
+            emisor: Emisor {
+                razon_social: &de.emisor.razon_social,
+                ruc: format!("{}-{}", de.emisor.ruc, de.emisor.dv),
+            },
+            items: &de.items,
+            receptor: &de.receptor,
+            timbrado: Timbrado {
+                establecimiento: &de.timbrado.establecimiento,
+                numero: &de.timbrado.numero_timbrado,
+                punto: &de.timbrado.punto,
+                serie: &de.timbrado.serie,
+            },
+            tipo_cambio: de.operacion_comercial.as_ref().and_then(|o| o.tipo_cambio),
+            totales: &de.totales,
+        }
+    }
+
+    /// `"k":v,…`: the fields as members of the resource object.
+    pub(super) fn members(&self) -> String {
+        let object = serde_json::to_string(self).unwrap_or_default();
+        object
+            .strip_prefix('{')
+            .and_then(|o| o.strip_suffix('}'))
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// The fields as a map (the resources of a list, built as values).
+    fn map(&self) -> Map<String, Value> {
+        match serde_json::to_value(self) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        }
+    }
 }
 
 /// One invoice's document parts, as fields and as serialized object members (no braces).
@@ -84,14 +127,11 @@ impl Parts {
             false => &inv.xml,
         };
         let de = crate::xml::parse(xml).ok()?;
-        let fields = fields(&de);
-        let object = serde_json::to_string(&fields).unwrap_or_default();
-        let members = object
-            .strip_prefix('{')
-            .and_then(|o| o.strip_suffix('}'))
-            .unwrap_or_default()
-            .to_string();
-        let parts = Arc::new(DocumentParts { fields, members });
+        let parts = Fields::of(&de);
+        let parts = Arc::new(DocumentParts {
+            fields: parts.map(),
+            members: parts.members(),
+        });
         let mut kept = self.kept.borrow_mut();
         if kept.len() >= CAPACITY {
             // Keep the most recently used half.

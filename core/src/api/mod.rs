@@ -346,21 +346,46 @@ fn random_id(host: &mut dyn Host, prefix: &str, len: usize) -> String {
     s
 }
 
-/// The invoice resource from its record and its document (at creation the pipeline's own, not re-parsed), with
-/// links under `base_url`.
-fn resource(
-    base_url: &str,
-    inv: &InvoiceRecord,
-    de: Option<&crate::de::DocumentoElectronico>,
-) -> Value {
-    let mut v = resource_base(base_url, inv);
-    if let (Some(de), Value::Object(m)) = (de, &mut v) {
-        m.extend(document::fields(de));
+/// `{"ok":true,"data":<invoice>}`: the resource's base with the document's fields spliced in already serialized
+/// (`members`, from [`document::Fields::members`]; empty when the XML could not be read). The one writer of an
+/// invoice's answer: a create's 201 and every lookup.
+fn invoice_body(status: u16, base: &Value, members: &str) -> HttpResponse {
+    let mut body = Vec::with_capacity(4096);
+    body.extend_from_slice(br#"{"ok":true,"data":"#);
+    // Writing a Value into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut body, base);
+    if !members.is_empty() {
+        // The base is a non-empty object: its closing brace gives way to the members.
+        body.pop();
+        body.push(b',');
+        body.extend_from_slice(members.as_bytes());
+        body.push(b'}');
     }
-    v
+    body.push(b'}');
+    HttpResponse {
+        status,
+        headers: vec![(
+            "Content-Type".into(),
+            "application/json; charset=utf-8".into(),
+        )],
+        body,
+    }
 }
 
-/// The invoice resource without the parts read from its signed XML ([`document::fields`]).
+/// The 201 of a create: the resource from its record and its document (the pipeline's own, not re-parsed), with
+/// links under `base_url`.
+fn created_response(
+    base_url: &str,
+    inv: &InvoiceRecord,
+    de: &crate::de::DocumentoElectronico,
+) -> HttpResponse {
+    invoice_body(
+        201,
+        &resource_base(base_url, inv),
+        &document::Fields::of(de).members(),
+    )
+}
+
 fn resource_base(base_url: &str, inv: &InvoiceRecord) -> Value {
     let base = base_url.trim_end_matches('/');
     let mut v = json!({
@@ -980,29 +1005,15 @@ impl<S: Store> Service<S> {
     /// `{"ok":true,"data":<invoice>}` for a status lookup, the document's parts spliced in already serialized
     /// (the same resource as [`Service::invoice_json`], without re-parsing or re-serializing the signed XML's parts).
     fn invoice_response(&self, status: u16, inv: &InvoiceRecord) -> HttpResponse {
-        let mut body = Vec::with_capacity(4096);
-        body.extend_from_slice(br#"{"ok":true,"data":"#);
-        // Writing a Value into a Vec cannot fail.
-        let _ = serde_json::to_writer(&mut body, &self.invoice_base(inv));
-        if let Some(parts) = self.documents.get(inv).filter(|p| !p.members.is_empty()) {
-            // The base is a non-empty object: its closing brace gives way to the parts' members.
-            body.pop();
-            body.push(b',');
-            body.extend_from_slice(parts.members.as_bytes());
-            body.push(b'}');
-        }
-        body.push(b'}');
-        HttpResponse {
+        let parts = self.documents.get(inv);
+        invoice_body(
             status,
-            headers: vec![(
-                "Content-Type".into(),
-                "application/json; charset=utf-8".into(),
-            )],
-            body,
-        }
+            &self.invoice_base(inv),
+            parts.as_ref().map_or("", |p| p.members.as_str()),
+        )
     }
 
-    /// The invoice resource without the parts read from its signed XML ([`document::fields`]).
+    /// The invoice resource without the parts read from its signed XML ([`document::Fields`]).
     fn invoice_base(&self, inv: &InvoiceRecord) -> Value {
         resource_base(&self.config.base_url, inv)
     }
