@@ -24,9 +24,19 @@ pub struct Chosen;
 impl Chosen {
     /// `true` when this process allocates with mimalloc (settling on it if nothing was chosen yet).
     pub fn mimalloc(&self) -> bool {
-        match CHOICE.compare_exchange(UNDECIDED, MIMALLOC, Ordering::AcqRel, Ordering::Acquire) {
-            Ok(_) => true,
-            Err(chosen) => chosen == MIMALLOC,
+        // A plain load on every allocation once decided: a compare-exchange, even a failing one, takes the cache line
+        // exclusively, and every thread of the server would contend for it.
+        match CHOICE.load(Ordering::Acquire) {
+            UNDECIDED => match CHOICE.compare_exchange(
+                UNDECIDED,
+                MIMALLOC,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => true,
+                Err(chosen) => chosen == MIMALLOC,
+            },
+            chosen => chosen == MIMALLOC,
         }
     }
 }

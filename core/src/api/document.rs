@@ -127,10 +127,10 @@ impl Parts {
             false => &inv.xml,
         };
         let de = crate::xml::parse(xml).ok()?;
-        let parts = Fields::of(&de);
+        let fields = Fields::of(&de);
         let parts = Arc::new(DocumentParts {
-            fields: parts.map(),
-            members: parts.members(),
+            fields: fields.map(),
+            members: fields.members(),
         });
         let mut kept = self.kept.borrow_mut();
         if kept.len() >= CAPACITY {

@@ -362,14 +362,7 @@ fn invoice_body(status: u16, base: &Value, members: &str) -> HttpResponse {
         body.push(b'}');
     }
     body.push(b'}');
-    HttpResponse {
-        status,
-        headers: vec![(
-            "Content-Type".into(),
-            "application/json; charset=utf-8".into(),
-        )],
-        body,
-    }
+    json_response(status, body)
 }
 
 /// The 201 of a create: the resource from its record and its document (the pipeline's own, not re-parsed), with
@@ -386,6 +379,7 @@ fn created_response(
     )
 }
 
+/// The invoice resource without the parts read from its signed XML ([`document::Fields`]).
 fn resource_base(base_url: &str, inv: &InvoiceRecord) -> Value {
     let base = base_url.trim_end_matches('/');
     let mut v = json!({
@@ -449,13 +443,18 @@ fn route_segments(path: &str) -> Vec<&str> {
 }
 
 fn respond(status: u16, body: &Value) -> HttpResponse {
+    json_response(status, serde_json::to_vec(body).unwrap_or_default())
+}
+
+/// An answer whose body is JSON text already written.
+fn json_response(status: u16, body: Vec<u8>) -> HttpResponse {
     HttpResponse {
         status,
         headers: vec![(
             "Content-Type".into(),
             "application/json; charset=utf-8".into(),
         )],
-        body: serde_json::to_vec(body).unwrap_or_default(),
+        body,
     }
 }
 
