@@ -175,6 +175,9 @@ impl Store for Backend {
     fn invoice_state(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
         each!(self, s => s.invoice_state(account_id, id))
     }
+    fn invoice_for_update(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
+        each!(self, s => s.invoice_for_update(account_id, id))
+    }
     fn update_invoice(&mut self, invoice: InvoiceRecord) {
         each!(self, s => s.update_invoice(invoice))
     }

@@ -606,6 +606,17 @@ impl Store for PgStore {
         .next()
     }
 
+    /// `FOR UPDATE`: a second node reading the same invoice waits for this transaction, then reads what it wrote
+    /// (`READ COMMITTED` re-reads a row that changed while waiting).
+    fn invoice_for_update(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
+        self.query_invoices(
+            select_invoices!("FROM invoices WHERE id = $1 AND account_id = $2 FOR UPDATE"),
+            &[&id, &account_id],
+        )
+        .into_iter()
+        .next()
+    }
+
     fn invoice_state(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
         self.one_json(
             "SELECT json FROM invoices WHERE id = $1 AND account_id = $2",

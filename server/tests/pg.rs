@@ -12,6 +12,10 @@ use kuatia_core::api::{HttpResponse, InvoiceRecord, Store};
 use kuatia_core::lifecycle::Estado;
 use kuatia_core::numbering::{self, NumberingKey};
 use kuatia_server::pg::{PgOptions, PgStore};
+#[path = "../../core/tests/common/fake_sifen.rs"]
+mod fake_sifen;
+#[path = "../../core/tests/common/host.rs"]
+mod host;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
@@ -297,6 +301,123 @@ fn production_invoice(n: usize, due: i64) -> InvoiceRecord {
         approved_at: None,
         cancellation: None,
     }
+}
+
+/// How many sessions of this database wait for a lock.
+fn lock_waiters(admin: &mut postgres::Client) -> i64 {
+    admin
+        .query_one(
+            // A row lock is waited for on the holder's transaction id, a lock without a database: the waiting
+            // session is what belongs to this database.
+            "SELECT COUNT(*) FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock'",
+            &[],
+        )
+        .unwrap()
+        .get(0)
+}
+
+/// Two nodes report the same SIFEN approval at once (the first one's call outlived its lease, so the second took the
+/// job again): the second waits for the first's transaction, then finds the invoice approved and changes nothing.
+/// Reading the invoice without the row lock, both saw it pending and each queued its own `factura.approved`.
+#[test]
+fn two_nodes_reporting_one_approval_queue_one_event() {
+    use kuatia_core::api::transmit::{SifenMode, SifenOutcome};
+    use kuatia_core::api::{Config, HttpRequest, Service};
+    let url = fresh_database("report");
+    let config = Config {
+        base_url: "https://api.example.test".into(),
+        sifen_mode: SifenMode::Sync,
+        ..Config::default()
+    };
+    let mut host_a = host::TestHost::new();
+    let mut a = Service::new(open(&url), config.clone());
+    let (mut account, _) = a.create_account("Emisor", &mut host_a);
+    account.production = Some(kuatia_core::profile::Emisor::sandbox());
+    a.store.put_account(account.clone());
+    let live = a
+        .create_key(&account.id, Environment::Production, &mut host_a)
+        .unwrap();
+    let call = |svc: &mut Service<PgStore>, host: &mut host::TestHost, path: &str, body: &str| {
+        let r = svc.handle(
+            &HttpRequest {
+                method: "POST".into(),
+                path: path.into(),
+                headers: vec![
+                    ("Authorization".into(), format!("Bearer {live}")),
+                    ("Content-Type".into(), "application/json".into()),
+                ],
+                body: body.as_bytes().to_vec(),
+            },
+            host,
+        );
+        assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    };
+    call(
+        &mut a,
+        &mut host_a,
+        "/v1/webhooks",
+        r#"{"url": "https://erp.example.test/hook", "events": ["factura.approved"]}"#,
+    );
+    call(
+        &mut a,
+        &mut host_a,
+        "/v1/facturas",
+        r#"{"tipo_documento": 1, "receptor": {"ruc": "80069563-1", "razon_social": "Cliente S.A."},
+            "items": [{"descripcion": "Servicio", "cantidad": 1, "precio_unitario": 1100000, "iva": 10}],
+            "condicion_pago": 1}"#,
+    );
+    let jobs = a.due_sifen(&mut host_a, 10);
+    assert_eq!(jobs.len(), 1);
+    let job = jobs.into_iter().next().unwrap();
+    let outcome = match fake_sifen::FakeSifen::new().answer(&job.body) {
+        fake_sifen::Reply::Http { status, body, .. } => SifenOutcome::Answer {
+            status,
+            body: body.into_bytes(),
+        },
+        fake_sifen::Reply::Silence => panic!("the fake SIFEN answers"),
+    };
+
+    a.store.begin().unwrap();
+    let first = a.report_sifen(&job, &outcome, &mut host_a);
+    assert_eq!(first[0].status, Estado::Approved);
+    let second = {
+        let (url, config, job, outcome) =
+            (url.clone(), config.clone(), job.clone(), outcome.clone());
+        std::thread::spawn(move || {
+            let mut host_b = host::TestHost::new();
+            host_b.state ^= 0x5555; // its own ids
+            let mut b = Service::new(open(&url), config);
+            b.store.begin().unwrap();
+            let progress = b.report_sifen(&job, &outcome, &mut host_b);
+            b.store.finish().unwrap();
+            progress
+        })
+    };
+    // The second node is blocked on the first one's row before the first commits.
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while lock_waiters(&mut admin) == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the second report never waited"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    a.store.finish().unwrap();
+    assert!(
+        second.join().unwrap().is_empty(),
+        "the second report found nothing left to do"
+    );
+    let events: Vec<String> = a
+        .store
+        .due_deliveries(i64::MAX)
+        .into_iter()
+        .map(|d| d.body)
+        .filter(|b| b.contains("factura.approved"))
+        .collect();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(a.store.take_error(), None);
 }
 
 #[test]

@@ -1187,7 +1187,7 @@ impl<S: Store> Service<S> {
     ) -> Result<Estado, Finding> {
         let mut record = self
             .store
-            .invoice(account_id, invoice_id)
+            .invoice_for_update(account_id, invoice_id)
             .ok_or_else(|| Finding::new(code::NOT_FOUND, "id", "no invoice with that id"))?;
         let ts = host.now().unix_timestamp();
         let events = apply_to(&mut record, trigger, ts)?;
@@ -1236,7 +1236,7 @@ impl<S: Store> Service<S> {
             // An entry is a hint: the invoice may have moved meanwhile (cancelled, another engine's tick).
             if let Some(record) = self
                 .store
-                .invoice(&account_id, &id)
+                .invoice_for_update(&account_id, &id)
                 .filter(InvoiceRecord::is_simulated_in_flight)
             {
                 self.tick_one(record, now, host);
@@ -1516,7 +1516,7 @@ impl<S: Store> Service<S> {
         }
         let Some(mut record) = self
             .store
-            .invoice(&caller.account.id, id)
+            .invoice_for_update(&caller.account.id, id)
             .filter(|i| i.environment == caller.env)
         else {
             return err(404, code::NOT_FOUND, "no invoice with that id");

@@ -219,6 +219,12 @@ pub trait Store {
     fn invoice_state(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
         self.invoice(account_id, id)
     }
+    /// An invoice about to be changed and written back with [`Store::update_invoice`]. A store that several nodes
+    /// share locks it until the transaction ends, so that two nodes never both apply a change to the same state
+    /// (two `factura.approved` for one invoice); a store with one writer at a time reads it as [`Store::invoice`].
+    fn invoice_for_update(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
+        self.invoice(account_id, id)
+    }
     /// Replaces a stored invoice.
     fn update_invoice(&mut self, invoice: InvoiceRecord);
     /// A page of an account's invoices in one environment matching `query`, in creation order (newest first unless

@@ -312,7 +312,7 @@ impl<S: Store> Service<S> {
         let mut records: Vec<InvoiceRecord> = job
             .invoices
             .iter()
-            .filter_map(|id| self.store.invoice(&job.account_id, id))
+            .filter_map(|id| self.store.invoice_for_update(&job.account_id, id))
             .filter(needs_sifen)
             .collect();
         let fallback = fallback(step_of(job.service));
