@@ -40,7 +40,7 @@ impl Backend {
     pub fn begin(&mut self) -> Result<(), StoreError> {
         match self {
             Backend::Sqlite(s) => s.begin(),
-            Backend::Postgres(s) => s.begin().map_err(StoreError::postgres),
+            Backend::Postgres(s) => s.begin(),
         }
     }
 
@@ -48,7 +48,7 @@ impl Backend {
     pub fn finish(&mut self) -> Result<(), StoreError> {
         match self {
             Backend::Sqlite(s) => s.finish(),
-            Backend::Postgres(s) => s.finish().map_err(StoreError::postgres),
+            Backend::Postgres(s) => s.finish(),
         }
     }
 
@@ -72,7 +72,7 @@ impl Backend {
     pub fn savepoint(&mut self) -> Result<(), StoreError> {
         match self {
             Backend::Sqlite(s) => s.savepoint(),
-            Backend::Postgres(s) => s.savepoint().map_err(StoreError::postgres),
+            Backend::Postgres(s) => s.savepoint(),
         }
     }
 
@@ -80,7 +80,7 @@ impl Backend {
     pub fn release(&mut self) -> Result<(), StoreError> {
         match self {
             Backend::Sqlite(s) => s.release(),
-            Backend::Postgres(s) => s.release().map_err(StoreError::postgres),
+            Backend::Postgres(s) => s.release(),
         }
     }
 
@@ -88,7 +88,7 @@ impl Backend {
     pub fn rollback_request(&mut self) -> Result<(), StoreError> {
         match self {
             Backend::Sqlite(s) => s.rollback_request(),
-            Backend::Postgres(s) => s.rollback_request().map_err(StoreError::postgres),
+            Backend::Postgres(s) => s.rollback_request(),
         }
     }
 
@@ -96,7 +96,7 @@ impl Backend {
     pub fn take_error(&self) -> Option<StoreError> {
         match self {
             Backend::Sqlite(s) => s.take_error(),
-            Backend::Postgres(s) => s.take_error().map(StoreError::postgres),
+            Backend::Postgres(s) => s.take_error(),
         }
     }
 

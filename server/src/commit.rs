@@ -7,6 +7,7 @@
 use crate::faults::StoreError;
 use crate::pool::Engines;
 use crate::{Backend, Engine, SystemHost};
+use kuatia_core::api::storage::StorageFault;
 use kuatia_core::api::Service;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -106,7 +107,11 @@ impl Committer {
         {
             let mut queue = self.shared.queue();
             if queue.stopped {
-                return Err(Failed::Panic);
+                // Shutting down: nothing was done, so the client may retry (on another node, or after the restart).
+                return Err(Failed::Store(StoreError {
+                    fault: StorageFault::ShuttingDown,
+                    message: "the committer has stopped".into(),
+                }));
             }
             queue.jobs.push(Job {
                 work: Box::new(move |svc, host| {
@@ -218,5 +223,36 @@ impl Engine {
                 Ok(Err(f))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::{Committer, Failed};
+    use crate::pool::Engines;
+    use kuatia_core::api::storage::StorageFault;
+    use std::sync::{Arc, Mutex};
+
+    /// Work that arrives after the writers stopped is refused as a transient fault (503 with `Retry-After`, so the
+    /// client retries elsewhere or later), not as a bug of ours (500); work queued before the stop is done.
+    #[tokio::test]
+    async fn work_after_the_stop_is_refused_as_shutting_down() {
+        let dir = std::env::temp_dir().join(format!("kuatia-commit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = crate::ServerConfig::new(dir.clone());
+        let engine = crate::open_engine(&config, "http://127.0.0.1").unwrap();
+        let engines = Engines::new(Arc::new(Mutex::new(engine)), Vec::new());
+        let committer = Committer::new(&engines).unwrap();
+        assert_eq!(committer.call(|_, _| 7).await.unwrap(), 7);
+        committer.stop();
+        match committer.call(|_, _| 8).await {
+            Err(Failed::Store(e)) => assert_eq!(e.fault, StorageFault::ShuttingDown),
+            other => panic!("{other:?}"),
+        }
+        let r = kuatia_core::api::storage::failure_response(StorageFault::ShuttingDown);
+        assert_eq!((r.status, r.header("Retry-After")), (503, Some("5")));
+        drop(engines);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -39,28 +39,46 @@ impl From<rusqlite::Error> for StoreError {
 }
 
 impl StoreError {
-    /// A PostgreSQL failure, named by the SQLSTATE its message ends with (`… (53100)`, see `pg::describe`): disk
-    /// full, read-only, a lock or statement timeout, a lost connection are the machine's state (503); anything else,
-    /// a constraint or a record that does not decode, is 500.
-    pub fn postgres(message: String) -> StoreError {
-        let state = message
-            .strip_suffix(')')
-            .and_then(|m| m.rsplit_once('('))
-            .map(|(_, c)| c)
-            .filter(|c| c.len() == 5 && c.bytes().all(|b| b.is_ascii_alphanumeric()));
-        let fault = match state {
-            Some("53100") => StorageFault::Full,
-            Some("25006") => StorageFault::ReadOnly,
-            Some("55P03" | "57014" | "40001" | "40P01" | "53300") => StorageFault::Busy,
-            Some(c) if c.starts_with("08") || c.starts_with("57P") || c.starts_with("58") => {
+    /// A failed PostgreSQL statement, named by its SQLSTATE: disk full, read-only, a lock or statement timeout, a
+    /// serialization failure or deadlock, too many connections, a lost connection or server are the machine's state
+    /// (503); any other answer of the server (a constraint, a type) is 500. Without an answer, the connection failed
+    /// (closed, reset, timed out: 503) or the driver refused the data (500). `message` is what to log (see
+    /// `pg::describe`).
+    pub fn postgres(e: &postgres::Error, message: String) -> StoreError {
+        use postgres::error::SqlState;
+        let fault = match e.code() {
+            Some(c) if *c == SqlState::DISK_FULL => StorageFault::Full,
+            Some(c) if *c == SqlState::READ_ONLY_SQL_TRANSACTION => StorageFault::ReadOnly,
+            Some(c)
+                if [
+                    SqlState::LOCK_NOT_AVAILABLE,
+                    SqlState::QUERY_CANCELED,
+                    SqlState::T_R_SERIALIZATION_FAILURE,
+                    SqlState::T_R_DEADLOCK_DETECTED,
+                    SqlState::TOO_MANY_CONNECTIONS,
+                ]
+                .contains(c) =>
+            {
+                StorageFault::Busy
+            }
+            // Classes 08 (connection exception), 57P (operator intervention: shutdown, crash), 58 (system error).
+            Some(c) if ["08", "57P", "58"].iter().any(|p| c.code().starts_with(p)) => {
                 StorageFault::Io
             }
             Some(_) => StorageFault::Other,
-            // No SQLSTATE: the client's own error (connection refused, closed, timed out).
-            None if message.contains("decode") || message.contains("encode") => StorageFault::Other,
-            None => StorageFault::Io,
+            None if e.is_closed() => StorageFault::Io,
+            None if io_source(e) => StorageFault::Io,
+            None => StorageFault::Other,
         };
         StoreError { fault, message }
+    }
+
+    /// The database could not be reached (no connection, or none could be made): the machine's state.
+    pub fn unreachable(message: String) -> StoreError {
+        StoreError {
+            fault: StorageFault::Io,
+            message,
+        }
     }
 
     /// A failure that is not SQLite's (a record that does not decode or encode).
@@ -93,6 +111,18 @@ impl StoreError {
             message: f.message.clone(),
         }
     }
+}
+
+/// Whether a driver error without a server answer came from the socket (reset, refused, timed out).
+fn io_source(e: &postgres::Error) -> bool {
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        if s.is::<std::io::Error>() {
+            return true;
+        }
+        source = s.source();
+    }
+    false
 }
 
 /// The core's name for a SQLite failure.

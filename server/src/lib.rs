@@ -51,6 +51,7 @@ use axum::Router;
 pub use backend::Backend;
 pub use host::{Clock, SystemHost};
 use kuatia_core::api::auth::Environment;
+use kuatia_core::api::storage::StorageFault;
 use kuatia_core::api::transmit::SifenMode;
 use kuatia_core::api::webhook::{self, Delivery};
 use kuatia_core::api::{Config, HttpRequest, HttpResponse, Service, Step, Store};
@@ -650,6 +651,10 @@ async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
     };
     let response = match outcome {
         Ok(r) => to_response(r),
+        Err(commit::Failed::Store(e)) if e.fault == StorageFault::ShuttingDown => {
+            tracing::warn!("shutting down; request refused");
+            to_response(kuatia_core::api::storage::failure_response(e.fault))
+        }
         Err(commit::Failed::Store(e)) => {
             tracing::error!(error = %e, fault = ?e.fault, "storage failure; request rolled back");
             to_response(kuatia_core::api::storage::failure_response(e.fault))

@@ -16,6 +16,7 @@
 //! The [`Store`] trait is infallible, so a failed statement is remembered ([`PgStore::take_error`]) and the server
 //! rolls back the request's transaction, as with SQLite.
 
+use crate::faults::StoreError;
 use crate::numbering::sequence;
 use kuatia_core::api::auth::{Environment, StoredKey};
 use kuatia_core::api::webhook::{Delivery, Webhook};
@@ -147,7 +148,7 @@ pub struct PgStore {
     /// `None` only while dropping (the connection is closed off the async threads).
     client: RefCell<Option<Client>>,
     /// First error since the last [`PgStore::take_error`] (reads take `&self`, hence the cell).
-    error: RefCell<Option<String>>,
+    error: RefCell<Option<StoreError>>,
     in_transaction: bool,
     /// When this node last scanned the simulated SIFEN's in-flight invoices (see `simulated_in_flight`).
     last_scan: std::cell::Cell<Option<std::time::Instant>>,
@@ -275,7 +276,7 @@ impl PgStore {
     }
 
     /// Starts the request's transaction (reconnecting first if the connection broke).
-    pub fn begin(&mut self) -> Result<(), String> {
+    pub fn begin(&mut self) -> Result<(), StoreError> {
         if self.in_transaction {
             // A previous holder left a transaction open (it cannot happen without a panic): drop its writes.
             self.rollback();
@@ -284,13 +285,13 @@ impl PgStore {
         if self.client.get_mut().as_ref().is_none_or(|c| c.is_closed()) {
             tracing::warn!("PostgreSQL connection lost; reconnecting");
             self.statements.get_mut().clear();
-            *self.client.get_mut() = Some(connect(&self.options)?);
+            *self.client.get_mut() = Some(connect(&self.options).map_err(StoreError::unreachable)?);
         }
         if let Err(e) = self.run(|c| c.batch_execute("BEGIN")) {
             // A connection that died while idle: reconnect once and try again.
             tracing::warn!(error = %e, "BEGIN failed; reconnecting");
             self.statements.get_mut().clear();
-            *self.client.get_mut() = Some(connect(&self.options)?);
+            *self.client.get_mut() = Some(connect(&self.options).map_err(StoreError::unreachable)?);
             self.run(|c| c.batch_execute("BEGIN"))?;
         }
         self.in_transaction = true;
@@ -298,7 +299,7 @@ impl PgStore {
     }
 
     /// Commits, or rolls back when a statement failed since [`PgStore::begin`].
-    pub fn finish(&mut self) -> Result<(), String> {
+    pub fn finish(&mut self) -> Result<(), StoreError> {
         if let Some(e) = self.take_error() {
             self.rollback();
             return Err(e);
@@ -308,17 +309,17 @@ impl PgStore {
     }
 
     /// Marks where one request of a group commit starts ([`crate::commit`]), inside the transaction.
-    pub fn savepoint(&mut self) -> Result<(), String> {
+    pub fn savepoint(&mut self) -> Result<(), StoreError> {
         self.run(|c| c.batch_execute("SAVEPOINT request"))
     }
 
     /// Keeps the request's writes (they commit with the group).
-    pub fn release(&mut self) -> Result<(), String> {
+    pub fn release(&mut self) -> Result<(), StoreError> {
         self.run(|c| c.batch_execute("RELEASE SAVEPOINT request"))
     }
 
     /// Drops the request's writes (and the transaction's failed state), keeping the group's others.
-    pub fn rollback_request(&mut self) -> Result<(), String> {
+    pub fn rollback_request(&mut self) -> Result<(), StoreError> {
         self.error.replace(None);
         self.run(|c| c.batch_execute("ROLLBACK TO SAVEPOINT request; RELEASE SAVEPOINT request"))
     }
@@ -333,19 +334,19 @@ impl PgStore {
     fn run<T>(
         &self,
         f: impl FnOnce(&mut Client) -> Result<T, postgres::Error>,
-    ) -> Result<T, String> {
+    ) -> Result<T, StoreError> {
         match self.client.borrow_mut().as_mut() {
-            Some(c) => f(c).map_err(|e| describe(&e)),
-            None => Err(CLOSED.into()),
+            Some(c) => f(c).map_err(|e| StoreError::postgres(&e, describe(&e))),
+            None => Err(StoreError::unreachable(CLOSED.to_string())),
         }
     }
 
     /// The first statement error since the last call, if any.
-    pub fn take_error(&self) -> Option<String> {
+    pub fn take_error(&self) -> Option<StoreError> {
         self.error.replace(None)
     }
 
-    fn remember(&self, what: String) {
+    fn remember(&self, what: StoreError) {
         tracing::error!(error = %what, "postgres statement failed");
         let mut slot = self.error.borrow_mut();
         if slot.is_none() {
@@ -398,7 +399,9 @@ impl PgStore {
         match serde_json::from_str(json) {
             Ok(v) => Some(v),
             Err(e) => {
-                self.remember(format!("stored record does not decode: {e}"));
+                self.remember(StoreError::other(format!(
+                    "stored record does not decode: {e}"
+                )));
                 None
             }
         }
@@ -406,7 +409,7 @@ impl PgStore {
 
     fn encode<T: serde::Serialize>(&self, v: &T) -> String {
         serde_json::to_string(v).unwrap_or_else(|e| {
-            self.remember(format!("record does not encode: {e}"));
+            self.remember(StoreError::other(format!("record does not encode: {e}")));
             String::new()
         })
     }
@@ -414,8 +417,9 @@ impl PgStore {
     fn get<T: for<'a> postgres::types::FromSql<'a>>(&self, row: &Row, i: usize) -> Option<T> {
         match row.try_get(i) {
             Ok(v) => Some(v),
+            // A column of a type the code does not expect: the data's fault, not the machine's.
             Err(e) => {
-                self.remember(describe(&e));
+                self.remember(StoreError::other(describe(&e)));
                 None
             }
         }
@@ -510,13 +514,16 @@ impl PgStore {
         self.count("SELECT COUNT(*) FROM invoices", &[])
     }
 
-    fn numbering_failed(&self, e: String) -> Finding {
+    fn numbering_failed(&self, e: StoreError) -> Finding {
         let f = Finding::new(
             code::NUMBERING_UNAVAILABLE,
             "",
             format!("the numbering database cannot be written: {e}"),
         );
-        self.remember(f.message.clone());
+        self.remember(StoreError {
+            fault: e.fault,
+            message: f.message.clone(),
+        });
         f
     }
 }
@@ -835,7 +842,7 @@ impl Store for PgStore {
         let last: i64 = match row {
             Some(r) => r
                 .try_get(0)
-                .map_err(|e| self.numbering_failed(describe(&e)))?,
+                .map_err(|e| self.numbering_failed(StoreError::other(describe(&e))))?,
             None => return Err(numbering::exhausted(key)),
         };
         let numero = u32::try_from(last).map_err(|_| numbering::exhausted(key))?;

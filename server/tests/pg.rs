@@ -485,6 +485,63 @@ fn a_broken_connection_is_reopened_at_the_next_transaction() {
     assert_eq!(s.invoice_count(), 1);
 }
 
+/// A failed statement is named by the driver's error, not by its text: a lock held past the statement timeout and a
+/// connection killed mid-transaction are the machine's state (503, retry), a stored record that does not decode is
+/// the data's (500).
+#[test]
+fn failures_are_classified_from_the_driver_error() {
+    use kuatia_core::api::storage::StorageFault;
+    let url = fresh_database("faults");
+    let mut s = PgStore::open(PgOptions {
+        statement_timeout: Some(Duration::from_millis(300)),
+        ..options(&url, "faults-victim")
+    })
+    .unwrap();
+    s.insert_invoice(production_invoice(1, 100));
+    s.insert_invoice(production_invoice(2, 100));
+    assert!(s.take_error().is_none());
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+
+    // Another session holds the row past the statement timeout (57014).
+    let mut holder = admin.transaction().unwrap();
+    holder
+        .execute(
+            "SELECT 1 FROM invoices WHERE id = 'fact_0001' FOR UPDATE",
+            &[],
+        )
+        .unwrap();
+    s.begin().unwrap();
+    assert!(s.invoice_for_update("acct", "fact_0001").is_none());
+    let e = s.finish().expect_err("the statement timed out");
+    assert_eq!(e.fault, StorageFault::Busy, "{e}");
+    holder.rollback().unwrap();
+
+    // A record that does not decode.
+    admin
+        .execute("UPDATE invoices SET json = '{' WHERE id = 'fact_0002'", &[])
+        .unwrap();
+    assert!(s.invoice("acct", "fact_0002").is_none());
+    let e = s.take_error().expect("the record does not decode");
+    assert_eq!(e.fault, StorageFault::Other, "{e}");
+
+    // The connection is killed inside a transaction.
+    s.begin().unwrap();
+    admin
+        .execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE application_name = 'kuatia/faults-victim'",
+            &[],
+        )
+        .unwrap();
+    assert!(s.invoice("acct", "fact_0001").is_none());
+    let e = s.finish().expect_err("the connection was lost");
+    assert_eq!(e.fault, StorageFault::Io, "{e}");
+    // And the next transaction reconnects.
+    s.begin().unwrap();
+    assert!(s.invoice("acct", "fact_0001").is_some());
+    s.finish().unwrap();
+}
+
 #[test]
 fn tls_is_required_and_verified_when_the_url_asks_for_it() {
     let url = fresh_database("tls");

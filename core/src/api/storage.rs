@@ -18,6 +18,8 @@ pub enum StorageFault {
     Busy,
     /// The device failed to read or write (`EIO`, `SQLITE_IOERR`, `SQLITE_CANTOPEN`).
     Io,
+    /// The host is shutting down and takes no more writes (another node, or this one restarted, will).
+    ShuttingDown,
     /// Anything else: a stored record that does not decode, a schema the host does not know.
     Other,
 }
@@ -35,6 +37,7 @@ impl StorageFault {
             StorageFault::ReadOnly => "the storage is read-only",
             StorageFault::Busy => "the storage is locked by another process",
             StorageFault::Io => "the storage device failed",
+            StorageFault::ShuttingDown => "the service is shutting down",
             StorageFault::Other => "the storage failed",
         }
     }
@@ -78,6 +81,7 @@ mod tests {
             StorageFault::ReadOnly,
             StorageFault::Busy,
             StorageFault::Io,
+            StorageFault::ShuttingDown,
         ] {
             let r = failure_response(f);
             assert_eq!(r.status, 503);
