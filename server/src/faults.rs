@@ -4,8 +4,6 @@
 //! ([`kuatia_core::api::storage::failure_response`]); this module only names what happened.
 
 use kuatia_core::api::storage::StorageFault;
-use kuatia_core::code;
-use kuatia_core::Finding;
 use rusqlite::ErrorCode;
 
 /// A failed store operation: the fault it is (for the answer) and SQLite's message (for the log only).
@@ -86,29 +84,6 @@ impl StoreError {
         StoreError {
             fault: StorageFault::Other,
             message: message.into(),
-        }
-    }
-
-    /// A failure the numbering contract reported as a finding (its SQLite error was turned into text there).
-    pub fn from_finding(f: &Finding) -> StoreError {
-        let fault = if f.code == code::NUMBERING_UNAVAILABLE {
-            // `numbering::sql_finding` keeps SQLite's fixed message (`sqlite3_errstr`) in its text.
-            let m = f.message.to_ascii_lowercase();
-            if m.contains("is full") {
-                StorageFault::Full
-            } else if m.contains("readonly") {
-                StorageFault::ReadOnly
-            } else if m.contains("locked") {
-                StorageFault::Busy
-            } else {
-                StorageFault::Io
-            }
-        } else {
-            StorageFault::Other
-        };
-        StoreError {
-            fault,
-            message: f.message.clone(),
         }
     }
 }
@@ -264,21 +239,5 @@ mod tests {
         ] {
             assert!(faults.contains(&Some(f)), "{f:?} is injected");
         }
-    }
-
-    #[test]
-    fn numbering_findings_keep_their_fault() {
-        let e = rusqlite::Error::SqliteFailure(
-            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
-            None,
-        );
-        let f = crate::numbering::sql_finding(&e);
-        assert_eq!(StoreError::from_finding(&f).fault, StorageFault::Full);
-        let e = Injected::ReadOnly.error();
-        let f = crate::numbering::sql_finding(&e);
-        assert_eq!(StoreError::from_finding(&f).fault, StorageFault::ReadOnly);
-        let e = Injected::Busy.error();
-        let f = crate::numbering::sql_finding(&e);
-        assert_eq!(StoreError::from_finding(&f).fault, StorageFault::Busy);
     }
 }

@@ -57,13 +57,32 @@ pub(crate) fn sequence(key: &NumberingKey) -> String {
     serde_json::to_string(key).unwrap_or_else(|_| key.sequence())
 }
 
+/// Why [`reserve`] or [`confirm`] gave no answer: SQLite failed (kept as its error, so a store names the fault from
+/// its code, not from a message), or a rule of the numbering contract said no (exhausted, not reserved).
+#[derive(Debug)]
+pub enum Refusal {
+    /// The statement failed.
+    Sql(rusqlite::Error),
+    /// The contract's answer.
+    Rule(Finding),
+}
+
+impl From<Refusal> for Finding {
+    fn from(r: Refusal) -> Finding {
+        match r {
+            Refusal::Sql(e) => sql_finding(&e),
+            Refusal::Rule(f) => f,
+        }
+    }
+}
+
 /// Reserves the next number of a sequence (inside the caller's write transaction).
 pub fn reserve(
     conn: &Connection,
     account_id: &str,
     env: &str,
     key: &NumberingKey,
-) -> Result<u32, Finding> {
+) -> Result<u32, Refusal> {
     let seq = sequence(key);
     let next: Option<u32> = conn
         .prepare_cached(
@@ -75,14 +94,14 @@ pub fn reserve(
             st.query_row(params![account_id, env, seq, MAX_NUMERO], |r| r.get(0))
                 .optional()
         })
-        .map_err(|e| sql_finding(&e))?;
-    let numero = next.ok_or_else(|| numbering::exhausted(key))?;
+        .map_err(Refusal::Sql)?;
+    let numero = next.ok_or_else(|| Refusal::Rule(numbering::exhausted(key)))?;
     conn.prepare_cached(
         "INSERT INTO number_reservations (account_id, environment, sequence, numero, cdc)
          VALUES (?1, ?2, ?3, ?4, NULL)",
     )
     .and_then(|mut st| st.execute(params![account_id, env, seq, numero]))
-    .map_err(|e| sql_finding(&e))?;
+    .map_err(Refusal::Sql)?;
     Ok(numero)
 }
 
@@ -141,18 +160,18 @@ pub fn confirm(
     key: &NumberingKey,
     numero: u32,
     cdc: &str,
-) -> Result<(), Finding> {
+) -> Result<(), Refusal> {
     let changed = conn
         .prepare_cached(
             "UPDATE number_reservations SET cdc = ?5
              WHERE account_id = ?1 AND environment = ?2 AND sequence = ?3 AND numero = ?4 AND cdc IS NULL",
         )
         .and_then(|mut st| st.execute(params![account_id, env, sequence(key), numero, cdc]))
-        .map_err(|e| sql_finding(&e))?;
+        .map_err(Refusal::Sql)?;
     if changed == 1 {
         Ok(())
     } else {
-        Err(numbering::not_reserved(key, numero))
+        Err(Refusal::Rule(numbering::not_reserved(key, numero)))
     }
 }
 
@@ -374,11 +393,11 @@ impl SqliteNumbering {
 
 impl Numbering for SqliteNumbering {
     fn reserve(&mut self, key: &NumberingKey) -> Result<u32, Finding> {
-        self.with(|c| reserve(c, SCOPE.0, SCOPE.1, key))
+        self.with(|c| Ok(reserve(c, SCOPE.0, SCOPE.1, key)?))
     }
 
     fn confirm(&mut self, key: &NumberingKey, numero: u32, cdc: &str) -> Result<(), Finding> {
-        self.with(|c| confirm(c, SCOPE.0, SCOPE.1, key, numero, cdc))
+        self.with(|c| Ok(confirm(c, SCOPE.0, SCOPE.1, key, numero, cdc)?))
     }
 
     fn gaps(&self) -> Result<Vec<Gap>, Finding> {
@@ -395,7 +414,7 @@ impl Numbering for SqliteNumbering {
         self.with(|c| {
             group
                 .iter()
-                .try_for_each(|g| confirm(c, SCOPE.0, SCOPE.1, &g.key, g.numero, &g.cdc))
+                .try_for_each(|g| Ok(confirm(c, SCOPE.0, SCOPE.1, &g.key, g.numero, &g.cdc)?))
         })
     }
 }
@@ -427,6 +446,38 @@ mod tests {
             SqliteNumbering::open(&dir).unwrap()
         })
         .unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A failed statement comes back as SQLite's error (a store names its fault from the code), the contract's
+    /// answers as findings.
+    #[test]
+    fn a_refusal_keeps_the_sqlite_error_or_the_rule() {
+        let dir = temp("refusal");
+        drop(SqliteNumbering::open(&dir).unwrap());
+        let k = NumberingKey {
+            tipo_documento: 1,
+            timbrado: "12345678".into(),
+            establecimiento: "001".into(),
+            punto: "001".into(),
+        };
+        let ro = Connection::open_with_flags(
+            dir.join(CLI_DB_FILE),
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .unwrap();
+        match reserve(&ro, SCOPE.0, SCOPE.1, &k) {
+            Err(Refusal::Sql(e)) => assert_eq!(
+                crate::faults::fault_of(&e),
+                kuatia_core::api::storage::StorageFault::ReadOnly
+            ),
+            other => panic!("{other:?}"),
+        }
+        let rw = Connection::open(dir.join(CLI_DB_FILE)).unwrap();
+        match confirm(&rw, SCOPE.0, SCOPE.1, &k, 7, "cdc") {
+            Err(Refusal::Rule(f)) => assert_eq!(f.code, code::NUMBER_NOT_RESERVED),
+            other => panic!("{other:?}"),
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 

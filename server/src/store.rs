@@ -12,7 +12,6 @@ use crate::numbering;
 use kuatia_core::api::auth::{Environment, StoredKey};
 use kuatia_core::api::webhook::{Delivery, Webhook};
 use kuatia_core::api::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
-use kuatia_core::code;
 use kuatia_core::numbering::{Gap, NumberingKey};
 use kuatia_core::Finding;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -683,11 +682,17 @@ impl SqliteStore {
         self.query_json(sql, params).into_iter().next()
     }
 
-    /// Remembers a failed numbering statement like any other, so the request is rolled back.
-    fn fail(&self, f: &Finding) {
-        if f.code != code::NUMBERING_EXHAUSTED && f.code != code::NUMBER_NOT_RESERVED {
-            self.keep(StoreError::from_finding(f));
+    /// A numbering refusal as the contract's finding; a failed statement is also remembered like any other (its
+    /// fault named from SQLite's code), so the request is rolled back. The contract's own answers (exhausted, not
+    /// reserved) are the request's outcome, not a storage failure.
+    fn refused(&self, r: numbering::Refusal) -> Finding {
+        if let numbering::Refusal::Sql(e) = &r {
+            self.keep(StoreError {
+                fault: crate::faults::fault_of(e),
+                message: e.to_string(),
+            });
         }
+        r.into()
     }
 
     /// The authentication cache, emptied first if the database changed since it was filled (`None` when the version
@@ -1006,11 +1011,9 @@ impl Store for SqliteStore {
     ) -> Result<u32, Finding> {
         // A failure is also remembered, so the request's transaction is rolled back as a whole.
         if let Some(e) = self.injected() {
-            let f = numbering::sql_finding(&e);
-            self.fail(&f);
-            return Err(f);
+            return Err(self.refused(numbering::Refusal::Sql(e)));
         }
-        numbering::reserve(&self.conn, account_id, env.as_str(), key).inspect_err(|f| self.fail(f))
+        numbering::reserve(&self.conn, account_id, env.as_str(), key).map_err(|r| self.refused(r))
     }
 
     fn confirm_number(
@@ -1022,12 +1025,10 @@ impl Store for SqliteStore {
         cdc: &str,
     ) -> Result<(), Finding> {
         if let Some(e) = self.injected() {
-            let f = numbering::sql_finding(&e);
-            self.fail(&f);
-            return Err(f);
+            return Err(self.refused(numbering::Refusal::Sql(e)));
         }
         numbering::confirm(&self.conn, account_id, env.as_str(), key, numero, cdc)
-            .inspect_err(|f| self.fail(f))
+            .map_err(|r| self.refused(r))
     }
 
     fn number_gaps(&self, account_id: &str, env: Environment) -> Result<Vec<Gap>, Finding> {
