@@ -40,6 +40,9 @@ impl std::fmt::Debug for Clock {
     }
 }
 
+/// Size of [`SystemHost`]'s pool of OS random bytes.
+const POOL: usize = 256;
+
 /// System clock, `getrandom`, and the signers: one for the sandbox, the server-wide production one (`--p12`), and
 /// per-account production ones (`kuatia accounts set-p12`), which take precedence for their account.
 pub struct SystemHost {
@@ -49,8 +52,14 @@ pub struct SystemHost {
     /// Production signers of single accounts.
     per_account: std::collections::HashMap<String, Arc<SoftwareSigner>>,
     /// Secret seed drawn from the OS at start, for the fallback generator below.
-    seed: [u8; 32],
+    seed: zeroize::Zeroizing<[u8; 32]>,
     counter: u64,
+    /// OS random bytes drawn ahead: one `getrandom` call per [`POOL`] bytes instead of one per draw (an id takes six
+    /// to eight draws, a create several ids). Each byte is zeroed once handed out, and the pool is wiped on drop
+    /// (API keys are drawn from it).
+    pool: zeroize::Zeroizing<[u8; POOL]>,
+    /// Bytes of `pool` already handed out; at [`POOL`] it is refilled.
+    pool_used: usize,
     clock: Clock,
     /// Key sealing the passwords of P12s uploaded through the panel (`None`: uploads are refused).
     seal_key: Option<zeroize::Zeroizing<[u8; 32]>>,
@@ -77,12 +86,15 @@ impl SystemHost {
     ) -> Result<SystemHost, String> {
         let mut seed = [0u8; 32];
         getrandom::fill(&mut seed).map_err(|e| format!("OS random generator: {e}"))?;
+        let seed = zeroize::Zeroizing::new(seed);
         Ok(SystemHost {
             sandbox: sandbox.map(Arc::new),
             production,
             per_account: std::collections::HashMap::new(),
             seed,
             counter: 0,
+            pool: zeroize::Zeroizing::new([0; POOL]),
+            pool_used: POOL,
             clock: Clock::system(),
             seal_key: None,
             installed: Vec::new(),
@@ -148,15 +160,21 @@ impl Host for SystemHost {
     }
 
     fn random_u32(&mut self) -> u32 {
-        let mut b = [0u8; 4];
-        if getrandom::fill(&mut b).is_ok() {
+        if self.pool_used + 4 > POOL && getrandom::fill(&mut self.pool[..]).is_ok() {
+            self.pool_used = 0;
+        }
+        if let Some(drawn) = self.pool.get_mut(self.pool_used..self.pool_used + 4) {
+            let mut b = [0u8; 4];
+            b.copy_from_slice(drawn);
+            drawn.fill(0);
+            self.pool_used += 4;
             return u32::from_le_bytes(b);
         }
         // The OS generator worked at start (see `new`); should it fail later, SHA-256(seed ‖ counter) keeps ids and
         // keys unpredictable instead of panicking or falling back to the clock.
         self.counter = self.counter.wrapping_add(1);
         let mut h = Sha256::new();
-        h.update(self.seed);
+        h.update(*self.seed);
         h.update(self.counter.to_le_bytes());
         let d = h.finalize();
         let mut out = [0u8; 4];
@@ -196,5 +214,23 @@ impl Host for SystemHost {
     fn signer(&self, account_id: &str, env: Environment) -> Option<&dyn Signer> {
         self.chosen(account_id, env)
             .map(|s| s.as_ref() as &dyn Signer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::{SystemHost, POOL};
+    use kuatia_core::api::Host;
+
+    /// Draws cross several refills of the pool, are not repeated, and leave no handed-out byte behind.
+    #[test]
+    fn random_draws_come_from_a_wiped_pool() {
+        let mut host = SystemHost::new(None, None).unwrap();
+        let draws: Vec<u32> = (0..POOL).map(|_| host.random_u32()).collect();
+        let distinct: std::collections::BTreeSet<_> = draws.iter().collect();
+        assert_eq!(distinct.len(), draws.len());
+        assert!(host.pool_used > 0);
+        assert!(host.pool[..host.pool_used].iter().all(|b| *b == 0));
     }
 }
