@@ -16,14 +16,11 @@ mod common;
 mod fake_sifen;
 
 use common::pki::{pki, Pki};
+use common::tls::ExpectClient;
 use fake_sifen::FakeSifen;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
-use rustls::client::danger::HandshakeSignatureValid;
-use rustls::crypto::CryptoProvider;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, UnixTime};
-use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
-use rustls::{DigitallySignedStruct, DistinguishedName, SignatureScheme};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{BufRead, BufReader};
@@ -33,64 +30,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Accepts exactly one client certificate and verifies the handshake signature made with its key.
-#[derive(Debug)]
-struct ExpectClient {
-    expected: Vec<u8>,
-    provider: Arc<CryptoProvider>,
-}
-
-impl ClientCertVerifier for ExpectClient {
-    fn root_hint_subjects(&self) -> &[DistinguishedName] {
-        &[]
-    }
-    fn verify_client_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _now: UnixTime,
-    ) -> Result<ClientCertVerified, rustls::Error> {
-        if end_entity.as_ref() == self.expected.as_slice() {
-            Ok(ClientCertVerified::assertion())
-        } else {
-            Err(rustls::Error::General(
-                "unexpected client certificate".into(),
-            ))
-        }
-    }
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.provider
-            .signature_verification_algorithms
-            .supported_schemes()
-    }
-}
-
 /// Starts the fake SIFEN (TLS 1.2 only, the client must present `client_cert`); returns its port and state.
 async fn fake_sifen(pki: &Pki, client_cert: Vec<u8>) -> (u16, Arc<Mutex<FakeSifen>>) {
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
@@ -98,8 +37,9 @@ async fn fake_sifen(pki: &Pki, client_cert: Vec<u8>) -> (u16, Arc<Mutex<FakeSife
         .with_protocol_versions(&[&rustls::version::TLS12])
         .unwrap()
         .with_client_cert_verifier(Arc::new(ExpectClient {
-            expected: client_cert,
+            expected: vec![client_cert],
             provider,
+            presented: Arc::default(),
         }))
         .with_single_cert(
             vec![CertificateDer::from(pki.cert.clone())],

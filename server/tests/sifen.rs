@@ -13,6 +13,7 @@ mod common;
 mod fake_sifen;
 
 use common::pki::{openssl, pki, Pki};
+use common::tls::ExpectClient;
 use common::{next_event, receiver};
 
 use fake_sifen::{FakeSifen, Fault, Reply, REJECT_MARKER};
@@ -24,11 +25,7 @@ use kuatia_core::profile::Emisor;
 use kuatia_core::sign::{sandbox_test_signer, Signer};
 use kuatia_server::sifen::{SifenTls, SifenTransport};
 use kuatia_server::{start, RunningServer, ServerConfig};
-use rustls::client::danger::HandshakeSignatureValid;
-use rustls::crypto::CryptoProvider;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, UnixTime};
-use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
-use rustls::{DigitallySignedStruct, DistinguishedName, SignatureScheme};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -39,74 +36,6 @@ fn dir(name: &str) -> PathBuf {
     let d = common::temp_dir(&format!("sifen-{name}"));
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-/// Accepts only the expected client certificates (records each one presented) and verifies the handshake
-/// signature made with its key.
-#[derive(Debug)]
-struct ExpectClient {
-    expected: Vec<Vec<u8>>,
-    provider: Arc<CryptoProvider>,
-    presented: Arc<Mutex<Vec<Vec<u8>>>>,
-}
-
-impl ClientCertVerifier for ExpectClient {
-    fn root_hint_subjects(&self) -> &[DistinguishedName] {
-        &[]
-    }
-    fn verify_client_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _now: UnixTime,
-    ) -> Result<ClientCertVerified, rustls::Error> {
-        self.presented
-            .lock()
-            .unwrap()
-            .push(end_entity.as_ref().to_vec());
-        if self
-            .expected
-            .iter()
-            .any(|e| e.as_slice() == end_entity.as_ref())
-        {
-            Ok(ClientCertVerified::assertion())
-        } else {
-            Err(rustls::Error::General(
-                "unexpected client certificate".into(),
-            ))
-        }
-    }
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.provider
-            .signature_verification_algorithms
-            .supported_schemes()
-    }
 }
 
 /// What the fake saw besides the SIFEN requests: the request paths and content types, and the handshakes.

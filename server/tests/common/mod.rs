@@ -2,6 +2,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod pki;
+pub mod tls;
 
 use axum::extract::State;
 use axum::http::HeaderMap;
