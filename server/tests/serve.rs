@@ -1300,3 +1300,37 @@ async fn a_create_whose_client_hangs_up_is_finished() {
     assert_eq!(replayed as u64, last, "every stored create is replayed");
     server.shutdown().await;
 }
+
+/// The files of the data directory still open in this process (its descriptors pointing there).
+fn open_files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let dir = std::fs::canonicalize(dir).unwrap();
+    std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .filter(|target| target.starts_with(&dir))
+        .collect()
+}
+
+/// Once `shutdown` returns, the data directory is quiescent: every connection to its databases (the writer's, the
+/// readers', the checkpointer's) is closed, so it can be backed up, moved or opened by another process.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_closes_every_file_of_the_data_directory() {
+    let dir = temp_dir("closed");
+    let server = start(config(&dir)).await.unwrap();
+    let api = Api::new(&server, server.new_sandbox_key.as_deref().unwrap());
+    let (code, v) = api.post("/v1/facturas", &factura(None)).await;
+    assert_eq!(code, 201, "{v}");
+    let id = v["data"]["id"].as_str().unwrap().to_string();
+    for _ in 0..20 {
+        // Lookups from the readers beside the writer (their connections opened).
+        let (code, _) = api.get(&format!("/v1/facturas/{id}")).await;
+        assert_eq!(code, 200);
+    }
+    assert!(
+        !open_files_under(&dir).is_empty(),
+        "the server has its databases open"
+    );
+    server.shutdown().await;
+    assert_eq!(open_files_under(&dir), Vec::<std::path::PathBuf>::new());
+    let _ = std::fs::remove_dir_all(&dir);
+}
