@@ -466,18 +466,22 @@ fn due_work_is_claimed_by_one_node_at_a_time() {
     b.finish().unwrap();
 }
 
+/// Kills the connections of the node named `node` (as a crashed server or a network cut would).
+fn terminate(admin: &mut postgres::Client, node: &str) {
+    admin
+        .execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
+            &[&format!("kuatia/{node}")],
+        )
+        .unwrap();
+}
+
 #[test]
 fn a_broken_connection_is_reopened_at_the_next_transaction() {
     let url = fresh_database("reconnect");
     let mut s = PgStore::open(options(&url, "reconnect-victim")).unwrap();
     let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    admin
-        .execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-             WHERE application_name = 'kuatia/reconnect-victim'",
-            &[],
-        )
-        .unwrap();
+    terminate(&mut admin, "reconnect-victim");
     std::thread::sleep(Duration::from_millis(200));
     s.begin().unwrap();
     s.insert_invoice(production_invoice(1, 100));
@@ -526,13 +530,7 @@ fn failures_are_classified_from_the_driver_error() {
 
     // The connection is killed inside a transaction.
     s.begin().unwrap();
-    admin
-        .execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-             WHERE application_name = 'kuatia/faults-victim'",
-            &[],
-        )
-        .unwrap();
+    terminate(&mut admin, "faults-victim");
     assert!(s.invoice("acct", "fact_0001").is_none());
     let e = s.finish().expect_err("the connection was lost");
     assert_eq!(e.fault, StorageFault::Io, "{e}");
