@@ -26,6 +26,11 @@ fn request(items: usize) -> kuatia_core::invoice::FacturaRequest {
 }
 
 fn benches(c: &mut Criterion) {
+    // Reading a create request (what every face does first: the batch's reader thread, the server's writer).
+    let text = serde_json::to_string(&request(3)).unwrap();
+    c.bench_function("parse_request_3_items", |b| {
+        b.iter(|| black_box(kuatia_core::invoice::parse_request(black_box(&text)).unwrap()))
+    });
     let emisor = Emisor::sandbox();
     let now = kuatia_core::fmt::parse_datetime("2025-03-10T10:11:00").unwrap();
     for n in [3usize, 100] {
