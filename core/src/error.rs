@@ -73,17 +73,27 @@ pub fn coded(code: &str, message: impl fmt::Display) -> String {
 
 /// Reads JSON text into `T`; any problem is one finding located under `base` (see [`json_finding`]).
 pub fn from_json<T: serde::de::DeserializeOwned>(text: &str, base: &str) -> Result<T, Finding> {
-    // Tracking the path costs on every field; it is only needed to say where a problem is. Valid input (nearly all
-    // of it) is read once without it, and only input that fails is read again, with it, for the finding.
-    if let Ok(value) = serde_json::from_str(text) {
-        return Ok(value);
-    }
     let de = &mut serde_json::Deserializer::from_str(text);
     let value = serde_path_to_error::deserialize(&mut *de).map_err(|e| json_finding(e, base))?;
     // Trailing characters after the value are a syntax error, as serde_json::from_str reports them.
     de.end()
         .map_err(|e| Finding::new(code::MALFORMED_JSON, base, e.to_string()))?;
     Ok(value)
+}
+
+/// [`from_json`] for the hot inputs of native hosts (a create request): tracking the path costs on every field and is
+/// only needed to say where a problem is, so valid input (nearly all of it) is read once without it, and input that
+/// fails is read again by [`from_json`] for the finding. Not in WebAssembly, whose package has a size budget (a second
+/// deserializer per type) and whose validation as you type does not need the microseconds.
+pub fn from_json_fast<T: serde::de::DeserializeOwned>(
+    text: &str,
+    base: &str,
+) -> Result<T, Finding> {
+    #[cfg(not(target_arch = "wasm32"))]
+    if let Ok(value) = serde_json::from_str(text) {
+        return Ok(value);
+    }
+    from_json(text, base)
 }
 
 /// Reads JSON bytes into `T`: invalid UTF-8 is `MALFORMED_JSON`, the rest as [`from_json`].
@@ -209,22 +219,34 @@ mod tests {
     /// The fast read (no path) and the located one agree: valid input reads the same, anything else gets the located
     /// finding, trailing characters included.
     #[test]
-    fn from_json_reads_once_and_locates_problems() {
+    fn from_json_fast_reads_once_and_locates_problems() {
         #[derive(Debug, PartialEq, serde::Deserialize)]
         #[serde(deny_unknown_fields)]
         struct T {
             a: Vec<u8>,
         }
         assert_eq!(
-            from_json::<T>(r#"{"a":[1,2]}"#, "x"),
+            from_json_fast::<T>(r#"{"a":[1,2]}"#, "x"),
             Ok(T { a: vec![1, 2] })
         );
-        let f = from_json::<T>(r#"{"a":[1,300]}"#, "x").unwrap_err();
+        for bad in [
+            r#"{"a":[1,300]}"#,
+            r#"{"a":[]} x"#,
+            r#"{"a":[],"b":1}"#,
+            "{",
+        ] {
+            assert_eq!(
+                from_json_fast::<T>(bad, "x"),
+                from_json::<T>(bad, "x"),
+                "{bad}"
+            );
+        }
+        let f = from_json_fast::<T>(r#"{"a":[1,300]}"#, "x").unwrap_err();
         assert_eq!(
             (f.code.as_str(), f.path.as_str()),
             (code::INVALID_TYPE, "x.a[1]")
         );
-        let f = from_json::<T>(r#"{"a":[]} x"#, "x").unwrap_err();
+        let f = from_json_fast::<T>(r#"{"a":[]} x"#, "x").unwrap_err();
         assert_eq!(
             (f.code.as_str(), f.path.as_str()),
             (code::MALFORMED_JSON, "x")

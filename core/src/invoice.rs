@@ -571,7 +571,7 @@ pub fn parse_request(json: &str) -> Result<FacturaRequest, Finding> {
         ));
     }
     check_depth(json)?;
-    crate::error::from_json(json, "")
+    crate::error::from_json_fast(json, "")
 }
 
 /// Parses a create request from raw bytes (files, C callers): invalid UTF-8 is a `MALFORMED_JSON` finding.
