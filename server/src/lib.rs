@@ -651,12 +651,12 @@ async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
     };
     let response = match outcome {
         Ok(r) => to_response(r),
-        Err(commit::Failed::Store(e)) if e.fault == StorageFault::ShuttingDown => {
-            tracing::warn!("shutting down; request refused");
-            to_response(kuatia_core::api::storage::failure_response(e.fault))
-        }
         Err(commit::Failed::Store(e)) => {
-            tracing::error!(error = %e, fault = ?e.fault, "storage failure; request rolled back");
+            if e.fault == StorageFault::ShuttingDown {
+                tracing::warn!("shutting down; request refused");
+            } else {
+                tracing::error!(error = %e, fault = ?e.fault, "storage failure; request rolled back");
+            }
             to_response(kuatia_core::api::storage::failure_response(e.fault))
         }
         Err(commit::Failed::Panic) => {

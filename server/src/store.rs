@@ -686,13 +686,14 @@ impl SqliteStore {
     /// fault named from SQLite's code), so the request is rolled back. The contract's own answers (exhausted, not
     /// reserved) are the request's outcome, not a storage failure.
     fn refused(&self, r: numbering::Refusal) -> Finding {
-        if let numbering::Refusal::Sql(e) = &r {
-            self.keep(StoreError {
-                fault: crate::faults::fault_of(e),
-                message: e.to_string(),
-            });
+        match r {
+            numbering::Refusal::Sql(e) => {
+                let finding = numbering::sql_finding(&e);
+                self.keep(StoreError::from(e));
+                finding
+            }
+            numbering::Refusal::Rule(finding) => finding,
         }
-        r.into()
     }
 
     /// The authentication cache, emptied first if the database changed since it was filled (`None` when the version

@@ -233,26 +233,7 @@ fn a_second_node_with_the_same_idempotency_key_waits_and_replays_the_first_answe
         seen
     });
     // The second request is queued on the key's lock (not merely slow) before the first one answers.
-    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        let waiting: i64 = admin
-            .query_one(
-                "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
-                 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-                &[],
-            )
-            .unwrap()
-            .get(0);
-        if waiting == 1 {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the second request never queued"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until_one_waits(&url, "advisory", "the second request never queued");
     let answer = HttpResponse {
         status: 201,
         headers: vec![("Content-Type".into(), "application/json".into())],
@@ -303,18 +284,26 @@ fn production_invoice(n: usize, due: i64) -> InvoiceRecord {
     }
 }
 
-/// How many sessions of this database wait for a lock.
-fn lock_waiters(admin: &mut postgres::Client) -> i64 {
-    admin
-        .query_one(
-            // A row lock is waited for on the holder's transaction id, a lock without a database: the waiting
-            // session is what belongs to this database.
-            "SELECT COUNT(*) FROM pg_stat_activity
-             WHERE datname = current_database() AND wait_event_type = 'Lock'",
-            &[],
-        )
-        .unwrap()
-        .get(0)
+/// Waits (at most 20 s) until exactly one session of the database at `url` waits for a lock of kind `wait_event`
+/// (`advisory`; `transactionid` for a row another transaction holds), failing with `never` otherwise.
+fn wait_until_one_waits(url: &str, wait_event: &str, never: &str) {
+    let mut admin = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let waiting: i64 = admin
+            .query_one(
+                "SELECT COUNT(*) FROM pg_stat_activity
+                 WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = $1",
+                &[&wait_event],
+            )
+            .unwrap()
+            .get(0);
+        if waiting == 1 {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "{never}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// Two nodes report the same SIFEN approval at once (the first one's call outlived its lease, so the second took the
@@ -395,15 +384,7 @@ fn two_nodes_reporting_one_approval_queue_one_event() {
         })
     };
     // The second node is blocked on the first one's row before the first commits.
-    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while lock_waiters(&mut admin) == 0 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the second report never waited"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until_one_waits(&url, "transactionid", "the second report never waited");
     a.store.finish().unwrap();
     assert!(
         second.join().unwrap().is_empty(),
