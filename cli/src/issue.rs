@@ -213,9 +213,19 @@ pub enum NumberingCommand {
         #[arg(long, default_value = "kuatia-out")]
         out: PathBuf,
     },
+    /// Rebuild a damaged numbering state (NUMBERING_STATE_CORRUPT) from the signed documents of the directory: the
+    /// old files are kept aside as numbering.sqlite3.damaged-<time>, every sequence continues after its highest
+    /// document (or the old state's counter, if higher and still readable). Example: kuatia numbering repair --out
+    /// kuatia-out
+    Repair {
+        /// The directory `kuatia issue --out` wrote to.
+        #[arg(long, default_value = "kuatia-out")]
+        out: PathBuf,
+    },
 }
 
-/// `kuatia numbering gaps`: `{"gaps": [{tipo_documento, timbrado, establecimiento, punto, numero}]}`, exit 0.
+/// `kuatia numbering gaps` (`{"gaps": [{tipo_documento, timbrado, establecimiento, punto, numero}]}`, exit 0) and `kuatia
+/// numbering repair` (what it rebuilt, exit 0).
 pub fn run_numbering(command: NumberingCommand) -> Outcome {
     use kuatia_core::numbering::Numbering as _;
     match command {
@@ -232,6 +242,15 @@ pub fn run_numbering(command: NumberingCommand) -> Outcome {
                 Ok(Outcome::ok(&serde_json::json!({ "gaps": gaps })))
             };
             run().unwrap_or_else(|o| o)
+        }
+        NumberingCommand::Repair { out } => {
+            if !out.is_dir() {
+                return Outcome::unreadable(format!("{}: not a directory", out.display()));
+            }
+            match SqliteNumbering::repair(&out) {
+                Ok(repaired) => Outcome::ok(&repaired),
+                Err(f) => Outcome::error(&f),
+            }
         }
     }
 }

@@ -199,3 +199,127 @@ fn a_batch_killed_inside_its_block_leaves_the_rest_of_the_block_as_gaps() {
     assert_eq!(accounted, (1..=41).collect::<BTreeSet<u32>>());
     assert!(gaps(&out).len() >= 40 - docs.len());
 }
+
+/// Truncates `path` to half its size (a partial copy), if it exists.
+fn halve(path: &Path) {
+    if let Ok(m) = std::fs::metadata(path) {
+        let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        f.set_len(m.len() / 2).unwrap();
+    }
+}
+
+/// Three documents in `out`, numbers 1 to 3.
+fn three_documents(out: &Path) {
+    for n in 1..=3 {
+        let (code, v, stderr) = issue(out);
+        assert_eq!(code, 0, "{v} {stderr}");
+        assert_eq!(v["numero"], format!("001-001-000000{n}"));
+    }
+}
+
+/// What the refusal of a state behind its documents looks like: exit 1, `NUMBERING_STATE_CORRUPT` naming the
+/// highest document's number and file and the state's next number, and nothing issued.
+fn assert_behind(out: &Path, v: &serde_json::Value, code: i32) {
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["error"]["code"], "NUMBERING_STATE_CORRUPT", "{v}");
+    let message = v["error"]["message"].as_str().unwrap();
+    let highest = std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .find(|n| n.ends_with(".xml") && numero_of(n) == 3)
+        .unwrap();
+    assert!(message.contains(&highest), "{message}");
+    assert!(message.contains("numbering repair"), "{message}");
+    assert_eq!(documents(out), BTreeSet::from([1, 2, 3]));
+}
+
+/// The issue's case: the state's files cut to half their size (a partial copy) must not hand out number 2 again.
+#[test]
+fn a_truncated_numbering_state_never_reuses_a_number() {
+    let dir = TempDir::new("numbering-truncated");
+    let out = dir.0.join("out");
+    three_documents(&out);
+    for f in [
+        "numbering.sqlite3",
+        "numbering.sqlite3-wal",
+        "numbering.sqlite3-shm",
+    ] {
+        halve(&out.join(f));
+    }
+    let (code, v, stderr) = issue(&out);
+    assert_eq!(code, 1, "{v} {stderr}");
+    assert_eq!(v["error"]["code"], "NUMBERING_STATE_CORRUPT", "{v}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(documents(&out), BTreeSet::from([1, 2, 3]));
+}
+
+/// A copy without its `-wal` (a backup that skipped it): the database alone is behind the documents.
+#[test]
+fn a_numbering_state_without_its_wal_is_behind_the_documents_and_refused() {
+    let dir = TempDir::new("numbering-no-wal");
+    let out = dir.0.join("out");
+    three_documents(&out);
+    for f in ["numbering.sqlite3-wal", "numbering.sqlite3-shm"] {
+        std::fs::remove_file(out.join(f)).unwrap();
+    }
+    let (code, v, _) = issue(&out);
+    assert_behind(&out, &v, code);
+    // The batch path opens the same store and refuses the same way.
+    let input = batch_dir(&dir.0, "in", 2);
+    let (code, v, _) = common::run(
+        &[
+            "issue",
+            "--batch",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(documents(&out), BTreeSet::from([1, 2, 3]));
+
+    // The repair rebuilds the state from the documents: the sequence continues after the highest one.
+    let (code, v, stderr) = common::run(
+        &["numbering", "repair", "--out", out.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(code, 0, "{v} {stderr}");
+    assert_eq!(v["sequences"][0]["last"], 3, "{v}");
+    let (code, v, stderr) = issue(&out);
+    assert_eq!(code, 0, "{v} {stderr}");
+    assert_eq!(v["numero"], "001-001-0000004");
+    assert_eq!(documents(&out), (1..=4).collect());
+}
+
+/// A state moved away while the documents stay is behind them too (it would restart at 1).
+#[test]
+fn a_missing_numbering_state_beside_documents_is_refused() {
+    let dir = TempDir::new("numbering-missing");
+    let out = dir.0.join("out");
+    three_documents(&out);
+    for f in [
+        "numbering.sqlite3",
+        "numbering.sqlite3-wal",
+        "numbering.sqlite3-shm",
+    ] {
+        std::fs::remove_file(out.join(f)).unwrap();
+    }
+    let (code, v, _) = issue(&out);
+    assert_behind(&out, &v, code);
+}
+
+/// The check against the documents passes on an intact state, after a checkpoint too, and ignores files that are
+/// not signed documents.
+#[test]
+fn an_intact_numbering_state_passes_the_check_against_the_documents() {
+    let dir = TempDir::new("numbering-intact");
+    let out = dir.0.join("out");
+    three_documents(&out);
+    std::fs::write(out.join("notes.xml"), "<x/>").unwrap();
+    std::fs::write(out.join("0123.xml"), "<x/>").unwrap();
+    let (code, v, stderr) = issue(&out);
+    assert_eq!(code, 0, "{v} {stderr}");
+    assert_eq!(v["numero"], "001-001-0000004");
+    assert!(gaps(&out).is_empty());
+}

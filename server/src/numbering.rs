@@ -5,11 +5,13 @@
 //! number is never handed out twice whatever process asks (SQLite's write lock serialises them) and a reservation
 //! without a CDC is a gap that survives any crash.
 
+use kuatia_core::cdc::Cdc;
 use kuatia_core::code;
 use kuatia_core::numbering::{self, Confirmation, Gap, Numbering, NumberingKey, MAX_NUMERO};
 use kuatia_core::Finding;
 use rusqlite::config::DbConfig;
 use rusqlite::{params, Connection, ErrorCode, OptionalExtension};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The tables of the numbering contract (also migration 3 of the server's database, with `numbering` from 1).
@@ -222,28 +224,78 @@ impl std::fmt::Debug for SqliteNumbering {
 const SCOPE: (&str, &str) = ("", "cli");
 
 fn corrupt(path: &Path, why: impl std::fmt::Display) -> Finding {
+    let dir = path.parent().unwrap_or(Path::new("."));
     Finding::new(
         code::NUMBERING_STATE_CORRUPT,
         "",
         format!(
-            "{}: {why}; the numbering state is never reset — restore it, or move it away to start a new sequence \
-             knowingly",
-            path.display()
+            "{}: {why}; the numbering state is never reset — restore it together with its -wal file, or rebuild it \
+             from the signed documents: kuatia numbering repair --out {}",
+            path.display(),
+            dir.display()
         ),
     )
+}
+
+/// [`sql_finding`] for the CLI's file: a file SQLite cannot read is named, with the way to recover.
+fn cli_sql_finding(path: &Path, e: &rusqlite::Error) -> Finding {
+    let f = sql_finding(e);
+    if f.code == code::NUMBERING_STATE_CORRUPT {
+        corrupt(path, format!("SQLite cannot read it ({e})"))
+    } else {
+        f
+    }
+}
+
+/// A series of document numbers as a CDC names it: document type, establishment, point of issue (the stamp is not
+/// in the CDC).
+type Series = (u8, u16, u16);
+
+/// The signed documents of an output directory, by their file names `<CDC>.xml` (read with the core's CDC parser;
+/// other files are not documents): per series, the highest number and its file.
+fn highest_documents(dir: &Path) -> Result<BTreeMap<Series, (u32, PathBuf)>, Finding> {
+    let mut high: BTreeMap<Series, (u32, PathBuf)> = BTreeMap::new();
+    let entries = std::fs::read_dir(dir).map_err(|e| corrupt(dir, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| corrupt(dir, e))?;
+        let name = entry.file_name();
+        let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".xml")) else {
+            continue;
+        };
+        let Ok(cdc) = Cdc::parse(stem) else {
+            continue;
+        };
+        let f = cdc.fields();
+        let series = (f.tipo_documento, f.establecimiento, f.punto);
+        if high.get(&series).is_none_or(|(n, _)| f.numero > *n) {
+            high.insert(series, (f.numero, entry.path()));
+        }
+    }
+    Ok(high)
+}
+
+/// The series of a stored sequence (`None` for a key that names none: it cannot hold a document's number).
+fn series_of(key: &NumberingKey) -> Option<Series> {
+    Some((
+        key.tipo_documento,
+        key.establecimiento.parse().ok()?,
+        key.punto.parse().ok()?,
+    ))
 }
 
 impl SqliteNumbering {
     /// Opens (creating on first use) the numbering of an output directory, importing a legacy `numbering.json`.
     pub fn open(dir: &Path) -> Result<SqliteNumbering, Finding> {
         let path = dir.join(CLI_DB_FILE);
+        // The documents first, the state after (see `check`).
+        let documents = highest_documents(dir)?;
         if !path.exists() {
             Self::create(dir, &path)?;
         }
         if std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) == 0 {
             return Err(corrupt(&path, "the file is empty (truncated)"));
         }
-        let unavailable = |e: rusqlite::Error| sql_finding(&e);
+        let unavailable = |e: rusqlite::Error| cli_sql_finding(&path, &e);
         let conn = Connection::open(&path).map_err(unavailable)?;
         conn.execute_batch(
             "PRAGMA busy_timeout = 60000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
@@ -267,7 +319,87 @@ impl SqliteNumbering {
         if tables != 2 {
             return Err(corrupt(&path, "the numbering tables are missing"));
         }
-        Ok(SqliteNumbering { conn })
+        let store = SqliteNumbering { conn };
+        store.check(&path, documents)?;
+        Ok(store)
+    }
+
+    /// The checks at open: SQLite's `PRAGMA quick_check` of the file, then the state against the documents — in
+    /// every series, the highest number among the signed documents of the directory must be below the next number
+    /// the state hands out. The directory was read before this (any document seen was reserved before it was
+    /// written), so a process issuing meanwhile cannot make an intact state look behind.
+    fn check(
+        &self,
+        path: &Path,
+        documents: BTreeMap<Series, (u32, PathBuf)>,
+    ) -> Result<(), Finding> {
+        let problems: Vec<String> = self
+            .conn
+            .prepare("PRAGMA quick_check")
+            .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
+            .map_err(|e| cli_sql_finding(path, &e))?;
+        if problems.iter().any(|p| p != "ok") {
+            return Err(corrupt(
+                path,
+                format!("SQLite's integrity check fails ({})", problems.join("; ")),
+            ));
+        }
+        let mut last: BTreeMap<Series, u32> = BTreeMap::new();
+        for (key, n) in self.lasts().map_err(|e| match e {
+            Refusal::Sql(e) => cli_sql_finding(path, &e),
+            Refusal::Rule(f) => corrupt(path, f.message),
+        })? {
+            if let Some(series) = series_of(&key) {
+                let l = last.entry(series).or_default();
+                *l = (*l).max(n);
+            }
+        }
+        for ((tipo, est, punto), (highest, file)) in documents {
+            // The stamp is not in the CDC: a series' state is its highest counter over the stamps.
+            let next = last
+                .get(&(tipo, est, punto))
+                .map_or(1, |l| l.saturating_add(1));
+            if highest >= next {
+                return Err(corrupt(
+                    path,
+                    format!(
+                        "the state is behind the documents: {} holds number {highest} of series {est:03}-{punto:03} \
+                         (document type {tipo}) but the next number the state would hand out is {next}, so it would \
+                         hand out a number again (a partial copy, or a copy without numbering.sqlite3-wal); nothing \
+                         was issued",
+                        file.display()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every sequence of the CLI's scope with its last number handed out.
+    fn lasts(&self) -> Result<Vec<(NumberingKey, u32)>, Refusal> {
+        let rows: Vec<(String, u32)> = self
+            .conn
+            .prepare(
+                "SELECT sequence, last FROM numbering WHERE account_id = ?1 AND environment = ?2",
+            )
+            .and_then(|mut st| {
+                st.query_map(params![SCOPE.0, SCOPE.1], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect()
+            })
+            .map_err(Refusal::Sql)?;
+        rows.into_iter()
+            .map(|(seq, last)| {
+                serde_json::from_str(&seq)
+                    .map(|key| (key, last))
+                    .map_err(|e| {
+                        Refusal::Rule(Finding::new(
+                            code::NUMBERING_STATE_CORRUPT,
+                            "",
+                            format!("a stored sequence does not decode ({e})"),
+                        ))
+                    })
+            })
+            .collect()
     }
 
     /// Creates the database complete (schema and legacy counters) under a private name and links it into place, so
@@ -388,6 +520,171 @@ impl SqliteNumbering {
         })
         .map_err(|e| sql_finding(&e))?;
         Ok(Some(legacy.to_path_buf()))
+    }
+}
+
+/// One sequence as [`SqliteNumbering::repair`] rebuilt it.
+#[derive(Debug, serde::Serialize)]
+pub struct RepairedSequence {
+    /// The sequence.
+    #[serde(flatten)]
+    pub key: NumberingKey,
+    /// The last number handed out: the highest of the documents and of what the old state still said.
+    pub last: u32,
+    /// Signed documents of the sequence in the directory.
+    pub documents: usize,
+    /// Gaps carried over from the old state (numbers reserved and never issued), listed by `kuatia numbering gaps`.
+    pub gaps: usize,
+    /// How many numbers up to `last` are neither a document here nor a known gap (documents kept elsewhere, or
+    /// gaps the damaged state lost): check them before voiding any.
+    pub unaccounted: usize,
+    /// The first of them (at most 100).
+    pub unaccounted_first: Vec<u32>,
+}
+
+/// What [`SqliteNumbering::repair`] did.
+#[derive(Debug, serde::Serialize)]
+pub struct Repaired {
+    /// The damaged files, kept under these names.
+    pub moved_aside: Vec<String>,
+    /// Whether the old state could still be read (its counters and gaps carried over).
+    pub old_state_read: bool,
+    /// The rebuilt sequences.
+    pub sequences: Vec<RepairedSequence>,
+}
+
+impl SqliteNumbering {
+    /// Rebuilds the numbering of an output directory from its signed documents (the ground truth): the old files
+    /// are moved aside (`numbering.sqlite3.damaged-<unix time>` and its `-wal`/`-shm`), and a new state continues
+    /// every sequence after its highest number — the highest of the documents (each read for its stamp) and of what
+    /// the old state still says, whose gaps are carried over when it can be read. Never lowers a counter.
+    pub fn repair(dir: &Path) -> Result<Repaired, Finding> {
+        let path = dir.join(CLI_DB_FILE);
+        // Every document's sequence and number.
+        let mut docs: BTreeMap<NumberingKey, std::collections::BTreeSet<u32>> = BTreeMap::new();
+        for entry in std::fs::read_dir(dir).map_err(|e| corrupt(dir, e))? {
+            let entry = entry.map_err(|e| corrupt(dir, e))?;
+            let name = entry.file_name();
+            let Some(cdc) = name
+                .to_str()
+                .and_then(|n| n.strip_suffix(".xml"))
+                .and_then(|stem| Cdc::parse(stem).ok())
+            else {
+                continue;
+            };
+            let file = entry.path();
+            let bytes = std::fs::read(&file).map_err(|e| corrupt(&file, e))?;
+            let de = kuatia_core::xml::parse_bytes(&bytes).map_err(|f| {
+                corrupt(
+                    &file,
+                    format!("this document does not read ({f}), so its stamp is unknown: move it away or restore it"),
+                )
+            })?;
+            let key = NumberingKey {
+                tipo_documento: cdc.fields().tipo_documento,
+                timbrado: de.timbrado.numero_timbrado.clone(),
+                establecimiento: de.timbrado.establecimiento.clone(),
+                punto: de.timbrado.punto.clone(),
+            };
+            docs.entry(key).or_default().insert(cdc.fields().numero);
+        }
+        // What the old state still says, if it reads at all.
+        let old = Self::read_old(&path);
+        let old_state_read = old.is_some();
+        let (old_lasts, old_gaps) = old.unwrap_or_default();
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        let mut moved_aside = Vec::new();
+        for suffix in ["", "-wal", "-shm"] {
+            let from = dir.join(format!("{CLI_DB_FILE}{suffix}"));
+            if from.exists() {
+                let to = dir.join(format!("{CLI_DB_FILE}.damaged-{stamp}{suffix}"));
+                std::fs::rename(&from, &to).map_err(|e| corrupt(&from, e))?;
+                moved_aside.push(to.display().to_string());
+            }
+        }
+        Self::create(dir, &path)?;
+        let conn = Connection::open(&path).map_err(|e| sql_finding(&e))?;
+        conn.execute_batch(
+            "PRAGMA busy_timeout = 60000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;",
+        )
+        .map_err(|e| sql_finding(&e))?;
+        let store = SqliteNumbering { conn };
+        let mut keys: std::collections::BTreeSet<NumberingKey> = docs.keys().cloned().collect();
+        keys.extend(old_lasts.keys().cloned());
+        let mut sequences = Vec::new();
+        store.with(|c| {
+            for key in keys {
+                let numbers = docs.remove(&key).unwrap_or_default();
+                let last = numbers
+                    .last()
+                    .copied()
+                    .unwrap_or(0)
+                    .max(old_lasts.get(&key).copied().unwrap_or(0));
+                let seq = sequence(&key);
+                c.execute(
+                    "INSERT INTO numbering (account_id, environment, sequence, last) VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT(account_id, environment, sequence) DO UPDATE SET last = max(last, excluded.last)",
+                    params![SCOPE.0, SCOPE.1, seq, last],
+                )
+                .map_err(|e| sql_finding(&e))?;
+                let mut gaps = 0;
+                for &n in old_gaps.get(&key).into_iter().flatten() {
+                    if !numbers.contains(&n) {
+                        c.execute(
+                            "INSERT OR IGNORE INTO number_reservations (account_id, environment, sequence, numero, cdc)
+                             VALUES (?1, ?2, ?3, ?4, NULL)",
+                            params![SCOPE.0, SCOPE.1, seq, n],
+                        )
+                        .map_err(|e| sql_finding(&e))?;
+                        gaps += 1;
+                    }
+                }
+                let known = |n: &u32| {
+                    numbers.contains(n) || old_gaps.get(&key).is_some_and(|g| g.contains(n))
+                };
+                let unaccounted = (1..=last).filter(|n| !known(n)).count();
+                let unaccounted_first = (1..=last).filter(|n| !known(n)).take(100).collect();
+                sequences.push(RepairedSequence {
+                    key,
+                    last,
+                    documents: numbers.len(),
+                    gaps,
+                    unaccounted,
+                    unaccounted_first,
+                });
+            }
+            Ok(())
+        })?;
+        Ok(Repaired {
+            moved_aside,
+            old_state_read,
+            sequences,
+        })
+    }
+
+    /// The counters and gaps of a damaged state, when SQLite can still read them (`None` otherwise).
+    #[allow(clippy::type_complexity)]
+    fn read_old(
+        path: &Path,
+    ) -> Option<(
+        BTreeMap<NumberingKey, u32>,
+        BTreeMap<NumberingKey, std::collections::BTreeSet<u32>>,
+    )> {
+        if !path.exists() {
+            return None;
+        }
+        let conn =
+            Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).ok()?;
+        let store = SqliteNumbering { conn };
+        let lasts = store.lasts().ok()?.into_iter().collect();
+        let mut open: BTreeMap<NumberingKey, std::collections::BTreeSet<u32>> = BTreeMap::new();
+        for g in gaps(&store.conn, SCOPE.0, SCOPE.1).ok()? {
+            open.entry(g.key).or_default().insert(g.numero);
+        }
+        Some((lasts, open))
     }
 }
 
