@@ -203,9 +203,10 @@ pub enum AccountsCommand {
     PanelLogin {
         /// Account id (acct_…) or its exact name.
         account: String,
-        /// Base URL the server is reached at (as `kuatia serve --base-url`).
-        #[arg(long, default_value = "http://127.0.0.1:8080")]
-        base_url: String,
+        /// Base URL the server is reached at (default: the one `kuatia serve` recorded in the data directory at its
+        /// last start, `serve.json`; without it, http://127.0.0.1:8080).
+        #[arg(long)]
+        base_url: Option<String>,
         /// Data directory of `kuatia serve`.
         #[arg(long, default_value = "kuatia-data")]
         data: PathBuf,
@@ -300,6 +301,7 @@ pub fn run(args: ServeArgs) -> Outcome {
                 // Shown once, on the first start of a data directory; only its hash is stored.
                 "sandbox_key": server.new_sandbox_key,
             });
+            record_address(&args.data, &started);
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{started}").and_then(|()| out.flush());
             drop(out);
@@ -310,6 +312,54 @@ pub fn run(args: ServeArgs) -> Outcome {
         })
     };
     run().unwrap_or_else(|o| o)
+}
+
+/// Where `kuatia serve` records, at each start, the address it listens on and its base URL (for `kuatia accounts
+/// panel-login`): `<data>/serve.json`.
+pub const ADDRESS_FILE: &str = "serve.json";
+
+/// Records the listening address and base URL in the data directory (written whole under a private name, then
+/// renamed). A failure is logged, never fatal: the server runs without it.
+fn record_address(data: &std::path::Path, started: &serde_json::Value) {
+    let record = serde_json::json!({
+        "listening": started["listening"],
+        "base_url": started["base_url"],
+        "pid": std::process::id(),
+    });
+    let tmp = data.join(format!(".{ADDRESS_FILE}.{}", std::process::id()));
+    let written = std::fs::create_dir_all(data)
+        .and_then(|()| std::fs::write(&tmp, record.to_string()))
+        .and_then(|()| std::fs::rename(&tmp, data.join(ADDRESS_FILE)));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        eprintln!(
+            "kuatia serve: cannot record the address in {}: {e}",
+            data.display()
+        );
+    }
+}
+
+/// The base URL for a panel link: `--base-url`, else the one `kuatia serve` recorded in `data`, else the default
+/// address's (with a note saying so).
+fn panel_base_url(data: &std::path::Path, given: Option<String>) -> (String, Option<String>) {
+    if let Some(url) = given {
+        return (url, None);
+    }
+    let recorded = std::fs::read_to_string(data.join(ADDRESS_FILE))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v["base_url"].as_str().map(str::to_string));
+    match recorded {
+        Some(url) => (url, None),
+        None => (
+            "http://127.0.0.1:8080".to_string(),
+            Some(format!(
+                "no address recorded in {} (kuatia serve writes it at start): the link assumes http://127.0.0.1:8080; \
+                 give --base-url otherwise",
+                data.join(ADDRESS_FILE).display()
+            )),
+        ),
+    }
 }
 
 /// `--database`, else `KUATIA_DATABASE_URL` (also what `kuatia keys`/`accounts` use), else SQLite.
@@ -422,12 +472,17 @@ pub fn accounts(command: AccountsCommand) -> Outcome {
                 base_url,
                 data,
             } => {
+                let (base_url, assumed) = panel_base_url(&data, base_url);
                 let (id, link) = a::panel_login(data, &account, &base_url)?;
+                let note = match assumed {
+                    Some(why) => format!("open the link in a browser; it works once. {why}"),
+                    None => "open the link in a browser; it works once".to_string(),
+                };
                 Outcome::ok(&serde_json::json!({
                     "account": id,
                     "link": link,
                     "expires_in": kuatia_core::api::panel::LINK_TTL,
-                    "note": "open the link in a browser; it works once",
+                    "note": note,
                 }))
             }
         })

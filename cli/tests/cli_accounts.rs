@@ -170,3 +170,63 @@ fn accounts_profiles_p12_and_keys() {
     assert_eq!(code, 1, "{v}");
     assert_eq!(v["error"]["code"], "NOT_FOUND");
 }
+
+/// Issue 34 #7: `panel-login` without `--base-url` links to the address `kuatia serve` recorded in the data
+/// directory at its start (here an ephemeral port), not to a fixed default.
+#[test]
+fn panel_login_links_to_the_address_the_server_recorded() {
+    use std::io::BufRead as _;
+    let dir = TempDir::new("panel-address");
+    let data = dir.0.join("data");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kuatia"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--data"])
+        .arg(&data)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let started: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let base = started["base_url"].as_str().unwrap().to_string();
+    assert!(!base.ends_with(":8080"), "{base}");
+    let term = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    // The address is recorded before the startup line is printed; how the process ends does not matter here.
+    child.wait().unwrap();
+
+    let data = data.to_str().unwrap();
+    let (code, v, err) = run(
+        &["accounts", "panel-login", "kuatia serve", "--data", data],
+        None,
+    );
+    assert_eq!(code, 0, "{v} {err}");
+    let link = v["link"].as_str().unwrap();
+    assert!(
+        link.starts_with(&format!("{base}/panel/entrar?token=")),
+        "{link} {base}"
+    );
+    // --base-url still wins.
+    let (code, v, _) = run(
+        &[
+            "accounts",
+            "panel-login",
+            "kuatia serve",
+            "--base-url",
+            "https://p.example.test",
+            "--data",
+            data,
+        ],
+        None,
+    );
+    assert_eq!(code, 0);
+    assert!(v["link"]
+        .as_str()
+        .unwrap()
+        .starts_with("https://p.example.test/panel/"));
+}

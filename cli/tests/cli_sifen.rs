@@ -97,6 +97,21 @@ fn consulta_ruc_refuses_what_the_schema_refuses() {
     );
 }
 
+/// Issue 34 #7: a space inside the RUC is not its written form (only the outer ones are trimmed).
+#[test]
+fn consulta_ruc_refuses_a_space_inside_the_ruc() {
+    for ruc in ["80069563 -1", "80069563- 1", "8006 9563-1"] {
+        let (code, v, _) = run(&["sifen", "consulta-ruc", ruc, "--id", "3"], None);
+        assert_eq!(code, 1, "{ruc}: {v}");
+        assert_eq!(v["error"]["code"], "INVALID_RUC", "{ruc}: {v}");
+    }
+    let (code, v, _) = run(
+        &["sifen", "consulta-ruc", " 80069563-1 ", "--id", "3"],
+        None,
+    );
+    assert_eq!(code, 0, "{v}");
+}
+
 #[test]
 fn an_issued_document_goes_into_recibe_and_a_cancellation_event() {
     let tmp = TempDir::new("sifen-recibe");

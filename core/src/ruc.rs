@@ -245,7 +245,7 @@ impl Ruc {
         }
         let (body, dv) = match s.split_once('-') {
             Some((body, dv)) => {
-                let (body, dv) = (body.trim(), dv.trim());
+                // Only the outer spaces go: `80069563 -1` or `80069563- 1` is not a RUC as written (issue 34).
                 if dv.is_empty() {
                     if body.is_empty() {
                         return Err(RucError::Empty);

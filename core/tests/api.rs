@@ -263,7 +263,8 @@ fn paging_and_account_isolation() {
     let p = c
         .sandbox("GET", "/v1/facturas?page=2&per_page=2", None)
         .json();
-    let cursor = p["data"][1]["id"].clone();
+    // The cursor carries the page it opens (issue 34).
+    let cursor = json!(format!("{}.3", p["data"][1]["id"].as_str().unwrap()));
     assert_eq!(
         p["meta"],
         json!({"page": 2, "per_page": 2, "total": 5, "has_more": true, "next_cursor": cursor})
@@ -1193,4 +1194,384 @@ fn the_201_the_lookup_and_the_list_give_one_resource() {
     assert_eq!(looked_up.json()["data"], created);
     let list = c.sandbox("GET", "/v1/facturas", None).json();
     assert_eq!(list["data"][0], created, "{list}");
+}
+
+impl Client {
+    /// A sandbox create with `body` as given (bytes, not re-serialized) and an `Idempotency-Key`, with a key of
+    /// `env`.
+    fn create_raw(
+        &mut self,
+        body: &str,
+        idempotency_key: &str,
+        live: Option<&str>,
+    ) -> HttpResponse {
+        let key = live.map_or_else(|| self.key.clone(), str::to_string);
+        let mut headers = vec![
+            ("Authorization".to_string(), format!("Bearer {key}")),
+            ("Idempotency-Key".to_string(), idempotency_key.to_string()),
+        ];
+        if live.is_none() {
+            headers.push(("X-Environment".to_string(), "sandbox".to_string()));
+        }
+        let req = HttpRequest {
+            method: "POST".into(),
+            path: "/v1/facturas".into(),
+            headers,
+            body: body.as_bytes().to_vec(),
+        };
+        self.svc.handle(&req, &mut self.host)
+    }
+}
+
+/// Issue 34 #6: the idempotency key compares the parsed request, so the same JSON pretty-printed or with its keys in
+/// another order is a replay, not a 409; numbers compare as written.
+#[test]
+fn the_same_request_pretty_printed_is_a_replay() {
+    let mut c = client();
+    let compact = factura(None).to_string();
+    let a = c.create_raw(&compact, "pretty-1", None);
+    assert_eq!((a.status, a.header("Idempotent-Replayed")), (201, None));
+    let pretty = r#"{
+        "items": [ { "iva": 10, "precio_unitario": 1100000, "cantidad": 1,
+                     "descripcion": "Servicio de consultor\u00eda" } ],
+        "condicion_pago": 1,
+        "receptor": {
+            "email": "cliente@example.com", "razon_social": "Cliente Ejemplo S.A.", "ruc": "80069563-1"
+        },
+        "tipo_documento": 1
+    }"#;
+    let b = c.create_raw(pretty, "pretty-1", None);
+    assert_eq!(
+        (b.status, b.header("Idempotent-Replayed")),
+        (201, Some("true")),
+        "{:?}",
+        b.json()
+    );
+    assert_eq!(a.json()["data"]["id"], b.json()["data"]["id"]);
+    // A number written another way is another request (documented: numbers compare as written).
+    let other = compact.replace("1100000", "1100000.0");
+    let r = c.create_raw(&other, "pretty-1", None);
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (409, json!("IDEMPOTENCY_CONFLICT"))
+    );
+    assert_eq!(
+        c.sandbox("GET", "/v1/facturas", None).json()["meta"]["total"],
+        json!(1)
+    );
+}
+
+/// Issue 34 #6: an answer that depends on the account's state is not replayed — after production is configured the
+/// same key is evaluated again — while a refusal of the body alone is.
+#[test]
+fn an_answer_that_depends_on_the_account_is_evaluated_again() {
+    let mut c = client();
+    let account = c.account.clone();
+    let live = c
+        .svc
+        .create_key(&account, Environment::Production, &mut c.host)
+        .unwrap();
+    let body = factura(None).to_string();
+    let r = c.create_raw(&body, "prod-1", Some(&live));
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (422, json!("PRODUCTION_NOT_CONFIGURED"))
+    );
+    let mut acc = c.svc.store.account(&account).unwrap();
+    acc.production = Some(kuatia_core::profile::Emisor::sandbox());
+    c.svc.store.put_account(acc);
+    let r = c.create_raw(&body, "prod-1", Some(&live));
+    assert_eq!(
+        (r.status, r.header("Idempotent-Replayed")),
+        (201, None),
+        "{:?}",
+        r.json()
+    );
+    let again = c.create_raw(&body, "prod-1", Some(&live));
+    assert_eq!(
+        (again.status, again.header("Idempotent-Replayed")),
+        (201, Some("true"))
+    );
+    assert_eq!(again.json()["data"]["id"], r.json()["data"]["id"]);
+
+    // A body that does not read as a request is refused the same way whatever the account: replayed.
+    let bad = r#"{"tipo_documento": 1, "receptor": {"ruc": "80069563-1"}, "items": "none"}"#;
+    let first = c.create_raw(bad, "bad-1", None);
+    assert_eq!(
+        (first.status, first.header("Idempotent-Replayed")),
+        (422, None)
+    );
+    let second = c.create_raw(bad, "bad-1", None);
+    assert_eq!(
+        (second.status, second.header("Idempotent-Replayed")),
+        (422, Some("true"))
+    );
+    assert_eq!(first.body, second.body);
+}
+
+/// An answer stored by an earlier version (the hash of the raw bytes) still replays for the same bytes.
+#[test]
+fn an_idempotent_answer_stored_before_the_canonical_hash_still_replays() {
+    use sha2::{Digest, Sha256};
+    let mut c = client();
+    let body = factura(None).to_string();
+    let first = c.create_raw(&body, "old-1", None);
+    assert_eq!(first.status, 201);
+    let (_, stored) = c
+        .svc
+        .store
+        .idempotent(&c.account, Environment::Sandbox, "old-1")
+        .unwrap();
+    let old_hash: String = Sha256::digest(body.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let account = c.account.clone();
+    c.svc
+        .store
+        .put_idempotent(&account, Environment::Sandbox, "old-2", old_hash, stored);
+    let r = c.create_raw(&body, "old-2", None);
+    assert_eq!(
+        (r.status, r.header("Idempotent-Replayed")),
+        (201, Some("true"))
+    );
+    assert_eq!(r.json()["data"]["id"], first.json()["data"]["id"]);
+    // Another body against the old row is still a conflict.
+    let r = c.create_raw(&factura(Some("approved")).to_string(), "old-2", None);
+    assert_eq!(r.status, 409);
+}
+
+/// Issue 34 #7: every route refuses a query parameter it does not take (400 `INVALID_QUERY` naming it), the
+/// read-only lookup beside the writer too.
+#[test]
+fn unknown_query_parameters_are_refused_on_every_route() {
+    let mut c = client();
+    let inv = c
+        .sandbox("POST", "/v1/facturas", Some(factura(None)))
+        .json()["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let hook = c
+        .sandbox(
+            "POST",
+            "/v1/webhooks",
+            Some(json!({"url": "https://erp.example/a", "events": ["factura.approved"]})),
+        )
+        .json()["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for (method, path, body) in [
+        ("GET", format!("/v1/facturas/{inv}?foo=1"), None),
+        ("GET", format!("/v1/facturas/{inv}/kude?foo=1"), None),
+        ("GET", format!("/v1/facturas/{inv}/xml?foo"), None),
+        ("GET", "/v1/webhooks?foo=1".to_string(), None),
+        ("GET", format!("/v1/webhooks/{hook}?foo=1"), None),
+        ("GET", "/v1/numbering/gaps?foo=1".to_string(), None),
+        ("POST", "/v1/facturas?foo".to_string(), Some(factura(None))),
+        (
+            "POST",
+            format!("/v1/facturas/{inv}/cancel?foo=1"),
+            Some(json!({"motivo": "Error en el monto facturado"})),
+        ),
+    ] {
+        let r = c.sandbox(method, &path, body);
+        assert_eq!(r.status, 400, "{method} {path}: {:?}", r.json());
+        assert_eq!(r.json()["error"]["code"], "INVALID_QUERY", "{path}");
+        assert!(
+            r.json()["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("'foo'"),
+            "{path}: {:?}",
+            r.json()
+        );
+    }
+    // Nothing was created by the refused create.
+    assert_eq!(
+        c.sandbox("GET", "/v1/facturas", None).json()["meta"]["total"],
+        json!(1)
+    );
+    // The lookup beside the writer answers as `handle`.
+    let key = c.key.clone();
+    let req = HttpRequest {
+        method: "GET".into(),
+        path: format!("/v1/facturas/{inv}?foo=1"),
+        headers: vec![
+            ("Authorization".into(), format!("Bearer {key}")),
+            ("X-Environment".into(), "sandbox".into()),
+        ],
+        body: Vec::new(),
+    };
+    let r = c.svc.lookup(&req).unwrap();
+    assert_eq!(r.status, 400);
+    // The routes still answer without the parameter.
+    assert_eq!(
+        c.sandbox("GET", &format!("/v1/facturas/{inv}"), None)
+            .status,
+        200
+    );
+}
+
+/// Issue 34 #7: `GET /v1/webhooks` pages like the other lists.
+#[test]
+fn the_webhook_list_is_paged() {
+    let mut c = client();
+    let mut ids = Vec::new();
+    for i in 0..3 {
+        let r = c.sandbox(
+            "POST",
+            "/v1/webhooks",
+            Some(
+                json!({"url": format!("https://erp.example/{i}"), "events": ["factura.approved"]}),
+            ),
+        );
+        assert_eq!(r.status, 201, "{:?}", r.json());
+        ids.push(r.json()["data"]["id"].clone());
+    }
+    let first = c.sandbox("GET", "/v1/webhooks?per_page=2", None).json();
+    assert_eq!(first["data"].as_array().unwrap().len(), 2, "{first}");
+    assert_eq!(
+        (
+            &first["meta"]["page"],
+            &first["meta"]["per_page"],
+            &first["meta"]["total"]
+        ),
+        (&json!(1), &json!(2), &json!(3))
+    );
+    assert_eq!(first["meta"]["has_more"], true);
+    let second = c
+        .sandbox("GET", "/v1/webhooks?per_page=2&page=2", None)
+        .json();
+    assert_eq!(second["data"].as_array().unwrap().len(), 1, "{second}");
+    assert_eq!(second["meta"]["page"], 2);
+    assert_eq!(second["meta"]["has_more"], false);
+    let mut seen: Vec<Value> = first["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(second["data"].as_array().unwrap())
+        .map(|w| w["id"].clone())
+        .collect();
+    seen.sort_by_key(|v| v.to_string());
+    ids.sort_by_key(|v| v.to_string());
+    assert_eq!(seen, ids);
+    let r = c.sandbox("GET", "/v1/webhooks?per_page=0", None);
+    assert_eq!(r.status, 400);
+}
+
+/// Issue 34 #7: every page of a cursor walk reports its own `meta.page` (the cursor carries it).
+#[test]
+fn cursor_pages_report_their_page() {
+    let mut c = client();
+    for _ in 0..5 {
+        assert_eq!(
+            c.sandbox("POST", "/v1/facturas", Some(factura(None)))
+                .status,
+            201
+        );
+    }
+    let mut path = "/v1/facturas?limit=2".to_string();
+    let mut pages = Vec::new();
+    let mut ids = Vec::new();
+    loop {
+        let v = c.sandbox("GET", &path, None).json();
+        pages.push(v["meta"]["page"].clone());
+        ids.extend(
+            v["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["id"].clone()),
+        );
+        match v["meta"]["next_cursor"].as_str() {
+            Some(cursor) => path = format!("/v1/facturas?limit=2&starting_after={cursor}"),
+            None => break,
+        }
+    }
+    assert_eq!(pages, [json!(1), json!(2), json!(3)]);
+    assert_eq!(ids.len(), 5);
+    // A bare invoice id still works as a cursor; it says no page.
+    let bare = ids[1].as_str().unwrap();
+    let v = c
+        .sandbox(
+            "GET",
+            &format!("/v1/facturas?limit=2&starting_after={bare}"),
+            None,
+        )
+        .json();
+    assert_eq!(v["data"][0]["id"], ids[2]);
+    assert_eq!(v["meta"]["page"], Value::Null);
+    // A cursor of an unknown invoice is refused, with or without a page.
+    for bad in [
+        "fact_nope.2",
+        "fact_nope",
+        &format!("{bare}.x"),
+        &format!("{bare}.1"),
+    ] {
+        let r = c.sandbox("GET", &format!("/v1/facturas?starting_after={bad}"), None);
+        assert_eq!(r.status, 400, "{bad}");
+    }
+}
+
+/// Issue 34 #7: the delivery log's times are RFC 3339, and a deleted webhook's log stays readable (by its account
+/// only).
+#[test]
+fn the_delivery_log_is_rfc3339_and_outlives_its_webhook() {
+    let mut c = client();
+    let hook = c
+        .sandbox(
+            "POST",
+            "/v1/webhooks",
+            Some(json!({"url": "https://erp.example/a", "events": ["factura.approved"]})),
+        )
+        .json()["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    c.sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))));
+    let now = c.host.now.unix_timestamp();
+    let due = c.svc.due_deliveries(now);
+    assert_eq!(due.len(), 1);
+    c.svc.report_delivery(&due[0].id, false);
+    let path = format!("/v1/webhooks/{hook}/deliveries");
+    let log = c.sandbox("GET", &path, None).json();
+    let at = log["data"][0]["log"][0]["at"].as_str().unwrap().to_string();
+    time::OffsetDateTime::parse(&at, &time::format_description::well_known::Rfc3339)
+        .unwrap_or_else(|e| panic!("{at}: {e}"));
+    assert_eq!(log["data"][0]["log"][0]["error"], "request");
+
+    assert_eq!(
+        c.sandbox("DELETE", &format!("/v1/webhooks/{hook}"), None)
+            .status,
+        200
+    );
+    let after = c.sandbox("GET", &path, None);
+    assert_eq!(after.status, 200, "{:?}", after.json());
+    assert_eq!(after.json()["data"][0]["id"], json!(due[0].id));
+    assert_eq!(after.json()["data"][0]["status"], "cancelled");
+    let (_, other) = c.svc.create_account("Otra empresa", &mut c.host);
+    assert_eq!(
+        c.call("GET", &path, None, &[], Some(&other), true).status,
+        404
+    );
+    assert_eq!(
+        c.sandbox("GET", &format!("/v1/webhooks/{hook}"), None)
+            .status,
+        404
+    );
+}
+
+/// Issue 34 #7: a RUC with a space inside (`80069563 -1`) is refused by the API, as by every face (one parser).
+#[test]
+fn a_ruc_with_a_space_inside_is_refused() {
+    let mut c = client();
+    let mut body = factura(None);
+    body["receptor"]["ruc"] = json!("80069563 -1");
+    let r = c.sandbox("POST", "/v1/facturas", Some(body));
+    assert_eq!(r.status, 422, "{:?}", r.json());
+    assert_eq!(r.json()["error"]["code"], "INVALID_RUC");
+    let r = c.sandbox("GET", "/v1/facturas?receptor_ruc=80069563%20-1", None);
+    assert_eq!(r.status, 400);
 }

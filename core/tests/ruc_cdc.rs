@@ -50,7 +50,6 @@ fn ruc_table_parse_forms() {
         for input in [
             canonical.clone(),
             format!("  {body}-{dv}  "),
-            format!("{body} - {dv}"),
             canonical.to_lowercase(),
         ] {
             let ruc = Ruc::parse(&input).unwrap_or_else(|e| panic!("{input:?}: {e}"));
@@ -194,6 +193,20 @@ fn ruc_bad_inputs() {
     assert!(matches!(
         ruc_err(&format!("{}-1", "9".repeat(100_000))),
         RucError::TooLong { len: 100_000 }
+    ));
+    // Spaces inside are not the written form (issue 34): only the outer ones are trimmed.
+    assert!(matches!(
+        ruc_err("80069563 -1"),
+        RucError::InvalidChar { ch: ' ', pos: 8 }
+    ));
+    assert!(matches!(ruc_err("80069563- 1"), RucError::InvalidDv { .. }));
+    assert!(matches!(
+        ruc_err("80069563 - 1"),
+        RucError::InvalidChar { ch: ' ', pos: 8 }
+    ));
+    assert!(matches!(
+        kuatia_core::ruc::consulta_body("80069563 -1"),
+        Err(RucError::InvalidChar { ch: ' ', pos: 8 })
     ));
     assert_eq!(ruc_err("1-2-3"), RucError::TooShort { len: 1 });
     assert!(matches!(ruc_err("123-2-3"), RucError::InvalidDv { .. }));

@@ -158,6 +158,6 @@ export interface WebhookDelivery {
   created_at: string;
   next_attempt_at: string | null;
   payload: { id: string; type: string; created: number; data: { id: string; status: string; cdc: string } };
-  /** One entry per attempt. */
-  log: SandboxDeliveryAttempt[];
+  /** One entry per attempt (`at`: RFC 3339). */
+  log: { at: string; status: number | null; error: string | null; duration_ms: number }[];
 }

@@ -68,11 +68,115 @@ impl Drop for InProgress {
     }
 }
 
-/// The request's `Idempotency-Key` with the hash of its body.
+/// The request's `Idempotency-Key` with the hashes of its body: the one stored with an answer is [`canonical_hash`];
+/// rows stored before it (the hex SHA-256 of the raw bytes, without the prefix) still compare with `raw_hash`.
 #[derive(Debug, Clone)]
 struct Idempotency {
     key: String,
     body_hash: String,
+    raw_hash: String,
+}
+
+impl Idempotency {
+    fn new(key: &str, body: &[u8]) -> Idempotency {
+        Idempotency {
+            key: key.to_string(),
+            body_hash: canonical_hash(body),
+            raw_hash: auth::hex(&Sha256::digest(body)),
+        }
+    }
+
+    /// Whether a stored hash is this request's: the same parsed JSON (or, for a row of an earlier version, the same
+    /// bytes).
+    fn same_request(&self, stored: &str) -> bool {
+        if stored.starts_with(CANONICAL_PREFIX) {
+            stored == self.body_hash
+        } else {
+            stored == self.raw_hash
+        }
+    }
+}
+
+/// Marks a stored hash of the canonical JSON (an earlier version stored the bare hex hash of the raw bytes).
+const CANONICAL_PREFIX: &str = "c1:";
+
+/// The hash an idempotent answer is stored with: `c1:` and the hex SHA-256 of the body's canonical JSON (objects'
+/// keys sorted, no whitespace, strings re-escaped one way, numbers as written: `1000` and `1000.0` are different
+/// requests, `1e3` a third), so the same request pretty-printed or with its keys in another order is the same
+/// request. A body that is not JSON hashes its raw bytes (under another prefix, so it never equals a JSON body's).
+fn canonical_hash(body: &[u8]) -> String {
+    match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(v) => {
+            let mut out = String::with_capacity(body.len());
+            canonical(&v, &mut out);
+            format!(
+                "{CANONICAL_PREFIX}{}",
+                auth::hex(&Sha256::digest(out.as_bytes()))
+            )
+        }
+        Err(_) => format!("{CANONICAL_PREFIX}raw:{}", auth::hex(&Sha256::digest(body))),
+    }
+}
+
+/// Writes `v` as canonical JSON: keys sorted by their UTF-8 bytes whatever order the map keeps, no whitespace.
+fn canonical(v: &serde_json::Value, out: &mut String) {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            out.push('{');
+            for (i, (k, x)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push(':');
+                canonical(x, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical(x, out);
+            }
+            out.push(']');
+        }
+        // Scalars as serde_json writes them: numbers keep their text (`arbitrary_precision`).
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+/// A create refused before its signature, and whether a retry with its key gets the same answer (see
+/// [`Service::remember`]).
+struct Refused {
+    response: HttpResponse,
+    /// The answer depends only on the request (its body, in the key's account and environment): a body that does
+    /// not read as a request, `_simulate` in production.
+    body_only: bool,
+}
+
+impl Refused {
+    /// An answer a later retry must evaluate again: it depends on the account (its profile, certificate, the clock
+    /// against its stamp, its numbering).
+    fn state(response: HttpResponse) -> Refused {
+        Refused {
+            response,
+            body_only: false,
+        }
+    }
+
+    /// An answer that depends only on the request.
+    fn body(response: HttpResponse) -> Refused {
+        Refused {
+            response,
+            body_only: true,
+        }
+    }
 }
 
 /// A create that passed everything needing the store, its number reserved, waiting for its signature. Owns what
@@ -214,10 +318,7 @@ impl<S: Store> Service<S> {
                     "Idempotency-Key must have 1 to 255 characters",
                 ));
             }
-            let idem = Idempotency {
-                key: key.to_string(),
-                body_hash: auth::hex(&Sha256::digest(&req.body)),
-            };
+            let idem = Idempotency::new(key, &req.body);
             if let Some(r) = self.replay(&caller.account.id, caller.env, &idem) {
                 return Step::Done(r);
             }
@@ -239,14 +340,15 @@ impl<S: Store> Service<S> {
                 job._claim = claim;
                 Step::Sign(job)
             }
-            Err(response) => {
+            Err(refused) => {
                 self.remember(
                     &caller.account.id,
                     caller.env,
                     idempotency.as_ref(),
-                    &response,
+                    &refused.response,
+                    refused.body_only,
                 );
-                Step::Done(response)
+                Step::Done(refused.response)
             }
         }
     }
@@ -259,7 +361,7 @@ impl<S: Store> Service<S> {
         idem: &Idempotency,
     ) -> Option<HttpResponse> {
         let (hash, response) = self.store.idempotent(account_id, env, &idem.key)?;
-        Some(if hash == idem.body_hash {
+        Some(if idem.same_request(&hash) {
             let mut replay = response;
             replay.headers.push((REPLAYED_HEADER.into(), "true".into()));
             replay
@@ -272,16 +374,23 @@ impl<S: Store> Service<S> {
         })
     }
 
-    /// Keeps the reply of a keyed create: only outcomes that created something, or definitive validation answers.
+    /// Keeps the reply of a keyed create for its retries (docs/api.md, "Idempotency"): an answer that created
+    /// something (2xx), and a 400 or 422 that depends only on the request (`body_only`: the body does not read as a
+    /// request, `_simulate` in production). Never an answer a retry should evaluate again: one that depends on the
+    /// account's state (no production profile, its certificate, its stamp and the clock, an exhausted sequence) or a
+    /// failure of ours (5xx).
     fn remember(
         &mut self,
         account_id: &str,
         env: Environment,
         idem: Option<&Idempotency>,
         response: &HttpResponse,
+        body_only: bool,
     ) {
         if let Some(idem) = idem {
-            if response.status == 201 || response.status == 422 {
+            let keep = (200..300).contains(&response.status)
+                || (body_only && matches!(response.status, 400 | 422));
+            if keep {
                 self.store.put_idempotent(
                     account_id,
                     env,
@@ -299,18 +408,19 @@ impl<S: Store> Service<S> {
         caller: &super::Caller,
         req: &HttpRequest,
         host: &mut dyn Host,
-    ) -> Result<Box<CreateJob>, HttpResponse> {
-        let request = crate::invoice::parse_request_bytes(&req.body).map_err(body_error)?;
+    ) -> Result<Box<CreateJob>, Refused> {
+        let request = crate::invoice::parse_request_bytes(&req.body)
+            .map_err(|f| Refused::body(body_error(f)))?;
         let production = caller.env == Environment::Production;
         if let Some(f) = crate::validate::check_simulate(request.simulate.as_deref(), production) {
-            return Err(findings_response(&[f]));
+            return Err(Refused::body(findings_response(&[f])));
         }
         let Some(emisor) = caller.account.profile(caller.env).cloned() else {
-            return Err(err(
+            return Err(Refused::state(err(
                 422,
                 code::PRODUCTION_NOT_CONFIGURED,
                 "this account has no production profile (certificate, stamp, CSC); see the preflight check",
-            ));
+            )));
         };
         let now = host.now();
         let codes = host.random_u32();
@@ -323,7 +433,7 @@ impl<S: Store> Service<S> {
                 host.signer(&caller.account.id, caller.env),
                 paraguay(now),
             )
-            .map_err(issue_error)?;
+            .map_err(|e| Refused::state(issue_error(e)))?;
             prepared.key().clone()
         };
         let numero = StoreNumbering {
@@ -332,7 +442,7 @@ impl<S: Store> Service<S> {
             env: caller.env,
         }
         .reserve(&key)
-        .map_err(|f| issue_error(IssueError::at(Stage::Numbering)(f.into())))?;
+        .map_err(|f| Refused::state(issue_error(IssueError::at(Stage::Numbering)(f.into()))))?;
         Ok(Box::new(CreateJob {
             account_id: caller.account.id.clone(),
             env: caller.env,
@@ -368,6 +478,7 @@ impl<S: Store> Service<S> {
             job.env,
             job.idempotency.as_ref(),
             &response,
+            false,
         );
         response
     }

@@ -546,9 +546,13 @@ fn query_pairs(query: &str, allowed: &[&str]) -> Result<Vec<(String, String)>, H
             return Err(bad_query(k, "bad percent-encoding"));
         };
         if !allowed.contains(&k.as_str()) {
+            let takes = match allowed {
+                [] => "none".to_string(),
+                _ => allowed.join(", "),
+            };
             return Err(bad_query(
                 &k,
-                &format!("unknown parameter; this route takes {}", allowed.join(", ")),
+                &format!("unknown parameter; this route takes {takes}"),
             ));
         }
         if out.iter().any(|(seen, _)| *seen == k) {
@@ -557,6 +561,17 @@ fn query_pairs(query: &str, allowed: &[&str]) -> Result<Vec<(String, String)>, H
         out.push((k, v));
     }
     Ok(out)
+}
+
+/// The 400 answer to a query parameter a route does not take, for the routes that take none (the lists check their
+/// own parameters): a misspelt parameter is never silently ignored.
+fn unknown_query(segments: &[&str], method: &str, query: &str) -> Option<HttpResponse> {
+    match (segments, method) {
+        (["v1", "facturas"], "GET")
+        | (["v1", "webhooks"], "GET")
+        | (["v1", "webhooks", _, "deliveries"], _) => None,
+        _ => query_pairs(query, &[]).err(),
+    }
 }
 
 /// How many simulated invoices one [`Service::tick_due`] moves at most: a request's share of the simulation. Small:
@@ -842,6 +857,9 @@ impl<S: Store> Service<S> {
                 return Step::Done(r);
             }
         }
+        if let Some(r) = unknown_query(&segments, route.1, query) {
+            return Step::Done(r);
+        }
         Step::Done(match (segments.as_slice(), route.1) {
             (["v1", "facturas"], "POST") => return self.create_step(&caller, req, host),
             (["v1", "facturas"], _) => self.list_invoices(&caller, query),
@@ -874,20 +892,7 @@ impl<S: Store> Service<S> {
                     Err(f) => err(503, &f.code, &f.message),
                 }
             }
-            (["v1", "webhooks"], _) => {
-                let now = host.now().unix_timestamp();
-                let list: Vec<Value> = self
-                    .store
-                    .webhooks(&caller.account.id, caller.env)
-                    .iter()
-                    .map(|w| w.public_json(now))
-                    .collect();
-                let total = list.len();
-                respond(
-                    200,
-                    &json!({"ok": true, "data": list, "meta": {"page": 1, "per_page": total, "total": total}}),
-                )
-            }
+            (["v1", "webhooks"], _) => self.list_webhooks(&caller, query, host),
             _ => err(404, code::NOT_FOUND, "no such route"),
         })
     }
@@ -915,8 +920,12 @@ impl<S: Store> Service<S> {
     /// `handle` would give.
     pub fn lookup(&self, req: &HttpRequest) -> Option<HttpResponse> {
         let id = lookup_id(req)?;
+        let query = req.path.split_once('?').map_or("", |(_, q)| q);
         Some(match self.authenticate(req) {
-            Ok(caller) => self.invoice_lookup(&caller, id),
+            Ok(caller) => match query_pairs(query, &[]) {
+                Ok(_) => self.invoice_lookup(&caller, id),
+                Err(r) => r,
+            },
             Err(r) => r,
         })
     }
@@ -1041,8 +1050,10 @@ impl<S: Store> Service<S> {
         &self,
         caller: &Caller,
         pairs: &[(String, String)],
-    ) -> Result<(InvoiceQuery, usize), HttpResponse> {
+    ) -> Result<(InvoiceQuery, Option<usize>), HttpResponse> {
         let (page, limit) = self.paging(pairs)?;
+        // The page number: `page`'s, the one a cursor carries, or none for a bare invoice id as cursor.
+        let mut at_page = Some(page);
         let mut q = InvoiceQuery {
             limit,
             offset: (page - 1).saturating_mul(limit),
@@ -1099,19 +1110,30 @@ impl<S: Store> Service<S> {
                     if pairs.iter().any(|(k, _)| k == "page") {
                         return Err(bad_query(k, "a cursor walk takes no page"));
                     }
-                    let mine = self
-                        .store
-                        .invoice(&caller.account.id, v)
-                        .is_some_and(|i| i.environment == caller.env);
-                    if !mine {
-                        return Err(bad_query(k, "no invoice with that id"));
-                    }
-                    q.starting_after = Some(v.clone());
+                    let mine = |id: &str| {
+                        self.store
+                            .invoice(&caller.account.id, id)
+                            .is_some_and(|i| i.environment == caller.env)
+                    };
+                    // `meta.next_cursor` is `<id>.<page>` (the page it opens); a bare invoice id says no page.
+                    let (id, cursor_page) = if mine(v) {
+                        (v.as_str(), None)
+                    } else {
+                        match v
+                            .rsplit_once('.')
+                            .and_then(|(id, p)| Some((id, p.parse::<usize>().ok()?)))
+                        {
+                            Some((id, p)) if p >= 2 && mine(id) => (id, Some(p)),
+                            _ => return Err(bad_query(k, "no invoice with that id")),
+                        }
+                    };
+                    q.starting_after = Some(id.to_string());
+                    at_page = cursor_page;
                 }
                 _ => {}
             }
         }
-        Ok((q, page))
+        Ok((q, at_page))
     }
 
     fn list_invoices(&self, caller: &Caller, query: &str) -> HttpResponse {
@@ -1140,8 +1162,14 @@ impl<S: Store> Service<S> {
         let (mut items, total) = self.store.list_invoices(&caller.account.id, caller.env, &q);
         let has_more = items.len() > per_page;
         items.truncate(per_page);
+        // The cursor carries the number of the page it opens, so every page of a walk reports its own.
         let next_cursor = has_more
-            .then(|| items.last().map(|i| i.id.clone()))
+            .then(|| {
+                items.last().map(|i| match page {
+                    Some(p) => format!("{}.{}", i.id, p.saturating_add(1)),
+                    None => i.id.clone(),
+                })
+            })
             .flatten();
         let data: Vec<Value> = items.iter().map(|i| self.invoice_json(i)).collect();
         respond(
@@ -1153,13 +1181,48 @@ impl<S: Store> Service<S> {
         )
     }
 
+    /// `GET /v1/webhooks`: the caller's webhooks, a page at a time (`page`, `per_page` or `limit`, as the lists).
+    fn list_webhooks(&self, caller: &Caller, query: &str, host: &mut dyn Host) -> HttpResponse {
+        let (page, per_page) = match query_pairs(query, &["page", "per_page", "limit"])
+            .and_then(|pairs| self.paging(&pairs))
+        {
+            Ok(p) => p,
+            Err(r) => return r,
+        };
+        let now = host.now().unix_timestamp();
+        let all = self.store.webhooks(&caller.account.id, caller.env);
+        let total = all.len();
+        let offset = (page - 1).saturating_mul(per_page);
+        let list: Vec<Value> = all
+            .iter()
+            .skip(offset)
+            .take(per_page)
+            .map(|w| w.public_json(now))
+            .collect();
+        let has_more = offset.saturating_add(list.len()) < total;
+        respond(
+            200,
+            &json!({"ok": true, "data": list, "meta": {
+                "page": page, "per_page": per_page, "total": total, "has_more": has_more,
+            }}),
+        )
+    }
+
     /// The delivery log of one of the caller's webhooks, newest first.
+    /// A deleted webhook's log stays readable: its deliveries are kept (the pending ones cancelled), and they name
+    /// their account and environment.
     fn deliveries(&self, caller: &Caller, webhook_id: &str, query: &str) -> HttpResponse {
-        if self
+        let exists = self
             .store
             .webhook(&caller.account.id, caller.env, webhook_id)
-            .is_none()
-        {
+            .is_some();
+        let deleted_with_log = || {
+            let (first, _) = self.store.webhook_deliveries(webhook_id, 0, 1);
+            first
+                .first()
+                .is_some_and(|d| d.account_id == caller.account.id && d.environment == caller.env)
+        };
+        if !exists && !deleted_with_log() {
             return err(404, code::NOT_FOUND, "no webhook with that id");
         }
         let (page, per_page) = match query_pairs(query, &["page", "per_page", "limit"])

@@ -167,7 +167,13 @@ pub fn delivery_json(d: &Delivery) -> serde_json::Value {
         "created_at": super::rfc3339(d.first_due_at),
         "next_attempt_at": (d.status == "pending").then(|| super::rfc3339(d.next_attempt_at)),
         "payload": event,
-        "log": d.log,
+        // Times as RFC 3339, like every other time of the API (the stored attempt keeps its Unix time).
+        "log": d.log.iter().map(|a| serde_json::json!({
+            "at": super::rfc3339(a.at),
+            "status": a.status,
+            "error": a.error,
+            "duration_ms": a.duration_ms,
+        })).collect::<Vec<_>>(),
     })
 }
 
