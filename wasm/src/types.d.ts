@@ -61,7 +61,8 @@ export interface InvoiceFilter {
 
 /** `meta` of a list answer. */
 export interface ListMeta {
-  page: number;
+  /** The page number; `null` on a page opened with a bare invoice id as `starting_after` (a `next_cursor` carries it). */
+  page: number | null;
   per_page: number;
   /** Rows matching the filters. */
   total: number;
