@@ -1047,7 +1047,7 @@ async fn webhook_rotate_redeliver_delete() {
     let (_, log) = api.get(&format!("/v1/webhooks/{id}/deliveries")).await;
     assert_eq!(log["meta"]["total"], 2, "{log}");
 
-    // Deleted: no more deliveries, and the routes answer 404.
+    // Deleted: no more deliveries, and the routes answer 404 — but its delivery log stays readable (issue 34).
     let r = api
         .send(
             reqwest::Method::DELETE,
@@ -1066,10 +1066,8 @@ async fn webhook_rotate_redeliver_delete() {
         "a deleted webhook still received an event"
     );
     assert_eq!(api.get(&format!("/v1/webhooks/{id}")).await.0, 404);
-    assert_eq!(
-        api.get(&format!("/v1/webhooks/{id}/deliveries")).await.0,
-        404
-    );
+    let (code, log) = api.get(&format!("/v1/webhooks/{id}/deliveries")).await;
+    assert_eq!((code, &log["meta"]["total"]), (200, &json!(2)), "{log}");
     server.shutdown().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -1332,5 +1330,54 @@ async fn shutdown_closes_every_file_of_the_data_directory() {
     );
     server.shutdown().await;
     assert_eq!(open_files_under(&dir), Vec::<std::path::PathBuf>::new());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 34 #6 over HTTP and SQLite: the same request pretty-printed is a replay of the first answer (before and after
+/// a restart: the stored hash is the canonical JSON's), not a 409.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idempotent_retry_pretty_printed_is_a_replay() {
+    let dir = temp_dir("idem-pretty");
+    let server = start(config(&dir)).await.unwrap();
+    let key = server.new_sandbox_key.clone().unwrap();
+    let post = |base: String, body: String| {
+        let key = key.clone();
+        async move {
+            let r = reqwest::Client::new()
+                .post(format!("{base}/v1/facturas"))
+                .bearer_auth(key)
+                .header("X-Environment", "sandbox")
+                .header("Content-Type", "application/json")
+                .header("Idempotency-Key", "pretty-http-1")
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            let replayed = r.headers().get("Idempotent-Replayed").is_some();
+            (
+                r.status().as_u16(),
+                replayed,
+                r.json::<Value>().await.unwrap(),
+            )
+        }
+    };
+    let compact = factura(None).to_string();
+    let pretty = serde_json::to_string_pretty(&factura(None))
+        .unwrap()
+        .replace("\"condicion_pago\": 1", "\"condicion_pago\":\n    1");
+    assert_ne!(compact, pretty);
+    let base = format!("http://{}", server.addr);
+    let (code, replayed, first) = post(base.clone(), compact).await;
+    assert_eq!((code, replayed), (201, false), "{first}");
+    let (code, replayed, again) = post(base, pretty.clone()).await;
+    assert_eq!((code, replayed), (201, true), "{again}");
+    assert_eq!(again["data"]["id"], first["data"]["id"]);
+    server.shutdown().await;
+
+    let server = start(config(&dir)).await.unwrap();
+    let (code, replayed, again) = post(format!("http://{}", server.addr), pretty).await;
+    assert_eq!((code, replayed), (201, true), "{again}");
+    assert_eq!(again["data"]["id"], first["data"]["id"]);
+    server.shutdown().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
