@@ -307,6 +307,38 @@ fn a_missing_numbering_state_beside_documents_is_refused() {
     }
     let (code, v, _) = issue(&out);
     assert_behind(&out, &v, code);
+
+    // Repaired from the documents alone: a number without a document is reported, never reused nor made a gap.
+    let second = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.extension().is_some_and(|x| x == "xml")
+                && numero_of(p.file_stem().unwrap().to_str().unwrap()) == 2
+        })
+        .unwrap();
+    std::fs::remove_file(second).unwrap();
+    let (code, v, stderr) = common::run(
+        &["numbering", "repair", "--out", out.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(code, 0, "{v} {stderr}");
+    // (The refused run had made a new, empty state: read, and behind.)
+    assert_eq!(v["sequences"].as_array().unwrap().len(), 1, "{v}");
+    let seq = &v["sequences"][0];
+    assert_eq!(
+        (&seq["last"], &seq["documents"]),
+        (&serde_json::json!(3), &serde_json::json!(2)),
+        "{v}"
+    );
+    assert_eq!(seq["unaccounted_first"], serde_json::json!([2]), "{v}");
+    assert!(gaps(&out).is_empty());
+    let (code, v, _) = issue(&out);
+    assert_eq!(
+        (code, &v["numero"]),
+        (0, &serde_json::json!("001-001-0000004")),
+        "{v}"
+    );
 }
 
 /// The check against the documents passes on an intact state, after a checkpoint too, and ignores files that are
