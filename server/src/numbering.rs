@@ -290,6 +290,19 @@ impl SqliteNumbering {
         // The documents first, the state after (see `check`).
         let documents = highest_documents(dir)?;
         if !path.exists() {
+            // Documents without a state (it was moved away or lost): a new one would start at 1 again. A legacy
+            // counters file is imported instead, and checked like any state.
+            let highest = documents.values().max_by_key(|(n, _)| *n);
+            if let (Some((n, file)), false) = (highest, dir.join(LEGACY_FILE).exists()) {
+                return Err(corrupt(
+                    &path,
+                    format!(
+                        "the state is missing while {} holds number {n}: a new state would hand out its numbers \
+                         again; nothing was issued",
+                        file.display()
+                    ),
+                ));
+            }
             Self::create(dir, &path)?;
         }
         if std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) == 0 {
