@@ -68,6 +68,12 @@ fn a_damaged_numbering_state_is_an_error_never_a_restart() {
     let (code, v, _) = issue(&out);
     assert_eq!(code, 1);
     assert_eq!(v["error"]["code"], "NUMBERING_STATE_CORRUPT", "{v}");
+    // A file SQLite cannot read is named, with the way to recover.
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("numbering.sqlite3") && message.contains("numbering repair"),
+        "{message}"
+    );
     // Nothing was issued by the refused runs.
     assert_eq!(documents(&out), BTreeSet::from([1, 2]));
 }
