@@ -94,7 +94,8 @@ pub struct ServerConfig {
     pub webhook_timeout: Duration,
     /// Largest request body accepted, in bytes.
     pub max_body: usize,
-    /// TEST ONLY: deliver webhooks registered as `https://127.0.0.1…`/`https://localhost…` over plain HTTP.
+    /// TEST ONLY: deliver webhooks whose parsed host is loopback (`127.0.0.0/8`, `::1`, `localhost`) over plain HTTP,
+    /// to the same port.
     pub insecure_webhooks_http: bool,
     /// Accept webhook URLs that name this machine or private, loopback or link-local addresses, at registration and
     /// at delivery (off by default: SSRF). `--allow-private-webhooks`.
@@ -474,7 +475,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         stopped.clone(),
     )));
     if config.deliver_webhooks {
-        let client = webhook_client(config)?;
+        let client = webhook_client(config.webhook_timeout, config.allow_private_webhooks)?;
         tasks.push(tokio::spawn(webhook_loop(
             engine.clone(),
             client,
@@ -858,15 +859,13 @@ async fn webhook_loop(
 /// The webhook client. A webhook answer is its status code: redirects are not followed (a 3xx is a failed attempt),
 /// so a receiver cannot bounce the payload anywhere. No proxy: the SSRF check is about the address connected to.
 /// Names are resolved by [`GuardedResolver`], so the addresses checked are the addresses connected to.
-fn webhook_client(config: &ServerConfig) -> Result<reqwest::Client, String> {
+fn webhook_client(timeout: Duration, allow_private: bool) -> Result<reqwest::Client, String> {
     reqwest::Client::builder()
-        .timeout(config.webhook_timeout)
-        .connect_timeout(config.webhook_timeout)
+        .timeout(timeout)
+        .connect_timeout(timeout)
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
-        .dns_resolver(Arc::new(GuardedResolver {
-            allow_private: config.allow_private_webhooks,
-        }))
+        .dns_resolver(Arc::new(GuardedResolver { allow_private }))
         .user_agent(sifen::USER_AGENT)
         .build()
         .map_err(|e| format!("webhook client: {e}"))

@@ -327,7 +327,7 @@ impl TargetHost {
         match self {
             TargetHost::Ip(ip) => forbidden_ip(*ip),
             TargetHost::Domain(d) => {
-                let name = d.strip_suffix('.').unwrap_or(d).to_ascii_lowercase();
+                let name = d.trim_end_matches('.').to_ascii_lowercase();
                 name == "localhost" || name.ends_with(".localhost")
             }
         }
@@ -340,7 +340,7 @@ impl TargetHost {
                 v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
             }
             TargetHost::Ip(ip) => ip.is_loopback(),
-            TargetHost::Domain(d) => d.strip_suffix('.').unwrap_or(d) == "localhost",
+            TargetHost::Domain(d) => d.trim_end_matches('.').eq_ignore_ascii_case("localhost"),
         }
     }
 }
@@ -832,6 +832,7 @@ mod url_tests {
             // Names.
             ("https://localhost/", NOT_ALLOWED),
             ("https://localhost./", NOT_ALLOWED),
+            ("https://localhost../", NOT_ALLOWED),
             ("https://LOCALHOST/", NOT_ALLOWED),
             ("https://sub.localhost/", NOT_ALLOWED),
             ("https://Sub.LocalHost.:8443/", NOT_ALLOWED),
