@@ -773,6 +773,7 @@ mod tests {
 
 #[cfg(all(test, feature = "url"))]
 mod url_tests {
+    #![allow(clippy::unwrap_used)]
     use super::{check_plain, check_registration, TargetHost, WebhookTarget};
     use crate::error::code;
 
@@ -956,7 +957,8 @@ mod url_tests {
             Some(&"d".repeat(501)),
             false,
         )
-        .unwrap_err();
+        .err()
+        .unwrap();
         let paths: Vec<&str> = e.iter().map(|f| f.path.as_str()).collect();
         assert!(
             paths.contains(&"url")
