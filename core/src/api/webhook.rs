@@ -139,9 +139,10 @@ pub struct Attempt {
     /// The receiver's HTTP status, when it answered.
     pub status: Option<u16>,
     /// Why it failed, when it did: `http_status` (answered, not 2xx), `timeout`, `connect`, `forbidden_address`
-    /// (the name resolved to an inside address), `request` (any other transport failure).
+    /// (an inside address, refused before connecting), `invalid_url` (the stored URL does not parse), `request` (any
+    /// other transport failure).
     pub error: Option<String>,
-    /// Milliseconds from the start of the attempt to the answer or the failure.
+    /// Milliseconds from the start of the attempt to the answer or the failure (0 when refused before connecting).
     pub duration_ms: u64,
 }
 
