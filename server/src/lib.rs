@@ -992,7 +992,31 @@ async fn post(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::{refused_by_resolver, GuardedResolver};
     use kuatia_core::api::webhook::WebhookTarget;
+    use reqwest::dns::Resolve;
+
+    /// A name with an inside address is refused by the resolver itself (the answer checked is the answer connected
+    /// to), and the refusal is recognised down the error chain; with private addresses allowed it resolves.
+    #[tokio::test]
+    async fn the_resolver_refuses_names_resolving_inside() {
+        let refused = GuardedResolver {
+            allow_private: false,
+        }
+        .resolve("localhost".parse().unwrap())
+        .await
+        .err()
+        .unwrap();
+        assert!(refused_by_resolver(&*refused), "{refused}");
+        let allowed = GuardedResolver {
+            allow_private: true,
+        }
+        .resolve("localhost".parse().unwrap())
+        .await
+        .unwrap();
+        assert!(allowed.into_iter().all(|a| a.ip().is_loopback()));
+    }
 
     fn downgraded(url: &str) -> Option<String> {
         WebhookTarget::parse(url)
