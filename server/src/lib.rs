@@ -94,7 +94,8 @@ pub struct ServerConfig {
     pub webhook_timeout: Duration,
     /// Largest request body accepted, in bytes.
     pub max_body: usize,
-    /// TEST ONLY: deliver webhooks registered as `https://127.0.0.1…`/`https://localhost…` over plain HTTP.
+    /// TEST ONLY: deliver webhooks whose parsed host is loopback (`127.0.0.0/8`, `::1`, `localhost`) over plain HTTP,
+    /// to the same port.
     pub insecure_webhooks_http: bool,
     /// Accept webhook URLs that name this machine or private, loopback or link-local addresses, at registration and
     /// at delivery (off by default: SSRF). `--allow-private-webhooks`.
@@ -474,14 +475,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         stopped.clone(),
     )));
     if config.deliver_webhooks {
-        let client = reqwest::Client::builder()
-            .timeout(config.webhook_timeout)
-            .connect_timeout(config.webhook_timeout)
-            // A webhook answer is its status code; redirects could bounce the payload anywhere.
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(sifen::USER_AGENT)
-            .build()
-            .map_err(|e| format!("webhook client: {e}"))?;
+        let client = webhook_client(config.webhook_timeout, config.allow_private_webhooks)?;
         tasks.push(tokio::spawn(webhook_loop(
             engine.clone(),
             client,
@@ -862,34 +856,72 @@ async fn webhook_loop(
     }
 }
 
-/// Whether a URL's host is this machine (the only place `insecure_webhooks_http` may send plain HTTP to).
-fn loopback_https(url: &str) -> Option<String> {
-    let rest = url.strip_prefix("https://")?;
-    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let name = match host.rsplit_once(':') {
-        Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
-        _ => host,
-    };
-    matches!(name, "127.0.0.1" | "localhost" | "[::1]").then(|| format!("http://{rest}"))
+/// The webhook client. A webhook answer is its status code: redirects are not followed (a 3xx is a failed attempt),
+/// so a receiver cannot bounce the payload anywhere. No proxy: the SSRF check is about the address connected to.
+/// Names are resolved by [`GuardedResolver`], so the addresses checked are the addresses connected to.
+fn webhook_client(timeout: Duration, allow_private: bool) -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .timeout(timeout)
+        .connect_timeout(timeout)
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .dns_resolver(Arc::new(GuardedResolver { allow_private }))
+        .user_agent(sifen::USER_AGENT)
+        .build()
+        .map_err(|e| format!("webhook client: {e}"))
 }
 
-/// Whether the URL's host resolves to an address a webhook must not reach ([`webhook::forbidden_ip`]); checked
-/// before each attempt, so a name that starts pointing inside after its registration is refused too.
-async fn resolves_inside(url: &str) -> bool {
-    let Some(host) = webhook::url_host(url) else {
-        return true;
-    };
-    if webhook::forbidden_host(host) {
-        return true;
-    }
-    match tokio::net::lookup_host((host, 443)).await {
-        Ok(addrs) => addrs.into_iter().any(|a| webhook::forbidden_ip(a.ip())),
-        // Unresolvable: the POST fails on its own (class `connect`).
-        Err(_) => false,
+/// The webhook client's resolver: resolves a name once and, unless private addresses are allowed, refuses it when
+/// ANY of its addresses is one a webhook must not reach ([`webhook::forbidden_ip`]); otherwise hands exactly those
+/// addresses to the connector. Check and connection use the same answer, so a name re-pointed between the two
+/// (DNS rebinding) reaches nothing. Chosen over a per-request `ClientBuilder::resolve_to_addrs` because it keeps one
+/// client (one connection pool, one TLS configuration) and covers every connection the client makes.
+struct GuardedResolver {
+    allow_private: bool,
+}
+
+/// The resolver's refusal, found again in the error chain to log the attempt as `forbidden_address`.
+#[derive(Debug)]
+struct ForbiddenAddress;
+
+impl std::fmt::Display for ForbiddenAddress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the webhook host resolves to an address webhooks may not reach")
     }
 }
 
-/// One POST, timed, as the attempt the core records.
+impl std::error::Error for ForbiddenAddress {}
+
+impl reqwest::dns::Resolve for GuardedResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let (host, allow_private) = (name.as_str().to_string(), self.allow_private);
+        Box::pin(async move {
+            let addrs: Vec<SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            if !allow_private && addrs.iter().any(|a| webhook::forbidden_ip(a.ip())) {
+                return Err(Box::new(ForbiddenAddress) as Box<dyn std::error::Error + Send + Sync>);
+            }
+            Ok(Box::new(addrs.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+/// Whether the resolver refused the name somewhere down an error's chain of causes.
+fn refused_by_resolver(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        if c.is::<ForbiddenAddress>() {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
+}
+
+/// One POST, timed, as the attempt the core records. The stored URL is parsed once ([`webhook::WebhookTarget`]),
+/// checked, and that parsed URL is what the client connects to; an IP literal is checked here, a name by the
+/// resolver. A refused target is refused before any connection, with duration 0: its log says nothing about what
+/// listens there.
 async fn post(
     client: &reqwest::Client,
     d: &Delivery,
@@ -903,19 +935,32 @@ async fn post(
         error: error.map(String::from),
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     };
-    if !policy.allow_private && resolves_inside(&d.url).await {
-        tracing::warn!(delivery = %d.id, webhook = %d.webhook_id, "webhook URL resolves to an inside address; refused");
-        return attempt(None, Some("forbidden_address"));
+    let refused = |error: &str| webhook::Attempt {
+        at,
+        status: None,
+        error: Some(error.to_string()),
+        duration_ms: 0,
+    };
+    let target = match webhook::WebhookTarget::parse(&d.url) {
+        Ok(t) => t,
+        Err(_) => {
+            tracing::warn!(delivery = %d.id, webhook = %d.webhook_id, "webhook URL is not a valid https URL; refused");
+            return refused("invalid_url");
+        }
+    };
+    if !policy.allow_private && target.host().forbidden() {
+        tracing::warn!(delivery = %d.id, webhook = %d.webhook_id, "webhook URL names an inside address; refused");
+        return refused("forbidden_address");
     }
     let url = match policy
         .insecure_http
-        .then(|| loopback_https(&d.url))
+        .then(|| target.loopback_http())
         .flatten()
     {
         Some(u) => u,
-        None => d.url.clone(),
+        None => target.url().clone(),
     };
-    let mut req = client.post(&url).body(d.body.clone());
+    let mut req = client.post(url).body(d.body.clone());
     for (k, v) in &d.headers {
         req = req.header(k, v);
     }
@@ -925,6 +970,10 @@ async fn post(
             tracing::info!(delivery = %d.id, webhook = %d.webhook_id, status, attempt = d.attempts + 1, "webhook delivery");
             let failed = (!r.status().is_success()).then_some("http_status");
             attempt(Some(status), failed)
+        }
+        Err(e) if refused_by_resolver(&e) => {
+            tracing::warn!(delivery = %d.id, webhook = %d.webhook_id, "webhook URL resolves to an inside address; refused");
+            refused("forbidden_address")
         }
         Err(e) => {
             // reqwest errors name the URL, which the account registered; it carries no secret of ours.
@@ -943,20 +992,57 @@ async fn post(
 
 #[cfg(test)]
 mod tests {
-    use super::loopback_https;
+    #![allow(clippy::unwrap_used)]
+    use super::{refused_by_resolver, GuardedResolver};
+    use kuatia_core::api::webhook::WebhookTarget;
+    use reqwest::dns::Resolve;
+
+    /// A name with an inside address is refused by the resolver itself (the answer checked is the answer connected
+    /// to), and the refusal is recognised down the error chain; with private addresses allowed it resolves.
+    #[tokio::test]
+    async fn the_resolver_refuses_names_resolving_inside() {
+        let refused = GuardedResolver {
+            allow_private: false,
+        }
+        .resolve("localhost".parse().unwrap())
+        .await
+        .err()
+        .unwrap();
+        assert!(refused_by_resolver(&*refused), "{refused}");
+        let allowed = GuardedResolver {
+            allow_private: true,
+        }
+        .resolve("localhost".parse().unwrap())
+        .await
+        .unwrap();
+        assert!(allowed.into_iter().all(|a| a.ip().is_loopback()));
+    }
+
+    fn downgraded(url: &str) -> Option<String> {
+        WebhookTarget::parse(url)
+            .ok()?
+            .loopback_http()
+            .map(|u| u.to_string())
+    }
 
     #[test]
     fn only_loopback_https_is_downgraded() {
         assert_eq!(
-            loopback_https("https://127.0.0.1:9000/hook").as_deref(),
+            downgraded("https://127.0.0.1:9000/hook").as_deref(),
             Some("http://127.0.0.1:9000/hook")
         );
+        // The default https port stays the port connected to.
         assert_eq!(
-            loopback_https("https://localhost/x").as_deref(),
-            Some("http://localhost/x")
+            downgraded("https://localhost/x").as_deref(),
+            Some("http://localhost:443/x")
         );
-        assert_eq!(loopback_https("https://127.0.0.1.evil.com/x"), None);
-        assert_eq!(loopback_https("https://example.com/x"), None);
-        assert_eq!(loopback_https("http://127.0.0.1/x"), None);
+        assert_eq!(
+            downgraded("https://[::1]:9/x").as_deref(),
+            Some("http://[::1]:9/x")
+        );
+        assert_eq!(downgraded("https://127.0.0.1.evil.com/x"), None);
+        assert_eq!(downgraded("https://example.com/x"), None);
+        assert_eq!(downgraded("http://127.0.0.1/x"), None);
+        assert_eq!(downgraded("https://user@127.0.0.1/x"), None);
     }
 }

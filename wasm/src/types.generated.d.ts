@@ -1261,11 +1261,12 @@ export type SandboxDeliveryAttempt = {
   status: number | null,
   /**
    * Why it failed, when it did: `http_status` (answered, not 2xx), `timeout`, `connect`, `forbidden_address`
-   * (the name resolved to an inside address), `request` (any other transport failure).
+   * (an inside address, refused before connecting), `invalid_url` (the stored URL does not parse), `request` (any
+   * other transport failure).
    */
   error: string | null,
   /**
-   * Milliseconds from the start of the attempt to the answer or the failure.
+   * Milliseconds from the start of the attempt to the answer or the failure (0 when refused before connecting).
    */
   duration_ms: number,
 };

@@ -1696,20 +1696,20 @@ impl<S: Store> Service<S> {
             Ok(b) => b,
             Err(r) => return r,
         };
-        let kinds = match webhook::check_registration(
+        let checked = match webhook::check_registration(
             &body.url,
             &body.events,
             body.description.as_deref(),
             self.config.allow_private_webhooks,
         ) {
-            Ok(k) => k,
+            Ok(c) => c,
             Err(fs) => return findings_response(&fs),
         };
         let secret = random_id(host, "whsec_", 32);
         let hook = Webhook {
             id: random_id(host, "wh_", 24),
-            url: body.url,
-            events: kinds,
+            url: checked.url,
+            events: checked.events,
             description: body.description,
             created_at: rfc3339(host.now().unix_timestamp()),
             secret: Some(secret),
