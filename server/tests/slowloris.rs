@@ -205,3 +205,61 @@ async fn connections_over_the_cap_wait_their_turn() {
     server.shutdown().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An answer not ready by `--request-timeout` is 503 `REQUEST_TIMEOUT` with `Retry-After`, and the create behind it
+/// still completes: its `Idempotency-Key` finds it stored. (A deadline of 1 ns: a create waits for the writer and
+/// the signing threads, other threads, so it cannot be ready at its first poll.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_past_its_deadline_is_503_and_its_create_completes() {
+    let dir = temp_dir("slowloris-deadline");
+    let mut limits = short_limits(1024);
+    limits.request = Duration::from_nanos(1);
+    let server = server(&dir, limits).await;
+    let key = server.new_sandbox_key.clone().unwrap();
+    let body = json!({
+        "tipo_documento": 1,
+        "receptor": {"ruc": "80069563-1", "razon_social": "Cliente Ejemplo S.A."},
+        "items": [{"descripcion": "Servicio", "cantidad": 1, "precio_unitario": 1100000, "iva": 10}],
+        "condicion_pago": 1
+    });
+    let r = tokio::time::timeout(
+        HANG_GUARD,
+        reqwest::Client::new()
+            .post(format!("http://{}/v1/facturas", server.addr))
+            .header("Authorization", format!("Bearer {key}"))
+            .header("X-Environment", "sandbox")
+            .header("Idempotency-Key", "deadline-1")
+            .header("Content-Type", "application/json")
+            .body(body.to_string())
+            .send(),
+    )
+    .await
+    .expect("the create hung")
+    .unwrap();
+    assert_eq!(r.status(), 503);
+    assert_eq!(r.headers()["retry-after"], "1");
+    let v: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(v["error"]["code"], "REQUEST_TIMEOUT", "{v}");
+    let account = server.account_id.clone();
+    let stored = tokio::time::timeout(HANG_GUARD, async {
+        loop {
+            let found = server.with_engine(|e| {
+                kuatia_core::api::Store::idempotent(
+                    &e.service.store,
+                    &account,
+                    kuatia_core::api::auth::Environment::Sandbox,
+                    "deadline-1",
+                )
+            });
+            if let Some((_, response)) = found {
+                return response.status;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the create behind the 503 was never stored");
+    assert_eq!(stored, 201);
+    server.shutdown().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
