@@ -68,8 +68,9 @@ pub struct ServeArgs {
     /// REQUEST_TIMEOUT; a create carries on, and a retry with its Idempotency-Key gets it).
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
     pub request_timeout: u64,
-    /// Open connections at most; more wait in the listen queue (default: 1024, or fewer so that a quarter of the
-    /// open-file limit, `ulimit -n`, and at least 128 files stay free for the store and the webhooks).
+    /// Open connections at most: at the cap a new connection closes the oldest one with no request in progress, or
+    /// waits in the listen queue (default: 1024, or fewer so that a quarter of the open-file limit, `ulimit -n`, and
+    /// at least 128 files stay free for the store and the webhooks).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
     pub max_connections: Option<u64>,
     /// A reverse proxy (IP address, repeatable) whose X-Forwarded-For names the client; the panel throttles failed

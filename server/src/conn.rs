@@ -4,9 +4,12 @@
 //!
 //! Built from hyper's HTTP/1 connection ([`hyper::server::conn::http1`]), driven per accepted socket (what
 //! `axum::serve` does, which exposes none of this), with:
-//! - a cap on open connections ([`Limits::max_connections`], a [`Semaphore`] permit per connection, taken *before*
-//!   `accept`): at the cap, new connections wait in the kernel's listen queue instead of taking descriptors the store
-//!   and the webhook client need. `accept` errors (EMFILE, ENFILE, ENOBUFS) back off (10 ms doubling to 1 s)
+//! - a cap on open connections ([`Limits::max_connections`], a [`Semaphore`] permit per connection): at the cap, a
+//!   new connection makes room by closing the oldest one that has no request in progress (silent, sending its head,
+//!   or idle between requests: nothing is lost), so a flood of silent sockets cannot keep clients out; when every
+//!   connection has a request in progress, the new one waits for a place and the next ones wait in the kernel's
+//!   listen queue, instead of taking descriptors the store and the webhook client need (at most one accepted
+//!   socket waits beyond the cap). `accept` errors (EMFILE, ENFILE, ENOBUFS) back off (10 ms doubling to 1 s)
 //!   instead of spinning;
 //! - the waiting limits, enforced on the socket by [`Guarded`]: a new connection must send a whole request head within
 //!   [`Limits::header_read`]; a kept-alive connection may stay silent [`Limits::idle`] after an answer, then has
@@ -26,17 +29,18 @@ use hyper::body::{Body as HttpBody, Frame, Incoming, SizeHint};
 use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::{watch, Notify, Semaphore, TryAcquireError};
 use tokio::time::{Instant, Sleep};
 
 /// Default of `--header-read-timeout`: seconds to receive a request's head.
@@ -66,7 +70,8 @@ pub struct Limits {
     /// From a request's head to its answer (503 otherwise; a create carries on and is found again by its
     /// `Idempotency-Key`) (`--request-timeout`).
     pub request: Duration,
-    /// Open connections at most; more wait in the listen queue (`--max-connections`).
+    /// Open connections at most: at the cap a new connection closes the oldest one without a request in progress,
+    /// or waits (`--max-connections`).
     pub max_connections: usize,
 }
 
@@ -147,15 +152,9 @@ pub async fn serve(
 ) {
     let max = limits.max_connections.clamp(1, 1 << 20);
     let permits = Arc::new(Semaphore::new(max));
+    let open = Arc::new(Open::default());
     let mut backoff = Duration::from_millis(10);
-    loop {
-        let permit = tokio::select! {
-            p = permits.clone().acquire_owned() => match p {
-                Ok(p) => p,
-                Err(_) => break,
-            },
-            () = stopped(&mut stop) => break,
-        };
+    'accept: loop {
         let accepted = tokio::select! {
             r = listener.accept() => r,
             () = stopped(&mut stop) => break,
@@ -171,7 +170,6 @@ pub async fn serve(
                 // Out of descriptors (or memory): the connections already open keep being served, and this loop
                 // retries shortly instead of spinning on the error.
                 tracing::warn!(error = %e, retry_ms = backoff.as_millis() as u64, "accept failed");
-                drop(permit);
                 tokio::select! {
                     _ = tokio::time::sleep(backoff) => {}
                     () = stopped(&mut stop) => break,
@@ -180,10 +178,32 @@ pub async fn serve(
                 continue;
             }
         };
+        let permit = match permits.clone().try_acquire_owned() {
+            Ok(p) => p,
+            Err(TryAcquireError::Closed) => break,
+            Err(TryAcquireError::NoPermits) => {
+                // At the cap: the oldest connection without a request in progress (silent, sending its head, idle
+                // between requests) makes room. When every one has a request in progress, this one waits for the
+                // first to close, and the next ones wait in the listen queue.
+                open.evict_one();
+                let mut again = tokio::time::interval(Duration::from_millis(100));
+                again.tick().await;
+                loop {
+                    tokio::select! {
+                        p = permits.clone().acquire_owned() => match p {
+                            Ok(p) => break p,
+                            Err(_) => break 'accept,
+                        },
+                        _ = again.tick() => open.evict_one(),
+                        () = stopped(&mut stop) => break 'accept,
+                    }
+                }
+            }
+        };
         let _ = socket.set_nodelay(true);
-        let (app, stop) = (app.clone(), stop.clone());
+        let (app, stop, state) = (app.clone(), stop.clone(), Open::register(&open));
         tokio::spawn(async move {
-            connection(socket, peer, app, limits, stop).await;
+            connection(socket, peer, app, limits, stop, state).await;
             drop(permit);
         });
     }
@@ -208,23 +228,98 @@ fn is_connection_error(e: &io::Error) -> bool {
     )
 }
 
-/// Serves one connection until it closes, a limit closes it, or `stop` asks it to finish.
+/// What a connection's parts tell each other, and the accept loop.
+#[derive(Debug, Default)]
+struct ConnState {
+    /// A request is being handled or its answer sent (set by the service, cleared when hyper drops the answer).
+    busy: AtomicBool,
+    /// The socket is waiting for a request head ([`Guarded`]).
+    waiting: AtomicBool,
+    /// A write waits on the client ([`Guarded`]).
+    stalled: AtomicBool,
+    /// Asks the connection to close, to make room for a new one.
+    evict: Notify,
+}
+
+impl ConnState {
+    /// Whether closing the connection now loses nothing: no request in progress, no answer being sent.
+    fn evictable(&self) -> bool {
+        !self.busy.load(Ordering::Acquire)
+            && self.waiting.load(Ordering::Acquire)
+            && !self.stalled.load(Ordering::Acquire)
+    }
+}
+
+/// The open connections, oldest first.
+#[derive(Debug, Default)]
+struct Open {
+    next: AtomicU64,
+    conns: Mutex<BTreeMap<u64, Arc<ConnState>>>,
+}
+
+/// A connection's entry in [`Open`], removed when dropped.
+struct Registered {
+    open: Arc<Open>,
+    id: u64,
+    state: Arc<ConnState>,
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.open
+            .conns
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.id);
+    }
+}
+
+impl Open {
+    fn register(open: &Arc<Open>) -> Registered {
+        let id = open.next.fetch_add(1, Ordering::Relaxed);
+        let state = Arc::new(ConnState::default());
+        // A new connection waits for its first head.
+        state.waiting.store(true, Ordering::Release);
+        open.conns
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id, state.clone());
+        Registered {
+            open: open.clone(),
+            id,
+            state,
+        }
+    }
+
+    /// Asks the oldest connection that has no request in progress to close.
+    fn evict_one(&self) {
+        let conns = self.conns.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(state) = conns.values().find(|c| c.evictable()) {
+            state.evict.notify_one();
+        }
+    }
+}
+
+/// Serves one connection until it closes, a limit closes it, a new connection needs its place, or `stop` asks it to
+/// finish.
 async fn connection(
     socket: TcpStream,
     peer: SocketAddr,
     app: Router,
     limits: Limits,
     mut stop: watch::Receiver<bool>,
+    registered: Registered,
 ) {
-    let busy = Arc::new(AtomicBool::new(false));
-    let io = TokioIo::new(Guarded::new(socket, busy.clone(), limits));
+    let state = registered.state.clone();
+    let io = TokioIo::new(Guarded::new(socket, state.clone(), limits));
     let tower = TowerToHyperService::new(app);
+    let in_service = state.clone();
     let service = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
         // A whole head is in: the socket's waiting limits stop until the answer is sent.
-        busy.store(true, Ordering::Release);
+        in_service.busy.store(true, Ordering::Release);
         req.extensions_mut().insert(Peer(peer));
         let answer = hyper::service::Service::call(&tower, req);
-        let done = Idle(busy.clone());
+        let done = Idle(in_service.clone());
         async move {
             let response = answer.await?;
             Ok::<_, std::convert::Infallible>(response.map(|body| Answer { body, _done: done }))
@@ -235,13 +330,24 @@ async fn connection(
         .header_read_timeout(None)
         .serve_connection(io, service);
     tokio::pin!(conn);
-    let outcome = tokio::select! {
-        r = conn.as_mut() => r,
-        () = stopped(&mut stop) => {
-            conn.as_mut().graceful_shutdown();
-            conn.await
+    let outcome = loop {
+        tokio::select! {
+            r = conn.as_mut() => break r,
+            () = stopped(&mut stop) => {
+                conn.as_mut().graceful_shutdown();
+                break conn.as_mut().await;
+            }
+            () = state.evict.notified() => {
+                // Dropped: the socket closes, with nothing asked of us on it. A request that came in meanwhile is
+                // served.
+                if state.evictable() {
+                    tracing::debug!(%peer, "connection closed to make room");
+                    break Ok(());
+                }
+            }
         }
     };
+    drop(registered);
     if let Err(e) = outcome {
         // Timeouts, resets and malformed requests: the client's doing, not a fault of ours.
         tracing::debug!(error = %e, %peer, "connection closed");
@@ -249,11 +355,11 @@ async fn connection(
 }
 
 /// Marks its connection idle again when dropped (hyper drops an answer's body once it is sent, or abandoned).
-struct Idle(Arc<AtomicBool>);
+struct Idle(Arc<ConnState>);
 
 impl Drop for Idle {
     fn drop(&mut self) {
-        self.0.store(false, Ordering::Release);
+        self.0.busy.store(false, Ordering::Release);
     }
 }
 
@@ -298,7 +404,7 @@ enum Wait {
 /// client does not take the answer: hyper then closes the connection.
 struct Guarded {
     inner: TcpStream,
-    busy: Arc<AtomicBool>,
+    state: Arc<ConnState>,
     limits: Limits,
     wait: Wait,
     read_deadline: Pin<Box<Sleep>>,
@@ -308,11 +414,12 @@ struct Guarded {
 }
 
 impl Guarded {
-    fn new(inner: TcpStream, busy: Arc<AtomicBool>, limits: Limits) -> Guarded {
+    fn new(inner: TcpStream, state: Arc<ConnState>, limits: Limits) -> Guarded {
         let now = Instant::now();
+        state.waiting.store(true, Ordering::Release);
         Guarded {
             inner,
-            busy,
+            state,
             limits,
             // A new connection: its head must be in within the header limit, silent or not.
             wait: Wait::Head,
@@ -324,7 +431,7 @@ impl Guarded {
 
     /// Follows the connection's state before a read.
     fn observe(&mut self) {
-        let busy = self.busy.load(Ordering::Acquire);
+        let busy = self.state.busy.load(Ordering::Acquire);
         match (busy, self.wait) {
             (true, _) => self.wait = Wait::Busy,
             (false, Wait::Busy) => {
@@ -334,6 +441,9 @@ impl Guarded {
             }
             (false, _) => {}
         }
+        self.state
+            .waiting
+            .store(self.wait != Wait::Busy, Ordering::Release);
     }
 
     fn timed_out(what: &str) -> io::Error {
@@ -382,6 +492,7 @@ impl Guarded {
             Poll::Pending => {
                 if !self.write_stalled {
                     self.write_stalled = true;
+                    self.state.stalled.store(true, Ordering::Release);
                     let at = Instant::now() + self.limits.body;
                     self.write_deadline.as_mut().reset(at);
                 }
@@ -393,7 +504,10 @@ impl Guarded {
                 Poll::Pending
             }
             ready => {
-                self.write_stalled = false;
+                if self.write_stalled {
+                    self.write_stalled = false;
+                    self.state.stalled.store(false, Ordering::Release);
+                }
                 ready
             }
         }

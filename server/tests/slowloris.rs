@@ -181,12 +181,26 @@ async fn slow_and_silent_connections_are_closed_and_the_service_answers() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// More connections than the cap: the ones over it wait (in the listen queue) instead of taking descriptors, and are
-/// served once the silent ones before them have been closed.
+/// More connections than the cap, all silent, with limits too long to help: each new connection closes the oldest
+/// one without a request in progress, so `/v1/health` and a create are served at once instead of waiting for the
+/// silent ones to time out (the old server, and a cap that only waits, hang here). Once stopped, the server closes
+/// the rest.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn connections_over_the_cap_wait_their_turn() {
+async fn a_full_house_of_silent_connections_makes_room() {
     let dir = temp_dir("slowloris-cap");
-    let server = server(&dir, short_limits(10)).await;
+    let cap = 10;
+    let long = Duration::from_secs(600);
+    let server = server(
+        &dir,
+        Limits {
+            header_read: long,
+            body: long,
+            idle: long,
+            request: Duration::from_secs(60),
+            max_connections: cap,
+        },
+    )
+    .await;
     let key = server.new_sandbox_key.clone().unwrap();
     let addr = server.addr;
     let base = format!("http://{addr}");
@@ -197,12 +211,23 @@ async fn connections_over_the_cap_wait_their_turn() {
     let client = reqwest::Client::new();
     assert_eq!(health(&client, &base).await, 200);
     assert_eq!(create(&client, &base, &key).await, 201);
+    // The oldest were closed to make room (the health check's connection took the place of one more).
+    let rest = silent.split_off(N - cap + 1);
     for s in silent {
         assert!(until_closed(s, "silent socket over the cap")
             .await
             .is_empty());
     }
-    server.shutdown().await;
+    let stop = tokio::spawn(server.shutdown());
+    for s in rest {
+        assert!(until_closed(s, "silent socket at shutdown")
+            .await
+            .is_empty());
+    }
+    tokio::time::timeout(HANG_GUARD, stop)
+        .await
+        .expect("shutdown hung")
+        .unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
 
