@@ -11,10 +11,11 @@
 //!   listen queue, instead of taking descriptors the store and the webhook client need (at most one accepted
 //!   socket waits beyond the cap). `accept` errors (EMFILE, ENFILE, ENOBUFS) back off (10 ms doubling to 1 s)
 //!   instead of spinning;
-//! - the waiting limits, enforced on the socket by [`Guarded`]: a new connection must send a whole request head within
-//!   [`Limits::header_read`]; a kept-alive connection may stay silent [`Limits::idle`] after an answer, then has
-//!   [`Limits::header_read`] from the first byte of its next head; an answer the client does not take (a write that
-//!   makes no progress) for [`Limits::body`] closes the connection. hyper's own `header_read_timeout` is not used:
+//! - the waiting limits, enforced on the socket by a wrapper (`Guarded`): a new connection must send a whole request
+//!   head within [`Limits::header_read`]; a kept-alive connection may stay silent [`Limits::idle`] after an answer,
+//!   then has [`Limits::header_read`] from the first byte of its next head; an answer the client does not take (a
+//!   write that makes no progress) for [`Limits::body`] closes the connection. hyper's own `header_read_timeout` is
+//!   not used:
 //!   it starts when hyper begins waiting for a head, so on a kept-alive connection it also counts the idle time and
 //!   cannot tell an idle client from a slow one;
 //! - the request limits, in the handler (`lib.rs`): the body must arrive within [`Limits::body`] (408) and the whole

@@ -125,7 +125,8 @@ async fn slow_and_silent_connections_are_closed_and_the_service_answers() {
                 addr,
                 format!(
                     "POST /v1/facturas HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {key}\r\n\
-                     X-Environment: sandbox\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"tipo_documento\": 1,"
+                     X-Environment: sandbox\r\nContent-Type: application/json\r\n\
+                     Content-Length: 1000\r\n\r\n{{\"tipo_documento\": 1,"
                 )
                 .as_bytes(),
             )
@@ -135,9 +136,10 @@ async fn slow_and_silent_connections_are_closed_and_the_service_answers() {
     // A head sent a byte at a time, never finished: its limit counts from its first byte, not from the last.
     let trickle = tokio::spawn(async move {
         let mut s = TcpStream::connect(addr).await.unwrap();
-        let head = b"GET /v1/health HTTP/1.1\r\nHost: localhost\r\nX-Padding: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+        let mut head = b"GET /v1/health HTTP/1.1\r\nHost: localhost\r\nX-Padding: ".to_vec();
+        head.resize(64 * 1024, b'a');
         let sent = tokio::time::timeout(HANG_GUARD, async {
-            for b in head.iter().cycle() {
+            for b in &head {
                 if s.write_all(&[*b]).await.is_err() {
                     return;
                 }
