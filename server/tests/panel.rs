@@ -604,3 +604,82 @@ async fn an_outsider_cannot_lock_anyone_out() {
     server.shutdown().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Behind a reverse proxy given with `--trusted-proxy`, the client is the address the proxy puts in
+/// `X-Forwarded-For`: one client's wrong passwords refuse that client, not everyone behind the proxy. From an address
+/// that is not a trusted proxy, the header is ignored (it cannot be used to dodge the throttle).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_trusted_proxy_clients_are_told_apart() {
+    let dir = temp_dir("panel-proxy");
+    let mut c = ServerConfig::new(dir.clone());
+    c.addr = "127.0.0.1:0".parse().unwrap();
+    c.tick_interval = Duration::from_millis(100);
+    c.deliver_webhooks = false;
+    c.trusted_proxies = vec!["127.0.0.1".parse().unwrap()];
+    let server = start(c).await.unwrap();
+    let base = format!("http://{}", server.addr);
+    let account = server.with_engine(|e| {
+        e.transact(|svc, host| svc.create_account("Estudio", host).0.id)
+            .unwrap()
+    });
+    let browser = Browser::sign_in(&server, &account).await;
+    let (_, html) = browser
+        .post(
+            "/panel/contrasena",
+            &format!(
+                "nueva=contrasena-larga&repetir=contrasena-larga&csrf={}",
+                browser.csrf
+            ),
+        )
+        .await;
+    assert!(html.contains("Contraseña guardada"), "{html}");
+    let sign_in = |http: reqwest::Client, forwarded: &'static str, password: &'static str| {
+        let (base, account) = (base.clone(), account.clone());
+        async move {
+            http.post(format!("{base}/panel/ingresar"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .header("X-Forwarded-For", forwarded)
+                .body(format!("cuenta={account}&contrasena={password}"))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    };
+    let proxy = client_from("127.0.0.1");
+    for _ in 0..5 {
+        assert_eq!(
+            sign_in(proxy.clone(), "198.51.100.7", "adivinanza").await,
+            401
+        );
+    }
+    assert_eq!(
+        sign_in(proxy.clone(), "198.51.100.7", "contrasena-larga").await,
+        429
+    );
+    // Another client behind the same proxy; the left part of the header is the client's own word.
+    assert_eq!(
+        sign_in(
+            proxy.clone(),
+            "198.51.100.7, 203.0.113.9",
+            "contrasena-larga"
+        )
+        .await,
+        303
+    );
+    // Not a proxy: a made-up header changes nothing.
+    let direct = client_from("127.0.0.6");
+    for _ in 0..5 {
+        assert_eq!(
+            sign_in(direct.clone(), "192.0.2.1", "adivinanza").await,
+            401
+        );
+    }
+    assert_eq!(
+        sign_in(direct.clone(), "192.0.2.2", "contrasena-larga").await,
+        429
+    );
+    server.shutdown().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
