@@ -429,6 +429,9 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
                     more.host = SystemHost::new(Some(sandbox), production_signer.clone())?
                         .with_clock(setup.clock.clone());
                     more.host.set_seal_key(panel::server_key(&setup.data_dir)?);
+                    // One panel sign-in throttle per node: a client's failures count whichever engine serves it.
+                    more.service
+                        .set_panel_throttle(engine.service.panel_throttle().clone());
                     accounts::load_account_signers(&mut more)?;
                     others.push(more);
                 }

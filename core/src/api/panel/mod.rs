@@ -230,6 +230,17 @@ impl<S: Store> Service<S> {
         Some(format!("{base}/panel/entrar?token={token}"))
     }
 
+    /// The panel's sign-in throttle (failures by source and account), to give to another engine of the same host.
+    pub fn panel_throttle(&self) -> &throttle::Throttles {
+        &self.panel_throttle
+    }
+
+    /// Makes this service count failed sign-ins in `throttle`, shared with the host's other engines, so that a
+    /// client's failures count once whichever engine serves it.
+    pub fn set_panel_throttle(&mut self, throttle: throttle::Throttles) {
+        self.panel_throttle = throttle;
+    }
+
     fn record<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
         serde_json::from_str(&self.store.panel_record(key)?).ok()
     }

@@ -12,12 +12,14 @@
 //!   [`MAX_FAILURES`]; a source without failures still signs in.
 //!
 //! The state is in memory, pure (the time comes in as an argument) and bounded: at most [`MAX_TRACKED`] entries per
-//! table, expired windows dropped first and the oldest window after them. Account ids are kept as their SHA-256, so
+//! table, expired windows dropped first and the oldest window after them. Clones share it, so a host with several
+//! engines gives them one ([`crate::api::Service::set_panel_throttle`]). Account ids are kept as their SHA-256, so
 //! an unknown id costs as much as a known one and reveals nothing.
 
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::net::IpAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Seconds over which failed sign-ins are counted.
 pub const THROTTLE_WINDOW: i64 = 15 * 60;
@@ -135,19 +137,33 @@ impl<K: Ord + Clone> Counters<K> {
     }
 }
 
-/// The panel's sign-in throttle (one per [`crate::api::Service`]).
+/// The panel's sign-in throttle of a [`crate::api::Service`]; its clones share one state.
 #[derive(Debug, Clone, Default)]
-pub struct Throttles {
+pub struct Throttles(Arc<Mutex<Tables>>);
+
+#[derive(Debug, Default)]
+struct Tables {
     sources: Counters<Source>,
     pairs: Counters<(AccountKey, Source)>,
     accounts: Counters<AccountKey>,
 }
 
-impl Throttles {
-    /// `Some(second the refusal ends)` when `source` may not try anything now (its own failures).
-    pub(super) fn source_refused(&self, source: Source, now: i64) -> Option<i64> {
+impl Tables {
+    fn source_refused(&self, source: Source, now: i64) -> Option<i64> {
         let (n, until) = self.sources.get(&source, now);
         (n >= MAX_SOURCE_FAILURES).then_some(until)
+    }
+}
+
+impl Throttles {
+    fn tables(&self) -> MutexGuard<'_, Tables> {
+        // Counters only: a panic half-way leaves at worst one count off.
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// `Some(second the refusal ends)` when `source` may not try anything now (its own failures).
+    pub(super) fn source_refused(&self, source: Source, now: i64) -> Option<i64> {
+        self.tables().source_refused(source, now)
     }
 
     /// `Some(second the refusal ends)` when `source` may not try a password for `account` now: its own failures for
@@ -158,39 +174,42 @@ impl Throttles {
         source: Source,
         now: i64,
     ) -> Option<i64> {
-        if let Some(until) = self.source_refused(source, now) {
+        let t = self.tables();
+        if let Some(until) = t.source_refused(source, now) {
             return Some(until);
         }
-        let (total, _) = self.accounts.get(account, now);
+        let (total, _) = t.accounts.get(account, now);
         let max = if total >= ACCOUNT_UNDER_ATTACK {
             MAX_FAILURES_UNDER_ATTACK
         } else {
             MAX_FAILURES
         };
-        let (n, until) = self.pairs.get(&(*account, source), now);
+        let (n, until) = t.pairs.get(&(*account, source), now);
         (n >= max).then_some(until)
     }
 
     /// Counts a bogus link presented by `source`.
-    pub(super) fn link_failed(&mut self, source: Source, now: i64) {
-        self.sources.fail(source, now);
+    pub(super) fn link_failed(&self, source: Source, now: i64) {
+        self.tables().sources.fail(source, now);
     }
 
     /// Counts a wrong password for `account` from `source`.
-    pub(super) fn password_failed(&mut self, account: AccountKey, source: Source, now: i64) {
-        self.sources.fail(source, now);
-        self.pairs.fail((account, source), now);
-        self.accounts.fail(account, now);
+    pub(super) fn password_failed(&self, account: AccountKey, source: Source, now: i64) {
+        let mut t = self.tables();
+        t.sources.fail(source, now);
+        t.pairs.fail((account, source), now);
+        t.accounts.fail(account, now);
     }
 
     /// Forgets the failures of `source` for `account` after a correct password.
-    pub(super) fn password_ok(&mut self, account: &AccountKey, source: Source) {
-        self.pairs.clear(&(*account, source));
+    pub(super) fn password_ok(&self, account: &AccountKey, source: Source) {
+        self.tables().pairs.clear(&(*account, source));
     }
 
     /// Entries kept, all tables together (tests of the bound).
     pub fn tracked(&self) -> usize {
-        self.sources.len() + self.pairs.len() + self.accounts.len()
+        let t = self.tables();
+        t.sources.len() + t.pairs.len() + t.accounts.len()
     }
 }
 
@@ -220,7 +239,7 @@ mod tests {
 
     #[test]
     fn one_sources_failures_never_refuse_another() {
-        let mut t = Throttles::default();
+        let t = Throttles::default();
         let acct = account_key("acct_x");
         for _ in 0..MAX_SOURCE_FAILURES {
             t.password_failed(acct, v4(1), 1000);
@@ -246,18 +265,23 @@ mod tests {
 
     #[test]
     fn the_state_stays_bounded() {
-        let mut t = Throttles::default();
+        let t = Throttles::default();
         let acct = account_key("acct_x");
         for i in 0..(MAX_TRACKED as u32 + 50) {
             let ip = IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i));
             t.password_failed(acct, Source::of(Some(ip)), 1000);
         }
         // Full of live windows: the oldest makes room.
-        assert_eq!(t.sources.len(), MAX_TRACKED);
-        assert_eq!(t.pairs.len(), MAX_TRACKED);
-        assert_eq!(t.accounts.len(), 1);
+        assert_eq!(t.tables().sources.len(), MAX_TRACKED);
+        assert_eq!(t.tables().pairs.len(), MAX_TRACKED);
+        assert_eq!(t.tables().accounts.len(), 1);
+        assert_eq!(t.tracked(), 2 * MAX_TRACKED + 1);
         // Expired windows go first once a table is full.
         t.link_failed(v4(9), 1000 + THROTTLE_WINDOW);
-        assert_eq!(t.sources.len(), 1);
+        assert_eq!(t.tables().sources.len(), 1);
+        // Clones share the state.
+        let shared = t.clone();
+        shared.link_failed(v4(10), 1000 + THROTTLE_WINDOW);
+        assert_eq!(t.tables().sources.len(), 2);
     }
 }
