@@ -1,5 +1,6 @@
 //! The account panel in-process (the HTTP face is server/tests/panel.rs): the certificate page's expiry warning and
-//! the refusal of an expired certificate, with the test clock moved to the test certificate's last days.
+//! the refusal of an expired certificate, with the test clock moved to the test certificate's last days; sign-in
+//! throttling by client address that no outsider can turn against an account (issue 34).
 #![cfg(feature = "panel")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
