@@ -88,7 +88,7 @@ enum Command {
     Sifen(sifen::SifenCommand),
     /// Run the /v1 service on a local HTTP server (SQLite in --data; simulated SIFEN in the sandbox, SIFEN over
     /// TLS 1.2 with --p12 in production; webhooks). Example: kuatia serve --addr 127.0.0.1:8080 --data ./kuatia-data
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// API keys of a `kuatia serve` data directory: kuatia keys create --live --data ./kuatia-data
     #[command(subcommand, after_help = AFTER_HELP)]
     Keys(serve::KeysCommand),
@@ -109,7 +109,7 @@ fn run(command: Command) -> output::Outcome {
         Command::Verify { file, at } => issue::run_verify(&file, &at),
         Command::Numbering(c) => issue::run_numbering(c),
         Command::Kude(a) => kude::run(a),
-        Command::Serve(a) => serve::run(a),
+        Command::Serve(a) => serve::run(*a),
         Command::Keys(c) => serve::keys(c),
         Command::Accounts(c) => serve::accounts(c),
         Command::Sifen(c) => sifen::run(c),

@@ -53,6 +53,30 @@ pub struct ServeArgs {
     /// Largest request body, in bytes.
     #[arg(long, default_value_t = 1024 * 1024)]
     pub max_body: usize,
+    /// Seconds a client has to send a request's head (request line and headers), from the connection's start or,
+    /// on a kept-alive connection, from the head's first byte; then the connection is closed.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub header_read_timeout: u64,
+    /// Seconds a client has to send a request's body once its head is in (else 408 and the connection is closed);
+    /// also how long an answer the client does not read may wait before the connection is closed.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub body_timeout: u64,
+    /// Seconds a kept-alive connection may stay silent between requests before it is closed.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+    pub idle_timeout: u64,
+    /// Seconds from a request's head to its answer, waits for the writer and the signing queue included (else 503
+    /// REQUEST_TIMEOUT; a create carries on, and a retry with its Idempotency-Key gets it).
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+    pub request_timeout: u64,
+    /// Open connections at most: at the cap a new connection closes the oldest one with no request in progress, or
+    /// waits in the listen queue (default: 1024, or fewer so that a quarter of the open-file limit, `ulimit -n`, and
+    /// at least 128 files stay free for the store and the webhooks).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
+    pub max_connections: Option<u64>,
+    /// A reverse proxy (IP address, repeatable) whose X-Forwarded-For names the client; the panel throttles failed
+    /// sign-ins by client address, which is otherwise the proxy's for everyone.
+    #[arg(long = "trusted-proxy", value_name = "IP")]
+    pub trusted_proxies: Vec<std::net::IpAddr>,
     /// TEST ONLY: deliver webhooks registered as https://127.0.0.1 or https://localhost over plain HTTP.
     #[arg(long)]
     pub insecure_webhooks_http: bool,
@@ -266,6 +290,17 @@ pub fn run(args: ServeArgs) -> Outcome {
         config.tick_interval = Duration::from_millis(args.tick_ms.max(10));
         config.webhook_interval = config.tick_interval;
         config.max_body = args.max_body;
+        config.limits = kuatia_server::conn::Limits {
+            header_read: Duration::from_secs(args.header_read_timeout),
+            body: Duration::from_secs(args.body_timeout),
+            idle: Duration::from_secs(args.idle_timeout),
+            request: Duration::from_secs(args.request_timeout),
+            max_connections: match args.max_connections {
+                Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
+                None => kuatia_server::conn::default_max_connections(),
+            },
+        };
+        config.trusted_proxies = args.trusted_proxies.clone();
         config.insecure_webhooks_http = args.insecure_webhooks_http;
         config.allow_private_webhooks = args.allow_private_webhooks;
         config.webhook_secret_grace = args.webhook_secret_grace;

@@ -153,6 +153,10 @@ registry! {
     INVALID_QUERY = "INVALID_QUERY";
     /// A request body was sent with a `Content-Type` other than `application/json` (HTTP 415).
     UNSUPPORTED_MEDIA_TYPE = "UNSUPPORTED_MEDIA_TYPE";
+    /// The request did not arrive, or was not answered, within the server's time limits: its body within
+    /// `--body-timeout` (HTTP 408), its answer within `--request-timeout` (HTTP 503, retry; a create with the same
+    /// `Idempotency-Key` is not repeated).
+    REQUEST_TIMEOUT = "REQUEST_TIMEOUT";
     /// A webhook URL names this machine or a private, loopback or link-local address (SSRF); the operator may allow it.
     WEBHOOK_URL_NOT_ALLOWED = "WEBHOOK_URL_NOT_ALLOWED";
     /// The `Idempotency-Key` header is empty or longer than 255 characters.

@@ -1,5 +1,6 @@
 //! The account panel in-process (the HTTP face is server/tests/panel.rs): the certificate page's expiry warning and
-//! the refusal of an expired certificate, with the test clock moved to the test certificate's last days.
+//! the refusal of an expired certificate, with the test clock moved to the test certificate's last days; sign-in
+//! throttling by client address that no outsider can turn against an account (issue 34).
 #![cfg(feature = "panel")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -140,4 +141,139 @@ fn an_expired_certificate_is_refused() {
         &mut host,
     );
     assert_eq!(r.status, 403);
+}
+
+/// A form POST under `/panel` from a client address.
+fn post_from(
+    svc: &mut Service<MemoryStore>,
+    host: &mut TestHost,
+    client: &str,
+    path: &str,
+    body: String,
+) -> HttpResponse {
+    let req = request(
+        "POST",
+        path,
+        "",
+        body.into_bytes(),
+        "application/x-www-form-urlencoded",
+    );
+    match svc.handle_step_from(&req, Some(client.parse().unwrap()), host) {
+        kuatia_core::api::Step::Done(r) => r,
+        kuatia_core::api::Step::Sign(_) => panic!("a panel request is never a create"),
+    }
+}
+
+/// Issue 34: an outsider's failures (bogus links, wrong passwords, no authentication) from one address refuse that
+/// address, never another's valid link or correct password.
+#[test]
+fn nobody_locks_someone_else_out() {
+    let (mut svc, mut host, cookie, csrf) = signed_in(time::OffsetDateTime::now_utc());
+    let (a, b) = ("198.51.100.7", "203.0.113.9");
+    // The account's password, set in its session.
+    let r = svc.handle(
+        &request(
+            "POST",
+            "/panel/contrasena",
+            &cookie,
+            format!("nueva=contrasena-larga&repetir=contrasena-larga&csrf={csrf}").into_bytes(),
+            "application/x-www-form-urlencoded",
+        ),
+        &mut host,
+    );
+    assert!(text(&r).contains("Contraseña guardada"), "{}", text(&r));
+    let account = kuatia_core::api::Store::accounts(&svc.store)[0].id.clone();
+
+    // 20 bogus links from A: A is refused, with a page that tells the truth.
+    for i in 0..20 {
+        let r = post_from(
+            &mut svc,
+            &mut host,
+            a,
+            "/panel/entrar",
+            format!("token=bogus{i}"),
+        );
+        assert_eq!(r.status, 401);
+    }
+    let refused = post_from(
+        &mut svc,
+        &mut host,
+        a,
+        "/panel/entrar",
+        "token=bogus".into(),
+    );
+    assert_eq!(refused.status, 429);
+    assert!(text(&refused).contains("enlace de ingreso válido funciona siempre"));
+    let retry: i64 = refused.header("Retry-After").unwrap().parse().unwrap();
+    assert!(retry > 0 && retry <= kuatia_core::api::panel::THROTTLE_WINDOW);
+    // B's valid link works, and so would a valid link presented by A.
+    for client in [b, a] {
+        let link = svc.panel_login_link(&account, &mut host).unwrap();
+        let token = link.split("token=").nth(1).unwrap();
+        let r = post_from(
+            &mut svc,
+            &mut host,
+            client,
+            "/panel/entrar",
+            format!("token={token}"),
+        );
+        assert_eq!(r.status, 303, "{client}: {}", text(&r));
+    }
+
+    // Wrong passwords from C (a fresh source): C is refused after 5, even with the right password; B signs in.
+    let c = "192.0.2.33";
+    let wrong = format!("cuenta={account}&contrasena=adivinanza");
+    let right = format!("cuenta={account}&contrasena=contrasena-larga");
+    for _ in 0..5 {
+        let r = post_from(&mut svc, &mut host, c, "/panel/ingresar", wrong.clone());
+        assert_eq!(r.status, 401);
+    }
+    assert_eq!(
+        post_from(&mut svc, &mut host, c, "/panel/ingresar", right.clone()).status,
+        429
+    );
+    assert_eq!(
+        post_from(&mut svc, &mut host, b, "/panel/ingresar", right.clone()).status,
+        303
+    );
+
+    // Many sources guessing (the account is under attack): each new source gets fewer guesses, B still signs in.
+    for n in 0..20u8 {
+        let src = format!("192.0.2.{}", 100 + n);
+        for _ in 0..2 {
+            let r = post_from(&mut svc, &mut host, &src, "/panel/ingresar", wrong.clone());
+            assert_eq!(r.status, 401);
+        }
+    }
+    let late = post_from(
+        &mut svc,
+        &mut host,
+        "192.0.2.200",
+        "/panel/ingresar",
+        wrong.clone(),
+    );
+    assert_eq!(late.status, 401);
+    let late = post_from(
+        &mut svc,
+        &mut host,
+        "192.0.2.200",
+        "/panel/ingresar",
+        wrong.clone(),
+    );
+    assert_eq!(late.status, 401);
+    let late = post_from(
+        &mut svc,
+        &mut host,
+        "192.0.2.200",
+        "/panel/ingresar",
+        wrong.clone(),
+    );
+    assert_eq!(
+        late.status, 429,
+        "2 guesses per source while the account is under attack"
+    );
+    assert_eq!(
+        post_from(&mut svc, &mut host, b, "/panel/ingresar", right).status,
+        303
+    );
 }

@@ -31,6 +31,7 @@ macro_rules! select_invoices {
 pub mod accounts;
 pub mod backend;
 pub mod commit;
+pub mod conn;
 pub mod faults;
 pub mod host;
 pub mod numbering;
@@ -126,6 +127,11 @@ pub struct ServerConfig {
     pub sifen_lease: Option<i64>,
     /// PostgreSQL: engines (each with its own connection) serving requests at once on this node (`--db-pool`).
     pub db_pool: usize,
+    /// Time limits of every connection and request, and the cap on open connections (docs/operations.md).
+    pub limits: conn::Limits,
+    /// Reverse proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`); the panel throttles sign-ins
+    /// by client address.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -168,6 +174,8 @@ impl ServerConfig {
             clock: Clock::system(),
             sifen_lease: None,
             db_pool: 1,
+            limits: conn::Limits::default(),
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -347,6 +355,10 @@ struct App {
     /// The threads that sign creates.
     signing: Arc<signing::Signing>,
     max_body: usize,
+    /// `--body-timeout` and `--request-timeout` ([`conn::Limits`]).
+    limits: conn::Limits,
+    /// `--trusted-proxy`.
+    trusted_proxies: Arc<[std::net::IpAddr]>,
 }
 
 /// Binds, opens the data directory (creating the sandbox account on first start) and spawns the HTTP server, the
@@ -379,6 +391,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         sifen_retry: config.sifen_retry.clone(),
         database: config.database.clone(),
         data_dir: config.data_dir.clone(),
+        trusted_proxies: config.trusted_proxies.clone(),
         clock: config.clock.clone(),
         base_url: None,
         ..config
@@ -417,6 +430,9 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
                     more.host = SystemHost::new(Some(sandbox), production_signer.clone())?
                         .with_clock(setup.clock.clone());
                     more.host.set_seal_key(panel::server_key(&setup.data_dir)?);
+                    // One panel sign-in throttle per node: a client's failures count whichever engine serves it.
+                    more.service
+                        .set_panel_throttle(engine.service.panel_throttle().clone());
                     accounts::load_account_signers(&mut more)?;
                     others.push(more);
                 }
@@ -440,16 +456,11 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         readers,
         signing: Arc::new(signing::Signing::start(cores)?),
         max_body: config.max_body,
+        limits: config.limits,
+        trusted_proxies: config.trusted_proxies.clone().into(),
     });
-    let mut on_stop = stopped.clone();
-    let http = tokio::spawn(async move {
-        let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
-            let _ = on_stop.wait_for(|s| *s).await;
-        });
-        if let Err(e) = serve.await {
-            tracing::error!(error = %e, "http server stopped");
-        }
-    });
+    tracing::info!(limits = ?config.limits, "connection limits");
+    let http = tokio::spawn(conn::serve(listener, app, config.limits, stopped.clone()));
     let mut tasks = vec![
         http,
         tokio::spawn(tick_loop(
@@ -548,9 +559,30 @@ async fn drain(mut body: Body) {
 }
 
 /// The only handler: the request, whole, into [`Service::handle`]; every answer carries a `Request-Id`, also logged.
+/// An answer not ready within `--request-timeout` is 503 `REQUEST_TIMEOUT` (the work goes on: a create is stored and
+/// its `Idempotency-Key` finds it).
 async fn handle(State(app): State<App>, req: Request) -> Response {
     let id = request_id();
-    let mut response = handle_inner(app, req, &id).await;
+    let deadline = app.limits.request;
+    let mut response = match tokio::time::timeout(deadline, handle_inner(app, req, &id)).await {
+        Ok(r) => r,
+        Err(_) => {
+            tracing::warn!(request_id = %id, "request timed out");
+            let mut r = json_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                kuatia_core::code::REQUEST_TIMEOUT,
+                &format!(
+                    "no answer within {} s; retry (a create with the same Idempotency-Key is not repeated)",
+                    deadline.as_secs_f64()
+                ),
+            );
+            r.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                HeaderValue::from_static("1"),
+            );
+            r
+        }
+    };
     if let Ok(v) = HeaderValue::from_str(&id) {
         response.headers_mut().insert(REQUEST_ID_HEADER, v);
     }
@@ -559,11 +591,15 @@ async fn handle(State(app): State<App>, req: Request) -> Response {
 
 /// A request through the engine: its store work in the writer's next group; a create leaves it to be signed on a
 /// signing thread (its number reserved and committed) and comes back to be stored.
-async fn serve(app: &App, request: HttpRequest) -> Result<HttpResponse, commit::Failed> {
+async fn serve(
+    app: &App,
+    request: HttpRequest,
+    client: Option<std::net::IpAddr>,
+) -> Result<HttpResponse, commit::Failed> {
     let (step, signer) = app
         .committer
         .call(move |svc, host| {
-            let step = svc.handle_step(&request, host);
+            let step = svc.handle_step_from(&request, client, host);
             // A P12 uploaded through the panel is written in the same transaction.
             panel::persist(svc, host);
             let signer = match &step {
@@ -591,6 +627,30 @@ async fn serve(app: &App, request: HttpRequest) -> Result<HttpResponse, commit::
 async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
     let started = Instant::now();
     let (parts, body) = req.into_parts();
+    let client = parts.extensions.get::<conn::Peer>().map(|p| {
+        let forwarded = parts
+            .headers
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|v| v.to_str().ok());
+        conn::client_address(p.0.ip(), forwarded, &app.trusted_proxies)
+    });
+    // The body within `--body-timeout` of the head; a client that sends it slower is answered 408 and closed.
+    let timed_out = || {
+        let mut r = json_error(
+            StatusCode::REQUEST_TIMEOUT,
+            kuatia_core::code::REQUEST_TIMEOUT,
+            &format!(
+                "the request body did not arrive within {} s",
+                app.limits.body.as_secs_f64()
+            ),
+        );
+        r.headers_mut().insert(
+            axum::http::header::CONNECTION,
+            HeaderValue::from_static("close"),
+        );
+        r
+    };
     let declared = parts
         .headers
         .get(axum::http::header::CONTENT_LENGTH)
@@ -606,12 +666,21 @@ async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
     if let Some(n) = declared.filter(|n| *n > app.max_body) {
         // A body up to four times the limit is read and dropped first, so the client (still sending) gets the 413
         // rather than a broken pipe; a larger one is cut off.
-        if n <= app.max_body.saturating_mul(4) {
-            drain(body).await;
+        if n <= app.max_body.saturating_mul(4)
+            && tokio::time::timeout(app.limits.body, drain(body))
+                .await
+                .is_err()
+        {
+            return timed_out();
         }
         return too_large();
     }
-    let Ok(bytes) = axum::body::to_bytes(body, app.max_body).await else {
+    let Ok(read) =
+        tokio::time::timeout(app.limits.body, axum::body::to_bytes(body, app.max_body)).await
+    else {
+        return timed_out();
+    };
+    let Ok(bytes) = read else {
         return too_large();
     };
     let path = parts.uri.path().to_string();
@@ -638,7 +707,7 @@ async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
         // A task of its own: a client that hangs up does not stop a create half-way (its number would be a gap).
         None => {
             let app = app.clone();
-            tokio::spawn(async move { serve(&app, request).await })
+            tokio::spawn(async move { serve(&app, request, client).await })
                 .await
                 .unwrap_or(Err(commit::Failed::Panic))
         }

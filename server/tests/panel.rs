@@ -29,6 +29,15 @@ fn client() -> reqwest::Client {
         .unwrap()
 }
 
+/// A client whose connections come from `ip` (any 127.0.0.0/8 address works on loopback): another source.
+fn client_from(ip: &str) -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .local_address(ip.parse::<std::net::IpAddr>().unwrap())
+        .build()
+        .unwrap()
+}
+
 /// A signed-in browser: the session cookie and the CSRF token of the last page.
 struct Browser {
     http: reqwest::Client,
@@ -513,11 +522,164 @@ async fn passwords_and_sign_in_rate_limit() {
     // Locked for the window, even with the right password.
     assert_eq!(sign_in("contrase%C3%B1a-larga").await, 429);
 
-    // Guessing links is throttled too.
+    // Guessing links is throttled too (from a source without failures yet: a source's password failures count).
+    let guesser = client_from("127.0.0.4");
     for _ in 0..20 {
-        assert_eq!(post_link(&client(), &base, "guess").await.status(), 401);
+        assert_eq!(post_link(&guesser, &base, "guess").await.status(), 401);
     }
-    assert_eq!(post_link(&client(), &base, "guess").await.status(), 429);
+    assert_eq!(post_link(&guesser, &base, "guess").await.status(), 429);
+    server.shutdown().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 34: without authentication, 20 bogus links and 5 wrong passwords from one address (A) locked every
+/// holder of the account out for 15 minutes, valid links included. Now A alone is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_outsider_cannot_lock_anyone_out() {
+    let dir = temp_dir("panel-lockout");
+    let server = server(&dir).await;
+    let base = format!("http://{}", server.addr);
+    let account = server.with_engine(|e| {
+        e.transact(|svc, host| svc.create_account("Estudio", host).0.id)
+            .unwrap()
+    });
+    let browser = Browser::sign_in(&server, &account).await;
+    let (_, html) = browser
+        .post(
+            "/panel/contrasena",
+            &format!(
+                "nueva=contrasena-larga&repetir=contrasena-larga&csrf={}",
+                browser.csrf
+            ),
+        )
+        .await;
+    assert!(html.contains("Contraseña guardada"), "{html}");
+    let (attacker, holder) = (client_from("127.0.0.2"), client_from("127.0.0.3"));
+
+    // 20 bogus links from A, then A is refused, with a page that does not send it to a blocked door.
+    for i in 0..20 {
+        let r = post_link(&attacker, &base, &format!("bogus{i}")).await;
+        assert_eq!(r.status(), 401);
+    }
+    let r = post_link(&attacker, &base, "bogus").await;
+    assert_eq!(r.status(), 429);
+    assert!(r.headers().contains_key("retry-after"));
+    let page = r.text().await.unwrap();
+    assert!(
+        page.contains("enlace de ingreso válido funciona siempre"),
+        "{page}"
+    );
+    // The holder's valid link works.
+    let link = server
+        .with_engine(|e| e.transact(|svc, host| svc.panel_login_link(&account, host)))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        post_link(&holder, &base, &token_of(&link)).await.status(),
+        303
+    );
+
+    // Wrong passwords from A (a fresh address, A2, so only this attempt's failures count), then A2 is refused even
+    // with the right password, while the holder's right password signs in.
+    let attacker = client_from("127.0.0.5");
+    let sign_in = |http: reqwest::Client, password: &'static str| {
+        let (base, account) = (base.clone(), account.clone());
+        async move {
+            http.post(format!("{base}/panel/ingresar"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .body(format!("cuenta={account}&contrasena={password}"))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    };
+    for _ in 0..6 {
+        let status = sign_in(attacker.clone(), "adivinanza").await;
+        assert!(status == 401 || status == 429, "{status}");
+    }
+    assert_eq!(sign_in(attacker.clone(), "contrasena-larga").await, 429);
+    assert_eq!(sign_in(holder.clone(), "contrasena-larga").await, 303);
+    server.shutdown().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Behind a reverse proxy given with `--trusted-proxy`, the client is the address the proxy puts in
+/// `X-Forwarded-For`: one client's wrong passwords refuse that client, not everyone behind the proxy. From an address
+/// that is not a trusted proxy, the header is ignored (it cannot be used to dodge the throttle).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_trusted_proxy_clients_are_told_apart() {
+    let dir = temp_dir("panel-proxy");
+    let mut c = ServerConfig::new(dir.clone());
+    c.addr = "127.0.0.1:0".parse().unwrap();
+    c.tick_interval = Duration::from_millis(100);
+    c.deliver_webhooks = false;
+    c.trusted_proxies = vec!["127.0.0.1".parse().unwrap()];
+    let server = start(c).await.unwrap();
+    let base = format!("http://{}", server.addr);
+    let account = server.with_engine(|e| {
+        e.transact(|svc, host| svc.create_account("Estudio", host).0.id)
+            .unwrap()
+    });
+    let browser = Browser::sign_in(&server, &account).await;
+    let (_, html) = browser
+        .post(
+            "/panel/contrasena",
+            &format!(
+                "nueva=contrasena-larga&repetir=contrasena-larga&csrf={}",
+                browser.csrf
+            ),
+        )
+        .await;
+    assert!(html.contains("Contraseña guardada"), "{html}");
+    let sign_in = |http: reqwest::Client, forwarded: &'static str, password: &'static str| {
+        let (base, account) = (base.clone(), account.clone());
+        async move {
+            http.post(format!("{base}/panel/ingresar"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .header("X-Forwarded-For", forwarded)
+                .body(format!("cuenta={account}&contrasena={password}"))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    };
+    let proxy = client_from("127.0.0.1");
+    for _ in 0..5 {
+        assert_eq!(
+            sign_in(proxy.clone(), "198.51.100.7", "adivinanza").await,
+            401
+        );
+    }
+    assert_eq!(
+        sign_in(proxy.clone(), "198.51.100.7", "contrasena-larga").await,
+        429
+    );
+    // Another client behind the same proxy; the left part of the header is the client's own word.
+    assert_eq!(
+        sign_in(
+            proxy.clone(),
+            "198.51.100.7, 203.0.113.9",
+            "contrasena-larga"
+        )
+        .await,
+        303
+    );
+    // Not a proxy: a made-up header changes nothing.
+    let direct = client_from("127.0.0.6");
+    for _ in 0..5 {
+        assert_eq!(
+            sign_in(direct.clone(), "192.0.2.1", "adivinanza").await,
+            401
+        );
+    }
+    assert_eq!(
+        sign_in(direct.clone(), "192.0.2.2", "contrasena-larga").await,
+        429
+    );
     server.shutdown().await;
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -298,6 +298,9 @@ pub struct Service<S: Store> {
     in_progress: create::InProgressKeys,
     /// The resource parts of recently read invoices' signed XML.
     documents: document::Parts,
+    /// Failed panel sign-ins by source and account (in memory, bounded).
+    #[cfg(feature = "panel")]
+    panel_throttle: panel::throttle::Throttles,
 }
 
 /// One item of the production-readiness check (spec §1).
@@ -685,6 +688,8 @@ impl<S: Store> Service<S> {
             scheduled: false,
             in_progress: create::InProgressKeys::default(),
             documents: document::Parts::default(),
+            #[cfg(feature = "panel")]
+            panel_throttle: panel::throttle::Throttles::default(),
         }
     }
 
@@ -812,12 +817,25 @@ impl<S: Store> Service<S> {
     /// stops with its number reserved ([`Step::Sign`]), so that a host can sign it without holding its store, then
     /// finish it with [`Service::finish_create`].
     pub fn handle_step(&mut self, req: &HttpRequest, host: &mut dyn Host) -> Step {
+        self.handle_step_from(req, None, host)
+    }
+
+    /// [`Service::handle_step`] of a request from `client`, the peer address the host accepted it from: the panel
+    /// throttles failed sign-ins by it. `None` makes every client one source.
+    pub fn handle_step_from(
+        &mut self,
+        req: &HttpRequest,
+        client: Option<std::net::IpAddr>,
+        host: &mut dyn Host,
+    ) -> Step {
         self.tick_due(host);
         let (path, query) = req.path.split_once('?').unwrap_or((req.path.as_str(), ""));
         #[cfg(feature = "panel")]
         if path == "/panel" || path.starts_with("/panel/") {
-            return Step::Done(self.panel(req, host));
+            return Step::Done(self.panel(req, client, host));
         }
+        #[cfg(not(feature = "panel"))]
+        let _ = client;
         let segments = route_segments(path);
         let method = req.method.to_ascii_uppercase();
         let route: (&[&str], &str) = (&segments, method.as_str());

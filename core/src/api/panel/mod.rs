@@ -11,12 +11,15 @@
 //!   (`Secure` when [`super::Config::base_url`] is `https://`), stored only as its SHA-256; [`SESSION_TTL`].
 //! - Every state-changing form carries the session's CSRF token; a missing or wrong one is 403, and so is any POST
 //!   whose `Origin` is another site (sign-in forms included).
-//! - Failed sign-ins are counted per account and over all links; [`MAX_FAILURES`] in [`THROTTLE_WINDOW`] seconds
-//!   locks the door (429) until the window ends.
+//! - Failed sign-ins are counted by source (the client address the host passes to [`Service::handle_step_from`]),
+//!   by account and source, and by account ([`throttle`]): a source that fails too often is refused (429) until its
+//!   window ends, while a valid link, or a correct password from a source that is not itself refused, always signs
+//!   in. Nobody can lock someone else out.
 //! - No page shows an existing API key, a webhook secret after its creation, the CSC or the P12 password.
 
 mod form;
 mod html;
+pub mod throttle;
 
 use super::auth::{self, Environment};
 use super::webhook::Delivery;
@@ -34,12 +37,7 @@ use zeroize::Zeroizing;
 pub const LINK_TTL: i64 = 15 * 60;
 /// Seconds a session lasts.
 pub const SESSION_TTL: i64 = 8 * 3600;
-/// Seconds over which failed sign-ins are counted.
-pub const THROTTLE_WINDOW: i64 = 15 * 60;
-/// Failed sign-ins of one account (password) in a window before further attempts are refused.
-pub const MAX_FAILURES: u32 = 5;
-/// Failed one-time-link sign-ins (all accounts together) in a window before further attempts are refused.
-pub const MAX_LINK_FAILURES: u32 = 20;
+pub use throttle::{MAX_FAILURES, MAX_SOURCE_FAILURES, THROTTLE_WINDOW};
 /// Shortest password accepted.
 pub const MIN_PASSWORD: usize = 10;
 /// Name of the session cookie.
@@ -58,12 +56,6 @@ struct SessionRecord {
     account_id: String,
     csrf: String,
     expires_at: i64,
-}
-
-#[derive(Serialize, Deserialize, Default)]
-struct Throttle {
-    window_start: i64,
-    failures: u32,
 }
 
 fn digest(secret: &str) -> String {
@@ -238,6 +230,17 @@ impl<S: Store> Service<S> {
         Some(format!("{base}/panel/entrar?token={token}"))
     }
 
+    /// The panel's sign-in throttle (failures by source and account), to give to another engine of the same host.
+    pub fn panel_throttle(&self) -> &throttle::Throttles {
+        &self.panel_throttle
+    }
+
+    /// Makes this service count failed sign-ins in `throttle`, shared with the host's other engines, so that a
+    /// client's failures count once whichever engine serves it.
+    pub fn set_panel_throttle(&mut self, throttle: throttle::Throttles) {
+        self.panel_throttle = throttle;
+    }
+
     fn record<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
         serde_json::from_str(&self.store.panel_record(key)?).ok()
     }
@@ -248,7 +251,12 @@ impl<S: Store> Service<S> {
     }
 
     /// Handles one request under `/panel`.
-    pub(super) fn panel(&mut self, req: &HttpRequest, host: &mut dyn Host) -> HttpResponse {
+    pub(super) fn panel(
+        &mut self,
+        req: &HttpRequest,
+        client: Option<std::net::IpAddr>,
+        host: &mut dyn Host,
+    ) -> HttpResponse {
         let (path, query) = req.path.split_once('?').unwrap_or((req.path.as_str(), ""));
         let path = path.trim_end_matches('/');
         let method = req.method.to_ascii_uppercase();
@@ -270,8 +278,8 @@ impl<S: Store> Service<S> {
                 return html::asset("text/javascript; charset=utf-8", html::JS)
             }
             ("/panel/entrar", false) => return self.link_page(query),
-            ("/panel/entrar", true) => return self.link_sign_in(req, host),
-            ("/panel/ingresar", true) => return self.password_sign_in(req, host),
+            ("/panel/entrar", true) => return self.link_sign_in(req, client, host),
+            ("/panel/ingresar", true) => return self.password_sign_in(req, client, host),
             _ => {}
         }
         let now = host.now().unix_timestamp();
@@ -416,25 +424,10 @@ impl<S: Store> Service<S> {
         r
     }
 
-    /// Whether a throttle allows one more attempt now.
-    fn throttled(&self, key: &str, max: u32, now: i64) -> bool {
-        let t: Throttle = self.record(key).unwrap_or_default();
-        now < t.window_start.saturating_add(THROTTLE_WINDOW) && t.failures >= max
-    }
-
-    fn fail(&mut self, key: &str, now: i64) {
-        let mut t: Throttle = self.record(key).unwrap_or_default();
-        if now >= t.window_start.saturating_add(THROTTLE_WINDOW) {
-            t = Throttle {
-                window_start: now,
-                failures: 0,
-            };
-        }
-        t.failures = t.failures.saturating_add(1);
-        self.put_record(key, Some(&json!(t)));
-    }
-
-    fn too_many() -> HttpResponse {
+    /// 429 until `until` (the end of the refused source's window).
+    fn too_many(now: i64, until: i64) -> HttpResponse {
+        let wait = until.saturating_sub(now).max(1);
+        let minutes = (wait + 59) / 60;
         let mut r = page(
             429,
             "Demasiados intentos",
@@ -442,11 +435,10 @@ impl<S: Store> Service<S> {
             "",
             &notice(
                 "error",
-                &format!("Hubo demasiados intentos fallidos de ingreso. Espere {} minutos y vuelva a intentarlo, o pida un enlace nuevo con <code>kuatia accounts panel-login</code>.", THROTTLE_WINDOW / 60),
+                &format!("Hubo demasiados intentos fallidos de ingreso desde esta conexión. Vuelva a intentarlo en {minutes} minuto{}. Un enlace de ingreso válido funciona siempre: puede pedir uno nuevo con <code>kuatia accounts panel-login</code>.", if minutes == 1 { "" } else { "s" }),
             ),
         );
-        r.headers
-            .push(("Retry-After".into(), THROTTLE_WINDOW.to_string()));
+        r.headers.push(("Retry-After".into(), wait.to_string()));
         r
     }
 
@@ -472,22 +464,31 @@ impl<S: Store> Service<S> {
         page(200, "Ingreso con enlace de un solo uso", None, "", &body)
     }
 
-    fn link_sign_in(&mut self, req: &HttpRequest, host: &mut dyn Host) -> HttpResponse {
+    fn link_sign_in(
+        &mut self,
+        req: &HttpRequest,
+        client: Option<std::net::IpAddr>,
+        host: &mut dyn Host,
+    ) -> HttpResponse {
         let now = host.now().unix_timestamp();
-        if self.throttled("throttle:links", MAX_LINK_FAILURES, now) {
-            return Self::too_many();
-        }
+        let source = throttle::Source::of(client);
         let f = form::urlencoded(&req.body);
         let key = format!("link:{}", digest(&f.text("token")));
         let record: Option<LinkRecord> = self.record(&key);
         // Used or not, a presented link is spent.
-        self.put_record(&key, None);
+        if record.is_some() {
+            self.put_record(&key, None);
+        }
         match record {
+            // A valid link works from anywhere, whatever others (or this source) tried before: it cannot be guessed.
             Some(r) if r.expires_at > now && self.store.account(&r.account_id).is_some() => {
                 self.start_session(&r.account_id, host)
             }
             _ => {
-                self.fail("throttle:links", now);
+                if let Some(until) = self.panel_throttle.source_refused(source, now) {
+                    return Self::too_many(now, until);
+                }
+                self.panel_throttle.link_failed(source, now);
                 self.sign_in_page(
                     401,
                     &notice(
@@ -499,22 +500,29 @@ impl<S: Store> Service<S> {
         }
     }
 
-    fn password_sign_in(&mut self, req: &HttpRequest, host: &mut dyn Host) -> HttpResponse {
+    fn password_sign_in(
+        &mut self,
+        req: &HttpRequest,
+        client: Option<std::net::IpAddr>,
+        host: &mut dyn Host,
+    ) -> HttpResponse {
         let now = host.now().unix_timestamp();
+        let source = throttle::Source::of(client);
         let f = form::urlencoded(&req.body);
         let account_id = f.text("cuenta");
-        let throttle = format!("throttle:account:{}", digest(&account_id));
-        if self.throttled(&throttle, MAX_FAILURES, now) {
-            return Self::too_many();
+        let account = throttle::account_key(&account_id);
+        // Refused on this source's own failures only, before the password is even looked at.
+        if let Some(until) = self.panel_throttle.password_refused(&account, source, now) {
+            return Self::too_many(now, until);
         }
         let password = Zeroizing::new(f.get("contrasena").unwrap_or_default().to_string());
         let hash: Option<String> = self.record(&format!("password:{account_id}"));
         let ok = hash.is_some_and(|h| verify_password(&password, &h));
         if ok && self.store.account(&account_id).is_some() {
-            self.put_record(&throttle, None);
+            self.panel_throttle.password_ok(&account, source);
             return self.start_session(&account_id, host);
         }
-        self.fail(&throttle, now);
+        self.panel_throttle.password_failed(account, source, now);
         self.sign_in_page(
             401,
             &notice("error", "La cuenta o la contraseña no son correctas."),
