@@ -85,7 +85,7 @@ fn hex(b: &[u8]) -> String {
 
 fn material() -> Material {
     let tmp = common::TempDir::new("secrets");
-    let dir = &tmp.0;
+    let dir = tmp.0.clone();
     assert!(openssl(
         &dir,
         &[
