@@ -36,8 +36,9 @@ say "cloned $head into $clone (nothing beside it)"
   die "reference/sifen does not match the SHA-256 sums of its SOURCE.md"
 say "reference/sifen: $(wc -l <"$parent/sums") files match SOURCE.md"
 
-# No file of the clone may point outside it (a sibling folder or this machine's layout).
-if hits="$(cd "$clone" && git grep -n -E '\.\./shared|/work/' -- ':!*.md' ':!scripts/reliability.sh' ':!deny.toml' \
+# No file of the clone may read from outside it: no path into a sibling shared/ folder or this machine's /work/
+# (the advisory snapshot of scripts/reliability.sh, optional, is the one exception; Markdown may mention them).
+if hits="$(cd "$clone" && git grep -n -E '\.\./shared/|/work/' -- ':!*.md' ':!scripts/reliability.sh' ':!deny.toml' \
   ':!scripts/bare-clone-check.sh')"; then
   die "files point outside the repository:"$'\n'"$hits"
 fi
