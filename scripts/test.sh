@@ -35,11 +35,17 @@ step "Reliability (cargo-deny, fuzz smoke, Miri)"; bash scripts/reliability.sh
 
 step "tests"
 log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
+# The tests get a temp dir of their own, which must be empty after them: every test removes what it made.
+tests_tmp="$(mktemp -d)" && chmod 1777 "$tests_tmp"  # like /tmp: pg-test.sh's server runs as another user
+trap 'rm -rf "$log" "$tests_tmp"' EXIT
 # Next to a throwaway PostgreSQL server (scripts/pg-test.sh): the PostgreSQL store's tests and the three-node test.
-bash scripts/pg-test.sh cargo test --workspace --locked 2>&1 | tee "$log"
+TMPDIR="$tests_tmp" bash scripts/pg-test.sh cargo test --workspace --locked 2>&1 | tee "$log"
+left="$(ls -A "$tests_tmp")"
+[ -z "$left" ] || { printf 'tests left files in their temp dir:\n%s\n' "$left" >&2; exit 1; }
 # One closing line for the whole Rust suite (cargo prints one per test binary, the last one often a 0-test doc run).
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed;?$/) p += $(i-1); if ($i ~ /^failed;?$/) f += $(i-1) } }
      END { printf "rust tests: %d passed, %d failed\n", p, f }' "$log"
 
 step "no CPU-jitter entropy in the built kuatia CLI and libkuatia (.cargo/config.toml)"; bash scripts/entropy-check.sh
+
+step "bare clone (committed HEAD, nothing beside it: core tests pass without ../shared)"; bash scripts/bare-clone-check.sh

@@ -15,31 +15,54 @@ Each fenced block must follow a marker line `<!-- test: KIND -->`. KIND names th
   html          opened in headless Chromium from that project, no bundler (packages-check)
   json-request  `kuatia validate` accepts it (this tool, `run`)
   json-event    `kuatia sifen evento` signs it (this tool, `run`)
-  sh            `bash -n` parses it, every `kuatia …` / `cargo run -p kuatia-cli -- …` subcommand exists, every
-                script and example file it names exists (this tool, `run`)
+  sh            executed (this tool, `run`): the blocks of one Markdown file run in order, each with `bash -e -o
+                pipefail` in its own process group, in one fresh copy of the repository's tracked files (a clone
+                with the working tree's edits; no ../shared, no kuatia-out/ beside it), with `kuatia` on PATH and
+                `cargo run -p kuatia-cli --` answered by that binary; whatever a block leaves running (a server
+                started with `&`) is stopped when the block ends; a block fails on a non-zero exit or after
+                SH_TIMEOUT seconds. Before that, every block is parsed with `bash -n`, every `kuatia …` subcommand
+                must exist and every script and example file it names must exist.
+                `<!-- test: sh; not run: REASON -->` marks a block that cannot run here (the whole test command,
+                a benchmark, an install into the system, a network download, production credentials): it gets the
+                static checks only, and the tool lists it with its reason.
 
   doc_blocks.py check                      every block has a known marker; rust blocks sit in doctested files
   doc_blocks.py extract KIND DIR           writes each KIND block to DIR/<file>-<n>.<ext>, prints the paths
-  doc_blocks.py run KUATIA_BIN             runs the json-request, json-event and sh harnesses
+  doc_blocks.py run KUATIA_BIN             runs the json-request, json-event and sh harnesses (KUATIA_BIN: a built
+                                           target/debug/kuatia; scripts/packages-check.sh builds it first)
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = {"rust": "rs", "c": "c", "python": "py", "go": "go", "java": "java", "php": "php", "js": "mjs", "html": "html",
          "json-request": "json", "json-event": "json", "sh": "sh"}
 FENCE = re.compile(r"^```(\S*)\s*$")
-MARKER = re.compile(r"^<!-- test: ([a-z-]+) -->$")
+MARKER = re.compile(r"^<!-- test: ([a-z-]+)(?:; not run: (.+?))? -->$")
+# Seconds a shell block may run (a server it starts in the background is stopped at the end, not waited for).
+SH_TIMEOUT = 300
 
 
 def doc_files() -> list[Path]:
     return [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
+
+
+def not_run_reason(path: Path, line: int) -> str | None:
+    """The `not run: REASON` of the marker before the block that starts at `line` (1-based), if any."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    m = MARKER.match(lines[line - 2].strip()) if line >= 2 else None
+    return m.group(2) if m else None
 
 
 def blocks(path: Path):
@@ -77,6 +100,9 @@ def check() -> int:
                 problems.append(f"{where}: unknown test kind {kind!r} (known: {', '.join(KINDS)})")
             else:
                 counts[kind] = counts.get(kind, 0) + 1
+                reason = not_run_reason(f, line)
+                if reason is not None and kind != "sh":
+                    problems.append(f"{where}: only sh blocks may be marked `not run` ({kind} blocks always run)")
                 if kind == "rust" and f'include_str!("../../{rel(f)}")' not in doctested:
                     problems.append(f"{where}: a rust block in a file core/src/lib.rs does not doctest")
                 if lang == "" or (kind == "rust") != (lang == "rust"):
@@ -104,9 +130,68 @@ def extract(kind: str, out: Path) -> int:
 CLI = re.compile(r"(?:^\s*|[;|&(]\s*)(?:kuatia|cargo run -p kuatia-cli --)\s+([a-z][a-z-]*)(?:\s+([a-z][a-z-]*))?")
 
 
+def tracked_copy(dest: Path) -> None:
+    """Copies the repository's tracked files (as they are in the working tree) to `dest`: what a clone holds."""
+    dest.mkdir(parents=True)
+    files = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], check=True, capture_output=True).stdout
+    pack = subprocess.Popen(["tar", "--null", "--files-from=-", "-cf", "-"], cwd=ROOT, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE)
+    unpack = subprocess.Popen(["tar", "-xf", "-"], cwd=dest, stdin=pack.stdout)
+    assert pack.stdin is not None and pack.stdout is not None
+    pack.stdout.close()
+    pack.stdin.write(files)
+    pack.stdin.close()
+    if pack.wait() != 0 or unpack.wait() != 0:
+        raise RuntimeError("could not copy the tracked files")
+
+
+def tool_dir(tmp: Path, kuatia: str) -> Path:
+    """A PATH directory with `kuatia` and a `cargo` that runs it for `cargo run -p kuatia-cli -- …` (built once)."""
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "kuatia").symlink_to(Path(kuatia).resolve())
+    real_cargo = shutil.which("cargo") or "cargo"
+    shim = bin_dir / "cargo"
+    shim.write_text(f"""#!/usr/bin/env bash
+# doc_blocks.py: `cargo run -p kuatia-cli -- ARGS` is the kuatia binary built from this checkout; anything else is cargo.
+if [ "$1 $2 $3 $4" = "run -p kuatia-cli --" ]; then shift 4; exec kuatia "$@"; fi
+exec {shlex.quote(real_cargo)} "$@"
+""", encoding="utf-8")
+    shim.chmod(0o755)
+    return bin_dir
+
+
+def run_block(text: str, cwd: Path, env: dict, log: Path) -> tuple[bool, str]:
+    """Runs one shell block in its own process group; kills the group (servers left running) afterwards."""
+    with open(log, "wb") as out:
+        # Output to a file, not a pipe: a server the block leaves in the background would hold a pipe open.
+        proc = subprocess.Popen(["bash", "-e", "-o", "pipefail", "-c", text], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            code = proc.wait(timeout=SH_TIMEOUT)
+            why = f"exit {code}"
+        except subprocess.TimeoutExpired:
+            code, why = None, f"still running after {SH_TIMEOUT} s"
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(proc.pid, sig)
+            except ProcessLookupError:
+                break
+            for _ in range(50):
+                proc.poll()  # reap the block's shell, so only live members keep the group
+                try:
+                    os.killpg(proc.pid, 0)
+                except ProcessLookupError:
+                    break
+                time.sleep(0.1)
+        proc.wait()
+    return code == 0, why
+
+
 def run(kuatia: str) -> int:
     failures = 0
     help_cache: dict[tuple, bool] = {}
+    executed, not_run = 0, []
 
     def subcommand_exists(words: tuple) -> bool:
         if words not in help_cache:
@@ -114,12 +199,18 @@ def run(kuatia: str) -> int:
             help_cache[words] = r.returncode == 0
         return help_cache[words]
 
-    with tempfile.TemporaryDirectory() as tmp:
-        for f in doc_files():
+    with tempfile.TemporaryDirectory(prefix="kuatia-doc-blocks-") as tmp_name:
+        tmp = Path(tmp_name)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KUATIA_")}
+        env["PATH"] = f"{tool_dir(tmp, kuatia)}{os.pathsep}{env.get('PATH', '')}"
+        (tmp / "home").mkdir()
+        env["HOME"] = str(tmp / "home")
+        for n, f in enumerate(doc_files()):
+            clone = None
             for kind, _, line, text in blocks(f):
                 where = f"{rel(f)}:{line}"
                 if kind in ("json-request", "json-event"):
-                    p = Path(tmp) / "block.json"
+                    p = tmp / "block.json"
                     p.write_text(text, encoding="utf-8")
                     cmd = ([kuatia, "validate", str(p), "--at", "2025-03-10T10:11:00"] if kind == "json-request"
                            else [kuatia, "sifen", "evento", str(p), "--at", "2025-03-11T09:00:00"])
@@ -143,7 +234,30 @@ def run(kuatia: str) -> int:
                             if not (ROOT / path).exists():
                                 failures += 1
                                 print(f"{where}: {path} does not exist", file=sys.stderr)
-    print(f"doc blocks run: {failures} failed")
+                    reason = not_run_reason(f, line)
+                    if reason is not None:
+                        not_run.append(f"{where}: {reason}")
+                        continue
+                    if clone is None:
+                        clone = tmp / f"clone-{n}" / "kuatia"
+                        tracked_copy(clone)
+                    log = tmp / "block.log"
+                    started = time.monotonic()
+                    ok, why = run_block(text, clone, env, log)
+                    executed += 1
+                    took = time.monotonic() - started
+                    if ok:
+                        print(f"  ran {where} ({took:.1f} s)")
+                    else:
+                        failures += 1
+                        out = log.read_text(encoding="utf-8", errors="replace")
+                        print(f"{where}: the block failed ({why}, {took:.1f} s):\n{text}--- output:\n{out}",
+                              file=sys.stderr)
+            if clone is not None:
+                shutil.rmtree(clone.parent, ignore_errors=True)
+    for line in not_run:
+        print(f"  not run: {line}")
+    print(f"doc blocks run: {executed} shell blocks executed, {len(not_run)} marked not run, {failures} failed")
     return 1 if failures else 0
 
 

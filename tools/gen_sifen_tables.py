@@ -8,7 +8,7 @@ Writes two committed Rust files (do not edit them by hand, rerun this script):
   core/src/geo/data.rs   districts and cities of the DNIT "Código de Referencia Geográfica" xlsx.
 
 Usage: python3 tools/gen_sifen_tables.py [SIFEN_DIR] [--out ROOT]
-SIFEN_DIR (default /work/shared/sifen) holds xsd/ and catalogos/; ROOT (default: this repository)
+SIFEN_DIR (default: reference/sifen of this repository, the vendored official files) holds xsd/ and catalogos/; ROOT (default: this repository)
 receives core/src/...; core/tests/codes_qr.rs uses --out to check the committed files for drift. Standard library only: the xlsx is read as zip + XML.
 The script checks its own assumptions (parallel unit lists, unique codes, one district/department
 per code) and fails loudly rather than emit a doubtful table.
@@ -231,7 +231,8 @@ def main():
             fail("--out needs a directory")
         root = args[i + 1]
         del args[i : i + 2]
-    sifen = args[0] if args else "/work/shared/sifen"
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sifen = args[0] if args else os.path.join(here, "reference", "sifen")
     codes_rs, dep_names = gen_codes(os.path.join(sifen, "xsd"))
     geo_rs = gen_geo(os.path.join(sifen, "catalogos"), dep_names)
     for rel, text in (("core/src/codes/xsd.rs", codes_rs), ("core/src/geo/data.rs", geo_rs)):

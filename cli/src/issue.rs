@@ -182,25 +182,164 @@ pub fn run_issue(args: IssueArgs) -> Outcome {
     run().unwrap_or_else(|o| o)
 }
 
-/// `kuatia verify`: check the XMLDSig signature of a signed DE or event; exit 0 only when valid.
-pub fn run_verify(file: &Path, at: &Option<String>) -> Outcome {
-    let run = || -> Result<Outcome, Outcome> {
-        let text = read_input(&file.display().to_string())?;
-        let when = match at {
-            Some(_) => Some(at_arg(at)?),
-            None => None,
-        };
-        let report = kuatia_core::sign::verify(&text, when);
-        Ok(if report.valid {
-            Outcome::ok(&report)
-        } else {
-            let f = report.error.clone().unwrap_or_else(|| {
-                Finding::new(code::SIGNATURE_INVALID, "", "signature is not valid")
-            });
-            Outcome::invalid(&report, &f)
-        })
+/// `kuatia verify`: check the XMLDSig signature of signed DEs or events. One file (or `-`): its report, exit 0 only
+/// when valid. Several files or a folder: one report per file and a summary (see `verify_many`).
+pub fn run_verify(inputs: &[PathBuf], at: &Option<String>) -> Outcome {
+    let when = match at {
+        Some(_) => match at_arg(at) {
+            Ok(t) => Some(t),
+            Err(o) => return o,
+        },
+        None => None,
     };
-    run().unwrap_or_else(|o| o)
+    let mut verifier = kuatia_core::sign::Verifier::new();
+    if let [one] = inputs {
+        if !one.is_dir() {
+            return verify_one(&mut verifier, one, when).unwrap_or_else(|o| o);
+        }
+    }
+    verify_many(&mut verifier, inputs, when)
+}
+
+/// One file (or `-`): its report on stdout, exit 0 valid, 1 not valid, 2 unreadable.
+fn verify_one(
+    verifier: &mut kuatia_core::sign::Verifier,
+    file: &Path,
+    when: Option<time::PrimitiveDateTime>,
+) -> Result<Outcome, Outcome> {
+    let text = read_input(&file.display().to_string())?;
+    let report = verifier.verify(&text, when);
+    Ok(if report.valid {
+        Outcome::ok(&report)
+    } else {
+        let f = report
+            .error
+            .clone()
+            .unwrap_or_else(|| Finding::new(code::SIGNATURE_INVALID, "", "signature is not valid"));
+        Outcome::invalid(&report, &f)
+    })
+}
+
+/// One entry of `kuatia verify` over several files: the file and its report, or why it could not be read.
+struct FileReport {
+    file: String,
+    report: Option<kuatia_core::sign::VerifyReport>,
+    unreadable: Option<String>,
+}
+
+impl FileReport {
+    /// `{"file", ...the report}`, or `{"file", "valid": false, "unreadable": why}`.
+    fn to_json(&self) -> serde_json::Value {
+        let mut v = match &self.report {
+            Some(r) => serde_json::to_value(r).unwrap_or_default(),
+            None => serde_json::json!({ "valid": false, "unreadable": self.unreadable }),
+        };
+        if let Some(map) = v.as_object_mut() {
+            map.insert("file".into(), self.file.clone().into());
+        }
+        v
+    }
+}
+
+/// Several files, or folders (their `*.xml`, by name): `{"files":[{file, ...report}], "total", "valid",
+/// "invalid", "unreadable"}` on stdout and a summary line on stderr; exit 0 only when every file is valid, 2 when one
+/// could not be read, else 1.
+fn verify_many(
+    verifier: &mut kuatia_core::sign::Verifier,
+    inputs: &[PathBuf],
+    when: Option<time::PrimitiveDateTime>,
+) -> Outcome {
+    let mut files = Vec::new();
+    let mut entries = Vec::new();
+    for input in inputs {
+        if !input.is_dir() {
+            files.push(input.clone());
+            continue;
+        }
+        let listed = std::fs::read_dir(input).and_then(|dir| {
+            dir.map(|e| e.map(|e| e.path()))
+                .collect::<std::io::Result<Vec<_>>>()
+        });
+        match listed {
+            Ok(mut found) => {
+                found.retain(|p| p.extension().is_some_and(|x| x == "xml") && p.is_file());
+                found.sort();
+                if found.is_empty() {
+                    entries.push(FileReport {
+                        file: input.display().to_string(),
+                        report: None,
+                        unreadable: Some(format!(
+                            "{}: no .xml file in this folder",
+                            input.display()
+                        )),
+                    });
+                }
+                files.extend(found);
+            }
+            Err(e) => entries.push(FileReport {
+                file: input.display().to_string(),
+                report: None,
+                unreadable: Some(format!("{}: cannot list: {e}", input.display())),
+            }),
+        }
+    }
+    for file in files {
+        let name = file.display().to_string();
+        entries.push(match read_input(&name) {
+            Ok(text) => FileReport {
+                file: name,
+                report: Some(verifier.verify(&text, when)),
+                unreadable: None,
+            },
+            Err(o) => FileReport {
+                file: name,
+                report: None,
+                unreadable: Some(o.message().unwrap_or("unreadable").to_string()),
+            },
+        });
+    }
+    let valid = entries
+        .iter()
+        .filter(|e| e.report.as_ref().is_some_and(|r| r.valid))
+        .count();
+    let unreadable = entries.iter().filter(|e| e.report.is_none()).count();
+    let invalid = entries.len() - valid - unreadable;
+    let mut summary = format!(
+        "verify: {} files, {valid} valid, {invalid} not valid, {unreadable} unreadable",
+        entries.len()
+    );
+    if let Some(first) = entries
+        .iter()
+        .find(|e| e.report.as_ref().is_none_or(|r| !r.valid))
+    {
+        let why = match (&first.report, &first.unreadable) {
+            (Some(r), _) => r
+                .error
+                .as_ref()
+                .map_or_else(|| "signature is not valid".to_string(), |f| f.to_string()),
+            (None, Some(m)) => m.clone(),
+            (None, None) => String::new(),
+        };
+        summary.push_str(&format!(" (first: {}: {why})", first.file));
+    }
+    let exit = if unreadable > 0 {
+        crate::output::EXIT_UNREADABLE
+    } else if invalid > 0 {
+        crate::output::EXIT_INVALID
+    } else {
+        crate::output::EXIT_OK
+    };
+    Outcome::summary(
+        &serde_json::json!({
+            "files": entries.iter().map(FileReport::to_json).collect::<Vec<_>>(),
+            "total": entries.len(),
+            "valid": valid,
+            "invalid": invalid,
+            "unreadable": unreadable,
+        }),
+        summary,
+        exit,
+    )
 }
 
 /// `kuatia numbering …`: the numbering store of an output directory.

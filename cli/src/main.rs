@@ -69,12 +69,13 @@ enum Command {
     /// inutilización. Example: kuatia numbering gaps --out kuatia-out
     #[command(subcommand, after_help = AFTER_HELP)]
     Numbering(issue::NumberingCommand),
-    /// Verify the XMLDSig signature of a signed DE or event; exit 0 only when valid. Example: kuatia verify
-    /// kuatia-out/<cdc>.xml
+    /// Verify the XMLDSig signature of signed DEs or events: one file, several, or folders (their *.xml); exit 0
+    /// only when every one is valid. Example: kuatia verify kuatia-out/*.xml
     #[command(after_help = AFTER_HELP)]
     Verify {
-        /// Signed XML file, or - for standard input.
-        file: std::path::PathBuf,
+        /// Signed XML files or folders of them, or - for standard input. Several: one report per file and a summary.
+        #[arg(required = true, num_args = 1..)]
+        files: Vec<std::path::PathBuf>,
         /// Also check the certificate validity at this time (local YYYY-MM-DDThh:mm:ss or RFC 3339).
         #[arg(long)]
         at: Option<String>,
@@ -106,7 +107,7 @@ fn run(command: Command) -> output::Outcome {
         Command::Validate(a) => invoice::validate(a),
         Command::Totals { input } => invoice::totals(input),
         Command::Issue(a) => issue::run_issue(a),
-        Command::Verify { file, at } => issue::run_verify(&file, &at),
+        Command::Verify { files, at } => issue::run_verify(&files, &at),
         Command::Numbering(c) => issue::run_numbering(c),
         Command::Kude(a) => kude::run(a),
         Command::Serve(a) => serve::run(*a),

@@ -79,6 +79,16 @@ impl Outcome {
         }
     }
 
+    /// Exit `code` with `value` as JSON on stdout and a summary `line` on stderr (commands over several inputs).
+    pub fn summary(value: &impl Serialize, line: String, code: u8) -> Outcome {
+        Outcome::json(value, Some(line), code)
+    }
+
+    /// The stderr line of an outcome, if it has one (to report an unreadable input among several).
+    pub fn message(&self) -> Option<&str> {
+        self.stderr.as_deref()
+    }
+
     fn json(value: &impl Serialize, stderr: Option<String>, code: u8) -> Outcome {
         match serde_json::to_string(value) {
             Ok(text) => Outcome {

@@ -5,18 +5,11 @@
 mod common;
 
 use std::collections::HashSet;
-use std::path::PathBuf;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kuatia-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 #[test]
 fn batch_issues_in_parallel_with_unique_numbers() {
-    let dir = temp_dir("batch");
+    let tmp = common::TempDir::new("batch");
+    let dir = tmp.0.clone();
     let input = dir.join("in");
     let out = dir.join("out");
     std::fs::create_dir_all(&input).unwrap();
@@ -86,13 +79,13 @@ fn batch_issues_in_parallel_with_unique_numbers() {
         .unwrap()
         .iter()
         .all(|i| i["numero"].as_str().unwrap() > "001-001-0000024"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_batch_larger_than_one_block_numbers_every_document_once() {
     // 130 requests: two chunks, so two block reservations and many group commits.
-    let dir = temp_dir("batch-blocks");
+    let tmp = common::TempDir::new("batch-blocks");
+    let dir = tmp.0.clone();
     let input = dir.join("in");
     let out = dir.join("out");
     std::fs::create_dir_all(&input).unwrap();
@@ -134,12 +127,12 @@ fn a_batch_larger_than_one_block_numbers_every_document_once() {
     assert!(!names.iter().any(|n| n.ends_with(".partial")), "{names:?}");
     let (code, gaps, _) = common::run(&["numbering", "gaps", "--out", out.to_str().unwrap()], None);
     assert_eq!((code, gaps), (0, serde_json::json!({"gaps": []})));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn keys_create_prints_a_live_key_once() {
-    let dir = temp_dir("keys");
+    let tmp = common::TempDir::new("keys");
+    let dir = tmp.0.clone();
     let (code, v, _) = common::run(
         &["keys", "create", "--live", "--data", dir.to_str().unwrap()],
         None,
@@ -152,7 +145,6 @@ fn keys_create_prints_a_live_key_once() {
         let bytes = std::fs::read(entry.unwrap().path()).unwrap();
         assert!(!bytes.windows(key.len()).any(|w| w == key.as_bytes()));
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The XML of a document with what differs from one issue of the same request to the next masked: the CDC (it holds
@@ -181,7 +173,8 @@ fn masked(xml: &str, cdc: &str) -> String {
 fn two_workers_issue_what_one_worker_issues() {
     // 150 requests (two chunks), different totals, and invalid ones among them: -j 2 gives every file the number and
     // the document -j 1 gives it, and lists the same failures.
-    let dir = temp_dir("batch-same");
+    let tmp = common::TempDir::new("batch-same");
+    let dir = tmp.0.clone();
     let input = dir.join("in");
     std::fs::create_dir_all(&input).unwrap();
     let example: serde_json::Value = serde_json::from_str(
@@ -247,5 +240,4 @@ fn two_workers_issue_what_one_worker_issues() {
         assert_eq!((&a.0, &a.1), (&b.0, &b.1), "file and number");
         assert_eq!(a.2, b.2, "{}: the same document", a.0);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -98,6 +98,126 @@ fn issue_writes_a_signed_document_that_verifies() {
     assert_eq!(report["valid"], json!(false));
 }
 
+/// Issues `n` documents into `dir` (its numbering file beside them) and returns their paths, in name order.
+fn issue_into(dir: &TempDir, n: usize) -> Vec<String> {
+    let out_dir = dir.0.display().to_string();
+    let mut paths: Vec<String> = (0..n)
+        .map(|_| {
+            let (code, out, err) = run(&["issue", &example(), "--out", &out_dir, "--at", AT], None);
+            assert_eq!(code, 0, "{err}");
+            out["xml"].as_str().unwrap().to_string()
+        })
+        .collect();
+    paths.sort();
+    paths
+}
+
+#[test]
+fn verify_takes_several_files_and_reports_each() {
+    let dir = TempDir::new("verify-many");
+    let paths = issue_into(&dir, 3);
+    let args: Vec<&str> = std::iter::once("verify")
+        .chain(paths.iter().map(String::as_str))
+        .collect();
+    let (code, out, err) = run(&args, None);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        (
+            out["total"].clone(),
+            out["valid"].clone(),
+            out["invalid"].clone()
+        ),
+        (json!(3), json!(3), json!(0))
+    );
+    let files = out["files"].as_array().unwrap();
+    assert_eq!(files.len(), 3);
+    for (entry, path) in files.iter().zip(&paths) {
+        assert_eq!(entry["file"], json!(path));
+        assert_eq!(entry["valid"], json!(true));
+        assert_eq!(entry["digest_ok"], json!(true), "{entry}");
+    }
+    assert_eq!(
+        err.trim(),
+        "kuatia: verify: 3 files, 3 valid, 0 not valid, 0 unreadable"
+    );
+
+    // One tampered document among them: every file is still reported, the tampered one as not valid, exit 1.
+    let xml = std::fs::read_to_string(&paths[1]).unwrap();
+    std::fs::write(&paths[1], xml.replacen("Café molido", "Cafe molido", 1)).unwrap();
+    let (code, out, err) = run(&args, None);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        (out["valid"].clone(), out["invalid"].clone()),
+        (json!(2), json!(1))
+    );
+    let valid: Vec<bool> = out["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["valid"].as_bool().unwrap())
+        .collect();
+    assert_eq!(valid, [true, false, true]);
+    assert!(out["files"][1]["error"]["code"].is_string(), "{out}");
+    assert!(
+        err.starts_with("kuatia: verify: 3 files, 2 valid, 1 not valid, 0 unreadable (first: "),
+        "{err}"
+    );
+    assert!(err.contains(&paths[1]), "{err}");
+    assert_eq!(err.lines().count(), 1);
+
+    // A missing file is reported as unreadable (exit 2) next to the others, which are still verified.
+    let missing = dir.0.join("missing.xml").display().to_string();
+    let (code, out, _) = run(&["verify", &paths[0], &missing], None);
+    assert_eq!(code, 2);
+    assert_eq!(
+        (out["valid"].clone(), out["unreadable"].clone()),
+        (json!(1), json!(1))
+    );
+    assert_eq!(out["files"][1]["valid"], json!(false));
+    assert!(
+        out["files"][1]["unreadable"]
+            .as_str()
+            .unwrap()
+            .contains("cannot open"),
+        "{out}"
+    );
+}
+
+#[test]
+fn verify_takes_a_folder_and_checks_its_xml_files() {
+    let dir = TempDir::new("verify-folder");
+    let paths = issue_into(&dir, 2);
+    let folder = dir.0.display().to_string();
+    // The numbering database beside the documents is not an .xml file: it is left alone.
+    let (code, out, err) = run(&["verify", &folder], None);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out["total"], json!(2));
+    let listed: Vec<&str> = out["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, paths.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(
+        err.trim(),
+        "kuatia: verify: 2 files, 2 valid, 0 not valid, 0 unreadable"
+    );
+
+    // A folder with no .xml file is an unreadable input, not a silent success.
+    let empty = TempDir::new("verify-empty");
+    let (code, out, err) = run(&["verify", &empty.0.display().to_string()], None);
+    assert_eq!(code, 2, "{out}");
+    assert_eq!(out["total"], json!(1));
+    assert!(err.contains("no .xml file in this folder"), "{err}");
+
+    // One file alone keeps the single-report answer.
+    let (code, out, _) = run(&["verify", &paths[0]], None);
+    assert_eq!(code, 0);
+    assert_eq!(out["valid"], json!(true));
+    assert!(out.get("files").is_none());
+}
+
 #[test]
 fn issue_refuses_invalid_requests_and_bad_keys() {
     let dir = TempDir::new("bad");

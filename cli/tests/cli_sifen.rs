@@ -16,7 +16,7 @@ fn sample(name: &str) -> PathBuf {
 }
 
 /// The body element of a printed envelope, validated with xmllint against the official `schema` (through the
-/// XML catalog of core's test helpers, which maps SIFEN's schema URLs to ../shared/sifen/xsd).
+/// XML catalog of core's test helpers, which maps SIFEN's schema URLs to the vendored reference/sifen/xsd).
 fn assert_body_valid(envelope: &str, schema: &str) {
     let start = envelope.find("<env:Body>").unwrap() + "<env:Body>".len();
     let end = envelope.rfind("</env:Body>").unwrap();

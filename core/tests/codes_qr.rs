@@ -3,25 +3,28 @@
 //! hashes precomputed with Python's hashlib / `sha256sum`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use kuatia_core::{codes, geo, qr};
 use std::path::{Path, PathBuf};
 
 // ---------------------------------------------------------------------------------------------
-// Reference files (skipped with a note when the shared SIFEN folder is not on this machine).
+// Reference files: the official XSDs and the DNIT table vendored in `reference/sifen` (see its SOURCE.md).
 
-fn sifen_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("KUATIA_SIFEN_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/work/shared/sifen"));
-    if dir.join("xsd").is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipped: no SIFEN reference folder at {} (set KUATIA_SIFEN_DIR)",
-            dir.display()
+/// `reference/sifen`, which holds `xsd/` and `catalogos/`; fails, naming what is missing, when a file is absent.
+fn sifen_dir() -> PathBuf {
+    let dir = common::reference_dir("");
+    for need in [
+        "xsd/DE_Types_v150.xsd",
+        "catalogos/CODIGO_DE_REFERENCIA_GEOGRAFICA_NOVIEMBRE_2025.xlsx",
+    ] {
+        assert!(
+            dir.join(need).is_file(),
+            "the official SIFEN reference file {} is missing from the repository (see reference/sifen/SOURCE.md)",
+            dir.join(need).display()
         );
-        None
     }
+    dir
 }
 
 /// An XSD's text with comments removed (several enumerations are commented out) and the five
@@ -95,7 +98,7 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
 
 #[test]
 fn description_literals_equal_the_xsd_enumerations() {
-    let Some(dir) = sifen_dir() else { return };
+    let dir = sifen_dir();
     let types = read_xsd(&dir, "DE_Types_v150.xsd");
     let cases: [(&str, CodeFn); 20] = [
         ("tdDesTiDE", codes::tipo_documento),
@@ -203,7 +206,7 @@ fn codes_map_to_the_right_literal() {
 
 #[test]
 fn departments_units_currencies_countries_match_their_xsds() {
-    let Some(dir) = sifen_dir() else { return };
+    let dir = sifen_dir();
 
     let dep = read_xsd(&dir, "Departamentos_v141.xsd");
     let codes_ = type_enums(&dep, "tDepartamentos");
@@ -300,21 +303,19 @@ fn long_names_are_cut_for_the_xsd() {
 
 #[test]
 fn generated_files_match_the_sources() {
-    let Some(dir) = sifen_dir() else { return };
+    let dir = sifen_dir();
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let script = manifest.join("../tools/gen_sifen_tables.py");
-    let out = std::env::temp_dir().join(format!("kuatia-gen-{}", std::process::id()));
+    let tmp = common::TempDir::new("gen");
+    let out = &tmp.0;
     let status = std::process::Command::new("python3")
         .arg(&script)
         .arg(&dir)
         .arg("--out")
-        .arg(&out)
+        .arg(out)
         .stdout(std::process::Stdio::null())
-        .status();
-    let Ok(status) = status else {
-        eprintln!("skipped: python3 not available");
-        return;
-    };
+        .status()
+        .expect("python3 is required to run tools/gen_sifen_tables.py (Debian: python3)");
     assert!(status.success(), "generator failed");
     for rel in ["core/src/codes/xsd.rs", "core/src/geo/data.rs"] {
         let fresh = std::fs::read(out.join(rel)).unwrap();
@@ -324,7 +325,6 @@ fn generated_files_match_the_sources() {
             "{rel} differs from a fresh run of tools/gen_sifen_tables.py"
         );
     }
-    let _ = std::fs::remove_dir_all(&out);
 }
 
 // ---------------------------------------------------------------------------------------------

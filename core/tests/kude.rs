@@ -2,6 +2,8 @@
 //! (qpdf, pdftotext, pdftoppm + zbarimg) and with assertions on the layout model.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use kuatia_core::de::DocumentoElectronico;
 use kuatia_core::document::{build, IssueContext};
 use kuatia_core::fmt::{datetime, dec, human_amount};
@@ -95,10 +97,17 @@ fn dcarqr(de: &DocumentoElectronico, ambiente: Ambiente) -> String {
     })
 }
 
-fn out_dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kuatia-kude-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A PDF written for the independent tools, alone in a temporary folder that goes (with pdftoppm's images) on drop.
+struct PdfFile {
+    _dir: common::TempDir,
+    path: PathBuf,
+}
+
+impl std::ops::Deref for PdfFile {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
 }
 
 fn run(cmd: &str, args: &[&str]) -> (bool, String) {
@@ -114,15 +123,15 @@ fn run(cmd: &str, args: &[&str]) -> (bool, String) {
 }
 
 /// Writes the PDF, checks it with qpdf, returns its path and its text as pdftotext extracts it.
-fn check_pdf(name: &str, bytes: &[u8]) -> (PathBuf, String) {
-    let path = out_dir().join(format!("{name}.pdf"));
-    std::fs::write(&path, bytes).unwrap();
+fn check_pdf(name: &str, bytes: &[u8]) -> (PdfFile, String) {
+    let dir = common::TempDir::new("kude");
+    let path = dir.file(&format!("{name}.pdf"), bytes);
     let p = path.to_str().unwrap();
     let (ok, msg) = run("qpdf", &["--check", p]);
     assert!(ok && !msg.contains("WARNING"), "qpdf --check {name}: {msg}");
     let (ok, text) = run("pdftotext", &["-enc", "UTF-8", p, "-"]);
     assert!(ok, "pdftotext {name}: {text}");
-    (path, text)
+    (PdfFile { _dir: dir, path }, text)
 }
 
 fn decode_qr(path: &Path) -> String {

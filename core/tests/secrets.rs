@@ -4,6 +4,8 @@
 //! can produce is scanned for the password and for windows of the private key's secret numbers.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod common;
+
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
 use kuatia_core::api::auth::Environment;
@@ -82,8 +84,8 @@ fn hex(b: &[u8]) -> String {
 }
 
 fn material() -> Material {
-    let dir = std::env::temp_dir().join(format!("kuatia-secrets-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = common::TempDir::new("secrets");
+    let dir = tmp.0.clone();
     assert!(openssl(
         &dir,
         &[

@@ -89,10 +89,7 @@ fn validate(doc: &str, schema: &str) -> Result<(), String> {
     ) {
         return schemas().validate(doc, schema);
     }
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/sifen/xsd")
-        .canonicalize()
-        .unwrap();
+    let src = common::reference_dir("xsd").canonicalize().unwrap();
     let tmp = common::TempDir::new("xsd-lot");
     for e in std::fs::read_dir(&src).unwrap() {
         let p = e.unwrap().path();
@@ -174,7 +171,7 @@ fn codes_of(f: &kuatia_core::Findings) -> Vec<&str> {
 
 #[test]
 fn endpoints_match_the_wsdls() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/sifen/wsdl");
+    let dir = common::reference_dir("wsdl");
     for s in [
         Service::Recibe,
         Service::RecibeLote,
@@ -183,7 +180,9 @@ fn endpoints_match_the_wsdls() {
         Service::ConsultaRuc,
         Service::Evento,
     ] {
-        let wsdl = std::fs::read_to_string(dir.join(format!("{}.wsdl", s.as_str()))).unwrap();
+        let path = dir.join(format!("{}.wsdl", s.as_str()));
+        let wsdl = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("the official WSDL {} is missing: {e}", path.display()));
         let test = endpoint(Ambiente::Test, s);
         assert!(
             wsdl.contains(&format!("location=\"{test}\"")),

@@ -1,6 +1,8 @@
 //! Signing and verification checked against independent tools: xmlsec1, xmllint and openssl.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod common;
+
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
 use kuatia_core::sign::{
@@ -24,10 +26,9 @@ fn read(name: &str) -> Vec<u8> {
     std::fs::read(testdata(name)).unwrap()
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kuatia-sign-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// A fresh temporary folder of this test (removed on drop).
+fn tmp(name: &str) -> common::TempDir {
+    common::TempDir::new(&format!("sign-{name}"))
 }
 
 /// A compact rDE as our XML writer emits it, with a few characters C14N must escape.
@@ -57,8 +58,8 @@ fn run(cmd: &mut Command) -> (bool, String) {
 }
 
 fn xmlsec_verify(xml: &str, name: &str) -> (bool, String) {
-    let path = tmp(name);
-    std::fs::write(&path, xml).unwrap();
+    let tmp = tmp(name);
+    let path = tmp.file("doc.xml", xml.as_bytes());
     run(Command::new("xmlsec1")
         .args(["--verify", "--id-attr:Id", "DE", "--trusted-pem"])
         .arg(testdata("sandbox.cert.pem"))
@@ -134,12 +135,11 @@ fn digest_matches_xmllint_exc_c14n_and_openssl() {
         "<DE xmlns=\"http://ekuatia.set.gov.py/sifen/xsd\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" ",
         1,
     );
-    let path = tmp("de.xml");
-    std::fs::write(
-        &path,
-        format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>{de}"),
-    )
-    .unwrap();
+    let tmp = tmp("c14n");
+    let path = tmp.file(
+        "de.xml",
+        format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>{de}").as_bytes(),
+    );
     let script = format!(
         "xmllint --exc-c14n {} | openssl dgst -sha256 -binary | base64",
         path.display()
@@ -156,9 +156,9 @@ fn xmlsec_sign(template: &str, name: &str) -> String {
 
 /// The same with the key and certificate `<key>.key.pem`, `<key>.cert.pem` of core/testdata.
 fn xmlsec_sign_with(template: &str, name: &str, key: &str) -> String {
-    let path = tmp(name);
-    std::fs::write(&path, template).unwrap();
-    let out = tmp(&format!("{name}.signed"));
+    let tmp = tmp(name);
+    let path = tmp.file("template.xml", template.as_bytes());
+    let out = tmp.0.join("signed.xml");
     let keys = format!(
         "{},{}",
         testdata(&format!("{key}.key.pem")).display(),
@@ -248,8 +248,8 @@ fn signs_events_after_reve() {
     assert!(signed
         .xml
         .ends_with("</Signature></rGesEve></gGroupGesEve></dEvReg></rEnviEventoDe>"));
-    let path = tmp("event.xml");
-    std::fs::write(&path, &signed.xml).unwrap();
+    let tmp = tmp("event");
+    let path = tmp.file("event.xml", signed.xml.as_bytes());
     let (ok, log) = run(Command::new("xmlsec1")
         .args(["--verify", "--id-attr:Id", "rEve", "--trusted-pem"])
         .arg(testdata("sandbox.cert.pem"))
@@ -765,8 +765,8 @@ fn three_level_pki(dir: &Path) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
 
 #[test]
 fn a_p12_keeps_the_issuers_of_its_certificate_in_chain_order() {
-    let dir = tmp("chain");
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tmp("chain");
+    let dir = tmp.0.clone();
     let (leaf, int, root) = three_level_pki(&dir);
     let p12 = |certfile: Option<&str>, name: &str| {
         let mut args = vec![
@@ -806,5 +806,4 @@ fn a_p12_keeps_the_issuers_of_its_certificate_in_chain_order() {
         .unwrap()
         .certificate_chain()
         .is_empty());
-    let _ = std::fs::remove_dir_all(&dir);
 }

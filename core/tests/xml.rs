@@ -12,7 +12,6 @@ use kuatia_core::xml::{extract_digest_value, extract_qr, parse, parse_bytes, wri
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 use time::macros::datetime;
 
 // ------------------------------------------------------------------------------------------------
@@ -199,39 +198,21 @@ fn all_docs() -> Vec<(&'static str, DocumentoElectronico)> {
 fn xsd_dir() -> PathBuf {
     let dir = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/sifen/xsd"
+        "/../reference/sifen/xsd"
     ));
     assert!(
         dir.join("siRecepDE_v150.xsd").is_file(),
-        "the official SIFEN XSDs are missing: expected {} (the workspace's sibling shared/sifen/xsd)",
+        "the official SIFEN XSDs are missing: expected {} (vendored in the repository, see its SOURCE.md)",
         dir.display()
     );
     dir.canonicalize().unwrap()
 }
 
-/// An XML catalog (SOURCE.md recipe) that maps the schemas' absolute https URLs to the local copies.
-fn catalog() -> &'static PathBuf {
-    static CATALOG: OnceLock<PathBuf> = OnceLock::new();
-    CATALOG.get_or_init(|| {
-        let xsd = xsd_dir();
-        let dir = std::env::temp_dir().join(format!("kuatia-xml-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let prefix = format!("file://{}/", xsd.display());
-        let path = dir.join("catalog.xml");
-        std::fs::write(
-            &path,
-            format!(
-                r#"<?xml version="1.0"?>
-<catalog xmlns="urn:oasis:names:tc:entity:xmlns:xml:catalog">
-  <rewriteURI uriStartString="https://ekuatia.set.gov.py/sifen/xsd/" rewritePrefix="{prefix}"/>
-  <rewriteSystem systemIdStartString="https://ekuatia.set.gov.py/sifen/xsd/" rewritePrefix="{prefix}"/>
-</catalog>
-"#
-            ),
-        )
-        .unwrap();
-        path
-    })
+/// The committed XML catalog that maps the schemas' absolute https URLs to the vendored copies.
+fn catalog() -> PathBuf {
+    let path = xsd_dir().join("../catalog.xml");
+    assert!(path.is_file(), "{} is missing", path.display());
+    path
 }
 
 fn xmllint(args: &[&str], input: &str) -> (bool, String, String) {

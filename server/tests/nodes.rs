@@ -326,8 +326,8 @@ async fn three_nodes_share_the_work_through_a_node_crash() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(600);
     let clients = 64;
-    let dir = std::env::temp_dir().join(format!("kuatia-nodes-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    // Removed on drop, also when the test fails half-way.
+    let dir = common::temp_dir("nodes");
     std::fs::create_dir_all(&dir).unwrap();
     let pki = pki(&dir);
     std::fs::write(
@@ -577,7 +577,6 @@ async fn three_nodes_share_the_work_through_a_node_crash() {
     for mut n in nodes {
         n.kill();
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Awaits every future (the dev-dependencies have no `futures`).

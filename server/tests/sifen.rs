@@ -27,12 +27,12 @@ use kuatia_server::sifen::{SifenTls, SifenTransport};
 use kuatia_server::{start, RunningServer, ServerConfig};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// A fresh directory for one test.
-fn dir(name: &str) -> PathBuf {
+/// A fresh directory for one test (removed when the returned guard drops).
+fn dir(name: &str) -> common::TempPath {
     let d = common::temp_dir(&format!("sifen-{name}"));
     std::fs::create_dir_all(&d).unwrap();
     d

@@ -41,11 +41,10 @@ pub struct TempDir(pub std::path::PathBuf);
 impl TempDir {
     /// Creates it under the system temp dir.
     pub fn new(tag: &str) -> TempDir {
-        let n = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let p = std::env::temp_dir().join(format!("kuatia-cli-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
         std::fs::create_dir_all(&p).unwrap();
         TempDir(p)
     }

@@ -5,11 +5,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The official schemas in `../shared/sifen/xsd`, made usable offline through an XML catalog.
+/// The official schemas vendored in `reference/sifen/xsd` (see its `SOURCE.md`), made usable offline through the
+/// committed XML catalog `reference/sifen/catalog.xml` (nothing written, nothing left behind).
 pub struct Schemas {
     dir: PathBuf,
     catalog: PathBuf,
-    _tmp: TempDir,
 }
 
 /// A temporary directory removed on drop.
@@ -18,11 +18,10 @@ pub struct TempDir(pub PathBuf);
 impl TempDir {
     /// Creates a fresh directory under the system temp dir.
     pub fn new(tag: &str) -> TempDir {
-        let n = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let p = std::env::temp_dir().join(format!("kuatia-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
         std::fs::create_dir_all(&p).unwrap();
         TempDir(p)
     }
@@ -44,29 +43,29 @@ impl Drop for TempDir {
     }
 }
 
+/// A file or folder of the official SIFEN files vendored in the repository (`reference/sifen/<sub>`: `xsd`, `wsdl`,
+/// `catalogos`, `catalog.xml`). Every crate of the workspace sits one level below the root, so the path is the same from each.
+pub fn reference_dir(sub: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../reference/sifen")
+        .join(sub)
+}
+
 impl Schemas {
-    /// Locates the shared XSDs (fails clearly when `../shared` is missing) and writes the catalog.
+    /// Locates the vendored XSDs and their catalog (fails clearly when one is missing).
     pub fn new() -> Schemas {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/sifen/xsd");
-        assert!(
-            dir.join("siRecepDE_v150.xsd").exists(),
-            "the official XSDs are expected in {} (shared/ beside the project)",
-            dir.display()
-        );
-        let dir = dir.canonicalize().unwrap();
-        let tmp = TempDir::new("xsd");
-        let prefix = format!("file://{}/", dir.display());
-        let catalog = tmp.file(
-            "catalog.xml",
-            format!(
-                r#"<?xml version="1.0"?><catalog xmlns="urn:oasis:names:tc:entity:xmlns:xml:catalog"><rewriteURI uriStartString="https://ekuatia.set.gov.py/sifen/xsd/" rewritePrefix="{prefix}"/><rewriteSystem systemIdStartString="https://ekuatia.set.gov.py/sifen/xsd/" rewritePrefix="{prefix}"/></catalog>"#
-            )
-            .as_bytes(),
-        );
+        let dir = reference_dir("xsd");
+        let catalog = reference_dir("catalog.xml");
+        for need in [dir.join("siRecepDE_v150.xsd"), catalog.clone()] {
+            assert!(
+                need.is_file(),
+                "{} is missing from the repository (the vendored SIFEN files, reference/sifen/SOURCE.md)",
+                need.display()
+            );
+        }
         Schemas {
-            dir,
-            catalog,
-            _tmp: tmp,
+            dir: dir.canonicalize().unwrap(),
+            catalog: catalog.canonicalize().unwrap(),
         }
     }
 

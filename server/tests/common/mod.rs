@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
-/// A fresh, empty path under the system temp dir (not created).
-pub fn temp_dir(name: &str) -> PathBuf {
+/// A fresh, empty path under the system temp dir (not created), removed with everything under it when dropped.
+pub fn temp_dir(name: &str) -> TempPath {
     static N: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
         "kuatia-serve-{name}-{}-{}",
@@ -22,7 +22,30 @@ pub fn temp_dir(name: &str) -> PathBuf {
         N.fetch_add(1, Ordering::Relaxed)
     ));
     let _ = std::fs::remove_dir_all(&dir);
-    dir
+    TempPath(dir)
+}
+
+/// A temporary path that [`temp_dir`] handed out; the directory (if one was made there) goes on drop, so a test that
+/// fails half-way leaves nothing behind either.
+pub struct TempPath(PathBuf);
+
+impl std::ops::Deref for TempPath {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for TempPath {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempPath {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// A webhook receiver on a loopback port: every POST to `/hook` arrives as (signature header, body).
