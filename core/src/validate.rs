@@ -45,11 +45,25 @@ impl From<Vec<Finding>> for Report {
     }
 }
 
-/// Parses and validates a JSON request: shape problems and rule violations come back in one report.
+/// Parses and validates a JSON request: shape problems and rule violations come back in one report (the rules check
+/// every field whose shape is right).
 pub fn validate_json(json: &str, emisor: &Emisor, now: PrimitiveDateTime) -> Report {
-    match crate::invoice::parse_request(json) {
-        Ok(req) => validate(&req, emisor, now).into(),
-        Err(f) => vec![f].into(),
+    check_json(json, emisor, now).1.into()
+}
+
+/// Reads and validates a JSON request: the request when it reads, and every finding (shape first, then the rules
+/// over what is readable).
+pub fn check_json(
+    json: &str,
+    emisor: &Emisor,
+    now: PrimitiveDateTime,
+) -> (Option<FacturaRequest>, Vec<Finding>) {
+    match crate::invoice::read_request(json) {
+        Ok(req) => {
+            let findings = validate(&req, emisor, now);
+            (Some(req), findings)
+        }
+        Err(unread) => (None, unread.with_rules(|r| validate(r, emisor, now))),
     }
 }
 

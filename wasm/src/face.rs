@@ -98,20 +98,11 @@ pub fn check(
         Some(t) => datetime(t, "now")?,
         None => clock(),
     };
-    let answer = match invoice::parse_request(request) {
-        Ok(req) => {
-            let errors = validate::validate(&req, &emisor, now);
-            Check {
-                ok: errors.is_empty(),
-                errors,
-                totals: totals::compute(&req).ok(),
-            }
-        }
-        Err(f) => Check {
-            ok: false,
-            errors: vec![f],
-            totals: None,
-        },
+    let (req, errors) = validate::check_json(request, &emisor, now);
+    let answer = Check {
+        ok: errors.is_empty(),
+        totals: req.as_ref().and_then(|r| totals::compute(r).ok()),
+        errors,
     };
     to_json(&answer)
 }
