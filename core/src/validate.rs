@@ -51,6 +51,17 @@ pub fn validate_json(json: &str, emisor: &Emisor, now: PrimitiveDateTime) -> Rep
     check_json(json, emisor, now).1.into()
 }
 
+/// Reads a JSON request for a step that checks it next (numbering key, preview, issue): the request, or — when its
+/// shape is wrong — every finding, shape and the rules' over what reads, as [`validate_json`] reports them.
+pub fn read_json(
+    json: &str,
+    emisor: &Emisor,
+    now: PrimitiveDateTime,
+) -> Result<FacturaRequest, Findings> {
+    crate::invoice::read_request(json)
+        .map_err(|u| Findings(u.with_rules(|r| validate(r, emisor, now))))
+}
+
 /// Reads and validates a JSON request: the request when it reads, and every finding (shape first, then the rules
 /// over what is readable).
 pub fn check_json(

@@ -240,7 +240,7 @@ fn build(
 ) -> Result<(kuatia_core::de::DocumentoElectronico, Emisor), Findings> {
     let emisor = emisor(profile)?;
     let ctx = context(context_json)?;
-    let req = invoice::parse_request(request)?;
+    let req = validate::read_json(request, &emisor, ctx.now)?;
     let de = document::build(&req, &emisor, ctx)?;
     Ok((de, emisor))
 }
