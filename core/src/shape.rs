@@ -80,8 +80,23 @@ pub fn under(path: &str, field: &str) -> bool {
 /// Reads JSON text into `T`, reporting every shape problem located under `base`. Unreadable JSON (bad syntax, a
 /// truncated input, trailing characters) is one `MALFORMED_JSON` finding whose message keeps the line and column.
 pub fn read<T: DeserializeOwned>(text: &str, base: &str) -> Result<T, Unread<T>> {
+    // Most input is right: one read of the text, as it always was; the tolerant pass only when that fails.
+    if let Ok(value) = located(text) {
+        return Ok(value);
+    }
     let (value, repeated) = parse(text, base).map_err(Unread::one)?;
     settle(value, base, repeated)
+}
+
+/// The typed read of JSON text with path tracking, trailing characters refused (`None`): the one instantiation per
+/// type that both [`read`]'s first attempt and [`settle`]'s rounds use.
+fn located<T: DeserializeOwned>(
+    text: &str,
+) -> Result<T, Option<serde_path_to_error::Error<serde_json::Error>>> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let value = serde_path_to_error::deserialize(&mut *de).map_err(Some)?;
+    de.end().map_err(|_| None)?;
+    Ok(value)
 }
 
 /// [`read`] for bytes: invalid UTF-8 is `MALFORMED_JSON`.
@@ -143,10 +158,20 @@ fn settle<T: DeserializeOwned>(
 ) -> Result<T, Unread<T>> {
     // Only this read is generic: the loop is one copy for every type (the WebAssembly package has a size budget).
     let mut read = None;
-    let outcome = settle_with(value, base, repeated, &mut |text| {
-        let de = &mut serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize::<_, T>(de).map(|t| read = Some(t))
-    });
+    let outcome = settle_with(
+        value,
+        base,
+        repeated,
+        &mut |text| match located::<T>(text) {
+            Ok(t) => {
+                read = Some(t);
+                Ok(())
+            }
+            Err(Some(e)) => Err(e),
+            // Not from the text serde_json writes; `read` stays empty and the outcome says so below.
+            Err(None) => Ok(()),
+        },
+    );
     match (outcome, read) {
         (Ok(()), Some(t)) => Ok(t),
         (Err(u), t) => Err(Unread {
