@@ -37,10 +37,10 @@ pub fn coded(code: &str, message: impl fmt::Display) -> String {
     format!("{code}: {message}")
 }
 
-/// Reads JSON text into `T`; any problem is one finding located under `base`: the first of [`crate::shape::read`]'s
-/// (for the inputs that answer with one; request bodies use that reader directly and report every finding).
+/// Reads JSON text into `T`; any problem is one finding located under `base`, in the words of [`crate::shape`] (for
+/// the inputs that answer with one; request bodies use [`crate::shape::read`] and report every finding).
 pub fn from_json<T: serde::de::DeserializeOwned>(text: &str, base: &str) -> Result<T, Finding> {
-    crate::shape::read(text, base).map_err(crate::shape::Unread::first)
+    crate::shape::read_one(text, base)
 }
 
 /// [`crate::shape::read`] for the hot inputs of native hosts (a create request): tracking the path costs on every
@@ -63,7 +63,7 @@ pub fn from_json_bytes<T: serde::de::DeserializeOwned>(
     bytes: &[u8],
     base: &str,
 ) -> Result<T, Finding> {
-    crate::shape::read_bytes(bytes, base).map_err(crate::shape::Unread::first)
+    from_json(crate::shape::utf8(bytes, base)?, base)
 }
 
 /// Reads an already parsed JSON value into `T`, with the same findings as [`from_json`].
@@ -71,7 +71,7 @@ pub fn from_json_value<T: serde::de::DeserializeOwned>(
     value: serde_json::Value,
     base: &str,
 ) -> Result<T, Finding> {
-    crate::shape::read_value(value, base).map_err(crate::shape::Unread::first)
+    crate::shape::read_value_one(value, base)
 }
 
 /// One problem found in an input: stable `code`, JSON `path` of the field (empty for the whole input), human `message`.

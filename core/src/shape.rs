@@ -45,11 +45,23 @@ impl<T> Unread<T> {
     /// The shape findings followed by what `rules` finds in the readable rest, leaving out what it says at or under a
     /// field already reported (its stand-in would only repeat the finding).
     pub fn with_rules(self, rules: impl FnOnce(&T) -> Vec<Finding>) -> Vec<Finding> {
+        let found = self.rest().map(rules).unwrap_or_default();
+        self.merge(found)
+    }
+
+    /// What could be read, the wrong fields set aside (given stand-ins): for the rules, see [`Unread::merge`].
+    pub fn rest(&self) -> Option<&T> {
+        self.rest.as_deref().map(|(value, _)| value)
+    }
+
+    /// The shape findings followed by `rules`' findings over [`Unread::rest`], leaving out those at or under a field
+    /// already reported.
+    pub fn merge(self, rules: Vec<Finding>) -> Vec<Finding> {
         let mut out = self.findings;
         if let Some(rest) = self.rest {
-            let (value, set_aside) = *rest;
+            let set_aside = &rest.1;
             out.extend(
-                rules(&value)
+                rules
                     .into_iter()
                     .filter(|f| !set_aside.iter().any(|p| under(&f.path, p))),
             );
@@ -90,13 +102,72 @@ pub fn read<T: DeserializeOwned>(text: &str, base: &str) -> Result<T, Unread<T>>
 
 /// The typed read of JSON text with path tracking, trailing characters refused (`None`): the one instantiation per
 /// type that both [`read`]'s first attempt and [`settle`]'s rounds use.
-fn located<T: DeserializeOwned>(
-    text: &str,
-) -> Result<T, Option<serde_path_to_error::Error<serde_json::Error>>> {
+fn located<T: DeserializeOwned>(text: &str) -> Result<T, Failed> {
     let de = &mut serde_json::Deserializer::from_str(text);
-    let value = serde_path_to_error::deserialize(&mut *de).map_err(Some)?;
-    de.end().map_err(|_| None)?;
+    let value = serde_path_to_error::deserialize(&mut *de).map_err(Failed::Read)?;
+    de.end().map_err(Failed::Trailing)?;
     Ok(value)
+}
+
+/// Why a located read failed.
+enum Failed {
+    /// The value (or the text) is wrong at a path.
+    Read(serde_path_to_error::Error<serde_json::Error>),
+    /// Characters after the value.
+    Trailing(serde_json::Error),
+}
+
+/// JSON text read into `T` with the first problem only, for inputs that answer with one (a profile, CDC fields):
+/// the same findings and words as [`read`]'s, without its tolerant pass.
+pub fn read_one<T: DeserializeOwned>(text: &str, base: &str) -> Result<T, Finding> {
+    located(text).map_err(|e| one_finding(e, base))
+}
+
+/// An already parsed value read into `T` with the first problem only, as [`read_one`].
+pub fn read_value_one<T: DeserializeOwned>(value: Value, base: &str) -> Result<T, Finding> {
+    serde_path_to_error::deserialize(value).map_err(|e| one_finding(Failed::Read(e), base))
+}
+
+/// The finding for a failed located read: unreadable text is `MALFORMED_JSON` located where it broke (at `base`
+/// past the nesting limit, where the path is only noise); the rest as [`finding_for`] says it.
+fn one_finding(e: Failed, base: &str) -> Finding {
+    let e = match e {
+        Failed::Trailing(e) => return Finding::new(code::MALFORMED_JSON, base, e.to_string()),
+        Failed::Read(e) => e,
+    };
+    let mut steps = Vec::new();
+    for segment in e.path() {
+        match segment {
+            serde_path_to_error::Segment::Map { key } => steps.push(Step::Key(key.clone())),
+            serde_path_to_error::Segment::Seq { index } => steps.push(Step::Index(*index)),
+            _ => {}
+        }
+    }
+    let inner = e.into_inner();
+    let message = inner.to_string();
+    if inner.is_syntax() || inner.is_eof() || inner.is_io() {
+        let at = if message.starts_with("recursion limit exceeded") {
+            base.to_string()
+        } else {
+            path_text(base, &steps)
+        };
+        return Finding::new(code::MALFORMED_JSON, at, message);
+    }
+    let message = strip_position(&message);
+    for (prefix, c, words) in [
+        ("missing field `", code::REQUIRED, "is required"),
+        (
+            "duplicate field `",
+            code::NOT_ALLOWED,
+            "is given more than once",
+        ),
+    ] {
+        if let Some(field) = quoted_after(message, prefix) {
+            steps.push(Step::Key(field.to_string()));
+            return Finding::new(c, path_text(base, &steps), words);
+        }
+    }
+    finding_for(base, &steps, message)
 }
 
 /// [`read`] for bytes: invalid UTF-8 is `MALFORMED_JSON`.
@@ -167,9 +238,9 @@ fn settle<T: DeserializeOwned>(
                 read = Some(t);
                 Ok(())
             }
-            Err(Some(e)) => Err(e),
+            Err(Failed::Read(e)) => Err(e),
             // Not from the text serde_json writes; `read` stays empty and the outcome says so below.
-            Err(None) => Ok(()),
+            Err(Failed::Trailing(_)) => Ok(()),
         },
     );
     match (outcome, read) {
@@ -252,7 +323,7 @@ fn settle_with(
         let message = e.into_inner().to_string();
         let message = strip_position(&message);
         if !plain {
-            return give_up(findings, Some(finding_for(base, &steps, message, None)));
+            return give_up(findings, Some(finding_for(base, &steps, message)));
         }
         if findings.len() >= MAX_SHAPE_FINDINGS {
             return give_up(findings, None);
@@ -286,8 +357,7 @@ fn settle_with(
         if inside(&stand_ins, &steps) {
             return give_up(findings, None);
         }
-        let found = get(&value, &steps);
-        findings.push(finding_for(base, &steps, message, found));
+        findings.push(finding_for(base, &steps, message));
         if steps.is_empty() {
             // Not even the body is of the right kind: there is nothing to read further.
             return give_up(findings, None);
@@ -314,13 +384,6 @@ fn settle_with(
 /// Whether `steps` is at or inside one of the stand-ins.
 fn inside(stand_ins: &[(Vec<Step>, usize)], steps: &[Step]) -> bool {
     stand_ins.iter().any(|(s, _)| steps.starts_with(s))
-}
-
-fn get<'a>(value: &'a Value, steps: &[Step]) -> Option<&'a Value> {
-    steps.iter().try_fold(value, |v, s| match s {
-        Step::Key(k) => v.get(k),
-        Step::Index(i) => v.get(i),
-    })
 }
 
 /// Sets (or, with `None`, removes) the member or element at `steps`; false when its parent is not there.
@@ -356,22 +419,24 @@ fn put(value: &mut Value, steps: &[Step], new: Option<Value>) -> bool {
     }
 }
 
-/// The finding for one serde complaint about the value at `steps` (`found`), in the project's words: no serde type
+/// The finding for one serde complaint about the value at `steps`, in the project's words: no serde type
 /// names (`u8`, `struct FacturaRequest`), what the field must be and what it is.
-fn finding_for(base: &str, steps: &[Step], message: &str, found: Option<&Value>) -> Finding {
+fn finding_for(base: &str, steps: &[Step], message: &str) -> Finding {
     let path = path_text(base, steps);
     let root = steps.is_empty();
     if message.starts_with("unknown field `") {
         return Finding::new(code::NOT_ALLOWED, path, "is not a known field here");
     }
     if let Some(rest) = message.strip_prefix("invalid type: ") {
-        let expected = rest.split_once(", expected ").map_or("", |(_, e)| e);
+        let (unexpected, expected) = rest.split_once(", expected ").unwrap_or((rest, ""));
         let must = must_be(expected);
+        let found = found_kind(unexpected);
         let text = match (root, found) {
             (true, _) if must == "must be an object" => NOT_AN_OBJECT.to_string(),
-            (true, Some(v)) => format!("the request body {must}, found {}", kind(v)),
-            (_, Some(v)) => format!("{must}, found {}", kind(v)),
-            (_, None) => must.to_string(),
+            (true, Some(k)) => format!("the request body {must}, found {k}"),
+            (true, None) => format!("the request body {must}"),
+            (false, Some(k)) => format!("{must}, found {k}"),
+            (false, None) => must.to_string(),
         };
         return Finding::new(code::INVALID_TYPE, path, text);
     }
@@ -417,6 +482,20 @@ fn finding_for(base: &str, steps: &[Step], message: &str, found: Option<&Value>)
         }
     }
     Finding::new(code::INVALID_TYPE, path, message)
+}
+
+/// What serde found (its `Unexpected`: `string "x"`, `integer `5``, `map`…), as [`kind`] says it.
+fn found_kind(unexpected: &str) -> Option<&'static str> {
+    let word = unexpected.split([' ', '`']).next().unwrap_or("");
+    Some(match word {
+        "string" | "char" => "text",
+        "integer" | "floating" => "a number",
+        "boolean" => "true/false",
+        "null" | "unit" | "Option" => "null",
+        "sequence" => "a list",
+        "map" => "an object",
+        _ => return None,
+    })
 }
 
 /// What a value must be, for serde's name of what it expected.

@@ -58,8 +58,10 @@ pub fn read_json(
     emisor: &Emisor,
     now: PrimitiveDateTime,
 ) -> Result<FacturaRequest, Findings> {
-    crate::invoice::read_request(json)
-        .map_err(|u| Findings(u.with_rules(|r| validate(r, emisor, now))))
+    crate::invoice::read_request(json).map_err(|u| {
+        let rules = u.rest().map(|r| validate(r, emisor, now));
+        Findings(u.merge(rules.unwrap_or_default()))
+    })
 }
 
 /// Reads and validates a JSON request: the request when it reads, and every finding (shape first, then the rules
@@ -69,12 +71,16 @@ pub fn check_json(
     emisor: &Emisor,
     now: PrimitiveDateTime,
 ) -> (Option<FacturaRequest>, Vec<Finding>) {
-    match crate::invoice::read_request(json) {
-        Ok(req) => {
-            let findings = validate(&req, emisor, now);
-            (Some(req), findings)
-        }
-        Err(unread) => (None, unread.with_rules(|r| validate(r, emisor, now))),
+    // One call of the rules, on the request or on what of it reads.
+    let read = crate::invoice::read_request(json);
+    let rest = match &read {
+        Ok(req) => Some(req),
+        Err(unread) => unread.rest(),
+    };
+    let rules = rest.map(|r| validate(r, emisor, now)).unwrap_or_default();
+    match read {
+        Ok(req) => (Some(req), rules),
+        Err(unread) => (None, unread.merge(rules)),
     }
 }
 
