@@ -407,7 +407,16 @@ fn put(value: &mut Value, steps: &[Step], new: Option<Value>) -> bool {
             m.insert(k.clone(), n);
             true
         }
-        (Step::Key(k), Value::Object(m), None) => m.remove(k).is_some(),
+        (Step::Key(k), Value::Object(m), None) => {
+            // Rebuilt rather than `remove`d: insertion is in the package already, B-tree removal would add 3 KB.
+            let before = m.len();
+            for (key, v) in std::mem::take(m) {
+                if key != *k {
+                    m.insert(key, v);
+                }
+            }
+            m.len() < before
+        }
         (Step::Index(i), Value::Array(a), Some(n)) => match a.get_mut(*i) {
             Some(slot) => {
                 *slot = n;
@@ -462,17 +471,12 @@ fn finding_for(base: &str, steps: &[Step], message: &str) -> Finding {
         return Finding::new(code::INVALID_TYPE, path, text);
     }
     if let Some(rest) = message.strip_prefix("unknown variant `") {
-        let allowed: Vec<&str> = rest
-            .split_once("expected ")
-            .map_or("", |(_, e)| e)
-            .split('`')
-            .skip(1)
-            .step_by(2)
-            .collect();
+        // serde's "expected one of `a`, `b`", without its quotes.
+        let allowed = rest.split_once("expected ").map_or("", |(_, e)| e);
         return Finding::new(
             code::INVALID_VALUE,
             path,
-            format!("must be one of: {}", allowed.join(", ")),
+            format!("must be {}", allowed.replace('`', "")),
         );
     }
     // A message of our own `Deserialize` impls, in our words already, maybe with a registry code (`crate::error::coded`).
@@ -524,16 +528,16 @@ fn must_be(expected: &str) -> &'static str {
 }
 
 /// The range of serde's integer type names.
-fn whole_range(expected: &str) -> Option<(i128, u128)> {
+fn whole_range(expected: &str) -> Option<(i64, u64)> {
     Some(match expected {
         "u8" => (0, u8::MAX.into()),
         "u16" => (0, u16::MAX.into()),
         "u32" => (0, u32::MAX.into()),
-        "u64" | "usize" => (0, u64::MAX.into()),
-        "i8" => (i8::MIN.into(), i8::MAX as u128),
-        "i16" => (i16::MIN.into(), i16::MAX as u128),
-        "i32" => (i32::MIN.into(), i32::MAX as u128),
-        "i64" | "isize" => (i64::MIN.into(), i64::MAX as u128),
+        "u64" | "usize" => (0, u64::MAX),
+        "i8" => (i8::MIN.into(), i8::MAX.unsigned_abs().into()),
+        "i16" => (i16::MIN.into(), i16::MAX.unsigned_abs().into()),
+        "i32" => (i32::MIN.into(), i32::MAX.unsigned_abs().into()),
+        "i64" | "isize" => (i64::MIN, i64::MAX.unsigned_abs()),
         _ => return None,
     })
 }
@@ -700,7 +704,10 @@ impl<'de> Visitor<'de> for Tracked<'_> {
             if first && key == NUMBER_TOKEN {
                 // A number, as its exact text.
                 let text: String = map.next_value()?;
-                return serde_json::from_str(&text).map_err(de::Error::custom);
+                return text
+                    .parse::<serde_json::Number>()
+                    .map(Value::Number)
+                    .map_err(de::Error::custom);
             }
             first = false;
             let child = self.child(Step::Key(key.clone()));
