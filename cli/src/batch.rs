@@ -225,7 +225,7 @@ fn first_finding(fs: kuatia_core::Findings) -> Finding {
 fn read_request(file: &Path) -> Result<FacturaRequest, Finding> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| Finding::new(code::MALFORMED_JSON, "", format!("cannot read: {e}")))?;
-    kuatia_core::invoice::parse_request(&text)
+    kuatia_core::invoice::parse_request(&text).map_err(first_finding)
 }
 
 /// A request file's name and its parsed request (or why it does not read).

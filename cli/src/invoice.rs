@@ -4,6 +4,7 @@ use crate::output::{read_input, Outcome};
 use clap::Args;
 use kuatia_core::error::code;
 use kuatia_core::profile::Emisor;
+use kuatia_core::shape::Unread;
 use kuatia_core::validate::Report;
 use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
 
@@ -66,14 +67,25 @@ pub fn profile(arg: &Option<String>) -> Result<Emisor, Outcome> {
     }
 }
 
+/// The request read, or every shape finding with what did read (see `kuatia_core::shape::Unread`).
+pub type Read =
+    Result<kuatia_core::invoice::FacturaRequest, Unread<kuatia_core::invoice::FacturaRequest>>;
+
 /// Reads the request text; malformed JSON is "unreadable" (exit 2), shape problems are findings (exit 1).
-fn request(
-    input: &str,
-) -> Result<Result<kuatia_core::invoice::FacturaRequest, kuatia_core::Finding>, Outcome> {
+pub fn request(input: &str) -> Result<Read, Outcome> {
     let text = read_input(input)?;
-    match kuatia_core::invoice::parse_request(&text) {
-        Err(f) if f.code == code::MALFORMED_JSON => {
-            Err(Outcome::unreadable(format!("{input}: {f}")))
+    request_text(input, &text)
+}
+
+/// [`request`] for text already read from `input`.
+pub fn request_text(input: &str, text: &str) -> Result<Read, Outcome> {
+    match kuatia_core::invoice::read_request(text) {
+        Err(u)
+            if u.findings
+                .first()
+                .is_some_and(|f| f.code == code::MALFORMED_JSON) =>
+        {
+            Err(Outcome::unreadable(format!("{input}: {}", u.first())))
         }
         other => Ok(other),
     }
@@ -101,7 +113,9 @@ pub fn validate(args: RequestArgs) -> Outcome {
         let now = at_arg(&args.at)?;
         let report: Report = match request(&args.input)? {
             Ok(req) => kuatia_core::validate::validate(&req, &emisor, now).into(),
-            Err(f) => vec![f].into(),
+            Err(u) => u
+                .with_rules(|r| kuatia_core::validate::validate(r, &emisor, now))
+                .into(),
         };
         Ok(report_outcome(report))
     };
@@ -112,7 +126,7 @@ pub fn validate(args: RequestArgs) -> Outcome {
 pub fn totals(input: String) -> Outcome {
     let run = || -> Result<Outcome, Outcome> {
         let outcome = match request(&input)? {
-            Err(f) => report_outcome(vec![f].into()),
+            Err(u) => report_outcome(u.findings.into()),
             Ok(req) => match kuatia_core::totals::compute(&req) {
                 Ok(calc) => Outcome::ok(&calc),
                 Err(fs) => report_outcome(fs.0.into()),

@@ -137,12 +137,12 @@ pub fn run_issue(args: IssueArgs) -> Outcome {
         let emisor = profile(&args.profile)?;
         let now = at_arg(&args.at)?;
         let text = read_input(&input)?;
-        let req = match kuatia_core::invoice::parse_request(&text) {
+        let req = match crate::invoice::request_text(&input, &text)? {
             Ok(r) => r,
-            Err(f) if f.code == code::MALFORMED_JSON => {
-                return Err(Outcome::unreadable(format!("{input}: {f}")))
+            Err(u) => {
+                let all = u.with_rules(|r| kuatia_core::validate::validate(r, &emisor, now));
+                return Ok(crate::invoice::findings_outcome(all));
             }
-            Err(f) => return Ok(crate::invoice::findings_outcome(vec![f])),
         };
         let (signer, test_only) = load_signer(&args)?;
         let mut numbering = open_numbering(&args.out)?;

@@ -50,6 +50,47 @@ fn validate_reports_every_finding_and_exit_codes() {
     assert_eq!(code, 2);
 }
 
+/// Issue 34 #4: `kuatia validate` lists every shape error and the rules' findings on the rest in one answer, in the
+/// project's words.
+#[test]
+fn validate_reports_every_shape_error_at_once() {
+    let bad = json!({"tipo_documento": 1, "receptor": {"ruc": "80069563-1"},
+        "items": [{"descripcion": "a", "cantidad": true, "precio_unitario": 1000}]});
+    let (code, out, _) = run(
+        &["validate", "-", "--at", AT],
+        Some(bad.to_string().as_bytes()),
+    );
+    assert_eq!(code, 1);
+    let found: Vec<(&str, &str, &str)> = out["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["code"].as_str().unwrap(),
+                e["path"].as_str().unwrap(),
+                e["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "VALIDATION_ERROR.INVALID_TYPE",
+                "items[0].cantidad",
+                "must be a number, found true/false"
+            ),
+            (
+                "VALIDATION_ERROR.REQUIRED",
+                "receptor.razon_social",
+                "is required"
+            ),
+            ("VALIDATION_ERROR.REQUIRED", "items[0].iva", found[2].2),
+        ]
+    );
+}
+
 #[test]
 fn totals_prints_amounts_as_strings() {
     let (code, out, _) = run(&["totals", &example()], None);

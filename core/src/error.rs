@@ -31,69 +31,31 @@ pub fn join_path(base: &str, field: &str) -> String {
     }
 }
 
-/// A failed `serde_path_to_error` read of JSON as one finding under `base` — the one JSON-error classifier every
-/// entry point uses: bad syntax, a truncated input or invalid UTF-8 is `MALFORMED_JSON` (the message keeps the line
-/// and column); a missing field `REQUIRED` at the field's own path; an unknown field `NOT_ALLOWED`; a value whose type
-/// reports a registry code of its own (see [`coded`]) that code; anything else `INVALID_TYPE`.
-pub fn json_finding(e: serde_path_to_error::Error<serde_json::Error>, base: &str) -> Finding {
-    let path = join_path(base, &json_path(&e.path().to_string()));
-    let inner = e.into_inner();
-    if inner.is_syntax() || inner.is_eof() || inner.is_io() {
-        // Where the text broke is worth saying, except past the nesting limit, where the path is only noise.
-        let message = inner.to_string();
-        let at = if message.starts_with("recursion limit exceeded") {
-            base.to_string()
-        } else {
-            path
-        };
-        return Finding::new(code::MALFORMED_JSON, at, message);
-    }
-    let message = inner.to_string();
-    let bare = strip_position(&message);
-    if let Some(field) = quoted_after(bare, "missing field `") {
-        let path = join_path(&path, field);
-        return Finding::new(code::REQUIRED, path, format!("`{field}` is required"));
-    }
-    if bare.starts_with("unknown field `") {
-        return Finding::new(code::NOT_ALLOWED, path, bare);
-    }
-    if let Some((c, rest)) = bare.split_once(": ") {
-        if let Some((registered, _)) = code::ALL.iter().find(|(r, _)| *r == c) {
-            return Finding::new(registered, path, rest);
-        }
-    }
-    Finding::new(code::INVALID_TYPE, path, bare)
-}
-
 /// The message a `Deserialize` impl gives serde for a value that has a registry code of its own (a RUC, a CDC), so
 /// that [`json_finding`] reports that code: `serde::de::Error::custom(coded(code::INVALID_RUC, e))`.
 pub fn coded(code: &str, message: impl fmt::Display) -> String {
     format!("{code}: {message}")
 }
 
-/// Reads JSON text into `T`; any problem is one finding located under `base` (see [`json_finding`]).
+/// Reads JSON text into `T`; any problem is one finding located under `base`, in the words of [`crate::shape`] (for
+/// the inputs that answer with one; request bodies use [`crate::shape::read`] and report every finding).
 pub fn from_json<T: serde::de::DeserializeOwned>(text: &str, base: &str) -> Result<T, Finding> {
-    let de = &mut serde_json::Deserializer::from_str(text);
-    let value = serde_path_to_error::deserialize(&mut *de).map_err(|e| json_finding(e, base))?;
-    // Trailing characters after the value are a syntax error, as serde_json::from_str reports them.
-    de.end()
-        .map_err(|e| Finding::new(code::MALFORMED_JSON, base, e.to_string()))?;
-    Ok(value)
+    crate::shape::read_one(text, base)
 }
 
-/// [`from_json`] for the hot inputs of native hosts (a create request): tracking the path costs on every field and is
-/// only needed to say where a problem is, so valid input (nearly all of it) is read once without it, and input that
-/// fails is read again by [`from_json`] for the finding. Not in WebAssembly, whose package has a size budget (a second
-/// deserializer per type) and whose validation as you type does not need the microseconds.
+/// [`crate::shape::read`] for the hot inputs of native hosts (a create request): tracking the path costs on every
+/// field and is only needed to say where a problem is, so valid input (nearly all of it) is read once without it, and
+/// input that fails is read again, tolerantly, for every finding. Not in WebAssembly, whose package has a size budget
+/// (a second deserializer per type) and whose validation as you type does not need the microseconds.
 pub fn from_json_fast<T: serde::de::DeserializeOwned>(
     text: &str,
     base: &str,
-) -> Result<T, Finding> {
+) -> Result<T, crate::shape::Unread<T>> {
     #[cfg(not(target_arch = "wasm32"))]
     if let Ok(value) = serde_json::from_str(text) {
         return Ok(value);
     }
-    from_json(text, base)
+    crate::shape::read(text, base)
 }
 
 /// Reads JSON bytes into `T`: invalid UTF-8 is `MALFORMED_JSON`, the rest as [`from_json`].
@@ -101,14 +63,7 @@ pub fn from_json_bytes<T: serde::de::DeserializeOwned>(
     bytes: &[u8],
     base: &str,
 ) -> Result<T, Finding> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        Finding::new(
-            code::MALFORMED_JSON,
-            base,
-            format!("input is not valid UTF-8 (byte {})", e.valid_up_to()),
-        )
-    })?;
-    from_json(text, base)
+    from_json(crate::shape::utf8(bytes, base)?, base)
 }
 
 /// Reads an already parsed JSON value into `T`, with the same findings as [`from_json`].
@@ -116,21 +71,7 @@ pub fn from_json_value<T: serde::de::DeserializeOwned>(
     value: serde_json::Value,
     base: &str,
 ) -> Result<T, Finding> {
-    serde_path_to_error::deserialize(value).map_err(|e| json_finding(e, base))
-}
-
-/// Drops serde_json's " at line L column C" suffix on data errors, which the path replaces.
-fn strip_position(message: &str) -> &str {
-    match message.rfind(" at line ") {
-        Some(i) => message.get(..i).unwrap_or(message),
-        None => message,
-    }
-}
-
-/// The name between `prefix` and the next backtick.
-fn quoted_after<'a>(message: &'a str, prefix: &str) -> Option<&'a str> {
-    let rest = message.strip_prefix(prefix)?;
-    rest.split('`').next()
+    crate::shape::read_value_one(value, base)
 }
 
 /// One problem found in an input: stable `code`, JSON `path` of the field (empty for the whole input), human `message`.
@@ -226,8 +167,8 @@ mod tests {
             a: Vec<u8>,
         }
         assert_eq!(
-            from_json_fast::<T>(r#"{"a":[1,2]}"#, "x"),
-            Ok(T { a: vec![1, 2] })
+            from_json_fast::<T>(r#"{"a":[1,2]}"#, "x").unwrap(),
+            T { a: vec![1, 2] }
         );
         for bad in [
             r#"{"a":[1,300]}"#,
@@ -236,17 +177,21 @@ mod tests {
             "{",
         ] {
             assert_eq!(
-                from_json_fast::<T>(bad, "x"),
-                from_json::<T>(bad, "x"),
+                from_json_fast::<T>(bad, "x").map_err(|u| u.findings),
+                crate::shape::read::<T>(bad, "x").map_err(|u| u.findings),
                 "{bad}"
             );
         }
-        let f = from_json_fast::<T>(r#"{"a":[1,300]}"#, "x").unwrap_err();
+        let f = from_json_fast::<T>(r#"{"a":[1,300]}"#, "x")
+            .unwrap_err()
+            .first();
         assert_eq!(
             (f.code.as_str(), f.path.as_str()),
-            (code::INVALID_TYPE, "x.a[1]")
+            (code::OUT_OF_RANGE, "x.a[1]")
         );
-        let f = from_json_fast::<T>(r#"{"a":[]} x"#, "x").unwrap_err();
+        let f = from_json_fast::<T>(r#"{"a":[]} x"#, "x")
+            .unwrap_err()
+            .first();
         assert_eq!(
             (f.code.as_str(), f.path.as_str()),
             (code::MALFORMED_JSON, "x")
@@ -261,12 +206,7 @@ mod tests {
         struct T {
             a: u8,
         }
-        let read = |s: &str| {
-            let de = &mut serde_json::Deserializer::from_str(s);
-            serde_path_to_error::deserialize::<_, T>(de)
-                .map_err(|e| json_finding(e, "arg"))
-                .unwrap_err()
-        };
+        let read = |s: &str| from_json::<T>(s, "arg").unwrap_err();
         let f = read(r#"{"a":1"#);
         assert_eq!(
             (f.code.as_str(), f.path.as_str()),
@@ -275,13 +215,17 @@ mod tests {
         let f = read("{}");
         assert_eq!(
             (f.code.as_str(), f.path.as_str(), f.message.as_str()),
-            (code::REQUIRED, "arg.a", "`a` is required")
+            (code::REQUIRED, "arg.a", "is required")
         );
         assert_eq!(read(r#"{"a":1,"b":2}"#).code, code::NOT_ALLOWED);
         let f = read(r#"{"a":"x"}"#);
         assert_eq!(
-            (f.code.as_str(), f.path.as_str()),
-            (code::INVALID_TYPE, "arg.a")
+            (f.code.as_str(), f.path.as_str(), f.message.as_str()),
+            (
+                code::INVALID_TYPE,
+                "arg.a",
+                "must be a whole number, found text"
+            )
         );
     }
 }

@@ -4,7 +4,8 @@
 //! Parsing ([`parse_request`]) checks JSON shape and types; [`crate::validate`] checks every rule and reports all
 //! findings at once; [`crate::document::build`] turns a valid request into a [`crate::de::DocumentoElectronico`].
 
-use crate::error::{code, Finding};
+use crate::error::{code, Finding, Findings};
+use crate::shape::Unread;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -556,34 +557,40 @@ pub struct TransportistaReq {
     pub chofer_direccion: String,
 }
 
-/// Parses a create request from JSON text, reporting the first shape or type problem with its JSON path.
+/// Reads a create request from JSON text: every shape or type problem (a missing field, a wrong type, an unknown or
+/// repeated field), each with its JSON path, and what could be read, for the rules to check with
+/// [`crate::shape::Unread::with_rules`] (see [`crate::shape`]). Valid input is read once, without path tracking.
 ///
 /// Semantic rules are checked by [`crate::validate::validate`], which reports every problem at once.
-pub fn parse_request(json: &str) -> Result<FacturaRequest, Finding> {
+pub fn read_request(json: &str) -> Result<FacturaRequest, Unread<FacturaRequest>> {
     if json.len() > MAX_REQUEST_BYTES {
-        return Err(Finding::new(
+        return Err(Unread::one(Finding::new(
             code::TOO_LARGE,
             "",
             format!(
                 "request is {} bytes; the limit is {MAX_REQUEST_BYTES}",
                 json.len()
             ),
-        ));
+        )));
     }
-    check_depth(json)?;
+    check_depth(json).map_err(Unread::one)?;
     crate::error::from_json_fast(json, "")
 }
 
-/// Parses a create request from raw bytes (files, C callers): invalid UTF-8 is a `MALFORMED_JSON` finding.
-pub fn parse_request_bytes(bytes: &[u8]) -> Result<FacturaRequest, Finding> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        Finding::new(
-            code::MALFORMED_JSON,
-            "",
-            format!("input is not valid UTF-8 (byte {})", e.valid_up_to()),
-        )
-    })?;
-    parse_request(text)
+/// [`read_request`] from raw bytes (files, C callers, HTTP bodies): invalid UTF-8 is a `MALFORMED_JSON` finding.
+pub fn read_request_bytes(bytes: &[u8]) -> Result<FacturaRequest, Unread<FacturaRequest>> {
+    read_request(crate::shape::utf8(bytes, "").map_err(Unread::one)?)
+}
+
+/// Parses a create request from JSON text: every shape or type problem with its JSON path ([`read_request`] without
+/// the rest, for the callers that check no rule).
+pub fn parse_request(json: &str) -> Result<FacturaRequest, Findings> {
+    read_request(json).map_err(Findings::from)
+}
+
+/// [`parse_request`] from raw bytes: invalid UTF-8 is a `MALFORMED_JSON` finding.
+pub fn parse_request_bytes(bytes: &[u8]) -> Result<FacturaRequest, Findings> {
+    read_request_bytes(bytes).map_err(Findings::from)
 }
 
 /// Rejects nesting deeper than [`MAX_JSON_DEPTH`] without parsing (strings are skipped correctly).
@@ -625,7 +632,12 @@ pub(crate) fn decimal_from_json(v: &serde_json::Value) -> Result<Decimal, String
     let text = match v {
         serde_json::Value::Number(n) => n.to_string(),
         serde_json::Value::String(s) => s.trim().to_string(),
-        other => return Err(format!("expected a number, found {}", json_kind(other))),
+        other => {
+            return Err(format!(
+                "must be a number, found {}",
+                crate::shape::kind(other)
+            ))
+        }
     };
     parse_decimal(&text)
 }
@@ -634,7 +646,7 @@ pub(crate) fn decimal_from_json(v: &serde_json::Value) -> Result<Decimal, String
 pub fn parse_decimal(text: &str) -> Result<Decimal, String> {
     let t = text.trim();
     if t.is_empty() {
-        return Err("expected a number, found an empty string".into());
+        return Err("must be a number, found empty text".into());
     }
     let ok_chars = t
         .bytes()
@@ -662,17 +674,6 @@ fn truncate(s: &str, max: usize) -> &str {
     }
 }
 
-fn json_kind(v: &serde_json::Value) -> &'static str {
-    match v {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "a boolean",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Array(_) => "an array",
-        serde_json::Value::Object(_) => "an object",
-    }
-}
-
 fn de_decimal<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
     let v = serde_json::Value::deserialize(d)?;
     decimal_from_json(&v).map_err(serde::de::Error::custom)
@@ -696,8 +697,8 @@ fn de_code_str<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Err
         serde_json::Value::String(s) => Ok(Some(s)),
         serde_json::Value::Number(n) => Ok(Some(n.to_string())),
         other => Err(serde::de::Error::custom(format!(
-            "expected a string or number, found {}",
-            json_kind(&other)
+            "must be text or a number, found {}",
+            crate::shape::kind(&other)
         ))),
     }
 }

@@ -21,6 +21,7 @@ pub mod numbering;
 pub mod profile;
 pub mod qr;
 pub mod ruc;
+pub mod shape;
 pub mod sifen;
 pub mod sign;
 pub mod totals;

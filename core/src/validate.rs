@@ -45,11 +45,42 @@ impl From<Vec<Finding>> for Report {
     }
 }
 
-/// Parses and validates a JSON request: shape problems and rule violations come back in one report.
+/// Parses and validates a JSON request: shape problems and rule violations come back in one report (the rules check
+/// every field whose shape is right).
 pub fn validate_json(json: &str, emisor: &Emisor, now: PrimitiveDateTime) -> Report {
-    match crate::invoice::parse_request(json) {
-        Ok(req) => validate(&req, emisor, now).into(),
-        Err(f) => vec![f].into(),
+    check_json(json, emisor, now).1.into()
+}
+
+/// Reads a JSON request for a step that checks it next (numbering key, preview, issue): the request, or — when its
+/// shape is wrong — every finding, shape and the rules' over what reads, as [`validate_json`] reports them.
+pub fn read_json(
+    json: &str,
+    emisor: &Emisor,
+    now: PrimitiveDateTime,
+) -> Result<FacturaRequest, Findings> {
+    crate::invoice::read_request(json).map_err(|u| {
+        let rules = u.rest().map(|r| validate(r, emisor, now));
+        Findings(u.merge(rules.unwrap_or_default()))
+    })
+}
+
+/// Reads and validates a JSON request: the request when it reads, and every finding (shape first, then the rules
+/// over what is readable).
+pub fn check_json(
+    json: &str,
+    emisor: &Emisor,
+    now: PrimitiveDateTime,
+) -> (Option<FacturaRequest>, Vec<Finding>) {
+    // One call of the rules, on the request or on what of it reads.
+    let read = crate::invoice::read_request(json);
+    let rest = match &read {
+        Ok(req) => Some(req),
+        Err(unread) => unread.rest(),
+    };
+    let rules = rest.map(|r| validate(r, emisor, now)).unwrap_or_default();
+    match read {
+        Ok(req) => (Some(req), rules),
+        Err(unread) => (None, unread.merge(rules)),
     }
 }
 

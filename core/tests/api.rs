@@ -1575,3 +1575,138 @@ fn a_ruc_with_a_space_inside_is_refused() {
     let r = c.sandbox("GET", "/v1/facturas?receptor_ruc=80069563%20-1", None);
     assert_eq!(r.status, 400);
 }
+
+/// `(code, path)` of a 422's details.
+fn details(r: &HttpResponse) -> Vec<(String, String)> {
+    r.json()["error"]["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap().to_string(),
+                f["path"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Issue 34 #4: every shape error of a body at once, next to the rules' findings, on the create, cancel and webhook
+/// routes; no serde words (`u8`, `struct`, `EOF`).
+#[test]
+fn every_shape_error_of_a_body_at_once() {
+    let mut c = client();
+    let p = |c: &str, p: &str| (c.to_string(), p.to_string());
+    let r = c.sandbox(
+        "POST",
+        "/v1/facturas",
+        Some(
+            json!({"tipo_documento": 1, "receptor": {"ruc": "80069563-1"},
+                    "items": [{"descripcion": "a", "cantidad": 1, "precio_unitario": 1000}]}),
+        ),
+    );
+    assert_eq!(r.status, 422);
+    assert_eq!(
+        details(&r),
+        [
+            p("VALIDATION_ERROR.REQUIRED", "receptor.razon_social"),
+            p("VALIDATION_ERROR.REQUIRED", "items[0].iva")
+        ]
+    );
+    let r = c.sandbox(
+        "POST",
+        "/v1/facturas",
+        Some(json!({"tipo_documento": 99, "receptor": {"ruc": "80069563-2", "razon_social": "Cliente"},
+                    "items": [{"descripcion": "", "cantidad": -1, "precio_unitario": "abc", "iva": 7}]})),
+    );
+    assert_eq!(r.status, 422);
+    assert_eq!(r.json()["error"]["code"], json!("INVALID_RUC"));
+    assert_eq!(
+        details(&r),
+        [
+            p("VALIDATION_ERROR.INVALID_TYPE", "items[0].precio_unitario"),
+            p("VALIDATION_ERROR.INVALID_VALUE", "tipo_documento"),
+            p("INVALID_RUC", "receptor.ruc"),
+            p("VALIDATION_ERROR.REQUIRED", "items[0].descripcion"),
+            p("VALIDATION_ERROR.OUT_OF_RANGE", "items[0].cantidad"),
+            p("VALIDATION_ERROR.INVALID_VALUE", "items[0].iva"),
+        ]
+    );
+    let mut typed = factura(None);
+    typed["tipo_documento"] = json!("1");
+    let r = c.sandbox("POST", "/v1/facturas", Some(typed));
+    assert_eq!(r.status, 422);
+    let f = &r.json()["error"]["details"][0];
+    assert_eq!(
+        (f["path"].clone(), f["message"].clone()),
+        (
+            json!("tipo_documento"),
+            json!("must be a whole number, found text")
+        )
+    );
+    for body in ["null", "[]", "1"] {
+        let mut req = HttpRequest {
+            method: "POST".into(),
+            path: "/v1/facturas".into(),
+            headers: vec![
+                ("Authorization".into(), format!("Bearer {}", c.key)),
+                ("X-Environment".into(), "sandbox".into()),
+            ],
+            body: body.as_bytes().to_vec(),
+        };
+        let r = c.svc.handle(&req, &mut c.host);
+        assert_eq!(r.status, 422, "{body}");
+        let f = &r.json()["error"]["details"][0];
+        assert_eq!(
+            (f["path"].clone(), f["message"].clone()),
+            (json!(""), json!("the request body must be a JSON object")),
+            "{body}"
+        );
+        // A repeated key: at the path of the repetition, not the root.
+        req.body = br#"{"tipo_documento":1,"receptor":{"ruc":"80069563-1","razon_social":"Cliente Ejemplo"},"items":[{"descripcion":"a","cantidad":1,"precio_unitario":1000,"iva":10,"cantidad":2}]}"#.to_vec();
+        let r = c.svc.handle(&req, &mut c.host);
+        assert_eq!(
+            details(&r),
+            [p("VALIDATION_ERROR.NOT_ALLOWED", "items[0].cantidad")]
+        );
+    }
+    // Cancel: no body, `{}`, a wrong type, an unknown field.
+    let id = c
+        .sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))))
+        .json()["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let cancel = format!("/v1/facturas/{id}/cancel");
+    for body in [None, Some(json!({}))] {
+        let r = c.sandbox("POST", &cancel, body.clone());
+        assert_eq!(r.status, 422, "{body:?}");
+        let f = &r.json()["error"]["details"][0];
+        assert_eq!(
+            (f["code"].clone(), f["path"].clone(), f["message"].clone()),
+            (
+                json!("VALIDATION_ERROR.REQUIRED"),
+                json!("motivo"),
+                json!("is required")
+            ),
+            "{body:?}"
+        );
+    }
+    let r = c.sandbox("POST", &cancel, Some(json!({"motivo": 5, "x": 1})));
+    assert_eq!(
+        details(&r),
+        [
+            p("VALIDATION_ERROR.INVALID_TYPE", "motivo"),
+            p("VALIDATION_ERROR.NOT_ALLOWED", "x")
+        ]
+    );
+    // Webhook registration: both fields at once.
+    let r = c.sandbox("POST", "/v1/webhooks", Some(json!({"url": 1})));
+    assert_eq!(
+        details(&r),
+        [
+            p("VALIDATION_ERROR.INVALID_TYPE", "url"),
+            p("VALIDATION_ERROR.REQUIRED", "events")
+        ]
+    );
+}

@@ -62,12 +62,10 @@ fn conformance_cases() {
         let now = kuatia_core::fmt::parse_datetime(ctx["now"].as_str().unwrap()).unwrap();
         let numero = u32::try_from(ctx["numero"].as_u64().unwrap()).unwrap();
         let code = u32::try_from(ctx["codigo_seguridad"].as_u64().unwrap()).unwrap();
-        // A request that does not even parse (a missing field) answers with that one finding, as every face does.
-        let parsed = kuatia_core::invoice::parse_request(&case["request"].to_string());
-        let findings = match &parsed {
-            Ok(req) => kuatia_core::validate::validate(req, &emisor, now),
-            Err(f) => vec![f.clone()],
-        };
+        // A request whose shape is wrong (a missing field, a wrong type) answers with every shape finding and the
+        // rules' findings on the fields that read, as every face does.
+        let (parsed, findings) =
+            kuatia_core::validate::check_json(&case["request"].to_string(), &emisor, now);
         let expected = case["expected"].clone();
         let mut recorded = Map::new();
 

@@ -11,6 +11,7 @@ use kuatia_core::error::{code, Finding};
 use kuatia_core::invoice::parse_request;
 use kuatia_core::issue::{issue, numbering_key, Numbering, NumberingKey};
 use kuatia_core::profile::Emisor;
+use kuatia_core::validate::read_json;
 use serde::Serialize;
 
 /// The emitter profile given as JSON, or the built-in sandbox profile for NULL. Finding paths are prefixed with
@@ -122,7 +123,7 @@ pub unsafe extern "C" fn kuatia_invoice_numbering_key(
         let emisor = unsafe { emisor(profile_json, profile_len) }?;
         let now = unsafe { now_in(now, now_len) }?;
         let slot = unsafe { out(out_json, "out_json") }?;
-        let req = parse_request(request)?;
+        let req = read_json(request, &emisor, now)?;
         let key = numbering_key(&req, &emisor, now)?;
         put_json(slot, &key)
     })
@@ -152,7 +153,7 @@ pub unsafe extern "C" fn kuatia_invoice_preview_xml(
         let emisor = unsafe { emisor(profile_json, profile_len) }?;
         let now = unsafe { now_in(now, now_len) }?;
         let slot = unsafe { out(out_xml, "out_xml") }?;
-        let req = parse_request(request)?;
+        let req = read_json(request, &emisor, now)?;
         let ctx = IssueContext {
             now,
             numero,
@@ -238,7 +239,7 @@ pub unsafe extern "C" fn kuatia_invoice_issue(
         }
         let xml_slot = unsafe { out(out_xml, "out_xml") }?;
         let json_slot = unsafe { out(out_json, "out_json") }?;
-        let req = parse_request(request)?;
+        let req = read_json(request, &emisor, now)?;
         let issued = issue(
             &emisor,
             &req,

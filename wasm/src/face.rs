@@ -98,20 +98,11 @@ pub fn check(
         Some(t) => datetime(t, "now")?,
         None => clock(),
     };
-    let answer = match invoice::parse_request(request) {
-        Ok(req) => {
-            let errors = validate::validate(&req, &emisor, now);
-            Check {
-                ok: errors.is_empty(),
-                errors,
-                totals: totals::compute(&req).ok(),
-            }
-        }
-        Err(f) => Check {
-            ok: false,
-            errors: vec![f],
-            totals: None,
-        },
+    let (req, errors) = validate::check_json(request, &emisor, now);
+    let answer = Check {
+        ok: errors.is_empty(),
+        totals: req.as_ref().and_then(|r| totals::compute(r).ok()),
+        errors,
     };
     to_json(&answer)
 }
@@ -249,7 +240,7 @@ fn build(
 ) -> Result<(kuatia_core::de::DocumentoElectronico, Emisor), Findings> {
     let emisor = emisor(profile)?;
     let ctx = context(context_json)?;
-    let req = invoice::parse_request(request)?;
+    let req = validate::read_json(request, &emisor, ctx.now)?;
     let de = document::build(&req, &emisor, ctx)?;
     Ok((de, emisor))
 }

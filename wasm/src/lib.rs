@@ -140,7 +140,7 @@ pub fn check(
 #[doc(hidden)]
 #[wasm_bindgen(js_name = __benchValidateTotals, skip_typescript)]
 pub fn bench_validate_totals(request: &str, iterations: u32) -> Result<f64, JsValue> {
-    let req = kuatia_core::invoice::parse_request(request).map_err(|f| js_error(&f.into()))?;
+    let req = kuatia_core::invoice::parse_request(request).map_err(|f| js_error(&f))?;
     let emisor = kuatia_core::profile::Emisor::sandbox();
     let now = face::datetime("2025-03-10T10:11:00", "now").map_err(|f| js_error(&f))?;
     let start = js_sys::Date::now();

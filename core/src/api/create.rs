@@ -5,9 +5,9 @@
 //! three in a row, so every host answers a create the same way.
 
 use super::{
-    apply_to, auth, body_error, code, created_response, err, findings_response, issue_error,
-    paraguay, random_id, receptor_ruc, sandbox_approval, sandbox_rejection, transmit, Environment,
-    Estado, Host, HttpRequest, HttpResponse, InvoiceRecord, SeedCodes, Service, Store,
+    apply_to, auth, body_error, body_json, code, created_response, err, findings_response,
+    issue_error, paraguay, random_id, receptor_ruc, sandbox_approval, sandbox_rejection, transmit,
+    Environment, Estado, Host, HttpRequest, HttpResponse, InvoiceRecord, SeedCodes, Service, Store,
     StoreNumbering, Trigger, REPLAYED_HEADER,
 };
 use crate::invoice::FacturaRequest;
@@ -409,8 +409,23 @@ impl<S: Store> Service<S> {
         req: &HttpRequest,
         host: &mut dyn Host,
     ) -> Result<Box<CreateJob>, Refused> {
-        let request = crate::invoice::parse_request_bytes(&req.body)
-            .map_err(|f| Refused::body(body_error(f)))?;
+        let request = match crate::invoice::read_request_bytes(body_json(&req.body)) {
+            Ok(request) => request,
+            // Every shape finding, and the rules' over the fields that read (with the profile, when there is one).
+            // With the rules in it the answer depends on the account's profile and the clock: evaluated again on a
+            // retry; the shape alone depends only on the body: replayed.
+            Err(unread) => {
+                return Err(match caller.account.profile(caller.env) {
+                    Some(emisor) => {
+                        let now = paraguay(host.now());
+                        Refused::state(body_error(
+                            unread.with_rules(|r| crate::validate::validate(r, emisor, now)),
+                        ))
+                    }
+                    None => Refused::body(body_error(unread.findings)),
+                });
+            }
+        };
         let production = caller.env == Environment::Production;
         if let Some(f) = crate::validate::check_simulate(request.simulate.as_deref(), production) {
             return Err(Refused::body(findings_response(&[f])));

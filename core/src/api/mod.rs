@@ -473,18 +473,29 @@ fn err(status: u16, code: &str, message: &str) -> HttpResponse {
 }
 
 /// The answer to a body that could not be read: unreadable JSON or an oversized body is 400, a readable body whose
-/// fields are wrong 422 with its findings (the same classification for every route: core's JSON classifier).
-fn body_error(f: Finding) -> HttpResponse {
-    if f.code == code::MALFORMED_JSON || f.code == code::TOO_LARGE {
-        err(400, &f.code, &f.message)
-    } else {
-        findings_response(&[f])
+/// fields are wrong 422 with every finding (the same classification for every route: core's JSON reader).
+fn body_error(findings: Vec<Finding>) -> HttpResponse {
+    match findings.first() {
+        Some(f) if f.code == code::MALFORMED_JSON || f.code == code::TOO_LARGE => {
+            err(400, &f.code, &f.message)
+        }
+        _ => findings_response(&findings),
     }
 }
 
-/// Reads a JSON request body into `T` (see [`body_error`]).
+/// A request body as JSON text to read: an absent (empty) body reads as `{}`, so that the answer names the fields
+/// it needs (a cancel without a body: `motivo` is required) rather than where the text ended.
+fn body_json(body: &[u8]) -> &[u8] {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        b"{}"
+    } else {
+        body
+    }
+}
+
+/// Reads a JSON request body into `T`, with every shape finding (see [`body_error`]).
 fn json_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, HttpResponse> {
-    crate::error::from_json_bytes(body, "").map_err(body_error)
+    crate::shape::read_bytes(body_json(body), "").map_err(|u| body_error(u.findings))
 }
 
 /// The answer to a failed issue, by stage: the request's findings and certificate problems are 422, an exhausted

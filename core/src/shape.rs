@@ -1,0 +1,924 @@
+//! JSON input read with every shape problem at once: each missing field, value of the wrong type and unknown or
+//! repeated field of a body, with its JSON path and a message in the project's words.
+//!
+//! The shape comes from one place, the serde types themselves: there is no second description to keep in step. The
+//! input is parsed once into a [`Value`] (noting repeated keys, which a `Value` would silently merge), then read into
+//! the type with path tracking; each problem serde reports is recorded and its field set aside (an unknown or
+//! mistyped field removed, a missing or mistyped required one given a stand-in), and the value is read again, until it
+//! reads. What did read is handed to the rules ([`Unread::with_rules`]), so a bad RUC next to a missing field is
+//! reported in the same answer. A JSON Schema validator would need a schema generated from the same types and a
+//! validator crate in the WebAssembly package, which has no room for it; this pass adds no dependency and runs only
+//! when the plain read fails.
+
+use crate::error::{code, join_path, Finding, Findings};
+use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+use std::cell::RefCell;
+use std::fmt;
+
+/// Most shape findings collected from one input: each costs one more read of the value, so past this the reader
+/// stops looking (and the rules are not run on the rest).
+pub const MAX_SHAPE_FINDINGS: usize = 100;
+
+/// The message for a body that is not an object (`null`, a list, a number).
+pub const NOT_AN_OBJECT: &str = "the request body must be a JSON object";
+
+/// An input whose shape is wrong: every shape finding (never none) and, when the rest could still be read, that rest,
+/// so that the rules can check the fields that are right ([`Unread::with_rules`]).
+#[derive(Debug)]
+pub struct Unread<T> {
+    /// Every shape finding, in the order found.
+    pub findings: Vec<Finding>,
+    /// The value read with the wrong fields set aside, and the paths of those fields.
+    rest: Option<Box<(T, Vec<String>)>>,
+}
+
+impl<T> Unread<T> {
+    /// One finding about the whole input (unreadable JSON, a body too large): there is no rest to check.
+    pub fn one(finding: Finding) -> Self {
+        Unread {
+            findings: vec![finding],
+            rest: None,
+        }
+    }
+
+    /// The shape findings followed by what `rules` finds in the readable rest, leaving out what it says at or under a
+    /// field already reported (its stand-in would only repeat the finding).
+    pub fn with_rules(self, rules: impl FnOnce(&T) -> Vec<Finding>) -> Vec<Finding> {
+        let found = self.rest().map(rules).unwrap_or_default();
+        self.merge(found)
+    }
+
+    /// What could be read, the wrong fields set aside (given stand-ins): for the rules, see [`Unread::merge`].
+    pub fn rest(&self) -> Option<&T> {
+        self.rest.as_deref().map(|(value, _)| value)
+    }
+
+    /// The shape findings followed by `rules`' findings over [`Unread::rest`], leaving out those at or under a field
+    /// already reported.
+    pub fn merge(self, rules: Vec<Finding>) -> Vec<Finding> {
+        let mut out = self.findings;
+        if let Some(rest) = self.rest {
+            let set_aside = &rest.1;
+            out.extend(
+                rules
+                    .into_iter()
+                    .filter(|f| !set_aside.iter().any(|p| under(&f.path, p))),
+            );
+        }
+        out
+    }
+
+    /// The first finding (for the callers that answer with one).
+    pub fn first(mut self) -> Finding {
+        self.findings.swap_remove(0)
+    }
+}
+
+impl<T> From<Unread<T>> for Findings {
+    fn from(u: Unread<T>) -> Self {
+        Findings(u.findings)
+    }
+}
+
+/// Whether `path` is `field` or inside it (`items[0].iva` is inside `items[0]` and `items`, not inside `item`).
+pub fn under(path: &str, field: &str) -> bool {
+    field.is_empty()
+        || path
+            .strip_prefix(field)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+}
+
+/// Reads JSON text into `T`, reporting every shape problem located under `base`. Unreadable JSON (bad syntax, a
+/// truncated input, trailing characters) is one `MALFORMED_JSON` finding whose message keeps the line and column.
+pub fn read<T: DeserializeOwned>(text: &str, base: &str) -> Result<T, Unread<T>> {
+    // Most input is right: one read of the text, as it always was; the tolerant pass only when that fails.
+    if let Ok(value) = located(text) {
+        return Ok(value);
+    }
+    let (value, repeated) = parse(text, base).map_err(Unread::one)?;
+    settle(value, base, repeated)
+}
+
+/// The typed read of JSON text with path tracking, trailing characters refused (`None`): the one instantiation per
+/// type that both [`read`]'s first attempt and [`settle`]'s rounds use.
+fn located<T: DeserializeOwned>(text: &str) -> Result<T, Failed> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let value = serde_path_to_error::deserialize(&mut *de).map_err(Failed::Read)?;
+    de.end().map_err(Failed::Trailing)?;
+    Ok(value)
+}
+
+/// Why a located read failed.
+enum Failed {
+    /// The value (or the text) is wrong at a path.
+    Read(serde_path_to_error::Error<serde_json::Error>),
+    /// Characters after the value.
+    Trailing(serde_json::Error),
+}
+
+/// JSON text read into `T` with the first problem only, for inputs that answer with one (a profile, CDC fields):
+/// the same findings and words as [`read`]'s, without its tolerant pass.
+pub fn read_one<T: DeserializeOwned>(text: &str, base: &str) -> Result<T, Finding> {
+    located(text).map_err(|e| one_finding(e, base))
+}
+
+/// An already parsed value read into `T` with the first problem only, as [`read_one`].
+pub fn read_value_one<T: DeserializeOwned>(value: Value, base: &str) -> Result<T, Finding> {
+    serde_path_to_error::deserialize(value).map_err(|e| one_finding(Failed::Read(e), base))
+}
+
+/// The finding for a failed located read: unreadable text is `MALFORMED_JSON` located where it broke (at `base`
+/// past the nesting limit, where the path is only noise); the rest as [`finding_for`] says it.
+fn one_finding(e: Failed, base: &str) -> Finding {
+    let e = match e {
+        Failed::Trailing(e) => return Finding::new(code::MALFORMED_JSON, base, e.to_string()),
+        Failed::Read(e) => e,
+    };
+    let mut steps = Vec::new();
+    for segment in e.path() {
+        match segment {
+            serde_path_to_error::Segment::Map { key } => steps.push(Step::Key(key.clone())),
+            serde_path_to_error::Segment::Seq { index } => steps.push(Step::Index(*index)),
+            _ => {}
+        }
+    }
+    let inner = e.into_inner();
+    let message = inner.to_string();
+    if inner.is_syntax() || inner.is_eof() || inner.is_io() {
+        let at = if message.starts_with("recursion limit exceeded") {
+            base.to_string()
+        } else {
+            path_text(base, &steps)
+        };
+        return Finding::new(code::MALFORMED_JSON, at, message);
+    }
+    let message = strip_position(&message);
+    for (prefix, c, words) in [
+        ("missing field `", code::REQUIRED, "is required"),
+        (
+            "duplicate field `",
+            code::NOT_ALLOWED,
+            "is given more than once",
+        ),
+    ] {
+        if let Some(field) = quoted_after(message, prefix) {
+            steps.push(Step::Key(field.to_string()));
+            return Finding::new(c, path_text(base, &steps), words);
+        }
+    }
+    finding_for(base, &steps, message)
+}
+
+/// [`read`] for bytes: invalid UTF-8 is `MALFORMED_JSON`.
+pub fn read_bytes<T: DeserializeOwned>(bytes: &[u8], base: &str) -> Result<T, Unread<T>> {
+    read(utf8(bytes, base).map_err(Unread::one)?, base)
+}
+
+/// [`read`] for an already parsed value (whose repeated keys, if any, are gone already).
+pub fn read_value<T: DeserializeOwned>(value: Value, base: &str) -> Result<T, Unread<T>> {
+    settle(value, base, Vec::new())
+}
+
+/// The text of JSON bytes, or the `MALFORMED_JSON` finding for invalid UTF-8.
+pub fn utf8<'a>(bytes: &'a [u8], base: &str) -> Result<&'a str, Finding> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        Finding::new(
+            code::MALFORMED_JSON,
+            base,
+            format!("input is not valid UTF-8 (byte {})", e.valid_up_to()),
+        )
+    })
+}
+
+/// Repeated keys: where, and what to say.
+type Repeated = Vec<(Vec<Step>, String)>;
+
+/// One step of a path into a value.
+#[derive(Debug, Clone, PartialEq)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+fn path_text(base: &str, steps: &[Step]) -> String {
+    steps.iter().fold(base.to_string(), |p, s| match s {
+        Step::Key(k) => join_path(&p, k),
+        Step::Index(i) => join_path(&p, &format!("[{i}]")),
+    })
+}
+
+/// Stand-ins tried, in order, for a required field that is missing or of the wrong type: the first one the type
+/// reads is kept (a number for numbers, text for text, an object for an object whose own fields get stand-ins…).
+fn stand_in(n: usize) -> Option<Value> {
+    Some(match n {
+        0 => Value::from(0u8),
+        1 => Value::from(""),
+        2 => Value::Object(Map::new()),
+        3 => Value::Array(Vec::new()),
+        4 => Value::Bool(false),
+        _ => return None,
+    })
+}
+
+/// The read-record-set-aside loop of the module documentation.
+fn settle<T: DeserializeOwned>(
+    value: Value,
+    base: &str,
+    repeated: Repeated,
+) -> Result<T, Unread<T>> {
+    // Only this read is generic: the loop is one copy for every type (the WebAssembly package has a size budget).
+    let mut read = None;
+    let outcome = settle_with(
+        value,
+        base,
+        repeated,
+        &mut |text| match located::<T>(text) {
+            Ok(t) => {
+                read = Some(t);
+                Ok(())
+            }
+            Err(Failed::Read(e)) => Err(e),
+            // Not from the text serde_json writes; `read` stays empty and the outcome says so below.
+            Err(Failed::Trailing(_)) => Ok(()),
+        },
+    );
+    match (outcome, read) {
+        (Ok(()), Some(t)) => Ok(t),
+        (Err(u), t) => Err(Unread {
+            findings: u.findings,
+            rest: u.rest.zip(t).map(|(rest, t)| Box::new((t, rest.1))),
+        }),
+        (Ok(()), None) => Err(Unread::one(Finding::new(
+            code::INTERNAL_ERROR,
+            base,
+            "the input read but gave no value",
+        ))),
+    }
+}
+
+/// One read of the value's text into the type, see [`settle`].
+type ReadText<'a> =
+    dyn FnMut(&str) -> Result<(), serde_path_to_error::Error<serde_json::Error>> + 'a;
+
+fn settle_with(
+    mut value: Value,
+    base: &str,
+    repeated: Repeated,
+    read: &mut ReadText<'_>,
+) -> Result<(), Unread<()>> {
+    let mut findings = Vec::new();
+    // Relative paths (steps) of every field reported or replaced, and of the stand-ins with the candidate they hold.
+    let mut set_aside: Vec<Vec<Step>> = Vec::new();
+    let mut stand_ins: Vec<(Vec<Step>, usize)> = Vec::new();
+    for (steps, message) in repeated {
+        findings.push(Finding::new(
+            code::NOT_ALLOWED,
+            path_text(base, &steps),
+            message,
+        ));
+        set_aside.push(steps);
+    }
+    let give_up = |findings: Vec<Finding>, last: Option<Finding>| {
+        let mut findings = findings;
+        if findings.is_empty() {
+            findings.extend(last);
+        }
+        if findings.is_empty() {
+            findings.push(Finding::new(
+                code::INVALID_TYPE,
+                base,
+                "cannot be read".to_string(),
+            ));
+        }
+        Err(Unread {
+            findings,
+            rest: None,
+        })
+    };
+    // Each round either reports a finding or moves a stand-in to its next candidate (at most five per field).
+    for _ in 0..MAX_SHAPE_FINDINGS * 6 {
+        // Read from text (serde_json's own, so always well-formed): the reader every face already links for these
+        // types, whose messages keep the number that does not fit (from a `Value` they only say "invalid number").
+        let e = match read(&value.to_string()) {
+            Ok(()) if findings.is_empty() => return Ok(()),
+            Ok(()) => {
+                let set_aside = set_aside.iter().map(|s| path_text(base, s)).collect();
+                return Err(Unread {
+                    findings,
+                    rest: Some(Box::new(((), set_aside))),
+                });
+            }
+            Err(e) => e,
+        };
+        let mut steps = Vec::new();
+        let mut plain = true;
+        for segment in e.path() {
+            match segment {
+                serde_path_to_error::Segment::Map { key } => steps.push(Step::Key(key.clone())),
+                serde_path_to_error::Segment::Seq { index } => steps.push(Step::Index(*index)),
+                _ => plain = false,
+            }
+        }
+        let message = e.into_inner().to_string();
+        let message = strip_position(&message);
+        if !plain {
+            return give_up(findings, Some(finding_for(base, &steps, message)));
+        }
+        if findings.len() >= MAX_SHAPE_FINDINGS {
+            return give_up(findings, None);
+        }
+        if let Some(field) = quoted_after(message, "missing field `") {
+            steps.push(Step::Key(field.to_string()));
+            // Not reported again when it was removed for its type, nor inside a stand-in (its parent is reported).
+            if !set_aside.contains(&steps) && !inside(&stand_ins, &steps) {
+                findings.push(Finding::new(
+                    code::REQUIRED,
+                    path_text(base, &steps),
+                    "is required",
+                ));
+            }
+            if !put(&mut value, &steps, stand_in(0)) {
+                return give_up(findings, None);
+            }
+            set_aside.push(steps.clone());
+            stand_ins.push((steps, 0));
+            continue;
+        }
+        if let Some(slot) = stand_ins.iter_mut().find(|(s, _)| *s == steps) {
+            // The stand-in is of the wrong type: the next candidate.
+            slot.1 += 1;
+            let candidate = stand_in(slot.1);
+            if candidate.is_none() || !put(&mut value, &steps, candidate) {
+                return give_up(findings, None);
+            }
+            continue;
+        }
+        if inside(&stand_ins, &steps) {
+            return give_up(findings, None);
+        }
+        findings.push(finding_for(base, &steps, message));
+        if steps.is_empty() {
+            // Not even the body is of the right kind: there is nothing to read further.
+            return give_up(findings, None);
+        }
+        set_aside.push(steps.clone());
+        match steps.last() {
+            // A member is removed: if it is optional the rest reads, if required the next round gives it a stand-in.
+            Some(Step::Key(_)) => {
+                if !put(&mut value, &steps, None) {
+                    return give_up(findings, None);
+                }
+            }
+            _ => {
+                if !put(&mut value, &steps, stand_in(0)) {
+                    return give_up(findings, None);
+                }
+                stand_ins.push((steps, 0));
+            }
+        }
+    }
+    give_up(findings, None)
+}
+
+/// Whether `steps` is at or inside one of the stand-ins.
+fn inside(stand_ins: &[(Vec<Step>, usize)], steps: &[Step]) -> bool {
+    stand_ins.iter().any(|(s, _)| steps.starts_with(s))
+}
+
+/// Sets (or, with `None`, removes) the member or element at `steps`; false when its parent is not there.
+fn put(value: &mut Value, steps: &[Step], new: Option<Value>) -> bool {
+    let Some((last, parent)) = steps.split_last() else {
+        return false;
+    };
+    let mut v = value;
+    for s in parent {
+        let next = match s {
+            Step::Key(k) => v.get_mut(k),
+            Step::Index(i) => v.get_mut(i),
+        };
+        match next {
+            Some(n) => v = n,
+            None => return false,
+        }
+    }
+    match (last, v, new) {
+        (Step::Key(k), Value::Object(m), Some(n)) => {
+            m.insert(k.clone(), n);
+            true
+        }
+        (Step::Key(k), Value::Object(m), None) => {
+            // Rebuilt rather than `remove`d: insertion is in the package already, B-tree removal would add 3 KB.
+            let before = m.len();
+            for (key, v) in std::mem::take(m) {
+                if key != *k {
+                    m.insert(key, v);
+                }
+            }
+            m.len() < before
+        }
+        (Step::Index(i), Value::Array(a), Some(n)) => match a.get_mut(*i) {
+            Some(slot) => {
+                *slot = n;
+                true
+            }
+            None => false,
+        },
+        _ => false,
+    }
+}
+
+/// The finding for one serde complaint about the value at `steps`, in the project's words: no serde type
+/// names (`u8`, `struct FacturaRequest`), what the field must be and what it is.
+fn finding_for(base: &str, steps: &[Step], message: &str) -> Finding {
+    let path = path_text(base, steps);
+    let root = steps.is_empty();
+    if message.starts_with("unknown field `") {
+        return Finding::new(code::NOT_ALLOWED, path, "is not a known field here");
+    }
+    if let Some(rest) = message.strip_prefix("invalid type: ") {
+        let (unexpected, expected) = rest.split_once(", expected ").unwrap_or((rest, ""));
+        let must = must_be(expected);
+        let found = found_kind(unexpected);
+        let text = match (root, found) {
+            (true, _) if must == "must be an object" => NOT_AN_OBJECT.to_string(),
+            (true, Some(k)) => format!("the request body {must}, found {k}"),
+            (true, None) => format!("the request body {must}"),
+            (false, Some(k)) => format!("{must}, found {k}"),
+            (false, None) => must.to_string(),
+        };
+        return Finding::new(code::INVALID_TYPE, path, text);
+    }
+    if let Some(rest) = message.strip_prefix("invalid value: ") {
+        let expected = rest.split_once(", expected ").map_or("", |(_, e)| e);
+        return match whole_range(expected) {
+            Some((lo, hi)) => Finding::new(
+                code::OUT_OF_RANGE,
+                path,
+                format!("must be a whole number from {lo} to {hi}"),
+            ),
+            None => Finding::new(code::INVALID_VALUE, path, must_be(expected)),
+        };
+    }
+    if let Some(rest) = message.strip_prefix("invalid length ") {
+        // serde reads a struct from a list too, by position: a list where an object goes says so.
+        let expected = rest.split_once(", expected ").map_or("", |(_, e)| e);
+        let text = match must_be(expected) {
+            "must be an object" if root => NOT_AN_OBJECT,
+            "must be an object" => "must be an object",
+            _ => "has the wrong number of elements",
+        };
+        return Finding::new(code::INVALID_TYPE, path, text);
+    }
+    if let Some(rest) = message.strip_prefix("unknown variant `") {
+        // serde's "expected one of `a`, `b`", without its quotes.
+        let allowed = rest.split_once("expected ").map_or("", |(_, e)| e);
+        return Finding::new(
+            code::INVALID_VALUE,
+            path,
+            format!("must be {}", allowed.replace('`', "")),
+        );
+    }
+    // A message of our own `Deserialize` impls, in our words already, maybe with a registry code (`crate::error::coded`).
+    if let Some((c, rest)) = message.split_once(": ") {
+        if let Some((registered, _)) = code::ALL.iter().find(|(r, _)| *r == c) {
+            return Finding::new(registered, path, rest);
+        }
+    }
+    Finding::new(code::INVALID_TYPE, path, message)
+}
+
+/// What serde found (its `Unexpected`: `string "x"`, `integer `5``, `map`…), as [`kind`] says it.
+fn found_kind(unexpected: &str) -> Option<&'static str> {
+    let word = unexpected.split([' ', '`']).next().unwrap_or("");
+    Some(match word {
+        "string" | "char" => "text",
+        "integer" | "floating" => "a number",
+        "boolean" => "true/false",
+        "null" | "unit" | "Option" => "null",
+        "sequence" => "a list",
+        "map" => "an object",
+        _ => return None,
+    })
+}
+
+/// What a value must be, for serde's name of what it expected.
+fn must_be(expected: &str) -> &'static str {
+    if whole_range(expected).is_some() {
+        "must be a whole number"
+    } else if matches!(expected, "f32" | "f64") {
+        "must be a number"
+    } else if matches!(
+        expected,
+        "a string" | "a borrowed string" | "a character" | "a char"
+    ) {
+        "must be text"
+    } else if expected == "a boolean" {
+        "must be true or false"
+    } else if expected.starts_with("struct ") || expected.contains("map") {
+        "must be an object"
+    } else if expected.contains("sequence")
+        || expected.starts_with("tuple")
+        || expected.contains("array")
+    {
+        "must be a list"
+    } else {
+        "has the wrong type"
+    }
+}
+
+/// The range of serde's integer type names.
+fn whole_range(expected: &str) -> Option<(i64, u64)> {
+    Some(match expected {
+        "u8" => (0, u8::MAX.into()),
+        "u16" => (0, u16::MAX.into()),
+        "u32" => (0, u32::MAX.into()),
+        "u64" | "usize" => (0, u64::MAX),
+        "i8" => (i8::MIN.into(), i8::MAX.unsigned_abs().into()),
+        "i16" => (i16::MIN.into(), i16::MAX.unsigned_abs().into()),
+        "i32" => (i32::MIN.into(), i32::MAX.unsigned_abs().into()),
+        "i64" | "isize" => (i64::MIN, i64::MAX.unsigned_abs()),
+        _ => return None,
+    })
+}
+
+/// A value's kind in the project's words.
+pub fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "true/false",
+        Value::Number(_) => "a number",
+        Value::String(_) => "text",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Drops serde_json's " at line L column C" suffix on data errors, which the path replaces.
+pub(crate) fn strip_position(message: &str) -> &str {
+    match message.rfind(" at line ") {
+        Some(i) => message.get(..i).unwrap_or(message),
+        None => message,
+    }
+}
+
+/// The name between `prefix` and the next backtick.
+pub(crate) fn quoted_after<'a>(message: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = message.strip_prefix(prefix)?;
+    rest.split('`').next()
+}
+
+/// The name serde_json gives the one-member map it hands a visitor for a number kept as text
+/// (`arbitrary_precision`); `serde_json::Value`'s own visitor recognises it the same way.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// What the parse noted: repeated keys (path, message) and the path where the text broke.
+#[derive(Default)]
+struct Notes {
+    repeated: Repeated,
+    broke_at: Option<Vec<Step>>,
+}
+
+/// Parses JSON text into a [`Value`], noting every repeated key with its path, and the path where unreadable text
+/// broke (as `MALFORMED_JSON` at that path; past the nesting limit at `base`, where the path is only noise).
+fn parse(text: &str, base: &str) -> Result<(Value, Repeated), Finding> {
+    let notes = RefCell::new(Notes::default());
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let parsed = Tracked {
+        steps: Vec::new(),
+        notes: &notes,
+    }
+    .deserialize(&mut *de)
+    .and_then(|v| de.end().map(|()| v));
+    let notes = notes.into_inner();
+    match parsed {
+        Ok(value) => Ok((value, notes.repeated)),
+        Err(e) => {
+            let message = e.to_string();
+            let at = match notes.broke_at {
+                Some(steps) if !message.starts_with("recursion limit exceeded") => {
+                    path_text(base, &steps)
+                }
+                _ => base.to_string(),
+            };
+            Err(Finding::new(code::MALFORMED_JSON, at, message))
+        }
+    }
+}
+
+/// A [`Value`] read at `steps`, see [`parse`].
+struct Tracked<'a> {
+    steps: Vec<Step>,
+    notes: &'a RefCell<Notes>,
+}
+
+impl Tracked<'_> {
+    fn child(&self, step: Step) -> Self {
+        let mut steps = self.steps.clone();
+        steps.push(step);
+        Tracked {
+            steps,
+            notes: self.notes,
+        }
+    }
+
+    /// The first (innermost) place where the text broke.
+    fn broke<E>(&self, steps: &[Step], e: E) -> E {
+        let mut notes = self.notes.borrow_mut();
+        if notes.broke_at.is_none() {
+            notes.broke_at = Some(steps.to_vec());
+        }
+        e
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Tracked<'_> {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Tracked<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        loop {
+            let child = self.child(Step::Index(out.len()));
+            let steps = child.steps.clone();
+            match seq.next_element_seed(child) {
+                Ok(Some(v)) => out.push(v),
+                Ok(None) => return Ok(Value::Array(out)),
+                Err(e) => return Err(self.broke(&steps, e)),
+            }
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        let mut first = true;
+        loop {
+            let key: String = match map.next_key() {
+                Ok(Some(k)) => k,
+                Ok(None) => return Ok(Value::Object(out)),
+                Err(e) => return Err(self.broke(&self.steps, e)),
+            };
+            if first && key == NUMBER_TOKEN {
+                // A number, as its exact text.
+                let text: String = map.next_value()?;
+                return text
+                    .parse::<serde_json::Number>()
+                    .map(Value::Number)
+                    .map_err(de::Error::custom);
+            }
+            first = false;
+            let child = self.child(Step::Key(key.clone()));
+            let steps = child.steps.clone();
+            let v = match map.next_value_seed(child) {
+                Ok(v) => v,
+                Err(e) => return Err(self.broke(&steps, e)),
+            };
+            if out.contains_key(&key) {
+                let mut notes = self.notes.borrow_mut();
+                if !notes.repeated.iter().any(|(s, _)| *s == steps) {
+                    notes
+                        .repeated
+                        .push((steps, "is given more than once".to_string()));
+                }
+            } else {
+                out.insert(key, v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Inner {
+        n: u8,
+        s: String,
+        #[serde(default)]
+        o: Option<u16>,
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Outer {
+        a: u8,
+        inner: Inner,
+        list: Vec<Inner>,
+        #[serde(default)]
+        flag: bool,
+    }
+
+    fn found(text: &str) -> Vec<(String, String, String)> {
+        read::<Outer>(text, "")
+            .unwrap_err()
+            .findings
+            .into_iter()
+            .map(|f| (f.code, f.path, f.message))
+            .collect()
+    }
+
+    fn codes(text: &str) -> Vec<(String, String)> {
+        found(text).into_iter().map(|(c, p, _)| (c, p)).collect()
+    }
+
+    fn pair(c: &str, p: &str) -> (String, String) {
+        (c.to_string(), p.to_string())
+    }
+
+    #[test]
+    fn valid_input_reads_as_serde_reads_it() {
+        let text = r#"{"a":1,"inner":{"n":2,"s":"x"},"list":[{"n":3,"s":"y","o":7}],"flag":true}"#;
+        assert_eq!(
+            read::<Outer>(text, "").unwrap(),
+            serde_json::from_str::<Outer>(text).unwrap()
+        );
+    }
+
+    #[test]
+    fn every_missing_field_wrong_type_and_unknown_field_at_once() {
+        // In the order serde meets them, members by name (`serde_json::Map` keeps them sorted).
+        let got = codes(
+            r#"{"a":"1","inner":{"s":5,"zz":1},"list":[{"n":300,"s":"ok"},"x",{"s":"y","o":-1}],"flag":1}"#,
+        );
+        assert_eq!(
+            got,
+            vec![
+                pair(code::INVALID_TYPE, "a"),
+                pair(code::INVALID_TYPE, "flag"),
+                pair(code::INVALID_TYPE, "inner.s"),
+                pair(code::NOT_ALLOWED, "inner.zz"),
+                pair(code::REQUIRED, "inner.n"),
+                pair(code::OUT_OF_RANGE, "list[0].n"),
+                pair(code::INVALID_TYPE, "list[1]"),
+                pair(code::OUT_OF_RANGE, "list[2].o"),
+                pair(code::REQUIRED, "list[2].n"),
+            ]
+        );
+        // Everything required and absent, nothing said about what is inside the absent parts.
+        assert_eq!(
+            codes("{}"),
+            vec![
+                pair(code::REQUIRED, "a"),
+                pair(code::REQUIRED, "inner"),
+                pair(code::REQUIRED, "list")
+            ]
+        );
+    }
+
+    #[test]
+    fn messages_are_in_the_projects_words() {
+        let got = found(r#"{"a":"1","inner":{"n":1,"s":[]},"list":{},"flag":null}"#);
+        let messages: Vec<&str> = got.iter().map(|(_, _, m)| m.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "must be a whole number, found text",
+                "must be true or false, found null",
+                "must be text, found a list",
+                "must be a list, found an object",
+            ]
+        );
+        let f = found(r#"{"a":-1,"inner":{"n":1,"s":""},"list":[]}"#);
+        assert_eq!(f[0].2, "must be a whole number from 0 to 255");
+        for (text, message) in [
+            ("null", NOT_AN_OBJECT),
+            ("[]", NOT_AN_OBJECT),
+            ("7", NOT_AN_OBJECT),
+        ] {
+            assert_eq!(
+                found(text),
+                vec![(code::INVALID_TYPE.into(), String::new(), message.into())]
+            );
+        }
+        let f = found(r#"{"a":1,"b":2,"inner":{"n":1,"s":""},"list":[]}"#);
+        assert_eq!(f[0].1, "b");
+        assert_eq!(f[0].2, "is not a known field here");
+        assert_eq!(found("{}")[0].2, "is required");
+    }
+
+    #[test]
+    fn repeated_keys_are_reported_at_their_own_path() {
+        assert_eq!(
+            codes(r#"{"a":1,"a":2,"inner":{"n":1,"s":"","n":3},"list":[{"n":1,"s":"","s":""}]}"#),
+            vec![
+                pair(code::NOT_ALLOWED, "a"),
+                pair(code::NOT_ALLOWED, "inner.n"),
+                pair(code::NOT_ALLOWED, "list[0].s"),
+            ]
+        );
+    }
+
+    #[test]
+    fn unreadable_json_is_one_located_finding() {
+        for (text, path) in [
+            (r#"{"a":1"#, "x"),
+            (r#"{"a":1} x"#, "x"),
+            (r#"{"inner":{"n":1,"#, "x.inner"),
+            (r#"{"list":[{"n":1},"#, "x.list[1]"),
+            ("", "x"),
+        ] {
+            let u = read::<Outer>(text, "x").unwrap_err();
+            assert_eq!(u.findings.len(), 1, "{text}");
+            assert_eq!(
+                (u.findings[0].code.as_str(), u.findings[0].path.as_str()),
+                (code::MALFORMED_JSON, path),
+                "{text}"
+            );
+        }
+        let deep = "[".repeat(200);
+        let u = read::<Outer>(&deep, "x").unwrap_err();
+        assert_eq!(u.findings[0].path, "x");
+    }
+
+    #[test]
+    fn numbers_keep_their_exact_text() {
+        let (v, _) = parse(r#"{"a":1.10,"b":12345678901234567890123.5,"c":-0}"#, "").unwrap();
+        assert_eq!(
+            v.to_string(),
+            r#"{"a":1.10,"b":12345678901234567890123.5,"c":-0}"#
+        );
+    }
+
+    #[test]
+    fn the_rules_see_the_rest_but_not_the_stand_ins() {
+        let u = read::<Outer>(r#"{"a":"x","inner":{"n":9},"list":[{"n":1,"s":"ok"}]}"#, "")
+            .unwrap_err();
+        let all = u.with_rules(|o| {
+            vec![
+                Finding::new(code::INVALID_VALUE, "a", format!("{}", o.a)),
+                Finding::new(code::INVALID_VALUE, "inner.n", format!("{}", o.inner.n)),
+                Finding::new(code::REQUIRED, "inner.s", "empty"),
+                Finding::new(code::INVALID_VALUE, "list[0].s", o.list[0].s.clone()),
+            ]
+        });
+        let got: Vec<(&str, &str)> = all
+            .iter()
+            .map(|f| (f.path.as_str(), f.message.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("a", "must be a whole number, found text"),
+                ("inner.s", "is required"),
+                ("inner.n", "9"),
+                ("list[0].s", "ok"),
+            ]
+        );
+    }
+
+    #[test]
+    fn paths_inside_fields() {
+        assert!(under("items[0].iva", "items[0]"));
+        assert!(under("items[0].iva", "items"));
+        assert!(under("items", "items"));
+        assert!(!under("items2", "items"));
+        assert!(!under("receptor.ruc", "receptor.r"));
+        assert!(under("anything", ""));
+    }
+}
