@@ -4,7 +4,36 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step's wall time is printed when the next one starts, and a table with the total at the end (also when a step
+# fails), so every CI log shows where the time goes (docs/benchmarks.md, "CI stages").
+# .ci/run passes the time its installs took (KUATIA_CI_SETUP_SECONDS): a row of its own, counted in the total.
+STAGES=() STAGE_NAME="" STAGE_T0=0 RUN_T0=$((SECONDS - ${KUATIA_CI_SETUP_SECONDS:-0}))
+mmss() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+stage_end() {
+  [ -n "$STAGE_NAME" ] || return 0
+  local took=$((SECONDS - STAGE_T0))
+  STAGES+=("$(printf '%8s  %s' "$(mmss "$took")" "$STAGE_NAME")")
+  printf -- '--- %s: %s\n' "$STAGE_NAME" "$(mmss "$took")"
+  STAGE_NAME=""
+}
+log=""
+stage_table() {
+  local rc=$?
+  [ -z "$log" ] || rm -f "$log"
+  stage_end
+  printf '\n==> stage times%s\n' "$([ "$rc" -eq 0 ] || echo " (stopped by a failure, exit $rc)")"
+  printf '%s\n' "${STAGES[@]}"
+  printf '%8s  total\n' "$(mmss $((SECONDS - RUN_T0)))"
+}
+trap stage_table EXIT
+if [ -n "${KUATIA_CI_SETUP_SECONDS:-}" ]; then
+  STAGES+=("$(printf '%8s  %s' "$(mmss "$KUATIA_CI_SETUP_SECONDS")" "setup (.ci/run: Debian packages, toolchain)")")
+fi
+step() {
+  stage_end
+  STAGE_NAME="${1%% (*}" STAGE_T0=$SECONDS
+  printf '\n==> %s\n' "$*"
+}
 
 step "format"
 cargo fmt --all -- --check
@@ -34,8 +63,7 @@ bash scripts/packages-check.sh
 step "Reliability (cargo-deny, fuzz smoke, Miri)"; bash scripts/reliability.sh
 
 step "tests"
-log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
+log="$(mktemp)" # removed by stage_table (the EXIT trap)
 # Next to a throwaway PostgreSQL server (scripts/pg-test.sh): the PostgreSQL store's tests and the three-node test.
 bash scripts/pg-test.sh cargo test --workspace --locked 2>&1 | tee "$log"
 # One closing line for the whole Rust suite (cargo prints one per test binary, the last one often a 0-test doc run).
