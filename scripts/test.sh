@@ -47,6 +47,15 @@ cargo check -p kuatia-core --no-default-features --target wasm32-unknown-unknown
 step "docs"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 
+# One debug build of the whole workspace, as `cargo test --workspace` resolves its features, made here for the
+# checks below and the tests at the end. The checks that run the kuatia CLI (WebAssembly, panel, packages) use it
+# (KUATIA_DEBUG_BUILD=workspace): building `-p kuatia-cli` alone resolves other features for shared crates (serde,
+# aws-lc-rs, zerocopy, ...), so that cargo compiled 91 of its 336 units again (tokio, hyper, rustls, axum,
+# reqwest, openssl, postgres, the kuatia crates; counted with `cargo +nightly build --unit-graph`).
+step "build (debug, once: test binaries, the kuatia CLI)"
+cargo test --workspace --no-run --locked
+export KUATIA_DEBUG_BUILD=workspace
+
 step "C ABI (header drift, C tests under ASAN/UBSAN and valgrind)"; bash scripts/ffi-check.sh
 
 step "Java binding"; bash scripts/java-check.sh
