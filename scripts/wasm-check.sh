@@ -15,13 +15,23 @@ say() { printf '\n--- %s\n' "$*"; }
 
 say "toolchain"
 rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || rustup target list --installed | grep -qx wasm32-unknown-unknown
-# wasm-bindgen-cli must be exactly the wasm-bindgen crate version in Cargo.lock (the two halves share an ABI).
-WB_VERSION=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/, ""); print; exit}' Cargo.lock)
-if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION" ]; then
-  # --locked first; if one of the CLI's own locked dependencies is missing from the registry, resolve afresh.
-  cargo install wasm-bindgen-cli --version "$WB_VERSION" --locked ||
-    cargo install wasm-bindgen-cli --version "$WB_VERSION"
-fi
+# The JS glue comes from wasm-bindgen-cli-support, the library of wasm-bindgen-cli, which must be exactly the
+# wasm-bindgen crate version in Cargo.lock (the two halves share an ABI). tools/codegen pins it (its own lockfile,
+# --locked) and is built in the shared target directory: no `cargo install wasm-bindgen-cli`, a separate build of
+# the CLI with an HTTP server and TLS for its test runner (rouille -> multipart, buf_redux: code a future Rust
+# rejects), whose locked dependencies were not all on the registry either.
+lock_version() { awk -v n="$1" '$0 == "name = \"" n "\"" {getline; gsub(/version = |"/, ""); print; exit}' "$2"; }
+WB_VERSION=$(lock_version wasm-bindgen Cargo.lock)
+for crate in wasm-bindgen-cli-support wasm-bindgen-shared; do
+  v=$(lock_version "$crate" tools/codegen/Cargo.lock)
+  if [ "$v" != "$WB_VERSION" ]; then
+    echo "tools/codegen has $crate $v, Cargo.lock has wasm-bindgen $WB_VERSION: pin =$WB_VERSION in" \
+      "tools/codegen/Cargo.toml (cargo update --manifest-path tools/codegen/Cargo.toml)" >&2
+    exit 1
+  fi
+done
+cargo build -q --manifest-path tools/codegen/Cargo.toml --target-dir "$TARGET_DIR" --locked --bin kuatia-wasm-bindgen
+WASM_BINDGEN="$TARGET_DIR/debug/kuatia-wasm-bindgen"
 command -v node >/dev/null && command -v npm >/dev/null || {
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm
 }
@@ -45,7 +55,7 @@ build() { # build <name> <cargo feature args...>
   shift
   cargo build -p kuatia-wasm --target wasm32-unknown-unknown --profile wasm-release --locked "$@"
   rm -rf "$PKG/dist/$name"
-  wasm-bindgen --target web --out-dir "$PKG/dist/$name" \
+  "$WASM_BINDGEN" --target web --out-dir "$PKG/dist/$name" \
     "$TARGET_DIR/wasm32-unknown-unknown/wasm-release/kuatia_wasm.wasm"
   local wasm=$PKG/dist/$name/kuatia_wasm_bg.wasm
   if [ -x "$WASM_OPT" ]; then
@@ -86,7 +96,10 @@ fi
 say "a signed document from the native CLI (for verify)"
 mkdir -p $PKG/test/generated
 OUT=$(mktemp -d)
-cargo run -q -p kuatia-cli --locked -- issue examples/factura.json --out "$OUT" --at 2025-03-10T10:11:00 >/dev/null
+# The kuatia CLI (debug): scripts/test.sh has already built the whole workspace the way its tests do
+# (KUATIA_DEBUG_BUILD=workspace; `-p kuatia-cli` alone would compile 91 crates again with other features).
+if [ "${KUATIA_DEBUG_BUILD:-}" = workspace ]; then cargo test -q --workspace --no-run --locked; else cargo build -q -p kuatia-cli --locked; fi
+"$TARGET_DIR/debug/kuatia" issue examples/factura.json --out "$OUT" --at 2025-03-10T10:11:00 >/dev/null
 cp "$OUT"/*.xml $PKG/test/generated/signed.xml
 rm -rf "$OUT"
 

@@ -8,7 +8,10 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let args: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
     let [crate_dir, config, output] = args.as_slice() else {
-        eprintln!("usage: kuatia-header CRATE_DIR CONFIG OUTPUT (cbindgen {})", cbindgen::VERSION);
+        eprintln!(
+            "usage: kuatia-header CRATE_DIR CONFIG OUTPUT (cbindgen {})",
+            cbindgen::VERSION
+        );
         return ExitCode::from(2);
     };
     let config = match cbindgen::Config::from_file(config) {
@@ -18,7 +21,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match cbindgen::Builder::new().with_config(config).with_crate(crate_dir).generate() {
+    match cbindgen::Builder::new()
+        .with_config(config)
+        .with_crate(crate_dir)
+        .generate()
+    {
         Ok(bindings) => {
             bindings.write_to_file(output);
             ExitCode::SUCCESS
