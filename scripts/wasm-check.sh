@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The WebAssembly face end to end, on a fresh Debian machine too (idempotent): toolchain, drift of the TypeScript
 # declarations generated from the Rust types, the two builds of the npm package (default, and kude with the KuDE
-# fonts), node tests, tsc on the typings, the size budget, the browser demo in headless Chromium, and the
-# validate+totals benchmark against native.
+# fonts), node tests, tsc on the typings, the size budget, the browser demo in headless Chromium, and (unless
+# KUATIA_WASM_BENCH=0) the validate+totals benchmark against native (scripts/wasm-bench.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -112,35 +112,10 @@ fi
 say "tsc --noEmit (typings, usage, every conformance request and answer typed)"
 (cd $PKG && node test/gen-typed.mjs && node_modules/.bin/tsc --noEmit -p .)
 
-say "benchmark: validate + totals, WebAssembly (node) vs native"
-BENCH_ARGS=(--warm-up-time 1 --measurement-time 3 --noplot)
-cargo bench -q -p kuatia-core --bench invoice --locked -- validate_totals_3 "${BENCH_ARGS[@]}" 2>/dev/null |
-  tee /tmp/kuatia-bench-core.txt | grep -A1 '^validate_totals' || true
-cargo bench -q -p kuatia-wasm --bench face --locked -- "${BENCH_ARGS[@]}" 2>/dev/null |
-  tee /tmp/kuatia-bench-face.txt | grep -A1 '^face_check' || true
-BENCH_JSON=$(cd $PKG && node bench/check.mjs)
-WASM_NS=$(echo "$BENCH_JSON" | sed -E 's/.*"ns_per_call":([0-9]+).*/\1/')
-WASM_CORE_NS=$(echo "$BENCH_JSON" | sed -E 's/.*"core_ns":([0-9]+).*/\1/')
-node - "$WASM_NS" "$WASM_CORE_NS" /tmp/kuatia-bench-core.txt /tmp/kuatia-bench-face.txt <<'EOF'
-// Reads criterion's median ("time: [low MEDIAN high]") and compares with the WebAssembly figures.
-const fs = require("node:fs");
-const [wasmNs, wasmCoreNs, coreFile, faceFile] = process.argv.slice(2);
-const unit = { ns: 1, "µs": 1e3, us: 1e3, ms: 1e6 };
-const median = (file) => {
-  const m = fs.readFileSync(file, "utf8").match(/time:\s+\[\S+ \S+ (\S+) (\S+) \S+ \S+\]/);
-  if (!m) throw new Error(`no criterion figure in ${file}`);
-  return Number(m[1]) * unit[m[2]];
-};
-const core = median(coreFile);
-const face = median(faceFile);
-const wasm = Number(wasmNs);
-const wasmCore = Number(wasmCoreNs);
-console.log(`native core validate+totals (pre-parsed request):             ${(core / 1e3).toFixed(2)} µs`);
-console.log(`wasm core validate+totals (pre-parsed request, same loop):     ${(wasmCore / 1e3).toFixed(2)} µs`);
-console.log(`native face check (JSON text in, parse+validate+totals+JSON out): ${(face / 1e3).toFixed(2)} µs`);
-console.log(`wasm check() in node (JS object in and out: + JSON.stringify/parse): ${(wasm / 1e3).toFixed(2)} µs`);
-console.log(`ratio wasm / native, validate+totals: ${(wasmCore / core).toFixed(2)}x (target <= 2x); check() API / native face: ${(wasm / face).toFixed(2)}x`);
-// Reported, not enforced: on a shared 2-core machine both figures swing by 2x from run to run.
-if (wasmCore > 2 * core) console.log("NOTE: above the 2x target on this run");
-EOF
+# The validate+totals benchmark (WebAssembly in Node vs native) is scripts/wasm-bench.sh: a benchmark, reported and
+# not enforced, whose two optimised criterion builds took minutes of every CI run. scripts/test.sh skips it
+# (KUATIA_WASM_BENCH=0; scripts/bench.sh runs it); run alone, this check still ends with it.
+if [ "${KUATIA_WASM_BENCH:-1}" != 0 ]; then
+  bash scripts/wasm-bench.sh
+fi
 echo "wasm-check: all passed"
