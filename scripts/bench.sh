@@ -33,6 +33,8 @@ cargo build -q --release --locked -p kuatia-cli
 php_rounds=200
 [ "${1:-}" = "--quick" ] && php_rounds=80
 php bindings/php/bench/bench.php "$php_rounds" 16
+# validate + totals in WebAssembly (Node) against native: the "<= 2x" target (builds the npm package when missing).
+bash scripts/wasm-bench.sh
 # Last: the batch benchmark creates and deletes 8 000 files, after which the filesystem is slow to create and sync
 # files for minutes, which weighed on the syncing benchmarks run after it (the server's commits).
 batch_n=2000

@@ -247,7 +247,9 @@ fi
 if want docs; then
 lap "docs: every code block has a harness; JSON and shell blocks against the CLI"
 python3 tools/doc_blocks.py check
-cargo build -q -p kuatia-cli --locked
+# The kuatia CLI (debug): scripts/test.sh has already built the whole workspace the way its tests do
+# (KUATIA_DEBUG_BUILD=workspace; `-p kuatia-cli` alone would compile 91 crates again with other features).
+if [ "${KUATIA_DEBUG_BUILD:-}" = workspace ]; then cargo test -q --workspace --no-run --locked; else cargo build -q -p kuatia-cli --locked; fi
 python3 tools/doc_blocks.py run "$TARGET_DIR/debug/kuatia"
 
 fi

@@ -11,7 +11,9 @@ if ! command -v chromium >/dev/null; then
 fi
 [ -d tests/panel/node_modules/playwright-core ] ||
   (cd tests/panel && npm ci --no-audit --no-fund --loglevel=error)
-cargo build -q -p kuatia-cli --locked
+# The kuatia CLI (debug): scripts/test.sh has already built the whole workspace the way its tests do
+# (KUATIA_DEBUG_BUILD=workspace; `-p kuatia-cli` alone would compile 91 crates again with other features).
+if [ "${KUATIA_DEBUG_BUILD:-}" = workspace ]; then cargo test -q --workspace --no-run --locked; else cargo build -q -p kuatia-cli --locked; fi
 KUATIA=target/debug/kuatia
 DATA=$(mktemp -d)
 SHOTS=target/panel-screenshots

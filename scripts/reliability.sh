@@ -46,12 +46,15 @@ cannot() {
 }
 
 # Installs `crate` at `version` with --locked unless `probe` already prints `expected`; bounded by `limit` seconds.
+# Both tools build in one target directory kept under target/ (crates they share at the same version and features
+# are compiled once, and a version bump rebuilds only what changed).
 install_pinned() {
   local crate="$1" version="$2" expected="$3" limit="$4" probe
   probe="$(cargo "${crate#cargo-}" --version 2>/dev/null || true)"
   if [ "$probe" = "$expected" ]; then return 0; fi
   note "installing $crate $version (at most ${limit}s)"
-  timeout "$limit" cargo install "$crate" --version "$version" --locked >"$WORK/install-$crate.log" 2>&1
+  timeout "$limit" cargo install "$crate" --version "$version" --locked --target-dir "$TARGET_DIR/tool-installs" \
+    >"$WORK/install-$crate.log" 2>&1
 }
 
 # The dated nightly with Miri and rust-src (rustup skips what is already installed).
@@ -80,6 +83,43 @@ advisory_config() {
   DENY_CONFIG="$WORK/deny.toml"
   awk -v p="$dbroot" '{ print } /^\[advisories\]/ { print "db-path = \"" p "\"" }' deny.toml >"$DENY_CONFIG"
 }
+
+# The Miri run of section 3, to be prepared (built, no test run: no test has that name) or run with its tests.
+# Separate target dir: Miri's MIR-only artefacts must not evict the normal build's.
+MIRI_ABI=(env MIRIFLAGS="-Zmiri-disable-isolation" cargo "+$NIGHTLY" miri test -p kuatia-ffi --test abi
+  --target-dir "$TARGET_DIR/miri" -- --exact)
+
+# `--prepare`: only the slow steps that need no result of the rest of the run (the pinned tools' installs, the nightly,
+# the fuzz build, Miri's sysroot and build), then exit. scripts/test.sh starts it in the background at the beginning
+# of a run (niced, in its own process group), where it fills the cores that the single-threaded and network-bound
+# stages leave idle, and waits for it before the reliability stage. The full run then finds everything ready and
+# still runs every gate; whatever the preparation could not do, it does (or fails on) itself.
+if [ "${1:-}" = "--prepare" ]; then
+  rc=0
+  if ! skipped deny; then
+    install_pinned cargo-deny "$CARGO_DENY_VERSION" "cargo-deny $CARGO_DENY_VERSION" 1200 || rc=1
+  fi
+  if ! skipped fuzz || ! skipped miri; then
+    if ! nightly_ready; then
+      rc=1
+    else
+      if ! skipped fuzz; then
+        if install_pinned cargo-fuzz "$CARGO_FUZZ_VERSION" "cargo-fuzz $CARGO_FUZZ_VERSION" 900; then
+          note "fuzz build"
+          (cd fuzz && timeout 1500 cargo "+$NIGHTLY" fuzz build -O --debug-assertions >"$WORK/fuzz-build.log" 2>&1) || rc=1
+        else
+          rc=1
+        fi
+      fi
+      if ! skipped miri; then
+        note "Miri build"
+        timeout 900 "${MIRI_ABI[@]}" kuatia_prepare_only_no_such_test >"$WORK/miri-prepare.log" 2>&1 || rc=1
+      fi
+    fi
+  fi
+  note "prepared (rc $rc)"
+  exit "$rc"
+fi
 
 # 1. cargo-deny: every check offline; advisories from the snapshot. An advisory not accepted in deny.toml fails.
 if ! skipped deny; then
@@ -178,9 +218,7 @@ if ! skipped miri; then
       service_sandbox_progresses_with_the_callers_clock_and_unsigned_without_a_signer
       service_unauthorized_and_http_errors_are_answers_not_call_errors)
     set +e
-    # Separate target dir: Miri's MIR-only artefacts must not evict the normal build's.
-    MIRIFLAGS="-Zmiri-disable-isolation" timeout 600 cargo "+$NIGHTLY" miri test -p kuatia-ffi --test abi \
-      --target-dir "$TARGET_DIR/miri" -- --exact "${MIRI_TESTS[@]}" >"$WORK/miri.log" 2>&1
+    timeout 600 "${MIRI_ABI[@]}" "${MIRI_TESTS[@]}" >"$WORK/miri.log" 2>&1
     rc=$?
     set -e
     if [ "$rc" -eq 0 ]; then

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The WebAssembly face end to end, on a fresh Debian machine too (idempotent): toolchain, drift of the TypeScript
 # declarations generated from the Rust types, the two builds of the npm package (default, and kude with the KuDE
-# fonts), node tests, tsc on the typings, the size budget, the browser demo in headless Chromium, and the
-# validate+totals benchmark against native.
+# fonts), node tests, tsc on the typings, the size budget, the browser demo in headless Chromium, and (unless
+# KUATIA_WASM_BENCH=0) the validate+totals benchmark against native (scripts/wasm-bench.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -15,13 +15,23 @@ say() { printf '\n--- %s\n' "$*"; }
 
 say "toolchain"
 rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || rustup target list --installed | grep -qx wasm32-unknown-unknown
-# wasm-bindgen-cli must be exactly the wasm-bindgen crate version in Cargo.lock (the two halves share an ABI).
-WB_VERSION=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/, ""); print; exit}' Cargo.lock)
-if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION" ]; then
-  # --locked first; if one of the CLI's own locked dependencies is missing from the registry, resolve afresh.
-  cargo install wasm-bindgen-cli --version "$WB_VERSION" --locked ||
-    cargo install wasm-bindgen-cli --version "$WB_VERSION"
-fi
+# The JS glue comes from wasm-bindgen-cli-support, the library of wasm-bindgen-cli, which must be exactly the
+# wasm-bindgen crate version in Cargo.lock (the two halves share an ABI). tools/codegen pins it (its own lockfile,
+# --locked) and is built in the shared target directory: no `cargo install wasm-bindgen-cli`, a separate build of
+# the CLI with an HTTP server and TLS for its test runner (rouille -> multipart, buf_redux: code a future Rust
+# rejects), whose locked dependencies were not all on the registry either.
+lock_version() { awk -v n="$1" '$0 == "name = \"" n "\"" {getline; gsub(/version = |"/, ""); print; exit}' "$2"; }
+WB_VERSION=$(lock_version wasm-bindgen Cargo.lock)
+for crate in wasm-bindgen-cli-support wasm-bindgen-shared; do
+  v=$(lock_version "$crate" tools/codegen/Cargo.lock)
+  if [ "$v" != "$WB_VERSION" ]; then
+    echo "tools/codegen has $crate $v, Cargo.lock has wasm-bindgen $WB_VERSION: pin =$WB_VERSION in" \
+      "tools/codegen/Cargo.toml (cargo update --manifest-path tools/codegen/Cargo.toml)" >&2
+    exit 1
+  fi
+done
+cargo build -q --manifest-path tools/codegen/Cargo.toml --target-dir "$TARGET_DIR" --locked --bin kuatia-wasm-bindgen
+WASM_BINDGEN="$TARGET_DIR/debug/kuatia-wasm-bindgen"
 command -v node >/dev/null && command -v npm >/dev/null || {
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm
 }
@@ -45,7 +55,7 @@ build() { # build <name> <cargo feature args...>
   shift
   cargo build -p kuatia-wasm --target wasm32-unknown-unknown --profile wasm-release --locked "$@"
   rm -rf "$PKG/dist/$name"
-  wasm-bindgen --target web --out-dir "$PKG/dist/$name" \
+  "$WASM_BINDGEN" --target web --out-dir "$PKG/dist/$name" \
     "$TARGET_DIR/wasm32-unknown-unknown/wasm-release/kuatia_wasm.wasm"
   local wasm=$PKG/dist/$name/kuatia_wasm_bg.wasm
   if [ -x "$WASM_OPT" ]; then
@@ -86,7 +96,10 @@ fi
 say "a signed document from the native CLI (for verify)"
 mkdir -p $PKG/test/generated
 OUT=$(mktemp -d)
-cargo run -q -p kuatia-cli --locked -- issue examples/factura.json --out "$OUT" --at 2025-03-10T10:11:00 >/dev/null
+# The kuatia CLI (debug): scripts/test.sh has already built the whole workspace the way its tests do
+# (KUATIA_DEBUG_BUILD=workspace; `-p kuatia-cli` alone would compile 91 crates again with other features).
+if [ "${KUATIA_DEBUG_BUILD:-}" = workspace ]; then cargo test -q --workspace --no-run --locked; else cargo build -q -p kuatia-cli --locked; fi
+"$TARGET_DIR/debug/kuatia" issue examples/factura.json --out "$OUT" --at 2025-03-10T10:11:00 >/dev/null
 cp "$OUT"/*.xml $PKG/test/generated/signed.xml
 rm -rf "$OUT"
 
@@ -99,35 +112,10 @@ fi
 say "tsc --noEmit (typings, usage, every conformance request and answer typed)"
 (cd $PKG && node test/gen-typed.mjs && node_modules/.bin/tsc --noEmit -p .)
 
-say "benchmark: validate + totals, WebAssembly (node) vs native"
-BENCH_ARGS=(--warm-up-time 1 --measurement-time 3 --noplot)
-cargo bench -q -p kuatia-core --bench invoice --locked -- validate_totals_3 "${BENCH_ARGS[@]}" 2>/dev/null |
-  tee /tmp/kuatia-bench-core.txt | grep -A1 '^validate_totals' || true
-cargo bench -q -p kuatia-wasm --bench face --locked -- "${BENCH_ARGS[@]}" 2>/dev/null |
-  tee /tmp/kuatia-bench-face.txt | grep -A1 '^face_check' || true
-BENCH_JSON=$(cd $PKG && node bench/check.mjs)
-WASM_NS=$(echo "$BENCH_JSON" | sed -E 's/.*"ns_per_call":([0-9]+).*/\1/')
-WASM_CORE_NS=$(echo "$BENCH_JSON" | sed -E 's/.*"core_ns":([0-9]+).*/\1/')
-node - "$WASM_NS" "$WASM_CORE_NS" /tmp/kuatia-bench-core.txt /tmp/kuatia-bench-face.txt <<'EOF'
-// Reads criterion's median ("time: [low MEDIAN high]") and compares with the WebAssembly figures.
-const fs = require("node:fs");
-const [wasmNs, wasmCoreNs, coreFile, faceFile] = process.argv.slice(2);
-const unit = { ns: 1, "µs": 1e3, us: 1e3, ms: 1e6 };
-const median = (file) => {
-  const m = fs.readFileSync(file, "utf8").match(/time:\s+\[\S+ \S+ (\S+) (\S+) \S+ \S+\]/);
-  if (!m) throw new Error(`no criterion figure in ${file}`);
-  return Number(m[1]) * unit[m[2]];
-};
-const core = median(coreFile);
-const face = median(faceFile);
-const wasm = Number(wasmNs);
-const wasmCore = Number(wasmCoreNs);
-console.log(`native core validate+totals (pre-parsed request):             ${(core / 1e3).toFixed(2)} µs`);
-console.log(`wasm core validate+totals (pre-parsed request, same loop):     ${(wasmCore / 1e3).toFixed(2)} µs`);
-console.log(`native face check (JSON text in, parse+validate+totals+JSON out): ${(face / 1e3).toFixed(2)} µs`);
-console.log(`wasm check() in node (JS object in and out: + JSON.stringify/parse): ${(wasm / 1e3).toFixed(2)} µs`);
-console.log(`ratio wasm / native, validate+totals: ${(wasmCore / core).toFixed(2)}x (target <= 2x); check() API / native face: ${(wasm / face).toFixed(2)}x`);
-// Reported, not enforced: on a shared 2-core machine both figures swing by 2x from run to run.
-if (wasmCore > 2 * core) console.log("NOTE: above the 2x target on this run");
-EOF
+# The validate+totals benchmark (WebAssembly in Node vs native) is scripts/wasm-bench.sh: a benchmark, reported and
+# not enforced, whose two optimised criterion builds took minutes of every CI run. scripts/test.sh skips it
+# (KUATIA_WASM_BENCH=0; scripts/bench.sh runs it); run alone, this check still ends with it.
+if [ "${KUATIA_WASM_BENCH:-1}" != 0 ]; then
+  bash scripts/wasm-bench.sh
+fi
 echo "wasm-check: all passed"
