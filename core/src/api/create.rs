@@ -412,18 +412,17 @@ impl<S: Store> Service<S> {
         let request = match crate::invoice::read_request_bytes(body_json(&req.body)) {
             Ok(request) => request,
             // Every shape finding, and the rules' over the fields that read (with the profile, when there is one).
-            // With the rules in it the answer depends on the account's profile and the clock: evaluated again on a
-            // retry; the shape alone depends only on the body: replayed.
+            // A body that does not read is refused whatever the account: the answer is replayed (its rule findings
+            // are those of the first try).
             Err(unread) => {
-                return Err(match caller.account.profile(caller.env) {
+                let findings = match caller.account.profile(caller.env) {
                     Some(emisor) => {
                         let now = paraguay(host.now());
-                        Refused::state(body_error(
-                            unread.with_rules(|r| crate::validate::validate(r, emisor, now)),
-                        ))
+                        unread.with_rules(|r| crate::validate::validate(r, emisor, now))
                     }
-                    None => Refused::body(body_error(unread.findings)),
-                });
+                    None => unread.findings,
+                };
+                return Err(Refused::body(body_error(findings)));
             }
         };
         let production = caller.env == Environment::Production;
