@@ -32,7 +32,7 @@ pub fn join_path(base: &str, field: &str) -> String {
 }
 
 /// The message a `Deserialize` impl gives serde for a value that has a registry code of its own (a RUC, a CDC), so
-/// that [`json_finding`] reports that code: `serde::de::Error::custom(coded(code::INVALID_RUC, e))`.
+/// that the JSON readers of [`crate::shape`] report that code: `serde::de::Error::custom(coded(code::INVALID_RUC, e))`.
 pub fn coded(code: &str, message: impl fmt::Display) -> String {
     format!("{code}: {message}")
 }
