@@ -5,9 +5,9 @@
 //! three in a row, so every host answers a create the same way.
 
 use super::{
-    apply_to, auth, body_error, body_json, code, created_response, err, findings_response,
-    issue_error, paraguay, random_id, receptor_ruc, sandbox_approval, sandbox_rejection, transmit,
-    Environment, Estado, Host, HttpRequest, HttpResponse, InvoiceRecord, SeedCodes, Service, Store,
+    apply_to, auth, body_error, code, created_response, err, findings_response, issue_error,
+    paraguay, random_id, receptor_ruc, sandbox_approval, sandbox_rejection, transmit, Environment,
+    Estado, Host, HttpRequest, HttpResponse, InvoiceRecord, SeedCodes, Service, Store,
     StoreNumbering, Trigger, REPLAYED_HEADER,
 };
 use crate::invoice::FacturaRequest;
@@ -409,7 +409,7 @@ impl<S: Store> Service<S> {
         req: &HttpRequest,
         host: &mut dyn Host,
     ) -> Result<Box<CreateJob>, Refused> {
-        let request = match crate::invoice::read_request_bytes(body_json(&req.body)) {
+        let request = match crate::invoice::read_request_bytes(&req.body) {
             Ok(request) => request,
             // Every shape finding, and the rules' over the fields that read (with the profile, when there is one).
             // A body that does not read is refused whatever the account: the answer is replayed (its rule findings

@@ -484,7 +484,9 @@ fn body_error(findings: Vec<Finding>) -> HttpResponse {
 }
 
 /// A request body as JSON text to read: an absent (empty) body reads as `{}`, so that the answer names the fields
-/// it needs (a cancel without a body: `motivo` is required) rather than where the text ended.
+/// it needs (a cancel without a body: `motivo` is required) rather than where the text ended. Not for a create: its
+/// body is the request every face validates, and empty text is `MALFORMED_JSON` on every face (the adversarial
+/// table, `tests/adversarial/json.json`).
 fn body_json(body: &[u8]) -> &[u8] {
     if body.iter().all(u8::is_ascii_whitespace) {
         b"{}"
