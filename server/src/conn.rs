@@ -390,6 +390,9 @@ impl HttpBody for Answer {
     }
 }
 
+/// How often a read that started while its connection was busy looks again at the connection's state.
+const BUSY_RECHECK: Duration = Duration::from_millis(100);
+
 /// Where a connection is in its waiting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Wait {
@@ -473,7 +476,15 @@ impl AsyncRead for Guarded {
             }
             Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
             Poll::Pending => {
-                if this.wait != Wait::Busy && this.read_deadline.as_mut().poll(cx).is_ready() {
+                if this.wait == Wait::Busy {
+                    // The end of an answer (`Idle`'s drop) wakes no reader: when hyper waits for the next head
+                    // before it drops the answer's body, look again shortly, so the idle limit still starts.
+                    let at = Instant::now() + BUSY_RECHECK;
+                    this.read_deadline.as_mut().reset(at);
+                    let _ = this.read_deadline.as_mut().poll(cx);
+                    return Poll::Pending;
+                }
+                if this.read_deadline.as_mut().poll(cx).is_ready() {
                     let what = match this.wait {
                         Wait::Silent => "idle connection timed out",
                         _ => "request head timed out",
