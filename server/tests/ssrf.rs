@@ -9,17 +9,18 @@
 
 mod common;
 
+use common::api::{factura, Api};
 use common::temp_dir;
 use kuatia_core::api::auth::Environment;
 use kuatia_core::api::webhook::Webhook;
 use kuatia_core::api::Store;
 use kuatia_core::lifecycle::EventKind;
-use kuatia_server::{start, RunningServer, ServerConfig};
+use kuatia_server::{start, ServerConfig};
 use serde_json::{json, Value};
 use std::net::{IpAddr, SocketAddr};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Set in the copy of this test that runs inside the namespace.
@@ -238,92 +239,38 @@ async fn redirector(location: &str) -> (u16, Arc<Mutex<usize>>) {
     (port, count)
 }
 
+/// The test configuration, with a 3 s webhook timeout and the private-address switch as given. Webhooks may use
+/// plain HTTP: the test downgrade must not open a way to loopback either.
 fn config(dir: &std::path::Path, allow_private: bool) -> ServerConfig {
-    let mut c = ServerConfig::new(dir.to_path_buf());
-    c.addr = "127.0.0.1:0".parse().unwrap();
-    c.sandbox_send_after = 1;
-    c.sandbox_answer_after = 2;
-    c.tick_interval = Duration::from_millis(100);
-    c.webhook_interval = Duration::from_millis(100);
+    let mut c = common::api::config(dir);
     c.webhook_timeout = Duration::from_secs(3);
-    // The test downgrade to plain HTTP must not open a way to loopback either.
-    c.insecure_webhooks_http = true;
     c.allow_private_webhooks = allow_private;
     c
 }
 
-struct Api {
-    http: reqwest::Client,
-    base: String,
-    key: String,
+async fn register(api: &Api, url: &str) -> (u16, Value) {
+    api.call(
+        reqwest::Method::POST,
+        "/v1/webhooks",
+        Some(json!({"url": url, "events": ["factura.approved"]})),
+    )
+    .await
 }
 
-impl Api {
-    fn new(server: &RunningServer) -> Api {
-        Api {
-            http: reqwest::Client::builder().no_proxy().build().unwrap(),
-            base: format!("http://{}", server.addr),
-            key: server.new_sandbox_key.clone().unwrap(),
-        }
-    }
+async fn approve_one(api: &Api) {
+    // Approved by the simulated SIFEN after its delays, as any sandbox invoice.
+    let (code, v) = api.post("/v1/facturas", &factura(None)).await;
+    assert_eq!(code, 201, "{v}");
+}
 
-    async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> (u16, Value) {
-        let mut r = self
-            .http
-            .request(method, format!("{}{path}", self.base))
-            .header("Authorization", format!("Bearer {}", self.key))
-            .header("X-Environment", "sandbox");
-        if let Some(b) = body {
-            r = r
-                .header("Content-Type", "application/json")
-                .body(b.to_string());
-        }
-        let r = r.send().await.unwrap();
-        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
-    }
-
-    async fn register(&self, url: &str) -> (u16, Value) {
-        self.call(
-            reqwest::Method::POST,
-            "/v1/webhooks",
-            Some(json!({"url": url, "events": ["factura.approved"]})),
-        )
-        .await
-    }
-
-    async fn approve_one(&self) {
-        let body = json!({
-            "tipo_documento": 1,
-            "receptor": {"ruc": "80069563-1", "razon_social": "Cliente Ejemplo S.A."},
-            "items": [{"descripcion": "Servicio", "cantidad": 1, "precio_unitario": 1100000, "iva": 10}],
-            "condicion_pago": 1
-        });
-        let (code, v) = self
-            .call(reqwest::Method::POST, "/v1/facturas", Some(body))
-            .await;
-        assert_eq!(code, 201, "{v}");
-    }
-
-    /// The first attempt of the webhook's only delivery, once made (hang guard: 60 s).
-    async fn first_attempt(&self, webhook: &str) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let (code, v) = self
-                .call(
-                    reqwest::Method::GET,
-                    &format!("/v1/webhooks/{webhook}/deliveries"),
-                    None,
-                )
-                .await;
-            assert_eq!(code, 200, "{v}");
-            let attempt = &v["data"][0]["log"][0];
-            if !attempt.is_null() {
-                return attempt.clone();
-            }
-            assert!(Instant::now() < deadline, "no attempt for {webhook}: {v}");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
+/// The first attempt of the webhook's only delivery, once made (under the hang guard).
+async fn first_attempt(api: &Api, webhook: &str) -> Value {
+    let log = api
+        .wait_deliveries(webhook, &format!("an attempt for {webhook}"), |log| {
+            !log["data"][0]["log"][0].is_null()
+        })
+        .await;
+    log["data"][0]["log"][0].clone()
 }
 
 fn stored(id: usize, url: &str) -> Webhook {
@@ -345,12 +292,12 @@ async fn inside_the_namespace() {
     // The guarded server: private addresses not allowed.
     let dir = temp_dir("ssrf-netns");
     let server = start(config(&dir, false)).await.unwrap();
-    let api = Api::new(&server);
+    let api = Api::sandbox(&server);
     let mut expect: Vec<(String, String, &str)> = Vec::new(); // (webhook id, url, error kind)
     let mut wrong = Vec::new();
     for (i, (url, kind)) in STORED.iter().enumerate() {
         // Registration refuses each (422, on `url`)…
-        let (code, v) = api.register(url).await;
+        let (code, v) = register(&api, url).await;
         if code != 422 || v["error"]["details"][0]["path"] != "url" {
             let got = (&v["error"]["code"], &v["data"]["url"]); // not the body: it carries the secret
             wrong.push(format!("{url:?} at registration: {code} {got:?}"));
@@ -379,7 +326,7 @@ async fn inside_the_namespace() {
     }
     let mut controls = Vec::new();
     for url in INSIDE_NAMES.iter().chain(PUBLIC.iter()) {
-        let (code, v) = api.register(url).await;
+        let (code, v) = register(&api, url).await;
         assert_eq!(code, 201, "{url:?}: {v}");
         let id = v["data"]["id"].as_str().unwrap().to_string();
         if PUBLIC.contains(url) {
@@ -388,16 +335,16 @@ async fn inside_the_namespace() {
             expect.push((id, url.to_string(), "forbidden_address"));
         }
     }
-    api.approve_one().await;
+    approve_one(&api).await;
 
     for (id, url, kind) in &expect {
-        let a = api.first_attempt(id).await;
+        let a = first_attempt(&api, id).await;
         if a["error"] != *kind || a["duration_ms"] != 0 || !a["status"].is_null() {
             wrong.push(format!("{url:?}: want {kind} in 0 ms, got {a}"));
         }
     }
     for (id, url) in &controls {
-        let a = api.first_attempt(id).await;
+        let a = first_attempt(&api, id).await;
         // The listener takes the connection and closes it: a transport failure, after a connection.
         if a["error"] == "forbidden_address" || a["error"] == "invalid_url" || a["error"].is_null()
         {
@@ -411,7 +358,7 @@ async fn inside_the_namespace() {
     // failed attempt (`http_status` 302), and the address it names sees nothing.
     let dir = temp_dir("ssrf-redirect");
     let server = start(config(&dir, true)).await.unwrap();
-    let api = Api::new(&server);
+    let api = Api::sandbox(&server);
     let mut redirects = Vec::new();
     for to in [
         "http://10.0.0.1:443/",
@@ -420,15 +367,13 @@ async fn inside_the_namespace() {
         "http://169.254.169.254:443/latest",
     ] {
         let (port, count) = redirector(to).await;
-        let (code, v) = api
-            .register(&format!("https://127.0.0.1:{port}/hook"))
-            .await;
+        let (code, v) = register(&api, &format!("https://127.0.0.1:{port}/hook")).await;
         assert_eq!(code, 201, "{v}");
         redirects.push((v["data"]["id"].as_str().unwrap().to_string(), to, count));
     }
-    api.approve_one().await;
+    approve_one(&api).await;
     for (id, to, count) in &redirects {
-        let a = api.first_attempt(id).await;
+        let a = first_attempt(&api, id).await;
         if a["error"] != "http_status" || a["status"] != 302 || *count.lock().unwrap() == 0 {
             wrong.push(format!("redirect to {to}: {a}"));
         }
