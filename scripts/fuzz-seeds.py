@@ -31,7 +31,7 @@ for i, s in enumerate(["80069563-1", "44444401-7", "0144444401700100100000012202
 for m, p in [(1, "/v1/health"), (0x80, "/v1/facturas?page=2&per_page=5"), (0x81, "/v1/webhooks")]:
     (corpus / "service_handle" / f"seed{m}").write_bytes(bytes([m]) + p.encode() + b"\nX-Environment: sandbox\n\n")
 
-# Events: one of each kind (the forms of core/tests/sifen.rs json_forms_read_to_the_rust_inputs).
+# Events: one of each kind (the forms of core/tests/sifen_events.rs json_forms_read_to_the_rust_inputs).
 cdc = "01444444017001001000000122025031011234567890"
 f = {"fecha_firma": "2025-03-11T09:00:00"}
 events = [
