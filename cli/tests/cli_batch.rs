@@ -4,38 +4,19 @@
 
 mod common;
 
+use common::batch::{batch_dir, example, gaps_json, requests_dir, run_batch};
 use std::collections::HashSet;
 
 #[test]
 fn batch_issues_in_parallel_with_unique_numbers() {
     let tmp = common::TempDir::new("batch");
     let dir = tmp.0.clone();
-    let input = dir.join("in");
+    let input = batch_dir(&dir, "in", 24);
     let out = dir.join("out");
-    std::fs::create_dir_all(&input).unwrap();
-    let example = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../examples/factura.json"
-    ))
-    .unwrap();
-    for i in 0..24 {
-        std::fs::write(input.join(format!("f{i:02}.json")), &example).unwrap();
-    }
     std::fs::write(input.join("zz-bad.json"), r#"{"tipo_documento":1,"receptor":{"ruc":"80069563-9","razon_social":"Cliente"},"items":[]}"#).unwrap();
     std::fs::write(input.join("notes.txt"), "ignored").unwrap();
 
-    let (code, v, stderr) = common::run(
-        &[
-            "issue",
-            "--batch",
-            input.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "-j",
-            "4",
-        ],
-        None,
-    );
+    let (code, v, stderr) = run_batch(&input, &out, "4", &[]);
     assert_eq!(code, 1, "{v} {stderr}");
     assert_eq!(v["ok"], 24);
     assert_eq!(v["failed"], 1);
@@ -59,8 +40,7 @@ fn batch_issues_in_parallel_with_unique_numbers() {
         assert!(xml.contains(i["cdc"].as_str().unwrap()));
     }
     // Every reserved number became a document: no gap.
-    let (code, gaps, _) = common::run(&["numbering", "gaps", "--out", out.to_str().unwrap()], None);
-    assert_eq!((code, gaps), (0, serde_json::json!({"gaps": []})));
+    assert_eq!(gaps_json(&out), serde_json::json!({"gaps": []}));
 
     // A second batch continues the sequence.
     let (code, v, _) = common::run(
@@ -86,29 +66,9 @@ fn a_batch_larger_than_one_block_numbers_every_document_once() {
     // 130 requests: two chunks, so two block reservations and many group commits.
     let tmp = common::TempDir::new("batch-blocks");
     let dir = tmp.0.clone();
-    let input = dir.join("in");
+    let input = batch_dir(&dir, "in", 130);
     let out = dir.join("out");
-    std::fs::create_dir_all(&input).unwrap();
-    let example = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../examples/factura.json"
-    ))
-    .unwrap();
-    for i in 0..130 {
-        std::fs::write(input.join(format!("f{i:03}.json")), &example).unwrap();
-    }
-    let (code, v, stderr) = common::run(
-        &[
-            "issue",
-            "--batch",
-            input.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "-j",
-            "2",
-        ],
-        None,
-    );
+    let (code, v, stderr) = run_batch(&input, &out, "2", &[]);
     assert_eq!(code, 0, "{v} {stderr}");
     let numeros: HashSet<String> = v["issued"]
         .as_array()
@@ -125,8 +85,7 @@ fn a_batch_larger_than_one_block_numbers_every_document_once() {
         .collect();
     assert_eq!(names.iter().filter(|n| n.ends_with(".xml")).count(), 130);
     assert!(!names.iter().any(|n| n.ends_with(".partial")), "{names:?}");
-    let (code, gaps, _) = common::run(&["numbering", "gaps", "--out", out.to_str().unwrap()], None);
-    assert_eq!((code, gaps), (0, serde_json::json!({"gaps": []})));
+    assert_eq!(gaps_json(&out), serde_json::json!({"gaps": []}));
 }
 
 #[test]
@@ -175,40 +134,22 @@ fn two_workers_issue_what_one_worker_issues() {
     // the document -j 1 gives it, and lists the same failures.
     let tmp = common::TempDir::new("batch-same");
     let dir = tmp.0.clone();
-    let input = dir.join("in");
-    std::fs::create_dir_all(&input).unwrap();
-    let example: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../examples/factura.json"
-        ))
-        .unwrap(),
-    )
-    .unwrap();
-    for i in 0..150 {
-        let mut req = example.clone();
-        req["items"][0]["cantidad"] = serde_json::json!(i % 7 + 1);
-        if i % 37 == 5 {
-            req["items"] = serde_json::json!([]);
-        }
-        std::fs::write(input.join(format!("f{i:03}.json")), req.to_string()).unwrap();
-    }
+    let example = example();
+    let input = requests_dir(
+        &dir,
+        "in",
+        (0..150).map(|i| {
+            let mut req = example.clone();
+            req["items"][0]["cantidad"] = serde_json::json!(i % 7 + 1);
+            if i % 37 == 5 {
+                req["items"] = serde_json::json!([]);
+            }
+            req.to_string()
+        }),
+    );
     let batch = |jobs: &str| {
         let out = dir.join(format!("out-j{jobs}"));
-        let (code, v, stderr) = common::run(
-            &[
-                "issue",
-                "--batch",
-                input.to_str().unwrap(),
-                "--out",
-                out.to_str().unwrap(),
-                "-j",
-                jobs,
-                "--at",
-                "2025-03-10T10:11:00",
-            ],
-            None,
-        );
+        let (code, v, stderr) = run_batch(&input, &out, jobs, &["--at", "2025-03-10T10:11:00"]);
         assert_eq!(code, 1, "{v} {stderr}");
         let issued: Vec<(String, String, String)> = v["issued"]
             .as_array()
@@ -224,9 +165,12 @@ fn two_workers_issue_what_one_worker_issues() {
                 )
             })
             .collect();
-        let (_, gaps, _) =
-            common::run(&["numbering", "gaps", "--out", out.to_str().unwrap()], None);
-        (v["ok"].clone(), v["failures"].clone(), issued, gaps)
+        (
+            v["ok"].clone(),
+            v["failures"].clone(),
+            issued,
+            gaps_json(&out),
+        )
     };
     let one = batch("1");
     let two = batch("2");

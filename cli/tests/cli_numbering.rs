@@ -4,48 +4,13 @@
 
 mod common;
 
-use common::TempDir;
-use std::collections::{BTreeMap, BTreeSet};
+use common::batch::{batch_dir, documents, gaps, numero_of, spawn_batch, EXAMPLE};
+use common::{wait_until, TempDir};
+use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::{Command, Stdio};
-
-const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/factura.json");
 
 fn issue(out: &Path) -> (i32, serde_json::Value, String) {
     common::run(&["issue", EXAMPLE, "--out", out.to_str().unwrap()], None)
-}
-
-/// The number (`dNumDoc`) inside a CDC: positions 18–24 (1-based) of the 44 digits.
-fn numero_of(cdc: &str) -> u32 {
-    cdc[17..24].parse().unwrap()
-}
-
-/// Numbers of the documents in `out` (from the `<cdc>.xml` names), checking none appears twice.
-fn documents(out: &Path) -> BTreeSet<u32> {
-    let mut seen = BTreeMap::new();
-    for e in std::fs::read_dir(out).unwrap() {
-        let name = e.unwrap().file_name().into_string().unwrap();
-        if let Some(cdc) = name.strip_suffix(".xml") {
-            let n = numero_of(cdc);
-            assert!(
-                seen.insert(n, cdc.to_string()).is_none(),
-                "number {n} used twice"
-            );
-        }
-    }
-    seen.into_keys().collect()
-}
-
-fn gaps(out: &Path) -> BTreeSet<u32> {
-    let (code, v, stderr) =
-        common::run(&["numbering", "gaps", "--out", out.to_str().unwrap()], None);
-    assert_eq!(code, 0, "{stderr}");
-    v["gaps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| g["numero"].as_u64().unwrap() as u32)
-        .collect()
 }
 
 #[test]
@@ -95,35 +60,6 @@ fn a_legacy_numbering_file_carries_over_or_is_refused() {
     let (code, v, _) = issue(&out2);
     assert_eq!(code, 1);
     assert_eq!(v["error"]["code"], "NUMBERING_STATE_CORRUPT", "{v}");
-}
-
-/// `kuatia issue --batch INPUT --out OUT -j JOBS` as a child process, its output discarded unless `piped`.
-fn spawn_batch(input: &Path, out: &Path, jobs: &str, piped: bool) -> std::process::Child {
-    let io = || if piped { Stdio::piped() } else { Stdio::null() };
-    Command::new(env!("CARGO_BIN_EXE_kuatia"))
-        .args([
-            "issue",
-            "--batch",
-            input.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "-j",
-            jobs,
-        ])
-        .stdout(io())
-        .stderr(io())
-        .spawn()
-        .unwrap()
-}
-
-fn batch_dir(dir: &Path, name: &str, n: usize) -> std::path::PathBuf {
-    let input = dir.join(name);
-    std::fs::create_dir_all(&input).unwrap();
-    let example = std::fs::read_to_string(EXAMPLE).unwrap();
-    for i in 0..n {
-        std::fs::write(input.join(format!("f{i:03}.json")), &example).unwrap();
-    }
-    input
 }
 
 #[test]
@@ -182,17 +118,12 @@ fn a_batch_killed_inside_its_block_leaves_the_rest_of_the_block_as_gaps() {
     let input = batch_dir(&dir.0, "in", 40);
     let mut child = spawn_batch(&input, &out, "1", false);
     // The 40 numbers are reserved as one block before the first document is signed: kill at the first file.
-    let started = std::time::Instant::now();
-    let first_file = || {
+    wait_until("the first document written", || {
         std::fs::read_dir(&out).ok().is_some_and(|d| {
             d.filter_map(|e| e.ok())
                 .any(|e| e.file_name().to_string_lossy().contains(".xml"))
         })
-    };
-    while !first_file() {
-        assert!(started.elapsed().as_secs() < 60, "no document written");
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
+    });
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let docs = documents(&out);

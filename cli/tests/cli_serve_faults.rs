@@ -4,30 +4,20 @@
 
 mod common;
 
-use common::TempDir;
+use common::serve::{command, start};
+use common::{wait_until, TempDir, HANG_GUARD};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 #[test]
 fn sigterm_stops_accepting_finishes_the_request_in_flight_and_exits_0() {
     let dir = TempDir::new("sigterm");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kuatia"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--data"])
-        .arg(&dir.0)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    let started: serde_json::Value = serde_json::from_str(&line).unwrap();
-    let addr = started["listening"].as_str().unwrap().to_string();
-    let key = started["sandbox_key"].as_str().unwrap().to_string();
+    let mut serve = start(command(&dir.0));
+    let (addr, key) = (serve.addr.clone(), serve.key.clone());
 
-    // A create whose body is only half sent when SIGTERM arrives.
+    // A create whose body is only half sent when SIGTERM arrives. `Expect: 100-continue` makes the request's start
+    // observable: the server answers `100 Continue` once it reads the body, so the request is in flight (accepted,
+    // its head read) before the signal, whatever the machine's load.
     let body = serde_json::json!({
         "tipo_documento": 1, "_simulate": "approved",
         "receptor": {"ruc": "80069563-1", "razon_social": "Cliente", "email": "c@example.com"},
@@ -36,63 +26,41 @@ fn sigterm_stops_accepting_finishes_the_request_in_flight_and_exits_0() {
     })
     .to_string();
     let mut s = TcpStream::connect(&addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.set_read_timeout(Some(HANG_GUARD)).unwrap();
     write!(
         s,
-        "POST /v1/facturas HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {key}\r\nX-Environment: sandbox\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{}",
+        "POST /v1/facturas HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {key}\r\nX-Environment: sandbox\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: {}\r\n\r\n{}",
         body.len(),
         &body[..body.len() / 2]
     )
     .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
-    let term = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(term.success());
+    let mut reader = BufReader::new(s.try_clone().unwrap());
+    let mut interim = String::new();
+    reader.read_line(&mut interim).unwrap();
+    assert!(interim.starts_with("HTTP/1.1 100"), "{interim}");
+    let mut blank = String::new();
+    reader.read_line(&mut blank).unwrap();
+    assert_eq!(blank, "\r\n");
+    serve.terminate();
     // Stop accepting: new connections are refused once the signal is handled.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while TcpStream::connect(&addr).is_ok() {
-        assert!(Instant::now() < deadline, "still accepting after SIGTERM");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_until("refusing connections after SIGTERM", || {
+        TcpStream::connect(&addr).is_err()
+    });
     // Finish in-flight: the rest of the body arrives after the signal, and the request still succeeds.
     s.write_all(&body.as_bytes()[body.len() / 2..]).unwrap();
     let mut response = String::new();
-    let _ = s.read_to_string(&mut response);
+    let _ = reader.read_to_string(&mut response);
     assert!(response.starts_with("HTTP/1.1 201"), "{response}");
     assert!(response.contains("\"status\":\"approved\""), "{response}");
     // Exit 0, with the stop document on stdout.
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        assert!(
-            Instant::now() < deadline + Duration::from_secs(10),
-            "no exit after SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert_eq!(status.code(), Some(0));
+    assert_eq!(serve.wait_exit().code(), Some(0));
     let mut rest = String::new();
-    out.read_to_string(&mut rest).unwrap();
+    serve.out.read_to_string(&mut rest).unwrap();
     assert!(rest.contains("\"stopped\""), "{rest}");
 
     // Durable: the invoice is there after a restart.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kuatia"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--data"])
-        .arg(&dir.0)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    let addr = serde_json::from_str::<serde_json::Value>(&line).unwrap()["listening"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let mut serve = start(command(&dir.0));
+    let addr = serve.addr.clone();
     let mut s = TcpStream::connect(&addr).unwrap();
     write!(
         s,
@@ -101,9 +69,7 @@ fn sigterm_stops_accepting_finishes_the_request_in_flight_and_exits_0() {
     .unwrap();
     let mut listing = String::new();
     let _ = s.read_to_string(&mut listing);
-    let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
-    let _ = child.wait();
+    serve.terminate();
+    let _ = serve.wait_exit();
     assert!(listing.contains("\"total\":1"), "{listing}");
 }

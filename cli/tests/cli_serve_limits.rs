@@ -7,13 +7,11 @@
 
 mod common;
 
-use common::TempDir;
-use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use common::serve::start;
+use common::{TempDir, HANG_GUARD};
+use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-const HANG_GUARD: Duration = Duration::from_secs(30);
+use std::process::Command;
 
 /// Reads until the server closes the connection; panics if it is still open at the hang guard.
 fn until_closed(mut s: TcpStream, what: &str) -> String {
@@ -38,21 +36,14 @@ fn until_closed(mut s: TcpStream, what: &str) -> String {
 fn three_hundred_slow_connections_under_256_open_files() {
     let dir = TempDir::new("serve-limits");
     let stderr = dir.0.join("stderr.log");
-    let mut child = Command::new("sh")
-        .arg("-c")
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
         .arg(r#"ulimit -n 256 && exec "$0" serve --addr 127.0.0.1:0 --data "$1" --header-read-timeout 2 --body-timeout 2"#)
         .arg(env!("CARGO_BIN_EXE_kuatia"))
         .arg(dir.0.join("data"))
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(&stderr).unwrap())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    let started: serde_json::Value = serde_json::from_str(&line).unwrap();
-    let addr = started["listening"].as_str().unwrap().to_string();
-    let key = started["sandbox_key"].as_str().unwrap().to_string();
+        .stderr(std::fs::File::create(&stderr).unwrap());
+    let mut serve = start(cmd);
+    let (addr, key) = (serve.addr.clone(), serve.key.clone());
 
     let mut slow = Vec::new();
     for i in 0..300 {
@@ -89,20 +80,8 @@ fn three_hundred_slow_connections_under_256_open_files() {
         }
     }
 
-    let term = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(term.success());
-    let deadline = Instant::now() + HANG_GUARD;
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        assert!(Instant::now() < deadline, "no exit after SIGTERM");
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert_eq!(status.code(), Some(0));
+    serve.terminate();
+    assert_eq!(serve.wait_exit().code(), Some(0));
     let log = std::fs::read_to_string(&stderr).unwrap();
     assert!(!log.contains("Too many open files"), "{log}");
     assert!(log.contains("max_connections: 128"), "{log}");

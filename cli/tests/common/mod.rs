@@ -1,9 +1,31 @@
-//! Runs the built `kuatia` binary for the CLI integration tests.
+//! Runs the built `kuatia` binary for the CLI integration tests; `batch` and `serve` hold the set-up of the batch and
+//! numbering tests and of the tests of a running `kuatia serve`.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+pub mod batch;
+pub mod serve;
 
 use serde_json::Value;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a test waits for something that must happen before calling it a hang. Generous on purpose: tests wait on
+/// the event itself, never on a wall-clock bound, so this only turns a hang into a clear failure.
+pub const HANG_GUARD: Duration = Duration::from_secs(120);
+
+/// Polls `done` (every millisecond: a test may race a child process to its next step) until it holds, failing with
+/// `what` at the [`HANG_GUARD`].
+pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + HANG_GUARD;
+    while !done() {
+        assert!(
+            Instant::now() < deadline,
+            "hang guard ({HANG_GUARD:?}): {what} never happened"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
 
 /// Runs `kuatia` with `args`, feeding `stdin` when given.
 pub fn kuatia(args: &[&str], stdin: Option<&[u8]>) -> Output {
