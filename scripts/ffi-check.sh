@@ -56,11 +56,15 @@ note "C tests (gcc -Wall -Wextra -Werror -fsanitize=address,undefined)"
 python3 tests/c/gen_vectors.py tests/fixtures/cases "$WORK/vectors.h"
 CFLAGS=(-std=c11 -g -O1 -Wall -Wextra -Werror -Iinclude -Itests/c -I"$WORK")
 LINK=(-L"$LIB_DIR" -lkuatia -Wl,-rpath,"$LIB_DIR" -lpthread)
-gcc "${CFLAGS[@]}" -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
-  tests/c/test_kuatia.c -o "$WORK/test_kuatia_asan" "${LINK[@]}"
-# Rust's allocator and aws-lc are not instrumented; leak checking stays on (LeakSanitizer) for the C side.
-ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
-  "$WORK/test_kuatia_asan" "$ROOT"
+# One program per file of C tests (each has its own main and counters): the exports, then kuatia_service.
+C_TESTS=(test_kuatia test_service)
+for t in "${C_TESTS[@]}"; do
+  gcc "${CFLAGS[@]}" -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
+    "tests/c/$t.c" -o "$WORK/${t}_asan" "${LINK[@]}"
+  # Rust's allocator and aws-lc are not instrumented; leak checking stays on (LeakSanitizer) for the C side.
+  ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+    "$WORK/${t}_asan" "$ROOT"
+done
 
 # The adversarial table (tests/adversarial) through the C ABI, under the same sanitizers (not valgrind: 100 MB
 # inputs; ~5 s).
@@ -73,9 +77,11 @@ ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1
 
 # 5. The same tests once under valgrind (no sanitizers), linked statically so every allocation is seen.
 note "C tests under valgrind (static link)"
-gcc "${CFLAGS[@]}" tests/c/test_kuatia.c -o "$WORK/test_kuatia_static" "$LIB_DIR/libkuatia.a" -lpthread $LIBS_PRIVATE
-valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
-  --error-exitcode=1 "$WORK/test_kuatia_static" "$ROOT" --quick
+for t in "${C_TESTS[@]}"; do
+  gcc "${CFLAGS[@]}" "tests/c/$t.c" -o "$WORK/${t}_static" "$LIB_DIR/libkuatia.a" -lpthread $LIBS_PRIVATE
+  valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+    --error-exitcode=1 "$WORK/${t}_static" "$ROOT" --quick
+done
 
 # 6. kuatia.pc, and the docs' C examples compiled with it.
 note "pkg-config file and the docs' C examples"

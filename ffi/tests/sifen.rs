@@ -2,22 +2,17 @@
 //! catalog, called through the C ABI.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "../../core/tests/common/mod.rs"]
 mod common;
+#[path = "../../core/tests/common/mod.rs"]
+mod core_common;
 
+use common::zero;
 use kuatia::*;
 use std::ffi::CStr;
 use std::ptr::{null, null_mut};
 
 /// The golden CDC of SIFEN.md §3.9.
 const CDC: &str = "01444444017001001000000122025031011234567890";
-
-fn zero() -> kuatia_bytes {
-    kuatia_bytes {
-        ptr: null_mut(),
-        len: 0,
-    }
-}
 
 fn json(mut b: kuatia_bytes) -> serde_json::Value {
     let v = unsafe { std::slice::from_raw_parts(b.ptr, b.len) }.to_vec();
@@ -240,12 +235,12 @@ fn events_are_signed_from_json_and_sent_in_an_evento_request() {
         "https://sifen-test.set.gov.py/de/ws/eventos/evento.wsdl"
     );
     let envelope = v["xml"].as_str().unwrap();
-    common::Schemas::new()
+    core_common::Schemas::new()
         .validate(&body(envelope), "WS_SiRecepEvento_v150.xsd")
         .unwrap_or_else(|e| panic!("{e}\n{envelope}"));
     // xmlsec1 checks one signature per document: the cancellation alone.
     let (_, _, one) = request("evento", &serde_json::json!([signed]).to_string(), false);
-    common::xmlsec_verify(&body(one["xml"].as_str().unwrap())).unwrap();
+    core_common::xmlsec_verify(&body(one["xml"].as_str().unwrap())).unwrap();
 
     // What the ABI refuses, with the finding's path.
     let bad = |event: &str, ruc: &str| {
