@@ -656,7 +656,7 @@ fn parse_consulta_el(r: &Reader<'_, '_>, el: usize) -> Result<ConsultaResponse, 
     // xContenDE is an xs:string holding escaped XML; some servers send it as child elements instead.
     let contenido = r.t.child(el, "xContenDE").and_then(|c| {
         let n = r.t.node(c)?;
-        let s = if n.children.is_empty() {
+        let s = if r.t.kids(c).next().is_none() {
             n.text.trim().to_string()
         } else {
             r.t.inner_xml(c).trim().to_string()

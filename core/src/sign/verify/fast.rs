@@ -14,9 +14,10 @@
 //! as written: exclusive C14N without an inclusive prefix list, exactly one element with the referenced `Id`,
 //! lying before the `Signature`, and no start tag inside the two parts with namespace declarations, prefixed
 //! attributes or attributes not written ` name="value"` in canonical order. The differential tests in
-//! `verify.rs` hold it to the general path's reports.
+//! `verify/fast_tests.rs` hold it to the general path's reports.
 
-use super::{conclude, plan, push_text, El, Plan, Verifier, VerifyReport};
+use super::scan::{push_text, El};
+use super::{conclude, plan, Plan, Verifier, VerifyReport};
 use crate::sign::c14n::{self, Method};
 use crate::sign::{lex, DSIG_NS};
 use std::borrow::Cow;
