@@ -121,8 +121,8 @@ pub struct QrParts {
     pub csc_id: String,
     /// `cHashQR` (64 lowercase hex digits).
     pub hash: String,
-    /// Whether `cHashQR` matches the CSC given to [`QrParts::checked`]; absent when no CSC was given (a parse alone
-    /// does not check the hash).
+    /// Whether `cHashQR` matches the CSC the caller gave; absent when none was given (a parse alone does not check
+    /// the hash: [`QrParts::checked`] does).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     #[cfg_attr(feature = "schema", schemars(with = "bool"))]

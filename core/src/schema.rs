@@ -2,7 +2,7 @@
 //! `schema`, code generation only: no build ships it).
 //!
 //! The types derive `schemars::JsonSchema` under `cfg_attr(feature = "schema", …)`, reading the same `#[serde]`
-//! attributes as serde and ts-rs ([`crate::ts`]), so a field renamed, added or retyped in Rust changes its schema.
+//! attributes as serde and ts-rs (core's `ts` module), so a field renamed, added or retyped in Rust changes its schema.
 //! Where a custom serde function accepts more than one JSON shape, the field says so with `#[schemars(with = …)]`:
 //! [`Amount`] for exact decimals, [`Code`] for numeric codes, as the TypeScript declarations do. [`schemas`] lists
 //! every document; tools/codegen (bin `kuatia-schema`) writes them to `docs/schema/` and scripts/ffi-check.sh fails

@@ -1186,8 +1186,8 @@ export type QrParts = {
    */
   hash: string,
   /**
-   * Whether `cHashQR` matches the CSC given to [`QrParts::checked`]; absent when no CSC was given (a parse alone
-   * does not check the hash).
+   * Whether `cHashQR` matches the CSC the caller gave; absent when none was given (a parse alone does not check
+   * the hash: [`QrParts::checked`] does).
    */
   hash_ok?: boolean,
 };
