@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The C ABI check: builds libkuatia, fails when include/kuatia.h drifts from what the pinned cbindgen generates,
+# The C ABI check: builds libkuatia, fails when include/kuatia.h drifts from what the pinned cbindgen generates (and
+# docs/schema/*.json from what kuatia-core's schemars derives give),
 # runs the C tests (tests/c: the conformance cases and the adversarial table) under AddressSanitizer +
 # UndefinedBehaviorSanitizer and the conformance tests once under valgrind, writes
 # kuatia.pc and compiles and runs the C examples of docs/ with it. Idempotent; needs only cargo, gcc, valgrind,
@@ -30,6 +31,17 @@ if [ "${1:-}" = "--write-header" ]; then
   exit 0
 fi
 
+# The JSON Schemas of the cross-face types (docs/schema/) come from kuatia-core's schemars derives through
+# tools/codegen's kuatia-schema (the only build that turns on core's `schema` feature); step 3 checks their drift.
+# `bash scripts/ffi-check.sh --write-schema` regenerates them after a change of those types, and stops.
+if [ "${1:-}" = "--write-schema" ]; then
+  cargo build -q --manifest-path tools/codegen/Cargo.toml --target-dir "$TARGET_DIR" --locked -p kuatia-schema
+  rm -rf docs/schema
+  "$TARGET_DIR/debug/kuatia-schema" docs/schema
+  note "docs/schema written"
+  exit 0
+fi
+
 # 2. The library (cdylib + staticlib); the native libraries a static link needs are read from rustc.
 note "building libkuatia"
 LIBS_PRIVATE="$(cargo rustc -p kuatia-ffi --lib --locked -- --print native-static-libs 2>&1 \
@@ -50,6 +62,25 @@ if ! cmp -s "$WORK/kuatia.h" include/kuatia.h; then
   echo "include/kuatia.h is stale: run bash scripts/ffi-check.sh --write-header" >&2
   exit 1
 fi
+
+# 3b. JSON Schema drift, and schemars in no shipped build (every workspace crate's default features, and the
+# WebAssembly packages).
+note "JSON Schema drift (docs/schema, tools/codegen kuatia-schema)"
+cargo build -q --manifest-path tools/codegen/Cargo.toml --target-dir "$TARGET_DIR" --locked -p kuatia-schema
+rm -rf "$WORK/schema"
+"$TARGET_DIR/debug/kuatia-schema" "$WORK/schema"
+if ! diff -ru docs/schema "$WORK/schema" >"$WORK/schema.diff"; then
+  head -n 60 "$WORK/schema.diff" >&2
+  echo "docs/schema is stale: run bash scripts/ffi-check.sh --write-schema" >&2
+  exit 1
+fi
+for build in "--workspace" "-p kuatia-wasm --features kude --target wasm32-unknown-unknown"; do
+  # shellcheck disable=SC2086 # $build is a list of arguments
+  if cargo tree $build -e normal --locked --prefix none | grep -q '^schemars '; then
+    echo "schemars is linked into a shipped build (cargo tree $build): it is for code generation only" >&2
+    exit 1
+  fi
+done
 
 # 4. C tests under ASAN/UBSAN, against the shared library.
 note "C tests (gcc -Wall -Wextra -Werror -fsanitize=address,undefined)"

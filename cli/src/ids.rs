@@ -2,7 +2,7 @@
 
 use crate::output::{read_input, ErrorBody, Outcome};
 use clap::Subcommand;
-use kuatia_core::cdc::{Cdc, CdcFields};
+use kuatia_core::cdc::{Cdc, CdcFields, CdcParts};
 use kuatia_core::error::code;
 use kuatia_core::ruc::Ruc;
 use kuatia_core::Finding;
@@ -120,22 +120,17 @@ pub fn cdc(command: CdcCommand) -> Outcome {
             }
         }
         CdcCommand::Parse { cdc } => {
+            /// `"valid": true` before core's CDC parts, as `kuatia ruc check` answers.
             #[derive(Serialize)]
-            struct Parsed {
+            struct Valid {
                 valid: bool,
-                cdc: Cdc,
-                grouped: String,
-                dv: u8,
                 #[serde(flatten)]
-                fields: CdcFields,
+                parts: CdcParts,
             }
             match Cdc::parse(&cdc) {
-                Ok(cdc) => Outcome::ok(&Parsed {
+                Ok(cdc) => Outcome::ok(&Valid {
                     valid: true,
-                    cdc,
-                    grouped: cdc.grouped(),
-                    dv: cdc.dv(),
-                    fields: cdc.fields(),
+                    parts: cdc.parts(),
                 }),
                 Err(e) => negative(&e.to_finding("")),
             }

@@ -10,10 +10,9 @@ use kuatia_core::cdc::Cdc;
 use kuatia_core::qr::Ambiente;
 use kuatia_core::ruc::Ruc;
 use kuatia_core::sifen::event::{inputs_from_json, sign_event, Evento, EventoInput};
-use kuatia_core::sifen::{request, response, Request, CONTENT_TYPE};
+use kuatia_core::sifen::{request, response, Request};
 use kuatia_core::sign::{certificate_info, Signer};
 use kuatia_core::Finding;
-use serde::Serialize;
 use std::path::PathBuf;
 
 /// Options shared by every request.
@@ -142,29 +141,18 @@ pub enum SifenCommand {
     },
 }
 
-#[derive(Serialize)]
-struct RequestOut<'a> {
-    service: &'a str,
-    url: &'a str,
-    content_type: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cdcs: Option<&'a [String]>,
-    xml: &'a str,
-}
-
-fn print(r: &Request, common: &Common, cdcs: Option<&[String]>) -> Outcome {
-    let amb = if common.prod {
+/// The environment `--prod` picks.
+fn ambiente(common: &Common) -> Ambiente {
+    if common.prod {
         Ambiente::Produccion
     } else {
         Ambiente::Test
-    };
-    Outcome::ok(&RequestOut {
-        service: r.service.as_str(),
-        url: r.url(amb),
-        content_type: CONTENT_TYPE,
-        cdcs,
-        xml: &r.xml,
-    })
+    }
+}
+
+/// Prints a request as every face writes it (core's `RequestParts`).
+fn print(r: &Request, common: &Common) -> Outcome {
+    Outcome::ok(&r.parts(ambiente(common)))
 }
 
 fn cdc_arg(s: &str) -> Result<Cdc, Outcome> {
@@ -260,25 +248,18 @@ pub fn run(cmd: SifenCommand) -> Outcome {
             SifenCommand::Consulta { cdc, common } => print(
                 &request::consulta(common.id, &cdc_arg(&cdc)?).map_err(err)?,
                 &common,
-                None,
             ),
             SifenCommand::ConsultaRuc { ruc, common } => print(
                 &request::consulta_ruc_text(common.id, &ruc).map_err(err)?,
                 &common,
-                None,
             ),
             SifenCommand::ConsultaLote { protocolo, common } => print(
                 &request::consulta_lote(common.id, &protocolo).map_err(err)?,
                 &common,
-                None,
             ),
             SifenCommand::Recibe { file, common } => {
                 let xml = read_input(&file)?;
-                print(
-                    &request::recibe(common.id, &xml).map_err(err)?,
-                    &common,
-                    None,
-                )
+                print(&request::recibe(common.id, &xml).map_err(err)?, &common)
             }
             SifenCommand::Lote { files, common } => {
                 let xmls = files
@@ -288,7 +269,7 @@ pub fn run(cmd: SifenCommand) -> Outcome {
                 let refs: Vec<&str> = xmls.iter().map(String::as_str).collect();
                 let lot = request::recibe_lote(common.id, &refs)
                     .map_err(|f| crate::invoice::findings_outcome(f.0))?;
-                print(&lot.request, &common, Some(&lot.cdcs))
+                Outcome::ok(&lot.parts(ambiente(&common)))
             }
             SifenCommand::Cancelar {
                 cdc,
@@ -311,7 +292,6 @@ pub fn run(cmd: SifenCommand) -> Outcome {
                 print(
                     &request::evento(common.id, &[signed]).map_err(err)?,
                     &common,
-                    None,
                 )
             }
             SifenCommand::Evento {
@@ -357,11 +337,7 @@ pub fn run(cmd: SifenCommand) -> Outcome {
                 if !findings.is_empty() {
                     return Err(crate::invoice::findings_outcome(findings));
                 }
-                print(
-                    &request::evento(common.id, &signed).map_err(err)?,
-                    &common,
-                    None,
-                )
+                print(&request::evento(common.id, &signed).map_err(err)?, &common)
             }
             SifenCommand::Parse { file } => {
                 let text = read_input(&file)?;

@@ -13,6 +13,29 @@ fn assert_one_line(stderr: &str) {
     assert!(stderr.starts_with("kuatia: "), "{stderr:?}");
 }
 
+/// `cdc parse` prints `"valid": true` and then core's CDC parts, keys in the order every face prints them.
+#[test]
+fn cdc_parse_exact_output() {
+    let out = kuatia(
+        &[
+            "cdc",
+            "parse",
+            "01444444017001001001452822017012515873260988",
+        ],
+        None,
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        concat!(
+            r#"{"valid":true,"cdc":"01444444017001001001452822017012515873260988","#,
+            r#""grouped":"0144 4444 0170 0100 1001 4528 2201 7012 5158 7326 0988","dv":8,"#,
+            r#""tipo_documento":1,"ruc":"44444401-7","establecimiento":1,"punto":1,"numero":14528,"#,
+            r#""tipo_contribuyente":2,"fecha":"2017-01-25","tipo_emision":1,"codigo_seguridad":587326098}"#,
+            "\n"
+        )
+    );
+}
+
 #[test]
 fn ruc_dv_table() {
     // SIFEN.md §1 worked examples.

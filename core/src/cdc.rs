@@ -145,11 +145,13 @@ impl From<RucError> for CdcError {
 /// `fecha` as `YYYY-MM-DD`; deserialization also accepts codes as zero-padded digit strings (`"001"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CdcFields {
     /// `iTiDE`: document type, 1..=99 (1 FE, 4 AFE, 5 NCE, 6 NDE, 7 NRE).
     pub tipo_documento: u8,
     /// Emitter RUC (`dRucEm` + `dDVEmi`).
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub ruc: Ruc,
     /// `dEst`: establishment, 1..=999.
     pub establecimiento: u16,
@@ -162,6 +164,7 @@ pub struct CdcFields {
     /// Date part of `dFeEmiDE`.
     #[serde(serialize_with = "serialize_date")]
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub fecha: Date,
     /// `iTipEmi`: 1 normal, 2 contingencia.
     pub tipo_emision: u8,
@@ -385,6 +388,42 @@ fn read_digits(src: &[u8]) -> u32 {
         .fold(0u32, |acc, &c| acc * 10 + u32::from(c.wrapping_sub(b'0')))
 }
 
+/// A checked CDC and its parts, as every face answers a CDC parse (`kuatia cdc parse`, `kuatia_cdc_parse`,
+/// `cdcParse`): the 44 characters, grouped as the KuDE prints them, the check digit, and the fields beside them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "CdcParsed"))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CdcParts {
+    /// The 44 digits.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
+    pub cdc: Cdc,
+    /// The digits in groups of 4.
+    pub grouped: String,
+    /// The check digit (the last digit).
+    pub dv: u8,
+    /// The components, as [`CdcFields`] serializes them.
+    #[serde(flatten)]
+    pub fields: CdcFields,
+}
+
+impl From<Cdc> for CdcParts {
+    fn from(cdc: Cdc) -> CdcParts {
+        CdcParts {
+            cdc,
+            grouped: cdc.grouped(),
+            dv: cdc.dv(),
+            fields: cdc.fields(),
+        }
+    }
+}
+
+impl Cdc {
+    /// The CDC with its grouped form, check digit and fields ([`CdcParts`]).
+    pub fn parts(&self) -> CdcParts {
+        CdcParts::from(*self)
+    }
+}
+
 impl fmt::Display for Cdc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -414,6 +453,25 @@ impl TryFrom<&str> for Cdc {
 impl Serialize for Cdc {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
+    }
+}
+
+/// A string of 44 characters: digits, except the last of the RUC body, which may be `A`–`D` (XSD `tCDC`).
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Cdc {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Cdc".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": "^[0-9]{9}[0-9A-D][0-9]{34}$"
+        })
     }
 }
 
@@ -509,40 +567,54 @@ fn deserialize_date<'de, D: Deserializer<'de>>(d: D) -> Result<Date, D::Error> {
 /// `YYYY-MM-DD`; other keys (e.g. `cdc`, `dv` from a parse) are ignored.
 #[derive(Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "CdcFieldsInput"))]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename = "CdcFieldsInput")
+)]
 pub(crate) struct CdcFieldsWire {
     /// `iTiDE`: document type, 1..=99 (1 FE, 4 AFE, 5 NCE, 6 NDE, 7 NRE).
     #[cfg_attr(feature = "ts", ts(as = "crate::ts::Code"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::Code"))]
     #[serde(deserialize_with = "lenient_code::<_, _, 2>")]
     tipo_documento: u8,
     /// Emitter RUC with check digit (`80069563-1`).
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     ruc: Ruc,
     /// `dEst`: establishment, 1..=999.
     #[cfg_attr(feature = "ts", ts(as = "crate::ts::Code"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::Code"))]
     #[serde(deserialize_with = "lenient_code::<_, _, 3>")]
     establecimiento: u16,
     /// `dPunExp`: point of issue, 1..=999.
     #[cfg_attr(feature = "ts", ts(as = "crate::ts::Code"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::Code"))]
     #[serde(deserialize_with = "lenient_code::<_, _, 3>")]
     punto: u16,
     /// `dNumDoc`: document number, 1..=9_999_999.
     #[cfg_attr(feature = "ts", ts(as = "crate::ts::Code"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::Code"))]
     #[serde(deserialize_with = "lenient_code::<_, _, 7>")]
     numero: u32,
     /// `iTipCont`: 1 persona física, 2 persona jurídica.
     #[cfg_attr(feature = "ts", ts(as = "crate::ts::Code"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::Code"))]
     #[serde(deserialize_with = "lenient_code::<_, _, 1>")]
     tipo_contribuyente: u8,
     /// Emission date `YYYY-MM-DD`.
     #[serde(deserialize_with = "deserialize_date")]
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     fecha: Date,
     /// `iTipEmi`: 1 normal, 2 contingencia.
     #[cfg_attr(feature = "ts", ts(as = "crate::ts::Code"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::Code"))]
     #[serde(deserialize_with = "lenient_code::<_, _, 1>")]
     tipo_emision: u8,
     /// `dCodSeg`: security code, 1..=999_999_999.
     #[cfg_attr(feature = "ts", ts(as = "crate::ts::Code"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::Code"))]
     #[serde(deserialize_with = "lenient_code::<_, _, 9>")]
     codigo_seguridad: u32,
 }

@@ -77,6 +77,7 @@ pub fn from_json_value<T: serde::de::DeserializeOwned>(
 /// One problem found in an input: stable `code`, JSON `path` of the field (empty for the whole input), human `message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Finding {
     /// Stable machine-readable code, see [`code`].
     pub code: String,

@@ -18,6 +18,7 @@ pub const MAX_JSON_DEPTH: usize = 64;
 /// A request to issue a document: the body of `POST /v1/facturas`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct FacturaRequest {
     /// Document type: 1 factura, 4 autofactura, 5 nota de crédito, 6 nota de débito, 7 nota de remisión.
@@ -35,6 +36,7 @@ pub struct FacturaRequest {
         deserialize_with = "de_code_str"
     )]
     #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Code>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Code>"))]
     pub establecimiento: Option<String>,
     /// Point of issue (`001`); default: the one of the chosen stamp.
     #[serde(
@@ -43,6 +45,7 @@ pub struct FacturaRequest {
         deserialize_with = "de_code_str"
     )]
     #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Code>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Code>"))]
     pub punto: Option<String>,
     /// Emission type: 1 normal (default), 2 contingencia.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -66,6 +69,7 @@ pub struct FacturaRequest {
         deserialize_with = "de_opt_decimal"
     )]
     #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Amount>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Amount>"))]
     pub tipo_cambio: Option<Decimal>,
     /// The receiver.
     pub receptor: Receptor,
@@ -87,6 +91,7 @@ pub struct FacturaRequest {
         deserialize_with = "de_opt_decimal"
     )]
     #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Amount>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Amount>"))]
     pub descuento_global: Option<Decimal>,
     /// Apply the SEDECO rounding of the PYG grand total down to a multiple of 50 guaraníes (`dRedon`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -123,6 +128,7 @@ pub struct FacturaRequest {
 /// The receiver (`receptor`): a taxpayer with RUC, a non-taxpayer with an ID document, or a foreigner.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Receptor {
     /// RUC with check digit (`80069563-1`); present ⇒ the receiver is a contribuyente.
@@ -184,6 +190,7 @@ pub struct Receptor {
 /// A line item.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Item {
     /// Internal product code (`dCodInt`, default: the line number).
@@ -194,6 +201,7 @@ pub struct Item {
     /// Quantity (`dCantProSer`, > 0, up to 8 decimals).
     #[serde(deserialize_with = "de_decimal")]
     #[cfg_attr(feature = "ts", ts(as = "crate::ts::Amount"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::Amount"))]
     pub cantidad: Decimal,
     /// Unit price including taxes (`dPUniProSer`, ≥ 0, up to 8 decimals); not used by remission notes.
     #[serde(
@@ -202,6 +210,7 @@ pub struct Item {
         deserialize_with = "de_opt_decimal"
     )]
     #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Amount>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Amount>"))]
     pub precio_unitario: Option<Decimal>,
     /// IVA rate: 10, 5 or 0 (0 means exento unless `afectacion_iva` says otherwise).
     #[serde(
@@ -210,6 +219,7 @@ pub struct Item {
         deserialize_with = "de_opt_decimal"
     )]
     #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Amount>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Amount>"))]
     pub iva: Option<Decimal>,
     /// IVA treatment (`iAfecIVA`): 1 gravado, 2 exonerado, 3 exento, 4 gravado parcial (default from `iva`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -221,6 +231,7 @@ pub struct Item {
         deserialize_with = "de_opt_decimal"
     )]
     #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Amount>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Amount>"))]
     pub proporcion_iva: Option<Decimal>,
     /// Unit of measure code (`cUniMed`, default 77 `UNI`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -232,6 +243,7 @@ pub struct Item {
         deserialize_with = "de_opt_decimal"
     )]
     #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Amount>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Amount>"))]
     pub descuento: Option<Decimal>,
     /// Extra information about the item (`dInfItem`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -244,6 +256,7 @@ pub struct Item {
 /// A means of payment of a contado operation (or the down payment of a crédito).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Pago {
     /// `iTiPago`: 1 efectivo, 2 cheque, 3 tarjeta de crédito, 4 tarjeta de débito, 5 transferencia, … 99 otro.
@@ -258,6 +271,7 @@ pub struct Pago {
         deserialize_with = "de_opt_decimal"
     )]
     #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Amount>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Amount>"))]
     pub monto: Option<Decimal>,
     /// Currency (default: the operation currency).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -269,6 +283,7 @@ pub struct Pago {
         deserialize_with = "de_opt_decimal"
     )]
     #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Amount>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Amount>"))]
     pub tipo_cambio: Option<Decimal>,
     /// Card brand for card payments (`iDenTarj`): 1 Visa, 2 Mastercard, 3 American Express, 4 Maestro, 5 Panal,
     /// 6 Cabal, 99 otro.
@@ -291,6 +306,7 @@ pub struct Pago {
 /// Credit terms.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Credito {
     /// `plazo` (a term such as "30 días") or `cuota` (instalments).
@@ -311,17 +327,20 @@ pub struct Credito {
         deserialize_with = "de_opt_decimal"
     )]
     #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Amount>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Amount>"))]
     pub entrega: Option<Decimal>,
 }
 
 /// One instalment of a credit.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Cuota {
     /// Amount (`dMonCuota`).
     #[serde(deserialize_with = "de_decimal")]
     #[cfg_attr(feature = "ts", ts(as = "crate::ts::Amount"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::Amount"))]
     pub monto: Decimal,
     /// Due date `YYYY-MM-DD` (`dVencCuo`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -331,6 +350,11 @@ pub struct Cuota {
 /// A document referred to by a note, an autofactura or a remission.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "DocumentoAsociado"))]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename = "DocumentoAsociado")
+)]
 #[serde(deny_unknown_fields)]
 pub struct DocumentoAsociadoReq {
     /// 1 electrónico (default when `cdc` is given), 2 impreso, 3 constancia electrónica.
@@ -349,6 +373,7 @@ pub struct DocumentoAsociadoReq {
         deserialize_with = "de_code_str"
     )]
     #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Code>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Code>"))]
     pub establecimiento: Option<String>,
     /// Printed document: point of issue.
     #[serde(
@@ -357,6 +382,7 @@ pub struct DocumentoAsociadoReq {
         deserialize_with = "de_code_str"
     )]
     #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Code>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Code>"))]
     pub punto: Option<String>,
     /// Printed document: number (7 digits).
     #[serde(
@@ -365,6 +391,7 @@ pub struct DocumentoAsociadoReq {
         deserialize_with = "de_code_str"
     )]
     #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::Code>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Code>"))]
     pub numero: Option<String>,
     /// Printed document kind: 1 factura, 2 nota de crédito, 3 nota de débito, 4 nota de remisión.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -400,6 +427,7 @@ impl DocumentoAsociadoReq {
 /// Autofactura seller (`gCamAE`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Vendedor {
     /// 1 no contribuyente, 2 extranjero.
@@ -431,6 +459,7 @@ pub struct Vendedor {
 /// An address with its geographic codes.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Direccion {
     /// Street address.
@@ -454,6 +483,7 @@ pub struct Direccion {
 /// Remission note data (`gCamNRE`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Remision {
     /// Motive `iMotEmiNR` (1–14, 99 otro).
@@ -474,6 +504,11 @@ pub struct Remision {
 /// Transport data (`gTransp`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "Transporte"))]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename = "Transporte")
+)]
 #[serde(deny_unknown_fields)]
 pub struct TransporteReq {
     /// 1 propio, 2 tercero (mandatory for remission notes).
@@ -514,6 +549,11 @@ pub struct TransporteReq {
 /// A vehicle of the transport.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "Vehiculo"))]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename = "Vehiculo")
+)]
 #[serde(deny_unknown_fields)]
 pub struct VehiculoReq {
     /// Kind of vehicle ("Camión").
@@ -531,6 +571,11 @@ pub struct VehiculoReq {
 /// The carrier.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "Transportista"))]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename = "Transportista")
+)]
 #[serde(deny_unknown_fields)]
 pub struct TransportistaReq {
     /// Carrier's name.

@@ -21,6 +21,8 @@ pub mod numbering;
 pub mod profile;
 pub mod qr;
 pub mod ruc;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod shape;
 pub mod sifen;
 pub mod sign;

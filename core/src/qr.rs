@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 /// SIFEN environment: selects the QR base URL (and, elsewhere, the web-service endpoints).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Ambiente {
     /// Test environment (`sifen-test`, `consultas-test`).
@@ -79,8 +80,11 @@ pub struct QrInput<'a> {
     pub ambiente: Ambiente,
 }
 
-/// Receiver identification read back from a dCarQR.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Receiver identification read back from a dCarQR; in JSON `{"ruc": "80069563"}` or `{"documento": "1234567"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
 pub enum ReceptorQr {
     /// `dRucRec` value (RUC without DV).
     Ruc(String),
@@ -88,8 +92,11 @@ pub enum ReceptorQr {
     Documento(String),
 }
 
-/// The parts of a dCarQR, with `dFeEmiDE` and `DigestValue` decoded from hex.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The parts of a dCarQR, with `dFeEmiDE` and `DigestValue` decoded from hex, strings exactly as written in it: what
+/// every face answers a QR parse with (`kuatia_qr_parse`, `qrParse`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct QrParts {
     /// Environment given by the base URL.
     pub ambiente: Ambiente,
@@ -99,7 +106,8 @@ pub struct QrParts {
     pub cdc: String,
     /// dFeEmiDE text, decoded.
     pub fecha_emision: String,
-    /// Receiver identification.
+    /// Receiver identification: `dRucRec` or `dNumIDRec`.
+    #[cfg_attr(feature = "ts", ts(inline))]
     pub receptor: ReceptorQr,
     /// `dTotGralOpe` text.
     pub total: String,
@@ -113,6 +121,21 @@ pub struct QrParts {
     pub csc_id: String,
     /// `cHashQR` (64 lowercase hex digits).
     pub hash: String,
+    /// Whether `cHashQR` matches the CSC the caller gave; absent when none was given (a parse alone does not check
+    /// the hash: [`QrParts::checked`] does).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "schema", schemars(with = "bool"))]
+    pub hash_ok: Option<bool>,
+}
+
+impl QrParts {
+    /// These parts with `hash_ok` set when a CSC is given ([`check_hash`] of `dcarqr`, the text they were parsed
+    /// from), left `None` otherwise.
+    pub fn checked(mut self, dcarqr: &str, csc: Option<&str>) -> QrParts {
+        self.hash_ok = csc.map(|c| check_hash(dcarqr, c));
+        self
+    }
 }
 
 /// Builds dCarQR: base URL, the nine parameters, then `&cHashQR=` and the SHA-256 of params + CSC.
@@ -235,6 +258,7 @@ pub fn parse(dcarqr: &str) -> Result<QrParts, Finding> {
         digest_value,
         csc_id,
         hash,
+        hash_ok: None,
     })
 }
 

@@ -90,6 +90,11 @@ pub fn declarations(cfg: &Config) -> Vec<Declaration> {
         // CDC.
         Declaration::of::<cdc::CdcFields>(cfg),
         Declaration::of::<cdc::CdcFieldsWire>(cfg),
+        Declaration::of::<cdc::CdcParts>(cfg),
+        // QR.
+        Declaration::of::<qr::QrParts>(cfg),
+        // SIFEN web services (the C face and the CLI; declared for the bindings that mirror them).
+        Declaration::of::<crate::sifen::request::RequestParts<'static>>(cfg),
         // Signature verification.
         Declaration::of::<sign::VerifyReport>(cfg),
         Declaration::of::<sign::CertificateInfo>(cfg),

@@ -5,7 +5,6 @@ use crate::abi::{
 };
 use kuatia_core::cdc::{Cdc, CdcFields};
 use kuatia_core::ruc::{check_digit, Ruc};
-use serde::Serialize;
 
 /// Computes the mod-11 check digit (DV) of a RUC body (digits, without the `-DV`).
 /// Fails with `INVALID_INPUT` / `INVALID_RUC` for an empty, too long or non-numeric body.
@@ -70,16 +69,6 @@ pub unsafe extern "C" fn kuatia_cdc_build(
     })
 }
 
-/// What [`kuatia_cdc_parse`] returns: the CDC, its grouped form, its DV and its fields.
-#[derive(Serialize)]
-struct Parsed {
-    cdc: Cdc,
-    grouped: String,
-    dv: u8,
-    #[serde(flatten)]
-    fields: CdcFields,
-}
-
 /// Checks a CDC and writes its parts as JSON: `{"cdc","grouped","dv", tipo_documento, ruc, establecimiento, punto,
 /// numero, tipo_contribuyente, fecha, tipo_emision, codigo_seguridad}`. Fails with `INVALID_CDC` when malformed.
 ///
@@ -97,14 +86,6 @@ pub unsafe extern "C" fn kuatia_cdc_parse(
         let text = unsafe { text_in(cdc, cdc_len, "cdc") }?;
         let slot = unsafe { out(out_json, "out_json") }?;
         let cdc = Cdc::parse(text).map_err(|e| Error::from(e.to_finding("")))?;
-        put_json(
-            slot,
-            &Parsed {
-                cdc,
-                grouped: cdc.grouped(),
-                dv: cdc.dv(),
-                fields: cdc.fields(),
-            },
-        )
+        put_json(slot, &cdc.parts())
     })
 }

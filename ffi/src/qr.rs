@@ -4,8 +4,8 @@ use crate::abi::{
     call, json_arg, kuatia_bytes, kuatia_error, kuatia_status, opt_text_in, out, put, put_json,
     text_in,
 };
-use kuatia_core::qr::{self, Ambiente, QrInput, QrReceptor, ReceptorQr};
-use serde::{Deserialize, Serialize};
+use kuatia_core::qr::{self, Ambiente, QrInput, QrReceptor};
+use serde::Deserialize;
 
 /// The JSON shape of [`QrInput`] (the core's input borrows, C gives JSON).
 #[derive(Deserialize)]
@@ -24,7 +24,7 @@ struct QrJson {
 }
 
 /// Receiver identification: `{"ruc":"80069563"}`, `{"documento":"1234567"}` or `"sin_documento"`.
-#[derive(Deserialize, Serialize)]
+#[derive(Deserialize)]
 #[serde(rename_all = "snake_case")]
 enum Receptor {
     Ruc(String),
@@ -74,24 +74,6 @@ pub unsafe extern "C" fn kuatia_qr_build(
     })
 }
 
-/// The JSON shape of [`qr::QrParts`], plus the hash verdict when a CSC was given.
-#[derive(Serialize)]
-struct QrPartsJson {
-    ambiente: Ambiente,
-    version: String,
-    cdc: String,
-    fecha_emision: String,
-    receptor: Receptor,
-    total: String,
-    total_iva: String,
-    items: usize,
-    digest_value: String,
-    csc_id: String,
-    hash: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    hash_ok: Option<bool>,
-}
-
 /// Parses a `dCarQR` (raw text, not XML-escaped) and writes its parts as JSON (same names as
 /// [`kuatia_qr_build`]'s input, plus `version` and `hash`). When `csc` is not NULL, also checks `cHashQR` against
 /// it and adds `"hash_ok": bool`. Fails with `INVALID_INPUT` when the text is not a SIFEN QR.
@@ -113,26 +95,6 @@ pub unsafe extern "C" fn kuatia_qr_parse(
         let text = unsafe { text_in(dcarqr, dcarqr_len, "dcarqr") }?;
         let csc = unsafe { opt_text_in(csc, csc_len, "csc") }?;
         let slot = unsafe { out(out_json, "out_json") }?;
-        let p = qr::parse(text)?;
-        put_json(
-            slot,
-            &QrPartsJson {
-                ambiente: p.ambiente,
-                version: p.version,
-                cdc: p.cdc,
-                fecha_emision: p.fecha_emision,
-                receptor: match p.receptor {
-                    ReceptorQr::Ruc(r) => Receptor::Ruc(r),
-                    ReceptorQr::Documento(d) => Receptor::Documento(d),
-                },
-                total: p.total,
-                total_iva: p.total_iva,
-                items: p.items,
-                digest_value: p.digest_value,
-                csc_id: p.csc_id,
-                hash: p.hash,
-                hash_ok: csc.map(|c| qr::check_hash(text, c)),
-            },
-        )
+        put_json(slot, &qr::parse(text)?.checked(text, csc))
     })
 }

@@ -2,26 +2,15 @@
 //! parse SIFEN's answer into typed JSON with its lifecycle action.
 
 use crate::abi::{
-    bytes_in, call, kuatia_bytes, kuatia_error, kuatia_status, out, put_json, text_in, Error,
+    bytes_in, call, json_arg, kuatia_bytes, kuatia_error, kuatia_status, out, put_json, text_in,
+    Error,
 };
 use crate::sign::kuatia_signer;
 use kuatia_core::cdc::Cdc;
 use kuatia_core::error::{code, Finding};
 use kuatia_core::qr::Ambiente;
 use kuatia_core::ruc::Ruc;
-use kuatia_core::sifen::{self, event, request, Request, CONTENT_TYPE};
-use serde::Serialize;
-
-/// The JSON a request becomes (same shape as `kuatia sifen <service>` prints).
-#[derive(Serialize)]
-struct RequestJson<'a> {
-    service: &'a str,
-    url: &'a str,
-    content_type: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cdcs: Option<&'a [String]>,
-    xml: &'a str,
-}
+use kuatia_core::sifen::{self, event, request, Request};
 
 /// Builds the SOAP request of one SIFEN web service and writes `{"service","url","content_type","xml"}` (plus
 /// `"cdcs"` for a lot). `kind` is `recibe` (`arg`: a signed rDE), `recibe-lote` (`arg`: a JSON array of signed
@@ -55,48 +44,33 @@ pub unsafe extern "C" fn kuatia_sifen_request(
         } else {
             Ambiente::Test
         };
-        let write = |slot: &mut kuatia_bytes, r: &Request, cdcs: Option<&[String]>| {
-            put_json(
-                slot,
-                &RequestJson {
-                    service: r.service.as_str(),
-                    url: r.url(ambiente),
-                    content_type: CONTENT_TYPE,
-                    cdcs,
-                    xml: &r.xml,
-                },
-            )
-        };
+        let write = |slot: &mut kuatia_bytes, r: &Request| put_json(slot, &r.parts(ambiente));
         match kind {
-            "recibe" => write(slot, &request::recibe(d_id, arg)?, None),
+            "recibe" => write(slot, &request::recibe(d_id, arg)?),
             "recibe-lote" => {
-                let rdes: Vec<String> = serde_json::from_str(arg).map_err(|e| {
-                    Error::from(Finding::new(
-                        code::MALFORMED_JSON,
-                        "arg",
-                        format!("arg must be a JSON array of signed rDE strings: {e}"),
-                    ))
-                })?;
+                // Read like every JSON argument: a syntax error is MALFORMED_JSON where it broke, a wrong element
+                // VALIDATION_ERROR.INVALID_TYPE at `arg[i]`.
+                let rdes: Vec<String> = json_arg(arg, "arg")?;
                 let refs: Vec<&str> = rdes.iter().map(String::as_str).collect();
                 let lot = request::recibe_lote(d_id, &refs)?;
-                write(slot, &lot.request, Some(&lot.cdcs))
+                put_json(slot, &lot.parts(ambiente))
             }
             "consulta" => {
                 let cdc = Cdc::parse(arg).map_err(|e| Error::from(e.to_finding("arg")))?;
-                write(slot, &request::consulta(d_id, &cdc)?, None)
+                write(slot, &request::consulta(d_id, &cdc)?)
             }
-            "consulta-lote" => write(slot, &request::consulta_lote(d_id, arg)?, None),
+            "consulta-lote" => write(slot, &request::consulta_lote(d_id, arg)?),
             "consulta-ruc" => {
                 // Core's one reading of a consulta-ruc RUC, as `kuatia sifen consulta-ruc` uses it.
                 let req = request::consulta_ruc_text(d_id, arg).map_err(|mut f| {
                     f.path = "arg".into();
                     Error::from(f)
                 })?;
-                write(slot, &req, None)
+                write(slot, &req)
             }
             "evento" => {
                 let events = event::signed_events_from_json(arg).map_err(|f| prefix(f, "arg"))?;
-                write(slot, &request::evento(d_id, &events)?, None)
+                write(slot, &request::evento(d_id, &events)?)
             }
             other => Err(Error::from(Finding::new(
                 code::INVALID_VALUE,

@@ -108,6 +108,64 @@ fn ruc_and_lot_queries_and_bad_inputs() {
     );
 }
 
+/// Code, path and message of a failed request.
+fn request_error(kind: &str, arg: &str) -> (String, String, String) {
+    let mut out = zero();
+    let mut err = null_mut();
+    let st = unsafe {
+        kuatia_sifen_request(
+            kind.as_ptr(),
+            kind.len(),
+            arg.as_ptr(),
+            arg.len(),
+            7,
+            false,
+            &mut out,
+            &mut err,
+        )
+    };
+    assert_ne!(st, kuatia_status::Ok, "{kind} {arg:?} was accepted");
+    let text =
+        |p: *const std::ffi::c_char| unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_string();
+    let got = unsafe {
+        (
+            text(kuatia_error_code(err)),
+            text(kuatia_error_path(err)),
+            text(kuatia_error_message(err)),
+        )
+    };
+    unsafe { kuatia_error_free(err) };
+    got
+}
+
+#[test]
+fn a_lot_that_is_not_a_json_array_of_strings_is_located_like_every_json_argument() {
+    // A wrong element: its type, at its index (it was MALFORMED_JSON at `arg`, whatever the problem).
+    let (code, path, message) = request_error("recibe-lote", r#"["<rDE/>", 5]"#);
+    assert_eq!(
+        (code.as_str(), path.as_str()),
+        ("VALIDATION_ERROR.INVALID_TYPE", "arg[1]"),
+        "{message}"
+    );
+    let (code, path, _) = request_error("recibe-lote", r#"{"xml": "<rDE/>"}"#);
+    assert_eq!(
+        (code.as_str(), path.as_str()),
+        ("VALIDATION_ERROR.INVALID_TYPE", "arg")
+    );
+    // Text that is not JSON: MALFORMED_JSON located under the argument, with serde's line and column.
+    let (code, path, message) = request_error("recibe-lote", r#"["<rDE/>", "#);
+    assert_eq!(
+        (code.as_str(), path.as_str()),
+        ("MALFORMED_JSON", "arg"),
+        "{message}"
+    );
+    assert!(message.contains("line 1 column 11"), "{message}");
+    // The same words as another JSON argument of the C face (kuatia_sifen_request `evento`).
+    let (code, path, _) = request_error("evento", r#"["#);
+    assert_eq!(code, "MALFORMED_JSON");
+    assert!(path.starts_with("arg"), "{path}");
+}
+
 fn parse(bytes: &[u8]) -> (kuatia_status, String, serde_json::Value) {
     let mut out = zero();
     let mut err = null_mut();

@@ -11,7 +11,7 @@ use kuatia_core::document::{self, IssueContext};
 use kuatia_core::error::code;
 use kuatia_core::invoice;
 use kuatia_core::profile::Emisor;
-use kuatia_core::qr::{self, Ambiente, QrInput, QrReceptor, ReceptorQr};
+use kuatia_core::qr::{self, Ambiente, QrInput, QrReceptor};
 use kuatia_core::ruc::Ruc;
 use kuatia_core::validate::{self, Report};
 use kuatia_core::{fmt, sign, totals, xml};
@@ -183,30 +183,10 @@ pub fn cdc_build(fields: &str) -> Outcome {
     })
 }
 
-/// Outcome of `cdcParse`: the CDC, its check digit and its components.
-#[derive(Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub(crate) struct CdcParsed {
-    /// The 44 digits.
-    #[cfg_attr(feature = "ts", ts(as = "String"))]
-    cdc: Cdc,
-    /// The digits in groups of 4.
-    grouped: String,
-    /// The check digit (the last digit).
-    dv: u8,
-    #[serde(flatten)]
-    fields: CdcFields,
-}
-
-/// `cdcParse`: a checked CDC's fields plus `cdc`, `grouped` and `dv`.
+/// `cdcParse`: a checked CDC's fields plus `cdc`, `grouped` and `dv` (core's [`kuatia_core::cdc::CdcParts`]).
 pub fn cdc_parse(cdc: &str) -> Outcome {
     let cdc = Cdc::parse(cdc).map_err(|e| Findings::from(e.to_finding("")))?;
-    to_json(&CdcParsed {
-        cdc,
-        grouped: cdc.grouped(),
-        dv: cdc.dv(),
-        fields: cdc.fields(),
-    })
+    to_json(&cdc.parts())
 }
 
 /// What the host supplies to build a document: Paraguay local time, number, security code (see [`IssueContext`]).
@@ -323,70 +303,9 @@ pub fn qr_build(input: &str) -> Result<String, Findings> {
     }))
 }
 
-/// The receiver of a parsed QR: RUC body or ID document number.
-#[derive(Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum ReceptorOut {
-    /// RUC body without check digit (`dRucRec`).
-    Ruc(String),
-    /// ID document number (`dNumIDRec`).
-    Documento(String),
-}
-
-/// Outcome of `qrParse`: the parts of a `dCarQR`, strings exactly as written in it.
-#[derive(Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "QrParts"))]
-pub(crate) struct Parts {
-    /// Environment, from the base URL.
-    ambiente: Ambiente,
-    /// `nVersion`.
-    version: String,
-    /// `Id`: the CDC.
-    cdc: String,
-    /// `dFeEmiDE`, decoded from hex.
-    fecha_emision: String,
-    /// `dRucRec` or `dNumIDRec`.
-    #[cfg_attr(feature = "ts", ts(inline))]
-    receptor: ReceptorOut,
-    /// `dTotGralOpe`.
-    total: String,
-    /// `dTotIVA`.
-    total_iva: String,
-    /// `cItems`.
-    items: usize,
-    /// `DigestValue`, decoded from hex (base64 text).
-    digest_value: String,
-    /// `IdCSC`.
-    csc_id: String,
-    /// `cHashQR`.
-    hash: String,
-    /// Whether `cHashQR` matches the given CSC (only when a CSC was given).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
-    hash_ok: Option<bool>,
-}
-
-/// `qrParse`: the parts of a dCarQR; with `csc`, also whether its `cHashQR` matches.
+/// `qrParse`: the parts of a dCarQR (core's [`qr::QrParts`]); with `csc`, also whether its `cHashQR` matches.
 pub fn qr_parse(dcarqr: &str, csc: Option<&str>) -> Outcome {
-    let p = qr::parse(dcarqr)?;
-    to_json(&Parts {
-        ambiente: p.ambiente,
-        version: p.version,
-        cdc: p.cdc,
-        fecha_emision: p.fecha_emision,
-        receptor: match p.receptor {
-            ReceptorQr::Ruc(r) => ReceptorOut::Ruc(r),
-            ReceptorQr::Documento(d) => ReceptorOut::Documento(d),
-        },
-        total: p.total,
-        total_iva: p.total_iva,
-        items: p.items,
-        digest_value: p.digest_value,
-        csc_id: p.csc_id,
-        hash: p.hash,
-        hash_ok: csc.map(|c| qr::check_hash(dcarqr, c)),
-    })
+    to_json(&qr::parse(dcarqr)?.checked(dcarqr, csc))
 }
 
 /// `verify`: the XMLDSig report of a signed document (public key only); `at` also checks the certificate dates.

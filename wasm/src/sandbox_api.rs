@@ -51,6 +51,13 @@ fn query(params: Option<JsValue>, path: &str) -> Result<String, Findings> {
     })
 }
 
+/// What the typed calls read of the core's answer head (`Sandbox.handle` hands the whole head to JS).
+#[derive(serde::Deserialize)]
+struct Head {
+    /// The HTTP status.
+    status: u16,
+}
+
 /// The `ApiError` thrown for an error answer.
 fn api_error(status: u16, envelope: &JsValue) -> JsValue {
     let get = |o: &JsValue, k: &str| {
@@ -101,19 +108,16 @@ impl Sandbox {
             .inner
             .handle(&head, body, now_unix(), seed)
             .map_err(|f| js_error(&f))?;
-        let head: serde_json::Value =
-            serde_json::from_str(&head).map_err(|e| JsValue::from_str(&e.to_string()))?;
-        let status = head
-            .get("status")
-            .and_then(serde_json::Value::as_u64)
-            .and_then(|s| u16::try_from(s).ok())
-            .unwrap_or(500);
-        Ok((status, body))
+        // The core's answer head, read like every JSON input: a problem is the structured `KuatiaError` with its
+        // code and path (`head.status`), never a bare string.
+        let head: Head = kuatia_core::error::from_json(&head, "head")
+            .map_err(|f| js_error(&Findings::from(f)))?;
+        Ok((head.status, body))
     }
 
     /// The decoded envelope of a successful answer (`{ok, data, meta}`); an error answer is an `ApiError`.
     fn envelope(status: u16, body: &[u8]) -> Result<JsValue, JsValue> {
-        let text = std::str::from_utf8(body).map_err(|e| JsValue::from_str(&e.to_string()))?;
+        let text = kuatia_core::shape::utf8(body, "body").map_err(|f| js_error(&f.into()))?;
         let env = js_sys::JSON::parse(text)?;
         let ok = js_sys::Reflect::get(&env, &JsValue::from_str("ok"))?;
         if ok.as_bool() == Some(true) {
@@ -207,7 +211,9 @@ impl Sandbox {
         if status != 200 {
             return Err(Self::envelope(status, &body).err().unwrap_or(JsValue::NULL));
         }
-        String::from_utf8(body).map_err(|e| JsValue::from_str(&e.to_string()))
+        kuatia_core::shape::utf8(&body, "body")
+            .map(str::to_string)
+            .map_err(|f| js_error(&f.into()))
     }
 
     /// `GET /v1/facturas` with filters and cursor paging (`starting_after`: the previous page's

@@ -1082,6 +1082,144 @@ export type CdcFieldsInput = {
 };
 
 /**
+ * A checked CDC and its parts, as every face answers a CDC parse (`kuatia cdc parse`, `kuatia_cdc_parse`,
+ * `cdcParse`): the 44 characters, grouped as the KuDE prints them, the check digit, and the fields beside them.
+ */
+export type CdcParsed = {
+  /**
+   * The 44 digits.
+   */
+  cdc: string,
+  /**
+   * The digits in groups of 4.
+   */
+  grouped: string,
+  /**
+   * The check digit (the last digit).
+   */
+  dv: number,
+  /**
+   * `iTiDE`: document type, 1..=99 (1 FE, 4 AFE, 5 NCE, 6 NDE, 7 NRE).
+   */
+  tipo_documento: number,
+  /**
+   * Emitter RUC (`dRucEm` + `dDVEmi`).
+   */
+  ruc: string,
+  /**
+   * `dEst`: establishment, 1..=999.
+   */
+  establecimiento: number,
+  /**
+   * `dPunExp`: point of issue, 1..=999.
+   */
+  punto: number,
+  /**
+   * `dNumDoc`: document number, 1..=9_999_999.
+   */
+  numero: number,
+  /**
+   * `iTipCont`: 1 persona física, 2 persona jurídica.
+   */
+  tipo_contribuyente: number,
+  /**
+   * Date part of `dFeEmiDE`.
+   */
+  fecha: string,
+  /**
+   * `iTipEmi`: 1 normal, 2 contingencia.
+   */
+  tipo_emision: number,
+  /**
+   * `dCodSeg`: security code, 1..=999_999_999 (see [`security_code`]).
+   */
+  codigo_seguridad: number,
+};
+
+/**
+ * The parts of a dCarQR, with `dFeEmiDE` and `DigestValue` decoded from hex, strings exactly as written in it: what
+ * every face answers a QR parse with (`kuatia_qr_parse`, `qrParse`).
+ */
+export type QrParts = {
+  /**
+   * Environment given by the base URL.
+   */
+  ambiente: Ambiente,
+  /**
+   * `nVersion`.
+   */
+  version: string,
+  /**
+   * `Id` (CDC).
+   */
+  cdc: string,
+  /**
+   * dFeEmiDE text, decoded.
+   */
+  fecha_emision: string,
+  /**
+   * Receiver identification: `dRucRec` or `dNumIDRec`.
+   */
+  receptor: { "ruc": string } | { "documento": string },
+  /**
+   * `dTotGralOpe` text.
+   */
+  total: string,
+  /**
+   * `dTotIVA` text.
+   */
+  total_iva: string,
+  /**
+   * `cItems`.
+   */
+  items: number,
+  /**
+   * DigestValue base64 text, decoded.
+   */
+  digest_value: string,
+  /**
+   * `IdCSC`.
+   */
+  csc_id: string,
+  /**
+   * `cHashQR` (64 lowercase hex digits).
+   */
+  hash: string,
+  /**
+   * Whether `cHashQR` matches the CSC the caller gave; absent when none was given (a parse alone does not check
+   * the hash: [`QrParts::checked`] does).
+   */
+  hash_ok?: boolean,
+};
+
+/**
+ * A request as every face hands it to its host (`kuatia sifen <service>`, `kuatia_sifen_request`): the service,
+ * the URL to `POST` to, the `Content-Type` to send, the CDCs of a lot and the SOAP envelope.
+ */
+export type SifenRequest = {
+  /**
+   * The web service: `recibe`, `recibe-lote`, `consulta`, `consulta-lote`, `consulta-ruc` or `evento`.
+   */
+  service: string,
+  /**
+   * The endpoint of the chosen environment.
+   */
+  url: string,
+  /**
+   * The `Content-Type` header to send.
+   */
+  content_type: string,
+  /**
+   * The CDCs a lot carries, in order (a `recibe-lote` only).
+   */
+  cdcs?: Array<string>,
+  /**
+   * The SOAP envelope, starting with the XML declaration.
+   */
+  xml: string,
+};
+
+/**
  * Outcome of [`verify`]: each check separately, and the first failure as a finding.
  */
 export type VerifyReport = {
@@ -1341,60 +1479,6 @@ export type CdcBuilt = {
 };
 
 /**
- * Outcome of `cdcParse`: the CDC, its check digit and its components.
- */
-export type CdcParsed = {
-  /**
-   * The 44 digits.
-   */
-  cdc: string,
-  /**
-   * The digits in groups of 4.
-   */
-  grouped: string,
-  /**
-   * The check digit (the last digit).
-   */
-  dv: number,
-  /**
-   * `iTiDE`: document type, 1..=99 (1 FE, 4 AFE, 5 NCE, 6 NDE, 7 NRE).
-   */
-  tipo_documento: number,
-  /**
-   * Emitter RUC (`dRucEm` + `dDVEmi`).
-   */
-  ruc: string,
-  /**
-   * `dEst`: establishment, 1..=999.
-   */
-  establecimiento: number,
-  /**
-   * `dPunExp`: point of issue, 1..=999.
-   */
-  punto: number,
-  /**
-   * `dNumDoc`: document number, 1..=9_999_999.
-   */
-  numero: number,
-  /**
-   * `iTipCont`: 1 persona física, 2 persona jurídica.
-   */
-  tipo_contribuyente: number,
-  /**
-   * Date part of `dFeEmiDE`.
-   */
-  fecha: string,
-  /**
-   * `iTipEmi`: 1 normal, 2 contingencia.
-   */
-  tipo_emision: number,
-  /**
-   * `dCodSeg`: security code, 1..=999_999_999 (see [`security_code`]).
-   */
-  codigo_seguridad: number,
-};
-
-/**
  * What the host supplies to build a document: Paraguay local time, number, security code (see [`IssueContext`]).
  */
 export type IssueContext = {
@@ -1475,60 +1559,6 @@ export type QrInput = {
    * Environment: selects the QR base URL.
    */
   ambiente: Ambiente,
-};
-
-/**
- * Outcome of `qrParse`: the parts of a `dCarQR`, strings exactly as written in it.
- */
-export type QrParts = {
-  /**
-   * Environment, from the base URL.
-   */
-  ambiente: Ambiente,
-  /**
-   * `nVersion`.
-   */
-  version: string,
-  /**
-   * `Id`: the CDC.
-   */
-  cdc: string,
-  /**
-   * `dFeEmiDE`, decoded from hex.
-   */
-  fecha_emision: string,
-  /**
-   * `dRucRec` or `dNumIDRec`.
-   */
-  receptor: { "ruc": string } | { "documento": string },
-  /**
-   * `dTotGralOpe`.
-   */
-  total: string,
-  /**
-   * `dTotIVA`.
-   */
-  total_iva: string,
-  /**
-   * `cItems`.
-   */
-  items: number,
-  /**
-   * `DigestValue`, decoded from hex (base64 text).
-   */
-  digest_value: string,
-  /**
-   * `IdCSC`.
-   */
-  csc_id: string,
-  /**
-   * `cHashQR`.
-   */
-  hash: string,
-  /**
-   * Whether `cHashQR` matches the given CSC (only when a CSC was given).
-   */
-  hash_ok?: boolean,
 };
 
 /**

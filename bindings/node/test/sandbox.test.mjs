@@ -59,6 +59,28 @@ test("errors: 401, sandbox header, validation 422 with every finding, 404, 405",
   sb.free();
 });
 
+test("typed calls: a JSON argument that does not read is a KuatiaError with its code and path", () => {
+  const sb = new kude.Sandbox();
+  const { key } = sb.createAccount("demo");
+  const h = { Authorization: `Bearer ${key}`, "X-Environment": "sandbox" };
+  // JSON text that breaks: MALFORMED_JSON where it broke inside the argument, serde's line and column in the message.
+  assert.throws(() => sb.listInvoices(h, '{"status": '), (e) => {
+    assert.equal(e.name, "KuatiaError");
+    assert.deepEqual([e.code, e.path], ["MALFORMED_JSON", "filter.status"]);
+    assert.match(e.message, /line 1 column \d+/);
+    assert.deepEqual(e.errors.map((f) => f.path), ["filter.status"]);
+    return true;
+  });
+  assert.throws(() => sb.deliveries(h, "wh_nope", '{"page": tru}'), {
+    name: "KuatiaError",
+    code: "MALFORMED_JSON",
+    path: "paging.page",
+  });
+  // A request body that is not JSON text is the API's answer (ApiError), not a thrown string.
+  assert.throws(() => sb.createInvoice(h, "{not json"), { name: "ApiError", status: 400, code: "MALFORMED_JSON" });
+  sb.free();
+});
+
 test("webhooks: registration shows the secret once; an approval is queued for delivery", () => {
   const sb = new kude.Sandbox();
   const { key } = sb.createAccount("demo");

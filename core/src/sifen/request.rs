@@ -33,6 +33,42 @@ impl Request {
     pub fn url(&self, ambiente: Ambiente) -> &'static str {
         endpoint(ambiente, self.service)
     }
+
+    /// What a host needs to send this request in `ambiente` ([`RequestParts`], without `cdcs`).
+    pub fn parts(&self, ambiente: Ambiente) -> RequestParts<'_> {
+        RequestParts {
+            service: self.service.as_str(),
+            url: self.url(ambiente),
+            content_type: super::CONTENT_TYPE,
+            cdcs: None,
+            xml: &self.xml,
+        }
+    }
+}
+
+/// A request as every face hands it to its host (`kuatia sifen <service>`, `kuatia_sifen_request`): the service,
+/// the URL to `POST` to, the `Content-Type` to send, the CDCs of a lot and the SOAP envelope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "SifenRequest"))]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename = "SifenRequest")
+)]
+pub struct RequestParts<'a> {
+    /// The web service: `recibe`, `recibe-lote`, `consulta`, `consulta-lote`, `consulta-ruc` or `evento`.
+    pub service: &'a str,
+    /// The endpoint of the chosen environment.
+    pub url: &'a str,
+    /// The `Content-Type` header to send.
+    pub content_type: &'a str,
+    /// The CDCs a lot carries, in order (a `recibe-lote` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<String>"))]
+    pub cdcs: Option<&'a [String]>,
+    /// The SOAP envelope, starting with the XML declaration.
+    pub xml: &'a str,
 }
 
 /// A lot request and what it carries, so the host can track each CDC.
@@ -46,6 +82,16 @@ pub struct LotRequest {
     pub tipo_documento: u8,
     /// Emitter RUC (`body-dv`) shared by the lot.
     pub ruc: String,
+}
+
+impl LotRequest {
+    /// What a host needs to send this lot in `ambiente` ([`RequestParts`] with the lot's `cdcs`).
+    pub fn parts(&self, ambiente: Ambiente) -> RequestParts<'_> {
+        RequestParts {
+            cdcs: Some(&self.cdcs),
+            ..self.request.parts(ambiente)
+        }
+    }
 }
 
 fn check_id(d_id: u64) -> Result<(), Finding> {
