@@ -209,8 +209,8 @@ fn i64_of(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-/// Most due deliveries one claim reads (each worker round takes a few per endpoint).
-const DELIVERY_BATCH: i64 = 64;
+/// Most due deliveries one claim reads (the contract's [`kuatia_core::api::store::DELIVERY_BATCH`]).
+const DELIVERY_BATCH: i64 = kuatia_core::api::store::DELIVERY_BATCH as i64;
 
 /// How often a node reads the simulated SIFEN's in-flight invoices.
 const SCAN_EVERY: Duration = Duration::from_millis(250);
@@ -761,7 +761,7 @@ impl Store for PgStore {
         }
         self.last_scan.set(Some(now));
         self.query_invoices(
-            select_invoices!("FROM invoices WHERE in_flight ORDER BY seq FOR UPDATE SKIP LOCKED"),
+            select_invoices!("FROM invoices WHERE in_flight ORDER BY id FOR UPDATE SKIP LOCKED"),
             &[],
         )
     }

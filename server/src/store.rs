@@ -10,6 +10,7 @@
 use crate::faults::{FaultPlan, StoreError};
 use crate::numbering;
 use kuatia_core::api::auth::{Environment, StoredKey};
+use kuatia_core::api::store::DELIVERY_BATCH;
 use kuatia_core::api::webhook::{Delivery, Webhook};
 use kuatia_core::api::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
 use kuatia_core::numbering::{Gap, NumberingKey};
@@ -1096,8 +1097,8 @@ impl Store for SqliteStore {
     fn due_deliveries(&self, now: i64) -> Vec<Delivery> {
         self.query_json(
             "SELECT json FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?1
-             ORDER BY next_attempt_at, id",
-            &[&now],
+             ORDER BY next_attempt_at, id LIMIT ?2",
+            &[&now, &i64::try_from(DELIVERY_BATCH).unwrap_or(i64::MAX)],
         )
     }
 
@@ -1158,6 +1159,31 @@ mod tests {
         );
         assert_eq!(s.take_error(), None);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Every method of the store contract, as the in-memory store and PostgreSQL keep it.
+    #[test]
+    fn the_sqlite_store_keeps_the_whole_contract() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let root = std::env::temp_dir().join(format!("kuatia-store-all-{}", std::process::id()));
+        let mut dir = root.clone();
+        let result =
+            kuatia_core::api::store::conformance::run_all::<super::SqliteStore>(&mut |prev| {
+                match prev {
+                    Some(s) => {
+                        assert_eq!(s.take_error(), None);
+                        drop(s);
+                        super::SqliteStore::open(&dir).unwrap()
+                    }
+                    None => {
+                        dir = root.join(N.fetch_add(1, Ordering::Relaxed).to_string());
+                        super::SqliteStore::open(&dir).unwrap()
+                    }
+                }
+            });
+        let _ = std::fs::remove_dir_all(&root);
+        assert_eq!(result, Ok(()));
     }
 
     /// A key revoked, by another connection or by this one, authenticates nothing at once, whatever was cached; a

@@ -69,6 +69,24 @@ fn the_postgres_store_keeps_the_listing_contract() {
     assert_eq!(s.take_error(), None);
 }
 
+/// Every method of the store contract, as the in-memory store and SQLite keep it; each group on a new database.
+#[test]
+fn the_postgres_store_keeps_the_whole_contract() {
+    let mut url = String::new();
+    let result = conformance::run_all::<PgStore>(&mut |prev| match prev {
+        Some(s) => {
+            assert_eq!(s.take_error(), None);
+            drop(s);
+            open(&url)
+        }
+        None => {
+            url = fresh_database("all");
+            open(&url)
+        }
+    });
+    assert_eq!(result, Ok(()));
+}
+
 /// Migration 2 moves the XML of invoices stored before it out of their JSON: they read back whole, and a status
 /// change afterwards rewrites the record without the XML.
 #[test]
