@@ -73,14 +73,6 @@ impl Dialect {
             Dialect::Postgres => "kuatia_migrations",
         }
     }
-
-    /// The column that orders accounts created in the same second (SQLite's `rowid`, PostgreSQL's `seq`).
-    pub fn accounts_tie(self) -> &'static str {
-        match self {
-            Dialect::Sqlite => "rowid",
-            Dialect::Postgres => "seq",
-        }
-    }
 }
 
 /// The numbering contract's tables: the last number handed out per sequence and each reservation, a gap until its
@@ -181,7 +173,7 @@ pub const SHARED: &[(i64, &str)] = &[(
 
 /// SQLite's own history before the schema was unified (only databases made before run them; version 1 made the
 /// first tables, which any such database has). Migration 3 also runs [`NUMBERING_TABLES`] and moves the stored
-/// replies (`SqliteStore`'s `scope_idempotency`).
+/// replies to their environment ([`migrate_sqlite`]).
 pub const LEGACY_SQLITE: &[(i64, &str)] = &[
     (
         2,
