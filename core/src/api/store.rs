@@ -357,12 +357,12 @@ pub struct MemoryStore {
     in_flight: std::collections::BTreeSet<String>,
     /// `(due_at, creation rank, id)` of invoices with a SIFEN step to take (ties in creation order, as SQL's `seq`).
     transmitting: std::collections::BTreeSet<(i64, usize, String)>,
+    /// The `due_at` under which each of those is indexed.
+    transmit_due: HashMap<String, i64>,
     /// Each invoice's index in `order`.
     rank: HashMap<String, usize>,
     /// Account ids in the order they were first stored (`accounts` lists ties of `created_at` so).
     account_order: Vec<String>,
-    /// The `due_at` under which each of those is indexed.
-    transmit_due: HashMap<String, i64>,
     panel: BTreeMap<String, String>,
 }
 
