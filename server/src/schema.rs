@@ -160,7 +160,9 @@ pub const TABLES: &str = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NO
 /// The first version both engines record alike.
 pub const FIRST_SHARED: i64 = 7;
 
-/// Migrations from [`FIRST_SHARED`] on, in order, once for both engines.
+/// Migrations from [`FIRST_SHARED`] on, in order, once for both engines. A new one also changes [`TABLES`] (or what
+/// it includes): a new database runs none of them, it gets [`TABLES`]. The old-database tests (`store/tests.rs`,
+/// `tests/pg.rs`) check that a migrated database and a new one have the same columns and indexes.
 pub const SHARED: &[(i64, &str)] = &[(
     7,
     // The background work's indexes in one shape (they differed: SQLite's served no ORDER BY, PostgreSQL's in-flight

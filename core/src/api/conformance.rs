@@ -7,10 +7,12 @@
 //! (a durable store drops it and opens its file or database again; an in-memory one hands the instance back).
 
 use super::auth::{Environment, StoredKey};
-use super::store::{Account, InvoiceQuery, InvoiceRecord, Store, StoreNumbering};
+use super::store::{Account, InvoiceQuery, InvoiceRecord, Store, StoreNumbering, DELIVERY_BATCH};
 use super::transmit::{Step, Transmission};
+use super::webhook::{Attempt, Delivery, Webhook};
+use super::HttpResponse;
 use crate::error::Finding;
-use crate::lifecycle::Estado;
+use crate::lifecycle::{Estado, EventKind};
 use crate::numbering::{Gap, Numbering, NumberingKey};
 use crate::profile::Emisor;
 

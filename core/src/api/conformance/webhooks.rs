@@ -1,11 +1,10 @@
 //! The webhook side of the store contract: webhooks, idempotent answers and deliveries (see [`super::run_all`]).
 
-use super::expect;
-use crate::api::auth::Environment;
-use crate::api::store::{Store, DELIVERY_BATCH};
-use crate::api::webhook::{Attempt, Delivery, Webhook};
-use crate::api::HttpResponse;
-use crate::lifecycle::EventKind;
+// Every path through the parent's imports, so that moving the folder changes only those.
+use super::{
+    expect, Attempt, Delivery, Environment, EventKind, HttpResponse, Store, Webhook, DELIVERY_BATCH,
+};
+
 fn webhook(id: &str, url: &str) -> Webhook {
     Webhook {
         id: id.into(),
