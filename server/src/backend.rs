@@ -1,6 +1,7 @@
 //! [`Backend`]: the store a server runs on, SQLite (one node, the default) or PostgreSQL (`--database`, any number
-//! of nodes). Both are the core's [`Store`]; the host-side extras (transactions, meta, certificates) are the same
-//! calls on either, so the engine does not care which one it holds.
+//! of nodes), as one trait object. Both are the core's [`Store`] and a [`HostStore`] (transactions, meta,
+//! certificates), so the engine does not care which one it holds; what only one engine does (SQLite's readers and
+//! checkpoints, PostgreSQL's setup lock) is a provided method the other leaves as it is.
 
 use crate::faults::StoreError;
 use crate::pg::PgStore;
@@ -15,103 +16,72 @@ use sha2::{Digest, Sha256};
 /// Meta key that changes with every stored certificate, so engines know when to reload the accounts' signers.
 pub const CERTIFICATES_META: &str = "certificates_changed";
 
-/// SQLite or PostgreSQL.
-// One per engine, made once at start: the size of the SQLite variant costs nothing.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug)]
-pub enum Backend {
-    /// One SQLite file (`--data DIR`).
-    Sqlite(SqliteStore),
-    /// A shared PostgreSQL database (`--database postgres://…`).
-    Postgres(Box<PgStore>),
-}
+/// SQLite or PostgreSQL, chosen once at start.
+pub type Backend = Box<dyn HostStore>;
 
-macro_rules! each {
-    ($self:expr, $s:ident => $e:expr) => {
-        match $self {
-            Backend::Sqlite($s) => $e,
-            Backend::Postgres($s) => $e,
-        }
-    };
-}
-
-impl Backend {
+/// What the server needs of a store besides the core's [`Store`]: one transaction per request (with a savepoint per
+/// request of a group commit), the first failed statement, host settings and production certificates.
+pub trait HostStore: Store + Send + std::fmt::Debug {
     /// Starts a request's transaction.
-    pub fn begin(&mut self) -> Result<(), StoreError> {
-        match self {
-            Backend::Sqlite(s) => s.begin(),
-            Backend::Postgres(s) => s.begin(),
-        }
-    }
-
+    fn begin(&mut self) -> Result<(), StoreError>;
     /// Commits it, or rolls it back when a statement failed.
-    pub fn finish(&mut self) -> Result<(), StoreError> {
-        match self {
-            Backend::Sqlite(s) => s.finish(),
-            Backend::Postgres(s) => s.finish(),
-        }
-    }
+    fn finish(&mut self) -> Result<(), StoreError>;
+    /// Rolls the transaction back.
+    fn rollback(&mut self);
+    /// Marks where one request of a group commit starts.
+    fn savepoint(&mut self) -> Result<(), StoreError>;
+    /// Keeps the request's writes for the group's commit.
+    fn release(&mut self) -> Result<(), StoreError>;
+    /// Drops the request's writes, keeping the group's others.
+    fn rollback_request(&mut self) -> Result<(), StoreError>;
+    /// The first statement error since the last call, if any.
+    fn take_error(&self) -> Option<StoreError>;
+    /// A host setting.
+    fn meta(&self, key: &str) -> Option<String>;
+    /// Sets a host setting.
+    fn set_meta(&mut self, key: &str, value: &str);
+    /// Stores (or replaces) an account's production P12 row (see [`HostStore::put_certificate`]).
+    fn put_certificate_row(
+        &mut self,
+        account_id: &str,
+        p12: &[u8],
+        password_env: &str,
+        subject: &str,
+        not_after: &str,
+    );
+    /// Every stored production certificate: `(account_id, p12, password_env)`.
+    fn certificates(&self) -> Vec<(String, Vec<u8>, String)>;
+    /// Number of stored invoices (all accounts).
+    fn invoice_count(&self) -> usize;
 
     /// Leaves WAL checkpoints to a [`crate::store::Checkpointer`] (SQLite; PostgreSQL checkpoints by itself).
-    pub fn defer_checkpoints(&self) -> Result<(), String> {
-        match self {
-            Backend::Sqlite(s) => s.defer_checkpoints(),
-            Backend::Postgres(_) => Ok(()),
-        }
+    fn defer_checkpoints(&self) -> Result<(), String> {
+        Ok(())
     }
 
-    /// Rolls the transaction back.
-    pub fn rollback(&mut self) {
-        match self {
-            Backend::Sqlite(s) => s.rollback(),
-            Backend::Postgres(s) => s.rollback(),
-        }
+    /// Serialises one-time setup (the first account) across the nodes of a shared database until the transaction
+    /// ends; SQLite's write lock already does.
+    fn lock_setup(&mut self) {}
+
+    /// Whether several nodes may share this store (PostgreSQL).
+    fn is_shared(&self) -> bool {
+        false
     }
 
-    /// Marks where one request of a group commit starts.
-    pub fn savepoint(&mut self) -> Result<(), StoreError> {
-        match self {
-            Backend::Sqlite(s) => s.savepoint(),
-            Backend::Postgres(s) => s.savepoint(),
-        }
+    /// The SQLite store, when this is one (its readers and fault injection).
+    fn as_sqlite(&self) -> Option<&SqliteStore> {
+        None
     }
 
-    /// Keeps the request's writes for the group's commit.
-    pub fn release(&mut self) -> Result<(), StoreError> {
-        match self {
-            Backend::Sqlite(s) => s.release(),
-            Backend::Postgres(s) => s.release(),
-        }
+    /// The SQLite store, when this is one.
+    fn as_sqlite_mut(&mut self) -> Option<&mut SqliteStore> {
+        None
     }
 
-    /// Drops the request's writes, keeping the group's others.
-    pub fn rollback_request(&mut self) -> Result<(), StoreError> {
-        match self {
-            Backend::Sqlite(s) => s.rollback_request(),
-            Backend::Postgres(s) => s.rollback_request(),
-        }
-    }
-
-    /// The first statement error since the last call, if any.
-    pub fn take_error(&self) -> Option<StoreError> {
-        match self {
-            Backend::Sqlite(s) => s.take_error(),
-            Backend::Postgres(s) => s.take_error(),
-        }
-    }
-
-    /// A host setting.
-    pub fn meta(&self, key: &str) -> Option<String> {
-        each!(self, s => s.meta(key))
-    }
-
-    /// Sets a host setting.
-    pub fn set_meta(&mut self, key: &str, value: &str) {
-        each!(self, s => s.set_meta(key, value))
-    }
-
-    /// Stores (or replaces) an account's production P12 and the name of its password's environment variable.
-    pub fn put_certificate(
+    /// Stores (or replaces) an account's production P12 and the name of its password's environment variable, and
+    /// changes [`CERTIFICATES_META`]: other engines (another node, a `kuatia accounts set-p12` while serving) see
+    /// the marker change and reload.
+    fn put_certificate(
         &mut self,
         account_id: &str,
         p12: &[u8],
@@ -119,8 +89,7 @@ impl Backend {
         subject: &str,
         not_after: &str,
     ) {
-        each!(self, s => s.put_certificate(account_id, p12, password_env, subject, not_after));
-        // Other engines (another node, a `kuatia accounts set-p12` while serving) see the marker change and reload.
+        self.put_certificate_row(account_id, p12, password_env, subject, not_after);
         let mut h = Sha256::new();
         for part in [account_id.as_bytes(), p12, password_env.as_bytes()] {
             h.update((part.len() as u64).to_be_bytes());
@@ -131,55 +100,145 @@ impl Backend {
             &kuatia_core::api::auth::hex(&h.finalize()),
         );
     }
+}
 
-    /// Every stored production certificate: `(account_id, p12, password_env)`.
-    pub fn certificates(&self) -> Vec<(String, Vec<u8>, String)> {
-        each!(self, s => s.certificates())
+impl HostStore for SqliteStore {
+    fn begin(&mut self) -> Result<(), StoreError> {
+        SqliteStore::begin(self)
+    }
+    fn finish(&mut self) -> Result<(), StoreError> {
+        SqliteStore::finish(self)
+    }
+    fn rollback(&mut self) {
+        SqliteStore::rollback(self)
+    }
+    fn savepoint(&mut self) -> Result<(), StoreError> {
+        SqliteStore::savepoint(self)
+    }
+    fn release(&mut self) -> Result<(), StoreError> {
+        SqliteStore::release(self)
+    }
+    fn rollback_request(&mut self) -> Result<(), StoreError> {
+        SqliteStore::rollback_request(self)
+    }
+    fn take_error(&self) -> Option<StoreError> {
+        SqliteStore::take_error(self)
+    }
+    fn meta(&self, key: &str) -> Option<String> {
+        SqliteStore::meta(self, key)
+    }
+    fn set_meta(&mut self, key: &str, value: &str) {
+        SqliteStore::set_meta(self, key, value)
+    }
+    fn put_certificate_row(
+        &mut self,
+        account_id: &str,
+        p12: &[u8],
+        password_env: &str,
+        subject: &str,
+        not_after: &str,
+    ) {
+        SqliteStore::put_certificate(self, account_id, p12, password_env, subject, not_after)
+    }
+    fn certificates(&self) -> Vec<(String, Vec<u8>, String)> {
+        SqliteStore::certificates(self)
+    }
+    fn invoice_count(&self) -> usize {
+        SqliteStore::invoice_count(self)
     }
 
-    /// Number of stored invoices (all accounts).
-    pub fn invoice_count(&self) -> usize {
-        each!(self, s => s.invoice_count())
+    fn defer_checkpoints(&self) -> Result<(), String> {
+        SqliteStore::defer_checkpoints(self)
     }
 
-    /// Serialises one-time setup (the first account) across the nodes of a shared database until the transaction
-    /// ends; SQLite's write lock already does.
-    pub fn lock_setup(&mut self) {
-        if let Backend::Postgres(s) = self {
-            s.lock_setup();
-        }
+    fn as_sqlite(&self) -> Option<&SqliteStore> {
+        Some(self)
     }
 
-    /// Whether several nodes may share this store (PostgreSQL).
-    pub fn is_shared(&self) -> bool {
-        matches!(self, Backend::Postgres(_))
+    fn as_sqlite_mut(&mut self) -> Option<&mut SqliteStore> {
+        Some(self)
     }
 }
 
-impl Store for Backend {
+impl HostStore for PgStore {
+    fn begin(&mut self) -> Result<(), StoreError> {
+        PgStore::begin(self)
+    }
+    fn finish(&mut self) -> Result<(), StoreError> {
+        PgStore::finish(self)
+    }
+    fn rollback(&mut self) {
+        PgStore::rollback(self)
+    }
+    fn savepoint(&mut self) -> Result<(), StoreError> {
+        PgStore::savepoint(self)
+    }
+    fn release(&mut self) -> Result<(), StoreError> {
+        PgStore::release(self)
+    }
+    fn rollback_request(&mut self) -> Result<(), StoreError> {
+        PgStore::rollback_request(self)
+    }
+    fn take_error(&self) -> Option<StoreError> {
+        PgStore::take_error(self)
+    }
+    fn meta(&self, key: &str) -> Option<String> {
+        PgStore::meta(self, key)
+    }
+    fn set_meta(&mut self, key: &str, value: &str) {
+        PgStore::set_meta(self, key, value)
+    }
+    fn put_certificate_row(
+        &mut self,
+        account_id: &str,
+        p12: &[u8],
+        password_env: &str,
+        subject: &str,
+        not_after: &str,
+    ) {
+        PgStore::put_certificate(self, account_id, p12, password_env, subject, not_after)
+    }
+    fn certificates(&self) -> Vec<(String, Vec<u8>, String)> {
+        PgStore::certificates(self)
+    }
+    fn invoice_count(&self) -> usize {
+        PgStore::invoice_count(self)
+    }
+
+    fn lock_setup(&mut self) {
+        PgStore::lock_setup(self)
+    }
+
+    fn is_shared(&self) -> bool {
+        true
+    }
+}
+
+/// The engine's [`Store`] is the boxed one's (the core's `Service` owns its store by value).
+impl Store for Box<dyn HostStore> {
     fn find_key(&self, key_id: &str) -> Option<(String, StoredKey)> {
-        each!(self, s => s.find_key(key_id))
+        (**self).find_key(key_id)
     }
     fn account(&self, id: &str) -> Option<Account> {
-        each!(self, s => s.account(id))
+        (**self).account(id)
     }
     fn put_account(&mut self, account: Account) {
-        each!(self, s => s.put_account(account))
+        (**self).put_account(account)
     }
     fn insert_invoice(&mut self, invoice: InvoiceRecord) {
-        each!(self, s => s.insert_invoice(invoice))
+        (**self).insert_invoice(invoice)
     }
     fn invoice(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
-        each!(self, s => s.invoice(account_id, id))
+        (**self).invoice(account_id, id)
     }
     fn invoice_state(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
-        each!(self, s => s.invoice_state(account_id, id))
+        (**self).invoice_state(account_id, id)
     }
     fn invoice_for_update(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
-        each!(self, s => s.invoice_for_update(account_id, id))
+        (**self).invoice_for_update(account_id, id)
     }
     fn update_invoice(&mut self, invoice: InvoiceRecord) {
-        each!(self, s => s.update_invoice(invoice))
+        (**self).update_invoice(invoice)
     }
     fn list_invoices(
         &self,
@@ -187,31 +246,31 @@ impl Store for Backend {
         env: Environment,
         query: &InvoiceQuery,
     ) -> (Vec<InvoiceRecord>, usize) {
-        each!(self, s => s.list_invoices(account_id, env, query))
+        (**self).list_invoices(account_id, env, query)
     }
     fn simulated_in_flight(&self) -> Vec<InvoiceRecord> {
-        each!(self, s => s.simulated_in_flight())
+        (**self).simulated_in_flight()
     }
     fn sifen_due(&self, now: i64, limit: usize) -> Vec<InvoiceRecord> {
-        each!(self, s => s.sifen_due(now, limit))
+        (**self).sifen_due(now, limit)
     }
     fn insert_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook) {
-        each!(self, s => s.insert_webhook(account_id, env, webhook))
+        (**self).insert_webhook(account_id, env, webhook)
     }
     fn webhooks(&self, account_id: &str, env: Environment) -> Vec<Webhook> {
-        each!(self, s => s.webhooks(account_id, env))
+        (**self).webhooks(account_id, env)
     }
     fn webhook(&self, account_id: &str, env: Environment, id: &str) -> Option<Webhook> {
-        each!(self, s => s.webhook(account_id, env, id))
+        (**self).webhook(account_id, env, id)
     }
     fn update_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook) {
-        each!(self, s => s.update_webhook(account_id, env, webhook))
+        (**self).update_webhook(account_id, env, webhook)
     }
     fn delete_webhook(&mut self, account_id: &str, env: Environment, id: &str) -> bool {
-        each!(self, s => s.delete_webhook(account_id, env, id))
+        (**self).delete_webhook(account_id, env, id)
     }
     fn accounts(&self) -> Vec<Account> {
-        each!(self, s => s.accounts())
+        (**self).accounts()
     }
     fn reserve_number(
         &mut self,
@@ -219,7 +278,7 @@ impl Store for Backend {
         env: Environment,
         key: &NumberingKey,
     ) -> Result<u32, Finding> {
-        each!(self, s => s.reserve_number(account_id, env, key))
+        (**self).reserve_number(account_id, env, key)
     }
     fn confirm_number(
         &mut self,
@@ -229,10 +288,10 @@ impl Store for Backend {
         numero: u32,
         cdc: &str,
     ) -> Result<(), Finding> {
-        each!(self, s => s.confirm_number(account_id, env, key, numero, cdc))
+        (**self).confirm_number(account_id, env, key, numero, cdc)
     }
     fn number_gaps(&self, account_id: &str, env: Environment) -> Result<Vec<Gap>, Finding> {
-        each!(self, s => s.number_gaps(account_id, env))
+        (**self).number_gaps(account_id, env)
     }
     fn idempotent(
         &self,
@@ -240,7 +299,7 @@ impl Store for Backend {
         env: Environment,
         key: &str,
     ) -> Option<(String, HttpResponse)> {
-        each!(self, s => s.idempotent(account_id, env, key))
+        (**self).idempotent(account_id, env, key)
     }
     fn put_idempotent(
         &mut self,
@@ -250,16 +309,16 @@ impl Store for Backend {
         body_hash: String,
         response: HttpResponse,
     ) {
-        each!(self, s => s.put_idempotent(account_id, env, key, body_hash, response))
+        (**self).put_idempotent(account_id, env, key, body_hash, response)
     }
     fn put_delivery(&mut self, delivery: Delivery) {
-        each!(self, s => s.put_delivery(delivery))
+        (**self).put_delivery(delivery)
     }
     fn due_deliveries(&self, now: i64) -> Vec<Delivery> {
-        each!(self, s => s.due_deliveries(now))
+        (**self).due_deliveries(now)
     }
     fn delivery(&self, id: &str) -> Option<Delivery> {
-        each!(self, s => s.delivery(id))
+        (**self).delivery(id)
     }
     fn webhook_deliveries(
         &self,
@@ -267,12 +326,12 @@ impl Store for Backend {
         offset: usize,
         limit: usize,
     ) -> (Vec<Delivery>, usize) {
-        each!(self, s => s.webhook_deliveries(webhook_id, offset, limit))
+        (**self).webhook_deliveries(webhook_id, offset, limit)
     }
     fn panel_record(&self, key: &str) -> Option<String> {
-        each!(self, s => s.panel_record(key))
+        (**self).panel_record(key)
     }
     fn put_panel_record(&mut self, key: &str, value: Option<&str>) {
-        each!(self, s => s.put_panel_record(key, value))
+        (**self).put_panel_record(key, value)
     }
 }

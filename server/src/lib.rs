@@ -39,6 +39,7 @@ pub mod panel;
 pub mod pg;
 pub mod pool;
 pub mod readers;
+pub mod schema;
 pub mod sifen;
 pub mod sifen_openssl;
 pub mod signing;
@@ -271,9 +272,9 @@ pub(crate) fn lock(engine: &Mutex<Engine>) -> MutexGuard<'_, Engine> {
 /// Opens the store of a data directory with a host that has no signer and reads `config`'s clock (key management
 /// commands, the readers; `start` gives the serving engines their signers).
 pub fn open_engine(config: &ServerConfig, base_url: &str) -> Result<Engine, String> {
-    let store = match &config.database {
-        Some(options) => Backend::Postgres(Box::new(pg::PgStore::open(options.clone())?)),
-        None => Backend::Sqlite(SqliteStore::open(&config.data_dir)?),
+    let store: Backend = match &config.database {
+        Some(options) => Box::new(pg::PgStore::open(options.clone())?),
+        None => Box::new(SqliteStore::open(&config.data_dir)?),
     };
     let defaults = Config::default();
     let core = Config {

@@ -5,6 +5,7 @@
 //! number is never handed out twice whatever process asks (SQLite's write lock serialises them) and a reservation
 //! without a CDC is a gap that survives any crash.
 
+use crate::schema::{Dialect, NUMBERING_TABLES};
 use kuatia_core::cdc::Cdc;
 use kuatia_core::code;
 use kuatia_core::numbering::{self, Confirmation, Gap, Numbering, NumberingKey, MAX_NUMERO};
@@ -13,24 +14,6 @@ use rusqlite::config::DbConfig;
 use rusqlite::{params, Connection, ErrorCode, OptionalExtension};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// The tables of the numbering contract (also migration 3 of the server's database, with `numbering` from 1).
-pub const RESERVATIONS_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS number_reservations (
-         account_id TEXT NOT NULL,
-         environment TEXT NOT NULL,
-         sequence TEXT NOT NULL,
-         numero INTEGER NOT NULL,
-         cdc TEXT,
-         PRIMARY KEY (account_id, environment, sequence, numero));
-     CREATE INDEX IF NOT EXISTS number_gaps ON number_reservations (account_id, environment) WHERE cdc IS NULL;";
-
-/// The `numbering` table (the last number handed out per sequence).
-pub const NUMBERING_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS numbering (
-         account_id TEXT NOT NULL,
-         environment TEXT NOT NULL,
-         sequence TEXT NOT NULL,
-         last INTEGER NOT NULL,
-         PRIMARY KEY (account_id, environment, sequence));";
 
 /// A SQLite failure as the contract's finding: a damaged file is `NUMBERING_STATE_CORRUPT`, anything else (full
 /// disk, read-only file, a lock held too long) `NUMBERING_UNAVAILABLE`.
@@ -429,10 +412,7 @@ impl SqliteNumbering {
                 .map_err(|e| sql_finding(&e))?;
             let store = SqliteNumbering { conn };
             store
-                .transaction(|c| {
-                    c.execute_batch(NUMBERING_SCHEMA)?;
-                    c.execute_batch(RESERVATIONS_SCHEMA)
-                })
+                .transaction(|c| c.execute_batch(&Dialect::Sqlite.render(NUMBERING_TABLES)))
                 .map_err(|e| sql_finding(&e))?;
             let legacy = store.import_legacy(&dir.join(LEGACY_FILE))?;
             drop(store);

@@ -18,6 +18,7 @@
 
 use crate::faults::StoreError;
 use crate::numbering::sequence;
+use crate::schema::{self, Arg, Dialect};
 use kuatia_core::api::auth::{Environment, StoredKey};
 use kuatia_core::api::webhook::{Delivery, Webhook};
 use kuatia_core::api::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
@@ -29,95 +30,6 @@ use postgres::{Client, Row};
 use serde::de::DeserializeOwned;
 use std::cell::RefCell;
 use std::time::Duration;
-
-/// Key of the session advisory lock held while migrating (any constant; "kuatia" in ASCII).
-const MIGRATION_LOCK: i64 = 0x6b75_6174_6961;
-
-/// Schema migrations, applied in order once each; `kuatia_migrations` records which ran.
-const MIGRATIONS: &[(i32, &str)] = &[
-    (
-        1,
-    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-     CREATE TABLE accounts (id TEXT PRIMARY KEY, created_at BIGINT NOT NULL, seq BIGSERIAL, json TEXT NOT NULL);
-     CREATE INDEX accounts_by_created ON accounts (created_at, seq);
-     CREATE TABLE api_keys (key_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, json TEXT NOT NULL);
-     CREATE INDEX api_keys_by_account ON api_keys (account_id);
-     CREATE TABLE invoices (
-         seq BIGSERIAL PRIMARY KEY,
-         id TEXT NOT NULL UNIQUE,
-         account_id TEXT NOT NULL,
-         environment TEXT NOT NULL,
-         in_flight BOOLEAN NOT NULL,
-         sifen_due_at BIGINT,
-         status TEXT NOT NULL,
-         created_at BIGINT NOT NULL,
-         cdc TEXT NOT NULL,
-         numero TEXT NOT NULL,
-         receptor_ruc TEXT,
-         tipo_documento SMALLINT NOT NULL,
-         json TEXT NOT NULL);
-     CREATE INDEX invoices_by_account ON invoices (account_id, environment, seq);
-     CREATE INDEX invoices_in_flight ON invoices (seq) WHERE in_flight;
-     CREATE INDEX invoices_sifen_due ON invoices (sifen_due_at, seq) WHERE sifen_due_at IS NOT NULL;
-     CREATE INDEX invoices_by_status ON invoices (account_id, environment, status, seq);
-     CREATE INDEX invoices_by_created ON invoices (account_id, environment, created_at);
-     CREATE INDEX invoices_by_cdc ON invoices (cdc);
-     CREATE INDEX invoices_by_numero ON invoices (account_id, environment, numero);
-     CREATE INDEX invoices_by_receptor ON invoices (account_id, environment, receptor_ruc, seq);
-     CREATE TABLE webhooks (
-         seq BIGSERIAL PRIMARY KEY,
-         id TEXT NOT NULL UNIQUE,
-         account_id TEXT NOT NULL,
-         environment TEXT NOT NULL,
-         json TEXT NOT NULL);
-     CREATE INDEX webhooks_by_account ON webhooks (account_id, environment);
-     CREATE TABLE numbering (
-         account_id TEXT NOT NULL,
-         environment TEXT NOT NULL,
-         sequence TEXT NOT NULL,
-         last BIGINT NOT NULL,
-         PRIMARY KEY (account_id, environment, sequence));
-     CREATE TABLE number_reservations (
-         account_id TEXT NOT NULL,
-         environment TEXT NOT NULL,
-         sequence TEXT NOT NULL,
-         numero BIGINT NOT NULL,
-         cdc TEXT,
-         PRIMARY KEY (account_id, environment, sequence, numero));
-     CREATE INDEX number_gaps ON number_reservations (account_id, environment) WHERE cdc IS NULL;
-     CREATE TABLE idempotency (
-         account_id TEXT NOT NULL,
-         environment TEXT NOT NULL,
-         key TEXT NOT NULL,
-         body_hash TEXT NOT NULL,
-         response TEXT NOT NULL,
-         PRIMARY KEY (account_id, environment, key));
-     CREATE TABLE deliveries (
-         id TEXT PRIMARY KEY,
-         status TEXT NOT NULL,
-         next_attempt_at BIGINT NOT NULL,
-         webhook_id TEXT NOT NULL,
-         created_at BIGINT NOT NULL,
-         json TEXT NOT NULL);
-     CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE status = 'pending';
-     CREATE INDEX deliveries_by_webhook ON deliveries (webhook_id, created_at);
-     CREATE TABLE certificates (
-         account_id TEXT PRIMARY KEY,
-         p12 BYTEA NOT NULL,
-         password_env TEXT NOT NULL,
-         subject TEXT NOT NULL,
-         not_after TEXT NOT NULL,
-         stored_at BIGINT NOT NULL);",
-    ),
-    (
-        2,
-        // The signed XML apart from the record, written once (as SQLite's migration 6): every state change of an
-        // invoice rewrote its XML inside the JSON. `seq` is the invoice's.
-        "CREATE TABLE invoice_xml (seq BIGINT PRIMARY KEY, xml TEXT NOT NULL);
-         INSERT INTO invoice_xml (seq, xml) SELECT seq, json::jsonb ->> 'xml' FROM invoices;
-         UPDATE invoices SET json = jsonb_set(json::jsonb, '{xml}', '\"\"')::text;",
-    ),
-];
 
 /// How to reach the database.
 #[derive(Clone)]
@@ -209,8 +121,8 @@ fn i64_of(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-/// Most due deliveries one claim reads (each worker round takes a few per endpoint).
-const DELIVERY_BATCH: i64 = 64;
+/// Most due deliveries one claim reads (the contract's [`kuatia_core::api::store::DELIVERY_BATCH`]).
+const DELIVERY_BATCH: i64 = kuatia_core::api::store::DELIVERY_BATCH as i64;
 
 /// How often a node reads the simulated SIFEN's in-flight invoices.
 const SCAN_EVERY: Duration = Duration::from_millis(250);
@@ -239,40 +151,8 @@ impl PgStore {
         let Some(c) = self.client.get_mut().as_mut() else {
             return Err(CLOSED.into());
         };
-        let fail =
-            |e: postgres::Error| format!("migrating the PostgreSQL schema: {}", describe(&e));
-        c.execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
-            .map_err(fail)?;
-        let run = (|| -> Result<(), postgres::Error> {
-            c.batch_execute(
-                "CREATE TABLE IF NOT EXISTS kuatia_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)",
-            )?;
-            for (version, sql) in MIGRATIONS {
-                let done = c
-                    .query_opt(
-                        "SELECT version FROM kuatia_migrations WHERE version = $1",
-                        &[version],
-                    )?
-                    .is_some();
-                if done {
-                    continue;
-                }
-                let now = time::OffsetDateTime::now_utc().unix_timestamp();
-                let mut tx = c.transaction()?;
-                tx.batch_execute(sql)?;
-                tx.execute(
-                    "INSERT INTO kuatia_migrations (version, applied_at) VALUES ($1, $2)",
-                    &[version, &now],
-                )?;
-                tx.commit()?;
-                tracing::info!(version, "PostgreSQL migration applied");
-            }
-            Ok(())
-        })();
-        let unlock = c.execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK]);
-        run.map_err(fail)?;
-        unlock.map_err(fail)?;
-        Ok(())
+        schema::migrate_postgres(c)
+            .map_err(|e| format!("migrating the PostgreSQL schema: {}", describe(&e)))
     }
 
     /// Starts the request's transaction (reconnecting first if the connection broke).
@@ -475,7 +355,10 @@ impl PgStore {
 
     /// Holds the setup lock until the transaction ends (nodes starting together create one first account).
     pub fn lock_setup(&mut self) {
-        self.write("SELECT pg_advisory_xact_lock($1)", &[&(MIGRATION_LOCK + 1)]);
+        self.write(
+            "SELECT pg_advisory_xact_lock($1)",
+            &[&(schema::MIGRATION_LOCK + 1)],
+        );
     }
 
     /// Stores (or replaces) an account's production P12 with the name of the environment variable holding its
@@ -653,98 +536,16 @@ impl Store for PgStore {
         env: Environment,
         query: &InvoiceQuery,
     ) -> (Vec<InvoiceRecord>, usize) {
-        // The filters of `InvoiceQuery::matches`, as SQL over the columns.
-        let mut filter = String::from("account_id = $1 AND environment = $2");
-        let mut args: Vec<Box<dyn ToSql + Sync>> =
-            vec![Box::new(account_id.to_string()), Box::new(env.as_str())];
-        fn add(
-            filter: &mut String,
-            args: &mut Vec<Box<dyn ToSql + Sync>>,
-            sql: &str,
-            v: Box<dyn ToSql + Sync>,
-        ) {
-            args.push(v);
-            filter.push_str(&sql.replace('?', &format!("${}", args.len())));
-        }
-        if let Some(s) = query.status {
-            add(
-                &mut filter,
-                &mut args,
-                " AND status = ?",
-                Box::new(s.as_str()),
-            );
-        }
-        if let Some(t) = query.created_from {
-            add(&mut filter, &mut args, " AND created_at >= ?", Box::new(t));
-        }
-        if let Some(t) = query.created_to {
-            add(&mut filter, &mut args, " AND created_at < ?", Box::new(t));
-        }
-        if let Some(c) = &query.cdc {
-            add(&mut filter, &mut args, " AND cdc = ?", Box::new(c.clone()));
-        }
-        if let Some(n) = &query.numero {
-            add(
-                &mut filter,
-                &mut args,
-                " AND numero = ?",
-                Box::new(n.clone()),
-            );
-        }
-        if let Some(r) = &query.receptor_ruc {
-            add(
-                &mut filter,
-                &mut args,
-                " AND receptor_ruc = ?",
-                Box::new(r.clone()),
-            );
-        }
-        if let Some(t) = query.tipo_documento {
-            add(
-                &mut filter,
-                &mut args,
-                " AND tipo_documento = ?",
-                Box::new(i16::from(t)),
-            );
-        }
-        let total = {
-            let refs: Vec<&(dyn ToSql + Sync)> = args.iter().map(|b| b.as_ref()).collect();
-            self.count(
-                &format!("SELECT COUNT(*) FROM invoices WHERE {filter}"),
-                &refs,
-            )
-        };
-        let (cmp, order) = if query.ascending {
-            (">", "ASC")
-        } else {
-            ("<", "DESC")
-        };
-        if let Some(after) = &query.starting_after {
-            add(
-                &mut filter,
-                &mut args,
-                &format!(" AND seq {cmp} (SELECT seq FROM invoices WHERE id = ?)"),
-                Box::new(after.clone()),
-            );
-        }
-        let n = args.len();
-        args.push(Box::new(i64_of(query.limit)));
-        args.push(Box::new(i64_of(query.offset)));
-        let refs: Vec<&(dyn ToSql + Sync)> = args.iter().map(|b| b.as_ref()).collect();
-        let items = self.query_invoices(
-            &format!(
-                concat!(
-                    select_invoices!("FROM invoices WHERE "),
-                    "{} ORDER BY seq {} LIMIT ${} OFFSET ${}"
-                ),
-                filter,
-                order,
-                n + 1,
-                n + 2
-            ),
-            &refs,
+        let l = schema::list_invoices(
+            Dialect::Postgres,
+            select_invoices!(""),
+            account_id,
+            env,
+            query,
         );
-        (items, total)
+        let args: Vec<&(dyn ToSql + Sync)> = l.args.iter().map(Arg::postgres).collect();
+        let total = self.count(&l.count, &args[..l.count_args]);
+        (self.query_invoices(&l.page, &args), total)
     }
 
     fn simulated_in_flight(&self) -> Vec<InvoiceRecord> {
@@ -761,7 +562,7 @@ impl Store for PgStore {
         }
         self.last_scan.set(Some(now));
         self.query_invoices(
-            select_invoices!("FROM invoices WHERE in_flight ORDER BY seq FOR UPDATE SKIP LOCKED"),
+            select_invoices!("FROM invoices WHERE in_flight ORDER BY id FOR UPDATE SKIP LOCKED"),
             &[],
         )
     }

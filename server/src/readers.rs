@@ -47,7 +47,7 @@ impl Readers {
         let mut engines = Vec::with_capacity(READERS);
         for _ in 0..READERS {
             let mut engine = crate::open_engine(config, base_url)?;
-            if let crate::Backend::Sqlite(store) = &mut engine.service.store {
+            if let Some(store) = engine.service.store.as_sqlite_mut() {
                 store.into_reader();
             }
             engines.push(Mutex::new(engine));
@@ -68,10 +68,7 @@ impl Readers {
             if !self.window.contains(now) {
                 return None;
             }
-            let sqlite = match &engine.service.store {
-                crate::Backend::Sqlite(store) => Some(store),
-                crate::Backend::Postgres(_) => None,
-            };
+            let sqlite = engine.service.store.as_sqlite();
             let snapshot = sqlite.is_some_and(|s| s.begin_read());
             let answer = engine.service.lookup(req);
             if let (true, Some(s)) = (snapshot, sqlite) {

@@ -9,7 +9,9 @@
 
 use crate::faults::{FaultPlan, StoreError};
 use crate::numbering;
+use crate::schema::{self, Arg, Dialect};
 use kuatia_core::api::auth::{Environment, StoredKey};
+use kuatia_core::api::store::DELIVERY_BATCH;
 use kuatia_core::api::webhook::{Delivery, Webhook};
 use kuatia_core::api::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
 use kuatia_core::numbering::{Gap, NumberingKey};
@@ -19,125 +21,6 @@ use serde::de::DeserializeOwned;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-
-/// Schema migrations, applied in order once each; the `migrations` table records which ran.
-const MIGRATIONS: &[(i64, &str)] = &[
-    (
-        1,
-        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-     CREATE TABLE accounts (id TEXT PRIMARY KEY, json TEXT NOT NULL);
-     CREATE TABLE api_keys (key_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, json TEXT NOT NULL);
-     CREATE TABLE invoices (
-         seq INTEGER PRIMARY KEY AUTOINCREMENT,
-         id TEXT NOT NULL UNIQUE,
-         account_id TEXT NOT NULL,
-         environment TEXT NOT NULL,
-         in_flight INTEGER NOT NULL,
-         json TEXT NOT NULL);
-     CREATE INDEX invoices_by_account ON invoices (account_id, environment, seq);
-     CREATE INDEX invoices_in_flight ON invoices (in_flight) WHERE in_flight = 1;
-     CREATE TABLE webhooks (
-         seq INTEGER PRIMARY KEY AUTOINCREMENT,
-         id TEXT NOT NULL UNIQUE,
-         account_id TEXT NOT NULL,
-         environment TEXT NOT NULL,
-         json TEXT NOT NULL);
-     CREATE INDEX webhooks_by_account ON webhooks (account_id, environment);
-     CREATE TABLE numbering (
-         account_id TEXT NOT NULL,
-         environment TEXT NOT NULL,
-         sequence TEXT NOT NULL,
-         last INTEGER NOT NULL,
-         PRIMARY KEY (account_id, environment, sequence));
-     CREATE TABLE idempotency (
-         account_id TEXT NOT NULL,
-         key TEXT NOT NULL,
-         body_hash TEXT NOT NULL,
-         response TEXT NOT NULL,
-         PRIMARY KEY (account_id, key));
-     CREATE TABLE deliveries (
-         id TEXT PRIMARY KEY,
-         status TEXT NOT NULL,
-         next_attempt_at INTEGER NOT NULL,
-         json TEXT NOT NULL);
-     CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at);",
-    ),
-    (
-        2,
-        // Production transmission to SIFEN (the due time of each invoice's next step) and the delivery log.
-        "ALTER TABLE invoices ADD COLUMN sifen_due_at INTEGER;
-         CREATE INDEX invoices_sifen_due ON invoices (sifen_due_at) WHERE sifen_due_at IS NOT NULL;
-         ALTER TABLE deliveries ADD COLUMN webhook_id TEXT NOT NULL DEFAULT '';
-         ALTER TABLE deliveries ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;
-         UPDATE deliveries SET webhook_id = json_extract(json, '$.webhook_id'),
-                               created_at = json_extract(json, '$.first_due_at');
-         CREATE INDEX deliveries_by_webhook ON deliveries (webhook_id, created_at);",
-    ),
-    (
-        3,
-        // Idempotency keys scoped by environment (replies stored before this version are moved by
-        // `scope_idempotency`) and, in the same step, the numbering contract's reservations
-        // (`numbering::RESERVATIONS_SCHEMA`, the one definition the CLI's store uses too).
-        "ALTER TABLE idempotency RENAME TO idempotency_v1;
-         CREATE TABLE idempotency (
-             account_id TEXT NOT NULL,
-             environment TEXT NOT NULL,
-             key TEXT NOT NULL,
-             body_hash TEXT NOT NULL,
-             response TEXT NOT NULL,
-             PRIMARY KEY (account_id, environment, key));",
-    ),
-    (
-        4,
-        // Listing filters (issue 16): the filtered fields as columns, filled from the stored JSON, with indexes for
-        // the account-scoped queries. Rows stored before this version have no receiver RUC column value (it was not
-        // kept apart from the XML then), so the `receptor_ruc` filter does not find them.
-        "ALTER TABLE invoices ADD COLUMN status TEXT NOT NULL DEFAULT '';
-         ALTER TABLE invoices ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;
-         ALTER TABLE invoices ADD COLUMN cdc TEXT NOT NULL DEFAULT '';
-         ALTER TABLE invoices ADD COLUMN numero TEXT NOT NULL DEFAULT '';
-         ALTER TABLE invoices ADD COLUMN receptor_ruc TEXT;
-         ALTER TABLE invoices ADD COLUMN tipo_documento INTEGER NOT NULL DEFAULT 0;
-         UPDATE invoices SET status = json_extract(json, '$.status'),
-                             created_at = json_extract(json, '$.created_at'),
-                             cdc = json_extract(json, '$.cdc'),
-                             numero = json_extract(json, '$.numero'),
-                             receptor_ruc = json_extract(json, '$.receptor_ruc'),
-                             tipo_documento = json_extract(json, '$.tipo_documento');
-         CREATE INDEX invoices_by_status ON invoices (account_id, environment, status, seq);
-         CREATE INDEX invoices_by_created ON invoices (account_id, environment, created_at);
-         CREATE INDEX invoices_by_cdc ON invoices (cdc);
-         CREATE INDEX invoices_by_numero ON invoices (account_id, environment, numero);
-         CREATE INDEX invoices_by_receptor ON invoices (account_id, environment, receptor_ruc, seq);",
-    ),
-    (
-        5,
-        // Accounts and keys (issue 16): accounts listed in creation order; each account's production certificate
-        // (the P12 as given, itself encrypted under its password, and the name of the environment variable that
-        // holds that password when `kuatia serve` starts: the password is never stored).
-        "ALTER TABLE accounts ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;
-         UPDATE accounts SET created_at = COALESCE(json_extract(json, '$.created_at'), 0);
-         CREATE INDEX accounts_by_created ON accounts (created_at, id);
-         CREATE INDEX api_keys_by_account ON api_keys (account_id);
-         CREATE TABLE certificates (
-             account_id TEXT PRIMARY KEY,
-             p12 BLOB NOT NULL,
-             password_env TEXT NOT NULL,
-             subject TEXT NOT NULL,
-             not_after TEXT NOT NULL,
-             stored_at INTEGER NOT NULL);",
-    ),
-    (
-        6,
-        // The signed XML apart from the rest of the record (issue 15): an invoice's XML is written once, at its
-        // creation, while the record changes with every state (`pending → sent → approved`, cancellation).
-        // Kept inside the JSON, every change rewrote ~7 KB (the XML escaped as a JSON string, two overflow pages)
-        // instead of ~0.8 KB. `seq` is the invoice's row id.
-        "CREATE TABLE invoice_xml (seq INTEGER PRIMARY KEY, xml TEXT NOT NULL);
-         INSERT INTO invoice_xml (seq, xml) SELECT seq, json_extract(json, '$.xml') FROM invoices;
-         UPDATE invoices SET json = json_set(json, '$.xml', '');",
-    ),
-];
 
 /// Name of the database file inside the data directory.
 pub const DB_FILE: &str = "kuatia.sqlite3";
@@ -253,8 +136,7 @@ impl SqliteStore {
         conn.execute_batch(
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;
              PRAGMA temp_store = MEMORY;
-             PRAGMA foreign_keys = ON;
-             CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL);",
+             PRAGMA foreign_keys = ON;",
         )
         .map_err(|e| format!("{}: {e}", path.display()))?;
         // Every statement of the hot paths is prepared once (`prepare_cached`); room for all of them, the list
@@ -269,98 +151,10 @@ impl SqliteStore {
             reader: false,
             auth: RefCell::default(),
         };
-        store.migrate()?;
+        crate::schema::migrate_sqlite(&store.conn)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         store.reload_in_flight()?;
         Ok(store)
-    }
-
-    fn migrate(&self) -> Result<(), String> {
-        for (version, sql) in MIGRATIONS {
-            let done: Option<i64> = self
-                .conn
-                .query_row(
-                    "SELECT version FROM migrations WHERE version = ?1",
-                    [version],
-                    |r| r.get(0),
-                )
-                .optional()
-                .map_err(|e| e.to_string())?;
-            if done.is_some() {
-                continue;
-            }
-            let now = time::OffsetDateTime::now_utc().unix_timestamp();
-            let apply = || -> Result<(), String> {
-                self.conn
-                    .execute_batch(&format!("BEGIN IMMEDIATE; {sql};"))
-                    .map_err(|e| e.to_string())?;
-                if *version == 3 {
-                    self.conn
-                        .execute_batch(numbering::RESERVATIONS_SCHEMA)
-                        .map_err(|e| e.to_string())?;
-                    self.scope_idempotency()?;
-                }
-                self.conn
-                    .execute_batch(&format!(
-                        "INSERT INTO migrations (version, applied_at) VALUES ({version}, {now}); COMMIT;"
-                    ))
-                    .map_err(|e| e.to_string())
-            };
-            apply().map_err(|e| {
-                let _ = self.conn.execute_batch("ROLLBACK");
-                format!("migration {version}: {e}")
-            })?;
-        }
-        Ok(())
-    }
-
-    /// Migration 3: each stored reply gets the environment of the invoice it created; a reply that created nothing
-    /// (a 422) is kept for both environments, where replaying it is harmless.
-    fn scope_idempotency(&self) -> Result<(), String> {
-        let rows: Vec<(String, String, String, String)> = self
-            .conn
-            .prepare("SELECT account_id, key, body_hash, response FROM idempotency_v1")
-            .and_then(|mut st| {
-                st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-                    .collect()
-            })
-            .map_err(|e| e.to_string())?;
-        for (account, key, hash, response) in rows {
-            let invoice_id = serde_json::from_str::<HttpResponse>(&response)
-                .ok()
-                .and_then(|r| {
-                    r.json()
-                        .pointer("/data/id")
-                        .and_then(|v| v.as_str().map(String::from))
-                });
-            let env: Option<String> = match invoice_id {
-                Some(id) => self
-                    .conn
-                    .query_row(
-                        "SELECT environment FROM invoices WHERE id = ?1",
-                        [&id],
-                        |r| r.get(0),
-                    )
-                    .optional()
-                    .map_err(|e| e.to_string())?,
-                None => None,
-            };
-            let envs = match env {
-                Some(e) => vec![e],
-                None => vec!["sandbox".to_string(), "production".to_string()],
-            };
-            for e in envs {
-                self.conn
-                    .execute(
-                        "INSERT OR IGNORE INTO idempotency (account_id, environment, key, body_hash, response)
-                         VALUES (?1, ?2, ?3, ?4, ?5)",
-                        params![account, e, key, hash, response],
-                    )
-                    .map_err(|e| e.to_string())?;
-            }
-        }
-        self.conn
-            .execute_batch("DROP TABLE idempotency_v1")
-            .map_err(|e| e.to_string())
     }
 
     fn reload_in_flight(&mut self) -> Result<(), StoreError> {
@@ -867,69 +661,23 @@ impl Store for SqliteStore {
         env: Environment,
         query: &InvoiceQuery,
     ) -> (Vec<InvoiceRecord>, usize) {
-        // The filters of `InvoiceQuery::matches`, as SQL over the columns of migration 4.
-        let mut filter = String::from("account_id = ? AND environment = ?");
-        let mut args: Vec<Box<dyn rusqlite::ToSql>> =
-            vec![Box::new(account_id.to_string()), Box::new(env.as_str())];
-        let mut add = |sql: &str, v: Box<dyn rusqlite::ToSql>| {
-            filter.push_str(sql);
-            args.push(v);
-        };
-        if let Some(s) = query.status {
-            add(" AND status = ?", Box::new(s.as_str()));
-        }
-        if let Some(t) = query.created_from {
-            add(" AND created_at >= ?", Box::new(t));
-        }
-        if let Some(t) = query.created_to {
-            add(" AND created_at < ?", Box::new(t));
-        }
-        if let Some(c) = &query.cdc {
-            add(" AND cdc = ?", Box::new(c.clone()));
-        }
-        if let Some(n) = &query.numero {
-            add(" AND numero = ?", Box::new(n.clone()));
-        }
-        if let Some(r) = &query.receptor_ruc {
-            add(" AND receptor_ruc = ?", Box::new(r.clone()));
-        }
-        if let Some(t) = query.tipo_documento {
-            add(" AND tipo_documento = ?", Box::new(t));
-        }
-        let refs: Vec<&dyn rusqlite::ToSql> = args.iter().map(|b| b.as_ref()).collect();
+        let l = schema::list_invoices(
+            Dialect::Sqlite,
+            select_invoices!(""),
+            account_id,
+            env,
+            query,
+        );
+        let args: Vec<&dyn rusqlite::ToSql> = l.args.iter().map(Arg::sqlite).collect();
         let total = self
-            .read(self.conn.query_row(
-                &format!("SELECT COUNT(*) FROM invoices WHERE {filter}"),
-                refs.as_slice(),
-                |r| r.get::<_, i64>(0),
-            ))
+            .read(
+                self.conn
+                    .prepare_cached(&l.count)
+                    .and_then(|mut st| st.query_row(&args[..l.count_args], |r| r.get::<_, i64>(0))),
+            )
             .and_then(|n| usize::try_from(n).ok())
             .unwrap_or(0);
-        let (cmp, order) = if query.ascending {
-            (">", "ASC")
-        } else {
-            ("<", "DESC")
-        };
-        if let Some(after) = &query.starting_after {
-            filter.push_str(&format!(
-                " AND seq {cmp} (SELECT seq FROM invoices WHERE id = ?)"
-            ));
-            args.push(Box::new(after.clone()));
-        }
-        args.push(Box::new(i64::try_from(query.limit).unwrap_or(i64::MAX)));
-        args.push(Box::new(i64::try_from(query.offset).unwrap_or(i64::MAX)));
-        let refs: Vec<&dyn rusqlite::ToSql> = args.iter().map(|b| b.as_ref()).collect();
-        let items = self.query_invoices(
-            &format!(
-                concat!(
-                    select_invoices!("FROM invoices WHERE "),
-                    "{} ORDER BY seq {} LIMIT ? OFFSET ?"
-                ),
-                filter, order
-            ),
-            &refs,
-        );
-        (items, total)
+        (self.query_invoices(&l.page, &args), total)
     }
 
     fn simulated_in_flight(&self) -> Vec<InvoiceRecord> {
@@ -1096,8 +844,8 @@ impl Store for SqliteStore {
     fn due_deliveries(&self, now: i64) -> Vec<Delivery> {
         self.query_json(
             "SELECT json FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?1
-             ORDER BY next_attempt_at, id",
-            &[&now],
+             ORDER BY next_attempt_at, id LIMIT ?2",
+            &[&now, &i64::try_from(DELIVERY_BATCH).unwrap_or(i64::MAX)],
         )
     }
 
@@ -1144,183 +892,4 @@ impl Store for SqliteStore {
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-
-    #[test]
-    fn the_sqlite_store_keeps_the_listing_contract() {
-        let dir = std::env::temp_dir().join(format!("kuatia-store-list-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut s = super::SqliteStore::open(&dir).unwrap();
-        assert_eq!(
-            kuatia_core::api::store::conformance::list_invoices(&mut s),
-            Ok(())
-        );
-        assert_eq!(s.take_error(), None);
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    /// A key revoked, by another connection or by this one, authenticates nothing at once, whatever was cached; a
-    /// rolled-back change is forgotten.
-    #[test]
-    fn cached_keys_follow_revocations_and_rollbacks() {
-        use kuatia_core::api::auth::{new_key, Environment};
-        use kuatia_core::api::store::Store;
-        let dir = std::env::temp_dir().join(format!("kuatia-store-auth-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut writer = super::SqliteStore::open(&dir).unwrap();
-        let mut n = 7u32;
-        let (_, key) = new_key(Environment::Sandbox, &mut || {
-            n = n.wrapping_mul(2_654_435_761).wrapping_add(1);
-            n
-        });
-        let account = kuatia_core::api::Account {
-            id: "acct_cache".into(),
-            name: "cache".into(),
-            sandbox: kuatia_core::profile::Emisor::sandbox(),
-            production: None,
-            sandbox_completed: false,
-            ruc_enabled: false,
-            keys: vec![key.clone()],
-            created_at: 1,
-        };
-        writer.put_account(account.clone());
-        let mut reader = super::SqliteStore::open(&dir).unwrap();
-        reader.into_reader();
-        let live = |s: &super::SqliteStore| {
-            let (acct, k) = s.find_key(&key.key_id).unwrap();
-            assert_eq!(acct, "acct_cache");
-            assert_eq!(
-                s.account(&acct).unwrap().name,
-                s.account(&acct).unwrap().name
-            );
-            k.revoked_at.is_none()
-        };
-        assert!(live(&reader) && live(&reader) && live(&writer) && live(&writer));
-
-        // Revoked through the writer's connection: the reader (cached) and the writer (cached) see it.
-        let mut revoked = account.clone();
-        revoked.keys[0].revoked_at = Some(2);
-        revoked.name = "renamed".into();
-        writer.put_account(revoked.clone());
-        assert!(!live(&writer));
-        assert!(!live(&reader));
-        assert_eq!(reader.account("acct_cache").unwrap().name, "renamed");
-
-        // Put back inside a transaction that rolls back: the writer forgets what it read meanwhile.
-        writer.begin().unwrap();
-        writer.put_account(account.clone());
-        assert!(live(&writer));
-        writer.rollback();
-        assert!(!live(&writer));
-        assert!(!live(&reader));
-        assert_eq!(writer.take_error(), None);
-        assert_eq!(reader.take_error(), None);
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    /// The webhooks an invoice's events go to, cached by the writer: a webhook added by another connection, or
-    /// changed, removed or rolled back by this one, is seen at the next read.
-    #[test]
-    fn cached_webhooks_follow_every_change() {
-        use kuatia_core::api::auth::Environment;
-        use kuatia_core::api::store::Store;
-        use kuatia_core::api::webhook::Webhook;
-        let dir = std::env::temp_dir().join(format!("kuatia-store-wh-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut writer = super::SqliteStore::open(&dir).unwrap();
-        let mut other = super::SqliteStore::open(&dir).unwrap();
-        let env = Environment::Sandbox;
-        let hook = |id: &str, url: &str| Webhook {
-            id: id.into(),
-            url: url.into(),
-            events: Vec::new(),
-            description: None,
-            created_at: "2026-11-24T00:00:00Z".into(),
-            secret: Some("whsec_x".into()),
-            previous_secret: None,
-            previous_secret_expires_at: None,
-        };
-        let urls = |s: &super::SqliteStore| -> Vec<String> {
-            s.webhooks("acct_wh", env)
-                .into_iter()
-                .map(|w| w.url)
-                .collect()
-        };
-        assert!(urls(&writer).is_empty() && urls(&writer).is_empty());
-        other.insert_webhook("acct_wh", env, hook("wh_1", "https://a.example"));
-        assert_eq!(
-            urls(&writer),
-            ["https://a.example"],
-            "another connection's insert"
-        );
-        writer.update_webhook("acct_wh", env, hook("wh_1", "https://b.example"));
-        assert_eq!(
-            urls(&writer),
-            ["https://b.example"],
-            "this connection's update"
-        );
-        writer.begin().unwrap();
-        writer.insert_webhook("acct_wh", env, hook("wh_2", "https://c.example"));
-        assert_eq!(urls(&writer).len(), 2);
-        writer.rollback();
-        assert_eq!(urls(&writer), ["https://b.example"], "a rolled-back insert");
-        assert!(writer.delete_webhook("acct_wh", env, "wh_1"));
-        assert!(urls(&writer).is_empty(), "this connection's delete");
-        assert!(urls(&other).is_empty());
-        assert_eq!(writer.take_error(), None);
-        assert_eq!(other.take_error(), None);
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    /// Migration 6 moves the XML of invoices stored before it out of their JSON: they read back whole, and a
-    /// status change afterwards rewrites the record without touching the XML.
-    #[test]
-    fn invoices_stored_before_migration_6_keep_their_xml() {
-        use kuatia_core::api::store::Store;
-        use rusqlite::Connection;
-        let dir = std::env::temp_dir().join(format!("kuatia-store-xml-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut s = super::SqliteStore::open(&dir).unwrap();
-        kuatia_core::api::store::conformance::list_invoices(&mut s).unwrap();
-        let (before, total) = s.list_invoices(
-            "acct_a",
-            kuatia_core::api::auth::Environment::Sandbox,
-            &kuatia_core::api::store::InvoiceQuery::default(),
-        );
-        assert!(total > 0 && before.iter().all(|i| i.xml.starts_with("<rDE>")));
-        drop(s);
-        // The database as version 5 kept it: the XML inside each record's JSON, no `invoice_xml`.
-        let db = Connection::open(dir.join(super::DB_FILE)).unwrap();
-        db.execute_batch(
-            "UPDATE invoices SET json = json_set(json, '$.xml',
-                 (SELECT xml FROM invoice_xml x WHERE x.seq = invoices.seq));
-             DROP TABLE invoice_xml;
-             DELETE FROM migrations WHERE version = 6;",
-        )
-        .unwrap();
-        drop(db);
-        let mut s = super::SqliteStore::open(&dir).unwrap();
-        let (after, _) = s.list_invoices(
-            "acct_a",
-            kuatia_core::api::auth::Environment::Sandbox,
-            &kuatia_core::api::store::InvoiceQuery::default(),
-        );
-        assert_eq!(after, before);
-        let mut changed = after[0].clone();
-        changed.status = kuatia_core::lifecycle::Estado::Rejected;
-        s.update_invoice(changed.clone());
-        assert_eq!(s.invoice("acct_a", &changed.id), Some(changed.clone()));
-        let json: String = s
-            .conn
-            .query_row(
-                "SELECT json FROM invoices WHERE id = ?1",
-                [&changed.id],
-                |r| r.get(0),
-            )
-            .unwrap();
-        assert!(json.contains(r#""xml":"""#), "{json}");
-        assert_eq!(s.take_error(), None);
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-}
+mod tests;

@@ -16,6 +16,8 @@ use kuatia_server::pg::{PgOptions, PgStore};
 mod fake_sifen;
 #[path = "../../core/tests/common/host.rs"]
 mod host;
+#[path = "common/legacy.rs"]
+mod legacy;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
@@ -67,6 +69,115 @@ fn the_postgres_store_keeps_the_listing_contract() {
     let mut s = open(&url);
     assert_eq!(conformance::list_invoices(&mut s), Ok(()));
     assert_eq!(s.take_error(), None);
+}
+
+/// Every method of the store contract, as the in-memory store and SQLite keep it; each group on a new database.
+#[test]
+fn the_postgres_store_keeps_the_whole_contract() {
+    let mut url = String::new();
+    let result = conformance::run_all::<PgStore>(&mut |prev| match prev {
+        Some(s) => {
+            assert_eq!(s.take_error(), None);
+            drop(s);
+            open(&url)
+        }
+        None => {
+            url = fresh_database("all");
+            open(&url)
+        }
+    });
+    assert_eq!(result, Ok(()));
+}
+
+/// A database as main 94cdda2 made it (migrations 1-2 recorded): the frozen fixture's schema, then its records.
+const OLD_SCHEMA: &str = include_str!("../../tests/fixtures/stores/pg-94cdda2-schema.sql");
+const OLD_DATA: &str = include_str!("../../tests/fixtures/stores/pg-94cdda2-data.sql");
+
+/// A new database holding what main 94cdda2 made (its records too with `data`); its URL.
+fn old_database(tag: &str, data: bool) -> String {
+    let url = fresh_database(tag);
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    c.batch_execute(OLD_SCHEMA).unwrap();
+    if data {
+        c.batch_execute(OLD_DATA).unwrap();
+    }
+    url
+}
+
+/// Every column (type, nullability) and index definition of the database, and the versions recorded.
+fn shape(url: &str) -> (Vec<String>, Vec<i32>) {
+    let mut c = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    let mut out: Vec<String> = c
+        .query(
+            "SELECT table_name || '.' || column_name || ': ' || data_type || ' ' || is_nullable
+             FROM information_schema.columns WHERE table_schema = 'public'",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    out.extend(
+        c.query(
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = 'public'",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get::<_, String>(0)),
+    );
+    out.sort();
+    let versions = c
+        .query(
+            "SELECT version FROM kuatia_migrations ORDER BY version",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    (out, versions)
+}
+
+/// A database made before the schema was unified opens, migrates to the same tables and indexes a new database
+/// gets, and reads back every record it held.
+#[test]
+fn a_database_made_by_94cdda2_opens_with_its_records_and_the_new_schema() {
+    let url = old_database("old", true);
+    let mut s = open(&url);
+    legacy::check(&mut s);
+    assert_eq!(s.meta(legacy::META.0).as_deref(), Some(legacy::META.1));
+    let (account, p12, env) = legacy::CERTIFICATE;
+    assert_eq!(
+        s.certificates(),
+        vec![(account.to_string(), p12.to_vec(), env.to_string())]
+    );
+    assert_eq!(s.take_error(), None);
+    let fresh = fresh_database("new");
+    drop(open(&fresh));
+    let (old_shape, old_versions) = shape(&url);
+    let (new_shape, new_versions) = shape(&fresh);
+    assert_eq!(old_shape, new_shape);
+    assert!(old_shape.contains(
+        &"CREATE INDEX deliveries_due ON public.deliveries USING btree (next_attempt_at, id) WHERE (status = 'pending'::text)"
+            .to_string()
+    ), "{old_shape:#?}");
+    assert_eq!(old_versions, [1, 2, 7]);
+    assert_eq!(new_versions, old_versions);
+}
+
+/// Every method of the store contract on a database made before the schema was unified.
+#[test]
+fn a_database_made_by_94cdda2_keeps_the_whole_contract() {
+    let mut url = String::new();
+    let result = conformance::run_all::<PgStore>(&mut |prev| {
+        match prev {
+            Some(s) => assert_eq!(s.take_error(), None),
+            None => url = old_database("old_all", false),
+        }
+        open(&url)
+    });
+    assert_eq!(result, Ok(()));
 }
 
 /// Migration 2 moves the XML of invoices stored before it out of their JSON: they read back whole, and a status
@@ -130,16 +241,19 @@ fn nodes_starting_together_migrate_once() {
         n.join().unwrap().unwrap();
     }
     let mut c = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    // One row per migration, each applied once.
-    let row = c
-        .query_one(
-            "SELECT COUNT(*), MAX(version)::BIGINT FROM kuatia_migrations",
+    // Every version recorded once: PostgreSQL's own (1-2) and the shared ones, as a new database records them.
+    let versions: Vec<i64> = c
+        .query(
+            "SELECT version::BIGINT FROM kuatia_migrations ORDER BY version",
             &[],
         )
-        .unwrap();
-    let (rows, last): (i64, i64) = (row.get(0), row.get(1));
-    assert!(last >= 2);
-    assert_eq!(rows, last);
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let all = kuatia_server::schema::plan(kuatia_server::schema::Dialect::Postgres, &[]);
+    assert_eq!(versions, all[0].versions);
+    assert_eq!(versions[..2], [1, 2]);
 }
 
 fn key() -> NumberingKey {

@@ -18,7 +18,7 @@ use common::{guarded, receiver, temp_dir, HANG_GUARD};
 use kuatia_core::code;
 use kuatia_server::faults::{FaultPlan, Injected};
 use kuatia_server::store::DB_FILE;
-use kuatia_server::{start, Backend, RunningServer, ServerConfig};
+use kuatia_server::{start, RunningServer, ServerConfig};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -119,9 +119,9 @@ impl Client {
 
 /// Sets (or with `None` ends) the fault plan of the server's store; returns the previous plan with its counters.
 fn inject(server: &RunningServer, plan: Option<FaultPlan>) -> Option<FaultPlan> {
-    server.with_engine(|e| match &e.service.store {
-        Backend::Sqlite(s) => s.inject_faults(plan),
-        Backend::Postgres(_) => panic!("the storage-fault tests run on SQLite"),
+    server.with_engine(|e| match e.service.store.as_sqlite() {
+        Some(s) => s.inject_faults(plan),
+        None => panic!("the storage-fault tests run on SQLite"),
     })
 }
 

@@ -8,6 +8,7 @@
 //! `GET /v1/health`. Envelope `{ok, data, meta{page,per_page,total}, error{code,message,details}}`.
 
 pub mod auth;
+pub mod conformance;
 mod create;
 mod document;
 #[cfg(feature = "panel")]
