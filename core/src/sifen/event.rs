@@ -921,13 +921,13 @@ pub fn sign_event(
 /// The `gGroupGesEve` of 1..=15 signed events with distinct ids (the content of `dEvReg`; the root of
 /// `siRecepEvento_v150.xsd`).
 pub fn group_xml(events: &[SignedEvent]) -> Result<String, Finding> {
-    if events.is_empty() || events.len() > super::request::MAX_EVENTS {
+    if events.is_empty() || events.len() > super::MAX_EVENTS {
         return Err(Finding::new(
             code::EVENT_COUNT,
             "",
             format!(
                 "an event request carries 1 to {} events, got {}",
-                super::request::MAX_EVENTS,
+                super::MAX_EVENTS,
                 events.len()
             ),
         ));

@@ -28,7 +28,7 @@ use crate::error::join_path as join;
 use crate::error::{code, Finding, Findings};
 use crate::ruc::Ruc;
 use crate::sifen::code as sifen_code;
-use crate::sifen::request::MAX_EVENTS;
+use crate::sifen::MAX_EVENTS;
 use rust_decimal::Decimal;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -153,7 +153,7 @@ fn parse_value(text: &str) -> Result<Value, Finding> {
         ));
     }
     // serde_json's own recursion limit (128) bounds nesting.
-    crate::error::from_json(text, "")
+    crate::shape::from_json(text, "")
 }
 
 fn count_ok(n: usize) -> Result<(), Finding> {
@@ -181,7 +181,7 @@ fn kind_of(v: &Value) -> &'static str {
 
 /// Deserializes `v` into `T` with core's one JSON-error classifier (paths under `base`).
 fn de<T: DeserializeOwned>(v: Value, base: &str) -> Result<T, Finding> {
-    crate::error::from_json_value(v, base)
+    crate::shape::from_json_value(v, base)
 }
 
 /// Collects findings while one event is read.
