@@ -32,7 +32,7 @@ pub(super) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
 }
 
 /// The event `id`: a whole number. A negative one is of the wrong type, as it always was (the range 1..=9999999999
-/// is [`super::validate`]'s rule, applied when signing).
+/// is [`crate::sifen::event::validate`]'s rule, applied when signing).
 pub(super) struct EventId(pub(super) u64);
 
 impl<'de> Deserialize<'de> for EventId {
