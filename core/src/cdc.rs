@@ -201,7 +201,7 @@ impl CdcFields {
     /// missing field, `INVALID_RUC` for a bad `ruc`, `VALIDATION_ERROR.INVALID_TYPE` otherwise.
     /// Ranges are not checked here: [`Cdc::build`] does that.
     pub fn from_json(json: &str) -> Result<CdcFields, Finding> {
-        crate::error::from_json(json, "")
+        crate::shape::from_json(json, "")
     }
 }
 

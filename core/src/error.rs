@@ -32,46 +32,9 @@ pub fn join_path(base: &str, field: &str) -> String {
 }
 
 /// The message a `Deserialize` impl gives serde for a value that has a registry code of its own (a RUC, a CDC), so
-/// that the JSON readers of [`crate::shape`] report that code: `serde::de::Error::custom(coded(code::INVALID_RUC, e))`.
+/// that the JSON readers of the `shape` module report that code: `serde::de::Error::custom(coded(code::INVALID_RUC, e))`.
 pub fn coded(code: &str, message: impl fmt::Display) -> String {
     format!("{code}: {message}")
-}
-
-/// Reads JSON text into `T`; any problem is one finding located under `base`, in the words of [`crate::shape`] (for
-/// the inputs that answer with one; request bodies use [`crate::shape::read`] and report every finding).
-pub fn from_json<T: serde::de::DeserializeOwned>(text: &str, base: &str) -> Result<T, Finding> {
-    crate::shape::read_one(text, base)
-}
-
-/// [`crate::shape::read`] for the hot inputs of native hosts (a create request): tracking the path costs on every
-/// field and is only needed to say where a problem is, so valid input (nearly all of it) is read once without it, and
-/// input that fails is read again, tolerantly, for every finding. Not in WebAssembly, whose package has a size budget
-/// (a second deserializer per type) and whose validation as you type does not need the microseconds.
-pub fn from_json_fast<T: serde::de::DeserializeOwned>(
-    text: &str,
-    base: &str,
-) -> Result<T, crate::shape::Unread<T>> {
-    #[cfg(not(target_arch = "wasm32"))]
-    if let Ok(value) = serde_json::from_str(text) {
-        return Ok(value);
-    }
-    crate::shape::read(text, base)
-}
-
-/// Reads JSON bytes into `T`: invalid UTF-8 is `MALFORMED_JSON`, the rest as [`from_json`].
-pub fn from_json_bytes<T: serde::de::DeserializeOwned>(
-    bytes: &[u8],
-    base: &str,
-) -> Result<T, Finding> {
-    from_json(crate::shape::utf8(bytes, base)?, base)
-}
-
-/// Reads an already parsed JSON value into `T`, with the same findings as [`from_json`].
-pub fn from_json_value<T: serde::de::DeserializeOwned>(
-    value: serde_json::Value,
-    base: &str,
-) -> Result<T, Finding> {
-    crate::shape::read_value_one(value, base)
 }
 
 /// One problem found in an input: stable `code`, JSON `path` of the field (empty for the whole input), human `message`.
@@ -156,77 +119,5 @@ mod tests {
         assert_eq!(join_path("job", &json_path(".")), "job");
         assert_eq!(join_path("events", "[0]"), "events[0]");
         assert_eq!(join_path("", "receptor.ruc"), "receptor.ruc");
-    }
-
-    /// The fast read (no path) and the located one agree: valid input reads the same, anything else gets the located
-    /// finding, trailing characters included.
-    #[test]
-    fn from_json_fast_reads_once_and_locates_problems() {
-        #[derive(Debug, PartialEq, serde::Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct T {
-            a: Vec<u8>,
-        }
-        assert_eq!(
-            from_json_fast::<T>(r#"{"a":[1,2]}"#, "x").unwrap(),
-            T { a: vec![1, 2] }
-        );
-        for bad in [
-            r#"{"a":[1,300]}"#,
-            r#"{"a":[]} x"#,
-            r#"{"a":[],"b":1}"#,
-            "{",
-        ] {
-            assert_eq!(
-                from_json_fast::<T>(bad, "x").map_err(|u| u.findings),
-                crate::shape::read::<T>(bad, "x").map_err(|u| u.findings),
-                "{bad}"
-            );
-        }
-        let f = from_json_fast::<T>(r#"{"a":[1,300]}"#, "x")
-            .unwrap_err()
-            .first();
-        assert_eq!(
-            (f.code.as_str(), f.path.as_str()),
-            (code::OUT_OF_RANGE, "x.a[1]")
-        );
-        let f = from_json_fast::<T>(r#"{"a":[]} x"#, "x")
-            .unwrap_err()
-            .first();
-        assert_eq!(
-            (f.code.as_str(), f.path.as_str()),
-            (code::MALFORMED_JSON, "x")
-        );
-    }
-
-    #[test]
-    fn json_findings_name_the_kind_of_problem() {
-        #[derive(Debug, serde::Deserialize)]
-        #[serde(deny_unknown_fields)]
-        #[allow(dead_code)]
-        struct T {
-            a: u8,
-        }
-        let read = |s: &str| from_json::<T>(s, "arg").unwrap_err();
-        let f = read(r#"{"a":1"#);
-        assert_eq!(
-            (f.code.as_str(), f.path.as_str()),
-            (code::MALFORMED_JSON, "arg")
-        );
-        let f = read("{}");
-        assert_eq!(
-            (f.code.as_str(), f.path.as_str(), f.message.as_str()),
-            (code::REQUIRED, "arg.a", "is required")
-        );
-        assert_eq!(read(r#"{"a":1,"b":2}"#).code, code::NOT_ALLOWED);
-        let f = read(r#"{"a":"x"}"#);
-        assert_eq!(
-            (f.code.as_str(), f.path.as_str(), f.message.as_str()),
-            (
-                code::INVALID_TYPE,
-                "arg.a",
-                "must be a whole number, found text"
-            )
-        );
     }
 }

@@ -619,7 +619,7 @@ pub fn read_request(json: &str) -> Result<FacturaRequest, Unread<FacturaRequest>
         )));
     }
     check_depth(json).map_err(Unread::one)?;
-    crate::error::from_json_fast(json, "")
+    crate::shape::from_json_fast(json, "")
 }
 
 /// [`read_request`] from raw bytes (files, C callers, HTTP bodies): invalid UTF-8 is a `MALFORMED_JSON` finding.

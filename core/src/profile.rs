@@ -192,7 +192,7 @@ impl Emisor {
 
     /// Parses a profile from JSON, with the JSON path of the first problem.
     pub fn from_json(json: &str) -> Result<Emisor, Finding> {
-        crate::error::from_json(json, "")
+        crate::shape::from_json(json, "")
     }
 
     /// The stamp to use for a document type, establishment and point at a date, if any covers it.

@@ -282,7 +282,7 @@ pub(crate) fn put(slot: &mut kuatia_bytes, data: impl Into<Vec<u8>>) {
 
 /// Parses JSON text into `T` for an argument, with core's one JSON-error classifier (paths under `arg`).
 pub(crate) fn json_arg<T: serde::de::DeserializeOwned>(text: &str, arg: &str) -> Result<T, Error> {
-    kuatia_core::error::from_json(text, arg).map_err(Error::from)
+    kuatia_core::shape::from_json(text, arg).map_err(Error::from)
 }
 
 /// Serializes a result as compact JSON into an out-parameter.

@@ -29,7 +29,7 @@ fn to_json<T: Serialize>(value: &T) -> Outcome {
 
 /// Reads a small JSON argument (context, options, QR input) into its DTO; `path` names the argument.
 fn read<T: serde::de::DeserializeOwned>(text: &str, path: &str) -> Result<T, Findings> {
-    kuatia_core::error::from_json(text, path).map_err(Findings::from)
+    kuatia_core::shape::from_json(text, path).map_err(Findings::from)
 }
 
 /// The emitter profile: the given JSON (errors located under `profile`), else the built-in sandbox profile.

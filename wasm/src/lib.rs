@@ -394,7 +394,7 @@ fn headers_pairs(headers: Option<JsValue>) -> Result<Vec<(String, String)>, Find
         return Ok(Vec::new());
     };
     let v: serde_json::Value =
-        kuatia_core::error::from_json(&text, "headers").map_err(Findings::from)?;
+        kuatia_core::shape::from_json(&text, "headers").map_err(Findings::from)?;
     let bad = || {
         Findings::from(Finding::new(
             code::INVALID_TYPE,

@@ -26,7 +26,7 @@ fn query(params: Option<JsValue>, path: &str) -> Result<String, Findings> {
         return Ok(String::new());
     };
     let v: serde_json::Value =
-        kuatia_core::error::from_json(&text, path).map_err(Findings::from)?;
+        kuatia_core::shape::from_json(&text, path).map_err(Findings::from)?;
     let serde_json::Value::Object(m) = v else {
         return Err(Finding::new(
             code::INVALID_TYPE,

@@ -38,6 +38,8 @@ pub const CONTENT_TYPE: &str = "application/xml; charset=utf-8";
 pub const MAX_MESSAGE_BYTES: usize = 1_000_000;
 /// Largest request identifier `dId` (15 digits).
 pub const MAX_DID: u64 = 999_999_999_999_999;
+/// Most events in one `rEnviEventoDe` (SIFEN.md §7.1).
+pub const MAX_EVENTS: usize = 15;
 
 /// Stable error codes of this module (in addition to [`crate::error::code`] and [`crate::sign::code`]), from the
 /// registry under their module-local names.

@@ -14,8 +14,8 @@ use std::collections::HashSet;
 
 /// Most documents in one lot (SIFEN.md §6.3).
 pub const MAX_LOT_DOCUMENTS: usize = 50;
-/// Most events in one `rEnviEventoDe` (SIFEN.md §7.1).
-pub const MAX_EVENTS: usize = 15;
+/// Most events in one `rEnviEventoDe` (SIFEN.md §7.1); defined beside [`MAX_DID`], where events read it too.
+pub use super::MAX_EVENTS;
 /// Name of the single entry of the lot ZIP (not fixed by SIFEN; accepted in test per SIFEN.md §6.3).
 pub const LOT_ENTRY_NAME: &str = "lote.xml";
 
