@@ -9,11 +9,11 @@
 
 use crate::faults::{FaultPlan, StoreError};
 use crate::numbering;
-use kuatia_core::api::auth::{Environment, StoredKey};
-use kuatia_core::api::webhook::{Delivery, Webhook};
-use kuatia_core::api::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
 use kuatia_core::numbering::{Gap, NumberingKey};
 use kuatia_core::Finding;
+use kuatia_service::auth::{Environment, StoredKey};
+use kuatia_service::webhook::{Delivery, Webhook};
+use kuatia_service::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::de::DeserializeOwned;
 use std::cell::RefCell;
@@ -1153,7 +1153,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let mut s = super::SqliteStore::open(&dir).unwrap();
         assert_eq!(
-            kuatia_core::api::store::conformance::list_invoices(&mut s),
+            kuatia_service::store::conformance::list_invoices(&mut s),
             Ok(())
         );
         assert_eq!(s.take_error(), None);
@@ -1164,8 +1164,8 @@ mod tests {
     /// rolled-back change is forgotten.
     #[test]
     fn cached_keys_follow_revocations_and_rollbacks() {
-        use kuatia_core::api::auth::{new_key, Environment};
-        use kuatia_core::api::store::Store;
+        use kuatia_service::auth::{new_key, Environment};
+        use kuatia_service::store::Store;
         let dir = std::env::temp_dir().join(format!("kuatia-store-auth-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut writer = super::SqliteStore::open(&dir).unwrap();
@@ -1174,7 +1174,7 @@ mod tests {
             n = n.wrapping_mul(2_654_435_761).wrapping_add(1);
             n
         });
-        let account = kuatia_core::api::Account {
+        let account = kuatia_service::Account {
             id: "acct_cache".into(),
             name: "cache".into(),
             sandbox: kuatia_core::profile::Emisor::sandbox(),
@@ -1223,9 +1223,9 @@ mod tests {
     /// changed, removed or rolled back by this one, is seen at the next read.
     #[test]
     fn cached_webhooks_follow_every_change() {
-        use kuatia_core::api::auth::Environment;
-        use kuatia_core::api::store::Store;
-        use kuatia_core::api::webhook::Webhook;
+        use kuatia_service::auth::Environment;
+        use kuatia_service::store::Store;
+        use kuatia_service::webhook::Webhook;
         let dir = std::env::temp_dir().join(format!("kuatia-store-wh-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut writer = super::SqliteStore::open(&dir).unwrap();
@@ -1277,16 +1277,16 @@ mod tests {
     /// status change afterwards rewrites the record without touching the XML.
     #[test]
     fn invoices_stored_before_migration_6_keep_their_xml() {
-        use kuatia_core::api::store::Store;
+        use kuatia_service::store::Store;
         use rusqlite::Connection;
         let dir = std::env::temp_dir().join(format!("kuatia-store-xml-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut s = super::SqliteStore::open(&dir).unwrap();
-        kuatia_core::api::store::conformance::list_invoices(&mut s).unwrap();
+        kuatia_service::store::conformance::list_invoices(&mut s).unwrap();
         let (before, total) = s.list_invoices(
             "acct_a",
-            kuatia_core::api::auth::Environment::Sandbox,
-            &kuatia_core::api::store::InvoiceQuery::default(),
+            kuatia_service::auth::Environment::Sandbox,
+            &kuatia_service::store::InvoiceQuery::default(),
         );
         assert!(total > 0 && before.iter().all(|i| i.xml.starts_with("<rDE>")));
         drop(s);
@@ -1303,8 +1303,8 @@ mod tests {
         let mut s = super::SqliteStore::open(&dir).unwrap();
         let (after, _) = s.list_invoices(
             "acct_a",
-            kuatia_core::api::auth::Environment::Sandbox,
-            &kuatia_core::api::store::InvoiceQuery::default(),
+            kuatia_service::auth::Environment::Sandbox,
+            &kuatia_service::store::InvoiceQuery::default(),
         );
         assert_eq!(after, before);
         let mut changed = after[0].clone();

@@ -5,8 +5,8 @@
 mod common;
 
 use common::{next_event, receiver, temp_dir};
-use kuatia_core::api::auth::Environment;
 use kuatia_server::{start, RunningServer, ServerConfig};
+use kuatia_service::auth::Environment;
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -1021,7 +1021,7 @@ async fn webhook_rotate_redeliver_delete() {
         .unwrap();
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
     for s in [&old, &new] {
-        kuatia_core::api::webhook::verify_signature(s, &sig, &body, now, 300).unwrap();
+        kuatia_service::webhook::verify_signature(s, &sig, &body, now, 300).unwrap();
     }
     let event: Value = serde_json::from_str(&body).unwrap();
 
@@ -1198,9 +1198,8 @@ async fn webhook_secret_grace_is_the_operators() {
             .unwrap()
             .unwrap();
         let now = time::OffsetDateTime::now_utc().unix_timestamp();
-        kuatia_core::api::webhook::verify_signature(&new, &sig, &body, now, 300).unwrap();
-        let old_ok =
-            kuatia_core::api::webhook::verify_signature(&old, &sig, &body, now, 300).is_ok();
+        kuatia_service::webhook::verify_signature(&new, &sig, &body, now, 300).unwrap();
+        let old_ok = kuatia_service::webhook::verify_signature(&old, &sig, &body, now, 300).is_ok();
         assert_eq!(old_ok, grace > 0, "grace {grace}: {sig}");
         server.shutdown().await;
         let _ = std::fs::remove_dir_all(&dir);

@@ -9,7 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
-#[path = "../../core/tests/common/fake_sifen.rs"]
+#[path = "../../service/tests/common/fake_sifen.rs"]
 mod fake_sifen;
 
 use common::pki::{openssl, pki, Pki};
@@ -19,12 +19,12 @@ use common::{next_event, receiver};
 use fake_sifen::{FakeSifen, Fault, Reply, REJECT_MARKER};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
-use kuatia_core::api::auth::Environment;
-use kuatia_core::api::transmit::SifenMode;
 use kuatia_core::profile::Emisor;
 use kuatia_core::sign::{sandbox_test_signer, Signer};
 use kuatia_server::sifen::{SifenTls, SifenTransport};
 use kuatia_server::{start, RunningServer, ServerConfig};
+use kuatia_service::auth::Environment;
+use kuatia_service::transmit::SifenMode;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -849,7 +849,7 @@ async fn the_openssl_stack_signs_through_any_signer() {
             ..SifenTransport::default()
         };
         let client = kuatia_server::sifen::client(signer.clone(), &transport).unwrap();
-        let job = kuatia_core::api::transmit::SifenJob {
+        let job = kuatia_service::transmit::SifenJob {
             account_id: "acct".into(),
             service: kuatia_core::sifen::Service::Consulta,
             url: "https://sifen-test.set.gov.py/de/ws/consultas/consulta.wsdl".into(),
@@ -860,7 +860,7 @@ async fn the_openssl_stack_signs_through_any_signer() {
         };
         let base = format!("https://127.0.0.1:{}", fake.port);
         let outcome = kuatia_server::sifen::post(&client, &job, Some(&base)).await;
-        let kuatia_core::api::transmit::SifenOutcome::Answer { status, body } = &outcome else {
+        let kuatia_service::transmit::SifenOutcome::Answer { status, body } = &outcome else {
             panic!("{mode:?}: {outcome:?}");
         };
         assert_eq!(*status, 200, "{}", String::from_utf8_lossy(body));

@@ -10,11 +10,11 @@
 mod common;
 
 use common::temp_dir;
-use kuatia_core::api::auth::Environment;
-use kuatia_core::api::webhook::Webhook;
-use kuatia_core::api::Store;
 use kuatia_core::lifecycle::EventKind;
 use kuatia_server::{start, RunningServer, ServerConfig};
+use kuatia_service::auth::Environment;
+use kuatia_service::webhook::Webhook;
+use kuatia_service::Store;
 use serde_json::{json, Value};
 use std::net::{IpAddr, SocketAddr};
 use std::process::Command;

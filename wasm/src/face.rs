@@ -468,9 +468,9 @@ pub(crate) mod preview {
 #[cfg(feature = "kude")]
 pub mod sandbox {
     use super::*;
-    use kuatia_core::api::auth::Environment;
-    use kuatia_core::api::{Config, Host, MemoryStore, RequestHead, SeedRng, Service};
     use kuatia_core::sign::Signer;
+    use kuatia_service::auth::Environment;
+    use kuatia_service::{Config, Host, MemoryStore, RequestHead, SeedRng, Service};
     use serde::Serialize;
     use time::OffsetDateTime;
 

@@ -5,10 +5,10 @@ use super::auth::{Environment, StoredKey};
 use super::transmit::Transmission;
 use super::webhook::{Delivery, Webhook};
 use super::HttpResponse;
-use crate::error::Finding;
-use crate::lifecycle::{Estado, SifenError};
-use crate::numbering::{Gap, MemoryNumbering, Numbering, NumberingKey};
-use crate::profile::Emisor;
+use kuatia_core::error::Finding;
+use kuatia_core::lifecycle::{Estado, SifenError};
+use kuatia_core::numbering::{Gap, MemoryNumbering, Numbering, NumberingKey};
+use kuatia_core::profile::Emisor;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
@@ -254,7 +254,7 @@ pub trait Store {
     /// store knows it.
     fn accounts(&self) -> Vec<Account>;
     /// Reserves the next document number of a sequence of an account's environment (the numbering contract,
-    /// [`crate::numbering`]; see [`StoreNumbering`]).
+    /// [`kuatia_core::numbering`]; see [`StoreNumbering`]).
     fn reserve_number(
         &mut self,
         account_id: &str,
@@ -537,7 +537,7 @@ impl Store for MemoryStore {
     ) -> Result<(), Finding> {
         match self.numbering.get_mut(&(account_id.to_string(), env)) {
             Some(n) => n.confirm(key, numero, cdc),
-            None => Err(crate::numbering::not_reserved(key, numero)),
+            None => Err(kuatia_core::numbering::not_reserved(key, numero)),
         }
     }
 
@@ -627,7 +627,7 @@ pub mod conformance {
     use super::*;
 
     /// An owned store as the [`Numbering`] of one account environment (`acct_1`, production): what
-    /// [`crate::numbering::conformance::check`] reopens between its steps when the numbering under test is a
+    /// [`kuatia_core::numbering::conformance::check`] reopens between its steps when the numbering under test is a
     /// [`Store`]'s.
     pub struct OwnedNumbering<S: Store>(pub S);
 

@@ -7,8 +7,6 @@
 mod host;
 
 use host::TestHost;
-use kuatia_core::api::auth::Environment;
-use kuatia_core::api::{Config, HttpRequest, HttpResponse, MemoryStore, Service, Store};
 use kuatia_core::cdc::FixedSecurityCode;
 use kuatia_core::error::Finding;
 use kuatia_core::invoice::{parse_request, FacturaRequest};
@@ -16,6 +14,8 @@ use kuatia_core::issue::{issue, MemoryNumbering};
 use kuatia_core::profile::{Ambiente, Emisor, Timbrado};
 use kuatia_core::sign::sandbox_test_signer;
 use kuatia_core::validate::validate;
+use kuatia_service::auth::Environment;
+use kuatia_service::{Config, HttpRequest, HttpResponse, MemoryStore, Service, Store};
 use serde_json::{json, Value};
 use time::macros::{date, datetime};
 use time::{Date, PrimitiveDateTime};

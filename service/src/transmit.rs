@@ -16,11 +16,11 @@
 //!   up: the invoice shows `transmission` (`attempts`, `last_error`, `next_attempt_at`) meanwhile.
 
 use super::{apply_to, rfc3339, Config, Host, Service, Store};
-use crate::api::store::InvoiceRecord;
-use crate::cdc::Cdc;
-use crate::lifecycle::{Estado, Trigger};
-use crate::qr::Ambiente;
-use crate::sifen::{self, Action, Response};
+use crate::store::InvoiceRecord;
+use kuatia_core::cdc::Cdc;
+use kuatia_core::lifecycle::{Estado, Trigger};
+use kuatia_core::qr::Ambiente;
+use kuatia_core::sifen::{self, Action, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -370,7 +370,7 @@ impl<S: Store> Service<S> {
                         }
                         Plan::EventRefused(error) => {
                             if let Some(c) = &mut r.cancellation {
-                                c.status = crate::api::CancellationStatus::Rejected;
+                                c.status = crate::CancellationStatus::Rejected;
                                 c.error = Some(error);
                             }
                             r.transmission = Transmission::default();
@@ -425,7 +425,7 @@ enum Plan {
     /// A transient or unexpected answer: this next, after a back-off.
     Retry(Step, String),
     /// SIFEN refused the cancellation event for this reason.
-    EventRefused(crate::lifecycle::SifenError),
+    EventRefused(kuatia_core::lifecycle::SifenError),
 }
 
 /// The step whose job calls `service`.
@@ -481,7 +481,7 @@ fn plan(response: &Response, records: &[InvoiceRecord], config: &Config, now: i6
                             res.resultados
                                 .first()
                                 .map(|x| x.to_sifen_error())
-                                .unwrap_or(crate::lifecycle::SifenError {
+                                .unwrap_or(kuatia_core::lifecycle::SifenError {
                                     code: String::new(),
                                     message: "rejected without a reason".into(),
                                     field: None,
@@ -555,7 +555,7 @@ fn build_request(
     let first = part
         .first()
         .ok_or_else(|| "no invoice in the job".to_string())?;
-    let finding = |f: crate::error::Finding| format!("{}: {}", f.code, f.message);
+    let finding = |f: kuatia_core::error::Finding| format!("{}: {}", f.code, f.message);
     match step {
         Step::Send if mode == SifenMode::Lote => {
             let xmls: Vec<&str> = part.iter().map(|r| r.xml.as_str()).collect();

@@ -8,10 +8,10 @@
 mod host;
 
 use host::TestHost;
-use kuatia_core::api::{Config, HttpRequest, HttpResponse, MemoryStore, Service};
 use kuatia_core::profile::{Ambiente, Emisor};
+use kuatia_service::{Config, HttpRequest, HttpResponse, MemoryStore, Service};
 
-const P12: &[u8] = include_bytes!("../testdata/sandbox.p12");
+const P12: &[u8] = include_bytes!("../../core/testdata/sandbox.p12");
 
 fn request(method: &str, path: &str, cookie: &str, body: Vec<u8>, ct: &str) -> HttpRequest {
     HttpRequest {
@@ -43,9 +43,9 @@ fn signed_in(at: time::OffsetDateTime) -> (Service<MemoryStore>, TestHost, Strin
     let (account, _) = svc.create_account("Estudio", &mut host);
     let mut profile = Emisor::sandbox();
     profile.ambiente = Ambiente::Produccion;
-    let mut a = kuatia_core::api::Store::account(&svc.store, &account.id).unwrap();
+    let mut a = kuatia_service::Store::account(&svc.store, &account.id).unwrap();
     a.production = Some(profile);
-    kuatia_core::api::Store::put_account(&mut svc.store, a);
+    kuatia_service::Store::put_account(&mut svc.store, a);
     let link = svc.panel_login_link(&account.id, &mut host).unwrap();
     let token = link.split("token=").nth(1).unwrap();
     let r = svc.handle(
@@ -159,8 +159,8 @@ fn post_from(
         "application/x-www-form-urlencoded",
     );
     match svc.handle_step_from(&req, Some(client.parse().unwrap()), host) {
-        kuatia_core::api::Step::Done(r) => r,
-        kuatia_core::api::Step::Sign(_) => panic!("a panel request is never a create"),
+        kuatia_service::Step::Done(r) => r,
+        kuatia_service::Step::Sign(_) => panic!("a panel request is never a create"),
     }
 }
 
@@ -182,7 +182,7 @@ fn nobody_locks_someone_else_out() {
         &mut host,
     );
     assert!(text(&r).contains("Contraseña guardada"), "{}", text(&r));
-    let account = kuatia_core::api::Store::accounts(&svc.store)[0].id.clone();
+    let account = kuatia_service::Store::accounts(&svc.store)[0].id.clone();
 
     // 20 bogus links from A: A is refused, with a page that tells the truth.
     for i in 0..20 {
@@ -205,7 +205,7 @@ fn nobody_locks_someone_else_out() {
     assert_eq!(refused.status, 429);
     assert!(text(&refused).contains("enlace de ingreso válido funciona siempre"));
     let retry: i64 = refused.header("Retry-After").unwrap().parse().unwrap();
-    assert!(retry > 0 && retry <= kuatia_core::api::panel::THROTTLE_WINDOW);
+    assert!(retry > 0 && retry <= kuatia_service::panel::THROTTLE_WINDOW);
     // B's valid link works, and so would a valid link presented by A.
     for client in [b, a] {
         let link = svc.panel_login_link(&account, &mut host).unwrap();

@@ -4,9 +4,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use kuatia_core::api::auth::Environment;
-use kuatia_core::api::{Config, Host, HttpRequest, MemoryStore, Service};
 use kuatia_core::sign::{sandbox_test_signer, Signer, SoftwareSigner};
+use kuatia_service::auth::Environment;
+use kuatia_service::{Config, Host, HttpRequest, MemoryStore, Service};
 use std::hint::black_box;
 use time::OffsetDateTime;
 

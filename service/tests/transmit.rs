@@ -12,11 +12,11 @@ use fake_sifen::{FakeSifen, Fault, Reply, Verdict, REJECT_MARKER};
 mod host;
 
 use host::TestHost;
-use kuatia_core::api::auth::Environment;
-use kuatia_core::api::transmit::{backoff, SifenJob, SifenMode, SifenOutcome, RETRY_SCHEDULE};
-use kuatia_core::api::{Config, HttpRequest, MemoryStore, Service, Store};
 use kuatia_core::profile::Emisor;
 use kuatia_core::sifen;
+use kuatia_service::auth::Environment;
+use kuatia_service::transmit::{backoff, SifenJob, SifenMode, SifenOutcome, RETRY_SCHEDULE};
+use kuatia_service::{Config, HttpRequest, MemoryStore, Service, Store};
 use serde_json::{json, Value};
 
 struct World {
@@ -69,7 +69,7 @@ impl World {
         path: &str,
         body: Option<Value>,
         sandbox: bool,
-    ) -> kuatia_core::api::HttpResponse {
+    ) -> kuatia_service::HttpResponse {
         let key = if sandbox { &self.sandbox } else { &self.live };
         let mut headers = vec![("Authorization".to_string(), format!("Bearer {key}"))];
         if sandbox {
@@ -474,7 +474,7 @@ fn backoff_grows_and_caps_without_giving_up() {
     ));
 }
 
-fn cancel(w: &mut World, id: &str, motivo: &str, sandbox: bool) -> kuatia_core::api::HttpResponse {
+fn cancel(w: &mut World, id: &str, motivo: &str, sandbox: bool) -> kuatia_service::HttpResponse {
     let path = format!("/v1/facturas/{id}/cancel");
     w.send("POST", &path, Some(json!({ "motivo": motivo })), sandbox)
 }

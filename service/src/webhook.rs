@@ -1,8 +1,8 @@
 //! Webhooks as pure data: registration rules, the event payload, the signature header and the retry schedule.
 //! The host performs the HTTP POST and reports the outcome back with [`super::Service::report_delivery`].
 
-use crate::lifecycle::EventKind;
 use hmac::{Hmac, Mac};
+use kuatia_core::lifecycle::EventKind;
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
@@ -364,9 +364,9 @@ pub struct WebhookTarget {
 #[cfg(feature = "url")]
 impl WebhookTarget {
     /// Parses a webhook URL; every reason it is not a usable https URL is a finding (path `url`).
-    pub fn parse(raw: &str) -> Result<WebhookTarget, Vec<crate::Finding>> {
-        use crate::error::code;
-        let bad = |m: String| crate::Finding::new(code::INVALID_FORMAT, "url", m);
+    pub fn parse(raw: &str) -> Result<WebhookTarget, Vec<kuatia_core::Finding>> {
+        use kuatia_core::error::code;
+        let bad = |m: String| kuatia_core::Finding::new(code::INVALID_FORMAT, "url", m);
         if raw.len() > MAX_URL_LEN {
             return Err(vec![bad(format!("at most {MAX_URL_LEN} characters"))]);
         }
@@ -416,7 +416,10 @@ impl WebhookTarget {
 
     /// Parses a webhook URL and, unless `allow_private`, refuses one whose host names this machine or an inside
     /// address ([`TargetHost::forbidden`]) with `WEBHOOK_URL_NOT_ALLOWED`.
-    pub fn check(raw: &str, allow_private: bool) -> Result<WebhookTarget, Vec<crate::Finding>> {
+    pub fn check(
+        raw: &str,
+        allow_private: bool,
+    ) -> Result<WebhookTarget, Vec<kuatia_core::Finding>> {
         let t = WebhookTarget::parse(raw)?;
         if !allow_private && t.host.forbidden() {
             return Err(vec![not_allowed()]);
@@ -455,9 +458,9 @@ impl WebhookTarget {
 }
 
 /// The finding of a URL refused by the SSRF rules.
-fn not_allowed() -> crate::Finding {
-    crate::Finding::new(
-        crate::error::code::WEBHOOK_URL_NOT_ALLOWED,
+fn not_allowed() -> kuatia_core::Finding {
+    kuatia_core::Finding::new(
+        kuatia_core::error::code::WEBHOOK_URL_NOT_ALLOWED,
         "url",
         "the webhook URL names this machine or a private, loopback or link-local address",
     )
@@ -472,9 +475,9 @@ fn not_allowed() -> crate::Finding {
 fn check_plain(
     raw: &str,
     allow_private: bool,
-) -> Result<(String, TargetHost), Vec<crate::Finding>> {
-    use crate::error::code;
-    let bad = |m: &str| vec![crate::Finding::new(code::INVALID_FORMAT, "url", m)];
+) -> Result<(String, TargetHost), Vec<kuatia_core::Finding>> {
+    use kuatia_core::error::code;
+    let bad = |m: &str| vec![kuatia_core::Finding::new(code::INVALID_FORMAT, "url", m)];
     if raw.len() > MAX_URL_LEN {
         return Err(bad("at most 2048 characters"));
     }
@@ -577,8 +580,8 @@ pub fn check_registration(
     events: &[String],
     description: Option<&str>,
     allow_private: bool,
-) -> Result<Registration, Vec<crate::Finding>> {
-    use crate::error::code;
+) -> Result<Registration, Vec<kuatia_core::Finding>> {
+    use kuatia_core::error::code;
     let mut out = Vec::new();
     #[cfg(feature = "url")]
     let checked = WebhookTarget::check(url, allow_private).map(|t| t.as_str().to_string());
@@ -593,7 +596,7 @@ pub fn check_registration(
     };
     let mut kinds = Vec::new();
     if events.is_empty() {
-        out.push(crate::Finding::new(
+        out.push(kuatia_core::Finding::new(
             code::REQUIRED,
             "events",
             "list at least one event kind",
@@ -603,7 +606,7 @@ pub fn check_registration(
         match EventKind::parse(e) {
             Some(k) if !kinds.contains(&k) => kinds.push(k),
             Some(_) => {}
-            None => out.push(crate::Finding::new(
+            None => out.push(kuatia_core::Finding::new(
                 code::INVALID_VALUE,
                 format!("events[{i}]"),
                 format!("'{e}' is not an event kind (factura.approved, factura.rejected, factura.cancelled)"),
@@ -612,7 +615,7 @@ pub fn check_registration(
     }
     if let Some(d) = description {
         if d.chars().count() > 500 {
-            out.push(crate::Finding::new(
+            out.push(kuatia_core::Finding::new(
                 code::INVALID_FORMAT,
                 "description",
                 "at most 500 characters",
@@ -655,8 +658,8 @@ impl<S: super::Store> super::Service<S> {
 mod claim_tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::api::auth::Environment;
-    use crate::api::{Config, MemoryStore, Service, Store};
+    use crate::auth::Environment;
+    use crate::{Config, MemoryStore, Service, Store};
 
     fn delivery(id: &str, due: i64) -> Delivery {
         Delivery {
@@ -727,7 +730,7 @@ mod claim_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::auth::Environment;
+    use crate::auth::Environment;
 
     fn delivery(first_due_at: i64) -> Delivery {
         Delivery {
@@ -782,7 +785,7 @@ mod tests {
 mod url_tests {
     #![allow(clippy::unwrap_used)]
     use super::{check_plain, check_registration, TargetHost, WebhookTarget};
-    use crate::error::code;
+    use kuatia_core::error::code;
 
     const NOT_ALLOWED: &str = code::WEBHOOK_URL_NOT_ALLOWED;
     const INVALID: &str = code::INVALID_FORMAT;

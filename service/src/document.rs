@@ -3,7 +3,7 @@
 //! parsed and serialized once.
 
 use super::InvoiceRecord;
-use crate::de::{Condicion, DocumentoElectronico, ItemDoc, ReceptorDoc, Totales};
+use kuatia_core::de::{Condicion, DocumentoElectronico, ItemDoc, ReceptorDoc, Totales};
 use rust_decimal::Decimal;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -105,7 +105,7 @@ impl Parts {
         self.get_or_load(inv, || None)
     }
 
-    /// [`Parts::get`] for a record read without its XML ([`crate::api::Store::invoice_state`]): `load` reads the XML
+    /// [`Parts::get`] for a record read without its XML ([`crate::Store::invoice_state`]): `load` reads the XML
     /// when the parts are not cached.
     pub(super) fn get_or_load(
         &self,
@@ -126,7 +126,7 @@ impl Parts {
             }
             false => &inv.xml,
         };
-        let de = crate::xml::parse(xml).ok()?;
+        let de = kuatia_core::xml::parse(xml).ok()?;
         let fields = Fields::of(&de);
         let parts = Arc::new(DocumentParts {
             fields: fields.map(),

@@ -1,7 +1,7 @@
 //! The account panel at `/panel`: the web pages where an issuer (an accountant, not a developer) creates and revokes
 //! API keys, loads the P12 certificate, edits the emitter profile and its stamps, registers webhooks, follows
 //! invoices and sees the production checklist ([`Service::preflight`]). Server-rendered Spanish HTML, one small
-//! stylesheet and one small script, both embedded; sans-IO like the rest of [`crate::api`]: [`Service::handle`]
+//! stylesheet and one small script, both embedded; sans-IO like the rest of [`crate`]: [`Service::handle`]
 //! sends every path under `/panel` here.
 //!
 //! Security rules (all here, none in the host):
@@ -24,10 +24,10 @@ pub mod throttle;
 use super::auth::{self, Environment};
 use super::webhook::Delivery;
 use super::{random_id, rfc3339, Caller, Host, HttpRequest, HttpResponse, Service, Store};
-use crate::error::Finding;
-use crate::profile::{Actividad, Csc, Emisor, Secret, Timbrado};
 use form::Form;
 use html::{csrf_field, esc, notice, page, redirect};
+use kuatia_core::error::Finding;
+use kuatia_core::profile::{Actividad, Csc, Emisor, Secret, Timbrado};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -177,28 +177,28 @@ fn findings_html(intro: &str, findings: &[Finding]) -> String {
 
 /// The Spanish explanation of a refused certificate, by the core's code.
 fn certificate_refusal(f: &Finding) -> String {
-    let c = crate::code::CERTIFICATE_RUC_MISMATCH;
+    let c = kuatia_core::code::CERTIFICATE_RUC_MISMATCH;
     let text = match f.code.as_str() {
-        x if x == crate::code::P12_WRONG_PASSWORD => {
+        x if x == kuatia_core::code::P12_WRONG_PASSWORD => {
             "La contraseña no abre este archivo P12. Verifique la contraseña que le dio el prestador de certificación."
         }
-        x if x == crate::code::P12_INVALID => {
+        x if x == kuatia_core::code::P12_INVALID => {
             "El archivo no es un certificado P12 (PKCS#12) legible. Suba el archivo .p12 o .pfx que le entregó el prestador."
         }
-        x if x == crate::code::P12_NO_PRIVATE_KEY => {
+        x if x == kuatia_core::code::P12_NO_PRIVATE_KEY => {
             "El P12 no contiene la clave privada: no sirve para firmar."
         }
-        x if x == crate::code::P12_NO_CERTIFICATE => "El P12 no contiene ningún certificado.",
-        x if x == crate::code::CERTIFICATE_EXPIRED => {
+        x if x == kuatia_core::code::P12_NO_CERTIFICATE => "El P12 no contiene ningún certificado.",
+        x if x == kuatia_core::code::CERTIFICATE_EXPIRED => {
             "El certificado está vencido. Renuévelo con su prestador de certificación."
         }
-        x if x == crate::code::CERTIFICATE_NOT_YET_VALID => "El certificado todavía no es válido.",
+        x if x == kuatia_core::code::CERTIFICATE_NOT_YET_VALID => "El certificado todavía no es válido.",
         x if x == c => "El RUC del certificado no es el RUC del emisor de su perfil de producción.",
-        x if x == crate::code::CERTIFICATE_RUC_MISSING => "El certificado no lleva ningún RUC.",
-        x if x == crate::code::PRODUCTION_NOT_CONFIGURED => {
+        x if x == kuatia_core::code::CERTIFICATE_RUC_MISSING => "El certificado no lleva ningún RUC.",
+        x if x == kuatia_core::code::PRODUCTION_NOT_CONFIGURED => {
             "Primero cargue el perfil de producción (sección Perfil y timbrados): el certificado debe llevar su RUC."
         }
-        x if x == crate::code::KEY_UNSUPPORTED => {
+        x if x == kuatia_core::code::KEY_UNSUPPORTED => {
             "La clave del certificado no es RSA de 2048 bits o más, como exige SIFEN."
         }
         _ => "El certificado no se puede usar.",
@@ -786,10 +786,10 @@ impl<S: Store> Service<S> {
             return refuse(
                 self,
                 host,
-                Finding::new(crate::code::P12_INVALID, "p12", "no file was sent"),
+                Finding::new(kuatia_core::code::P12_INVALID, "p12", "no file was sent"),
             );
         }
-        let signer = match crate::sign::SoftwareSigner::from_pkcs12(p12, &password) {
+        let signer = match kuatia_core::sign::SoftwareSigner::from_pkcs12(p12, &password) {
             Ok(sg) => sg,
             Err(e) => return refuse(self, host, Finding::new(e.code(), "p12", e.to_string())),
         };
@@ -797,7 +797,7 @@ impl<S: Store> Service<S> {
             Ok(i) => i,
             Err(fs) => {
                 let first = fs.into_iter().next().unwrap_or_else(|| {
-                    Finding::new(crate::code::CERTIFICATE_INVALID, "p12", "refused")
+                    Finding::new(kuatia_core::code::CERTIFICATE_INVALID, "p12", "refused")
                 });
                 return refuse(self, host, first);
             }
@@ -807,7 +807,7 @@ impl<S: Store> Service<S> {
             return refuse(
                 self,
                 host,
-                Finding::new(crate::code::INTERNAL_ERROR, "p12", why),
+                Finding::new(kuatia_core::code::INTERNAL_ERROR, "p12", why),
             );
         }
         self.certificate_page(
@@ -827,7 +827,7 @@ impl<S: Store> Service<S> {
     fn profile_page(&self, s: &Session, draft: Option<&Form>, message: &str) -> HttpResponse {
         let base = s.account.production.clone().unwrap_or_else(|| {
             let mut e = Emisor::sandbox();
-            e.ambiente = crate::profile::Ambiente::Produccion;
+            e.ambiente = kuatia_core::profile::Ambiente::Produccion;
             e.timbrados.clear();
             e.csc.secreto = Secret::new("");
             e
@@ -850,8 +850,8 @@ impl<S: Store> Service<S> {
                 format!(
                     "{} | {} | {} | {} | {} | {}\n",
                     t.numero,
-                    crate::fmt::date(t.fecha_inicio),
-                    t.fecha_fin.map(crate::fmt::date).unwrap_or_default(),
+                    kuatia_core::fmt::date(t.fecha_inicio),
+                    t.fecha_fin.map(kuatia_core::fmt::date).unwrap_or_default(),
                     tipos.join(","),
                     t.establecimiento,
                     t.punto_expedicion
@@ -1256,7 +1256,7 @@ impl<S: Store> Service<S> {
             )
         };
         let mut links = String::new();
-        if inv.status == crate::lifecycle::Estado::Approved {
+        if inv.status == kuatia_core::lifecycle::Estado::Approved {
             links.push_str(&format!("<a class=\"button\" href=\"/panel/facturas/{}/kude?entorno={e}\" download>Descargar KuDE (PDF)</a> ", esc(id)));
         }
         if inv.signed {
@@ -1298,7 +1298,7 @@ impl<S: Store> Service<S> {
 
 /// A document type as people read it: `1 · Factura electrónica`.
 fn tipo(code: u8) -> String {
-    match crate::codes::tipo_documento(code) {
+    match kuatia_core::codes::tipo_documento(code) {
         Some(name) => format!("{code} · {name}"),
         None => code.to_string(),
     }
@@ -1311,7 +1311,7 @@ fn amount(total: &Value, moneda: &Value) -> String {
         Some(t) => match t.parse::<rust_decimal::Decimal>() {
             Ok(d) => format!(
                 "{} {moneda}",
-                crate::fmt::human_amount(d, crate::fmt::currency_decimals(moneda))
+                kuatia_core::fmt::human_amount(d, kuatia_core::fmt::currency_decimals(moneda))
             ),
             Err(_) => format!("{t} {moneda}"),
         },
@@ -1383,7 +1383,7 @@ fn profile_from_form(f: &Form, stored: Option<&Emisor>) -> (Emisor, Vec<Finding>
         if t.is_empty() {
             if required {
                 findings.push(Finding::new(
-                    crate::code::REQUIRED,
+                    kuatia_core::code::REQUIRED,
                     name,
                     "este dato es obligatorio",
                 ));
@@ -1394,7 +1394,7 @@ fn profile_from_form(f: &Form, stored: Option<&Emisor>) -> (Emisor, Vec<Finding>
             Ok(n) => Some(n),
             Err(_) => {
                 findings.push(Finding::new(
-                    crate::code::INVALID_VALUE,
+                    kuatia_core::code::INVALID_VALUE,
                     name,
                     "debe ser un número entero",
                 ));
@@ -1431,7 +1431,7 @@ fn profile_from_form(f: &Form, stored: Option<&Emisor>) -> (Emisor, Vec<Finding>
                 descripcion: d.trim().into(),
             }),
             None => findings.push(Finding::new(
-                crate::code::INVALID_VALUE,
+                kuatia_core::code::INVALID_VALUE,
                 format!("actividades[{i}]"),
                 "escriba código | descripción",
             )),
@@ -1448,13 +1448,13 @@ fn profile_from_form(f: &Form, stored: Option<&Emisor>) -> (Emisor, Vec<Finding>
         let parts: Vec<&str> = line.split('|').map(str::trim).collect();
         let path = format!("timbrados[{i}]");
         let [numero, inicio, fin, tipos, est, punto] = parts.as_slice() else {
-            findings.push(Finding::new(crate::code::INVALID_VALUE, path, "escriba número | inicio | fin | tipos | establecimiento | punto (seis partes separadas por |)"));
+            findings.push(Finding::new(kuatia_core::code::INVALID_VALUE, path, "escriba número | inicio | fin | tipos | establecimiento | punto (seis partes separadas por |)"));
             continue;
         };
-        let date = |t: &str| crate::fmt::parse_date(t).ok();
+        let date = |t: &str| kuatia_core::fmt::parse_date(t).ok();
         let Some(fecha_inicio) = date(inicio) else {
             findings.push(Finding::new(
-                crate::code::INVALID_FORMAT,
+                kuatia_core::code::INVALID_FORMAT,
                 format!("{path}.fecha_inicio"),
                 "fecha AAAA-MM-DD",
             ));
@@ -1467,7 +1467,7 @@ fn profile_from_form(f: &Form, stored: Option<&Emisor>) -> (Emisor, Vec<Finding>
                 Some(d) => Some(d),
                 None => {
                     findings.push(Finding::new(
-                        crate::code::INVALID_FORMAT,
+                        kuatia_core::code::INVALID_FORMAT,
                         format!("{path}.fecha_fin"),
                         "fecha AAAA-MM-DD",
                     ));
@@ -1478,7 +1478,7 @@ fn profile_from_form(f: &Form, stored: Option<&Emisor>) -> (Emisor, Vec<Finding>
         let tipos: Result<Vec<u8>, _> = tipos.split(',').map(|t| t.trim().parse::<u8>()).collect();
         let Ok(tipos_documento) = tipos else {
             findings.push(Finding::new(
-                crate::code::INVALID_VALUE,
+                kuatia_core::code::INVALID_VALUE,
                 format!("{path}.tipos_documento"),
                 "tipos separados por comas, p. ej. 1,5,6",
             ));
@@ -1500,7 +1500,7 @@ fn profile_from_form(f: &Form, stored: Option<&Emisor>) -> (Emisor, Vec<Finding>
         Secret::new(secret)
     };
     let emisor = Emisor {
-        ambiente: crate::profile::Ambiente::Produccion,
+        ambiente: kuatia_core::profile::Ambiente::Produccion,
         ruc: f.text("ruc"),
         razon_social: f.text("razon_social"),
         nombre_fantasia: optional("nombre_fantasia"),

@@ -11,7 +11,7 @@
 mod host;
 
 use host::TestHost;
-use kuatia_core::api::{Config, HttpRequest, MemoryStore, Service};
+use kuatia_service::{Config, HttpRequest, MemoryStore, Service};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;

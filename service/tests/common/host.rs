@@ -2,9 +2,9 @@
 //! TEST-ONLY signer. Shared by the service tests (included with `#[path]`).
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-use kuatia_core::api::auth::Environment;
-use kuatia_core::api::Host;
 use kuatia_core::sign::{sandbox_test_signer, Signer, SoftwareSigner};
+use kuatia_service::auth::Environment;
+use kuatia_service::Host;
 use time::OffsetDateTime;
 
 /// 2025-03-10 13:11:00 UTC = 10:11 in Asunción.

@@ -6,6 +6,10 @@
 //! `GET/POST /v1/webhooks`, `GET/DELETE /v1/webhooks/:id`, `POST /v1/webhooks/:id/rotate`,
 //! `POST /v1/webhooks/:id/deliveries/:delivery_id/redeliver`,
 //! `GET /v1/health`. Envelope `{ok, data, meta{page,per_page,total}, error{code,message,details}}`.
+//!
+//! The crate `kuatia-service` (issue 30): the domain (validation, the DE, signing, numbering) is `kuatia-core`;
+//! this crate is the engine of the API on top of it, with no I/O of its own.
+#![forbid(unsafe_code)]
 
 pub mod auth;
 mod create;
@@ -15,12 +19,14 @@ pub mod panel;
 pub mod storage;
 pub mod store;
 pub mod transmit;
+#[cfg(feature = "ts")]
+pub mod ts;
 pub mod webhook;
 
-use crate::error::{code, Finding};
-use crate::lifecycle::{transition, Estado, EventKind, SifenError, Trigger};
-use crate::sign::Signer;
 use auth::{parse_key, Environment};
+use kuatia_core::error::{code, Finding};
+use kuatia_core::lifecycle::{transition, Estado, EventKind, SifenError, Trigger};
+use kuatia_core::sign::Signer;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -373,7 +379,7 @@ fn invoice_body(status: u16, base: &Value, members: &str) -> HttpResponse {
 fn created_response(
     base_url: &str,
     inv: &InvoiceRecord,
-    de: &crate::de::DocumentoElectronico,
+    de: &kuatia_core::de::DocumentoElectronico,
 ) -> HttpResponse {
     invoice_body(
         201,
@@ -497,13 +503,13 @@ fn body_json(body: &[u8]) -> &[u8] {
 
 /// Reads a JSON request body into `T`, with every shape finding (see [`body_error`]).
 fn json_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, HttpResponse> {
-    crate::shape::read_bytes(body_json(body), "").map_err(|u| body_error(u.findings))
+    kuatia_core::shape::read_bytes(body_json(body), "").map_err(|u| body_error(u.findings))
 }
 
 /// The answer to a failed issue, by stage: the request's findings and certificate problems are 422, an exhausted
 /// sequence 422, a store that cannot number 503, a failed signer 502.
-fn issue_error(e: crate::issue::IssueError) -> HttpResponse {
-    use crate::issue::Stage;
+fn issue_error(e: kuatia_core::issue::IssueError) -> HttpResponse {
+    use kuatia_core::issue::Stage;
     let first = e.findings.0.first().cloned().unwrap_or_else(|| {
         Finding::new(code::INTERNAL_ERROR, "", "issuing failed without a finding")
     });
@@ -624,7 +630,7 @@ fn unsupported_media_type(req: &HttpRequest) -> Option<HttpResponse> {
 /// The security code of one document, drawn from the host's generator once.
 struct SeedCodes(u32);
 
-impl crate::cdc::SecurityCodeSource for SeedCodes {
+impl kuatia_core::cdc::SecurityCodeSource for SeedCodes {
     fn next_u32(&mut self) -> u32 {
         // security_code re-draws only when the code equals the number; vary it then.
         let v = self.0;
@@ -658,18 +664,18 @@ fn findings_response(findings: &[Finding]) -> HttpResponse {
 /// `production_profile` and `timbrado` checks, and what `kuatia accounts set-profile` refuses): `ambiente` must be
 /// `produccion`, the RUC valid, and an active stamp must cover factura electrónica (1) at `now`.
 pub fn production_profile_findings(
-    emisor: &crate::profile::Emisor,
+    emisor: &kuatia_core::profile::Emisor,
     now: PrimitiveDateTime,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    if emisor.ambiente != crate::profile::Ambiente::Produccion {
+    if emisor.ambiente != kuatia_core::profile::Ambiente::Produccion {
         out.push(Finding::new(
             code::INVALID_VALUE,
             "ambiente",
             "a production profile must have ambiente 'produccion'",
         ));
     }
-    if let Err(e) = crate::ruc::Ruc::parse(&emisor.ruc) {
+    if let Err(e) = kuatia_core::ruc::Ruc::parse(&emisor.ruc) {
         out.push(Finding::new(code::INVALID_RUC, "ruc", e.to_string()));
     }
     if emisor.timbrado_for(1, None, None, now.date()).is_none() {
@@ -716,7 +722,7 @@ impl<S: Store> Service<S> {
             created_at: now,
             id,
             name: name.to_string(),
-            sandbox: crate::profile::Emisor::sandbox(),
+            sandbox: kuatia_core::profile::Emisor::sandbox(),
             production: None,
             sandbox_completed: false,
             ruc_enabled: false,
@@ -767,7 +773,7 @@ impl<S: Store> Service<S> {
     pub fn set_production_profile(
         &mut self,
         account_id: &str,
-        emisor: crate::profile::Emisor,
+        emisor: kuatia_core::profile::Emisor,
         host: &mut dyn Host,
     ) -> Result<(), Vec<Finding>> {
         let Some(mut account) = self.store.account(account_id) else {
@@ -787,13 +793,13 @@ impl<S: Store> Service<S> {
     }
 
     /// Checks a certificate for an account's production environment with the issuing pipeline's rules
-    /// ([`crate::issue::check_signer`]: valid now, carrying the production profile's RUC); the profile comes first.
+    /// ([`kuatia_core::issue::check_signer`]: valid now, carrying the production profile's RUC); the profile comes first.
     pub fn check_production_certificate(
         &self,
         account_id: &str,
         signer: &dyn Signer,
         host: &mut dyn Host,
-    ) -> Result<crate::sign::CertificateInfo, Vec<Finding>> {
+    ) -> Result<kuatia_core::sign::CertificateInfo, Vec<Finding>> {
         let Some(account) = self.store.account(account_id) else {
             return Err(vec![Finding::new(
                 code::NOT_FOUND,
@@ -808,7 +814,7 @@ impl<S: Store> Service<S> {
                 "set the account's production profile first: the certificate must carry its RUC",
             )]);
         };
-        crate::issue::check_signer(profile, signer, paraguay(host.now())).map_err(|f| f.0)?;
+        kuatia_core::issue::check_signer(profile, signer, paraguay(host.now())).map_err(|f| f.0)?;
         signer
             .certificate_info()
             .map_err(|e| vec![Finding::new(e.code(), "certificate", e.to_string())])
@@ -1105,7 +1111,7 @@ impl<S: Store> Service<S> {
                 "created_from" => q.created_from = Some(time()?),
                 "created_to" => q.created_to = Some(time()?),
                 "cdc" => {
-                    crate::cdc::Cdc::parse(v).map_err(|e| bad_query(k, &e.to_string()))?;
+                    kuatia_core::cdc::Cdc::parse(v).map_err(|e| bad_query(k, &e.to_string()))?;
                     q.cdc = Some(v.clone());
                 }
                 "numero" => {
@@ -1119,14 +1125,14 @@ impl<S: Store> Service<S> {
                     q.numero = Some(v.clone());
                 }
                 "receptor_ruc" => {
-                    crate::ruc::Ruc::parse(v).map_err(|e| bad_query(k, &e.to_string()))?;
+                    kuatia_core::ruc::Ruc::parse(v).map_err(|e| bad_query(k, &e.to_string()))?;
                     q.receptor_ruc = Some(v.clone());
                 }
                 "tipo_documento" => {
                     let t = v
                         .parse::<u8>()
                         .ok()
-                        .filter(|t| crate::de::TipoDocumento::from_code(*t).is_some())
+                        .filter(|t| kuatia_core::de::TipoDocumento::from_code(*t).is_some())
                         .ok_or_else(|| bad_query(k, "a document type code: 1, 4, 5, 6 or 7"))?;
                     q.tipo_documento = Some(t);
                 }
@@ -1540,11 +1546,12 @@ impl<S: Store> Service<S> {
                 ),
             );
         }
-        let de = match crate::xml::parse(&inv.xml) {
+        let de = match kuatia_core::xml::parse(&inv.xml) {
             Ok(d) => d,
             Err(f) => return err(500, &f.code, &f.message),
         };
-        match crate::kude::pdf::pdf(&de, &inv.qr, &crate::kude::KudeOptions::default()) {
+        match kuatia_core::kude::pdf::pdf(&de, &inv.qr, &kuatia_core::kude::KudeOptions::default())
+        {
             Ok(bytes) => HttpResponse {
                 status: 200,
                 headers: vec![
@@ -1644,22 +1651,22 @@ impl<S: Store> Service<S> {
             .map(paraguay)
             .unwrap_or(now);
         if let Err(f) =
-            crate::sifen::deadline::check_cancel_window(record.tipo_documento, approved, now)
+            kuatia_core::sifen::deadline::check_cancel_window(record.tipo_documento, approved, now)
         {
             return findings_response(&[f]);
         }
-        let Ok(cdc) = crate::cdc::Cdc::parse(&record.cdc) else {
+        let Ok(cdc) = kuatia_core::cdc::Cdc::parse(&record.cdc) else {
             return err(500, code::INVALID_CDC, "the stored CDC does not parse");
         };
-        let input = crate::sifen::event::EventoInput {
+        let input = kuatia_core::sifen::event::EventoInput {
             id: transmit::event_id(host),
             fecha_firma: now,
-            evento: crate::sifen::event::Evento::Cancelacion {
+            evento: kuatia_core::sifen::event::Evento::Cancelacion {
                 cdc,
                 motivo: body.motivo.clone(),
             },
         };
-        let rules = crate::sifen::event::validate(&input);
+        let rules = kuatia_core::sifen::event::validate(&input);
         if !rules.is_empty() {
             // The event's own paths (`motivo`) are the request's.
             return findings_response(&rules);
@@ -1682,7 +1689,7 @@ impl<S: Store> Service<S> {
             }
             Environment::Production => {
                 let emisor = caller.account.profile(caller.env);
-                let ruc = emisor.and_then(|e| crate::ruc::Ruc::parse(&e.ruc).ok());
+                let ruc = emisor.and_then(|e| kuatia_core::ruc::Ruc::parse(&e.ruc).ok());
                 let (Some(ruc), Some(signer)) = (ruc, host.signer(&caller.account.id, caller.env))
                 else {
                     return err(
@@ -1691,7 +1698,7 @@ impl<S: Store> Service<S> {
                         "load a valid P12 certificate for production",
                     );
                 };
-                let signed = match crate::sifen::event::sign_event(&input, &ruc, signer) {
+                let signed = match kuatia_core::sifen::event::sign_event(&input, &ruc, signer) {
                     Ok(s) => s,
                     Err(fs) => return findings_response(&fs.0),
                 };
@@ -1871,7 +1878,7 @@ impl<S: Store> Service<S> {
             "load the production emitter profile (RUC, address, activities, stamps, CSC)",
         ));
         let cert_ok = match (profile, host.signer(account_id, Environment::Production)) {
-            (Some(p), Some(s)) => crate::issue::check_signer(p, s, now).is_ok(),
+            (Some(p), Some(s)) => kuatia_core::issue::check_signer(p, s, now).is_ok(),
             _ => false,
         };
         out.push(check(
@@ -1937,7 +1944,7 @@ fn apply_to(
 }
 
 /// `RUC-DV` of a receiver that has one.
-fn receptor_ruc(r: &crate::de::ReceptorDoc) -> Option<String> {
+fn receptor_ruc(r: &kuatia_core::de::ReceptorDoc) -> Option<String> {
     match (&r.ruc, r.dv) {
         (Some(ruc), Some(dv)) => Some(format!("{ruc}-{dv}")),
         _ => None,

@@ -4,7 +4,7 @@
 //! Whatever the fault, the host has rolled the request back: nothing was applied, so retrying is always safe.
 
 use super::{err, HttpResponse};
-use crate::error::code;
+use kuatia_core::error::code;
 
 /// What the host's store reported when a request could not be stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,12 +10,12 @@ use super::{
     Estado, Host, HttpRequest, HttpResponse, InvoiceRecord, SeedCodes, Service, Store,
     StoreNumbering, Trigger, REPLAYED_HEADER,
 };
-use crate::invoice::FacturaRequest;
-use crate::issue::{IssueError, Pending, Stage};
-use crate::lifecycle::EventKind;
-use crate::numbering::{Numbering, NumberingKey, Reserved};
-use crate::profile::Emisor;
-use crate::sign::Signer;
+use kuatia_core::invoice::FacturaRequest;
+use kuatia_core::issue::{IssueError, Pending, Stage};
+use kuatia_core::lifecycle::EventKind;
+use kuatia_core::numbering::{Numbering, NumberingKey, Reserved};
+use kuatia_core::profile::Emisor;
+use kuatia_core::sign::Signer;
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -213,7 +213,7 @@ impl CreateJob {
     /// once.
     pub fn sign(self, signer: Option<&dyn Signer>) -> SignedCreate {
         let outcome =
-            crate::issue::prepare(&self.emisor, &self.request, signer, paraguay(self.now))
+            kuatia_core::issue::prepare(&self.emisor, &self.request, signer, paraguay(self.now))
                 .and_then(|p| {
                     p.issue_reserved(
                         Reserved::new(self.key.clone(), self.numero),
@@ -238,8 +238,11 @@ impl CreateJob {
             cdc: issued.cdc.clone(),
             numero: issued.numero.clone(),
             tipo_documento: d.timbrado.tipo_documento.code(),
-            fecha_emision: crate::fmt::datetime(d.fecha_emision),
-            total: d.totales.as_ref().map(|t| crate::fmt::dec(t.total_general)),
+            fecha_emision: kuatia_core::fmt::datetime(d.fecha_emision),
+            total: d
+                .totales
+                .as_ref()
+                .map(|t| kuatia_core::fmt::dec(t.total_general)),
             moneda: d.operacion_comercial.as_ref().map(|o| o.moneda.clone()),
             simulate: self.request.simulate.clone(),
             sifen_errors: Vec::new(),
@@ -409,7 +412,7 @@ impl<S: Store> Service<S> {
         req: &HttpRequest,
         host: &mut dyn Host,
     ) -> Result<Box<CreateJob>, Refused> {
-        let request = match crate::invoice::read_request_bytes(&req.body) {
+        let request = match kuatia_core::invoice::read_request_bytes(&req.body) {
             Ok(request) => request,
             // Every shape finding, and the rules' over the fields that read (with the profile, when there is one).
             // A body that does not read is refused whatever the account: the answer is replayed (its rule findings
@@ -418,7 +421,7 @@ impl<S: Store> Service<S> {
                 let findings = match caller.account.profile(caller.env) {
                     Some(emisor) => {
                         let now = paraguay(host.now());
-                        unread.with_rules(|r| crate::validate::validate(r, emisor, now))
+                        unread.with_rules(|r| kuatia_core::validate::validate(r, emisor, now))
                     }
                     None => unread.findings,
                 };
@@ -426,7 +429,9 @@ impl<S: Store> Service<S> {
             }
         };
         let production = caller.env == Environment::Production;
-        if let Some(f) = crate::validate::check_simulate(request.simulate.as_deref(), production) {
+        if let Some(f) =
+            kuatia_core::validate::check_simulate(request.simulate.as_deref(), production)
+        {
             return Err(Refused::body(findings_response(&[f])));
         }
         let Some(emisor) = caller.account.profile(caller.env).cloned() else {
@@ -441,7 +446,7 @@ impl<S: Store> Service<S> {
         // The one issuing pipeline (check → certificate → number → DE → signature → QR); the sandbox without a signer
         // gets the unsigned simulation. `_simulate` changes nothing here: only SIFEN is simulated, below.
         let key = {
-            let prepared = crate::issue::prepare(
+            let prepared = kuatia_core::issue::prepare(
                 &emisor,
                 &request,
                 host.signer(&caller.account.id, caller.env),

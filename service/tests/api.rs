@@ -2,16 +2,16 @@
 //! isolation, webhooks (fan-out, signature, retries), idempotency and the production rules.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use kuatia_core::api::auth::Environment;
-use kuatia_core::api::webhook::{
+use kuatia_service::auth::Environment;
+use kuatia_service::webhook::{
     verify_signature, SignatureError, DEFAULT_TOLERANCE, RETRY_SCHEDULE, SIGNATURE_HEADER,
 };
 #[path = "common/host.rs"]
 mod host;
 
 use host::TestHost;
-use kuatia_core::api::{Config, HttpRequest, HttpResponse, MemoryStore, Service, Store};
 use kuatia_core::lifecycle::{Estado, SifenError, Trigger};
+use kuatia_service::{Config, HttpRequest, HttpResponse, MemoryStore, Service, Store};
 use serde_json::{json, Value};
 
 struct Client {
@@ -347,7 +347,7 @@ fn idempotency_key_returns_the_first_result() {
 /// key, and a finished one answers like `handle`.
 #[test]
 fn a_create_signed_between_its_phases() {
-    use kuatia_core::api::Step;
+    use kuatia_service::Step;
     let mut c = client();
     let request = |key: &str| HttpRequest {
         method: "POST".into(),
@@ -1004,7 +1004,7 @@ fn http_hygiene_in_the_core() {
 }
 
 /// The signature header of a due delivery.
-fn signature(d: &kuatia_core::api::webhook::Delivery) -> String {
+fn signature(d: &kuatia_service::webhook::Delivery) -> String {
     d.headers
         .iter()
         .find(|(k, _)| k == SIGNATURE_HEADER)

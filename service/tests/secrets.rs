@@ -4,16 +4,17 @@
 //! can produce is scanned for the password and for windows of the private key's secret numbers.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+#[path = "../../core/tests/common/mod.rs"]
 mod common;
 
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
-use kuatia_core::api::auth::Environment;
-use kuatia_core::api::{Config, Host, HttpRequest, MemoryStore, Service, Store};
 use kuatia_core::cdc::FixedSecurityCode;
 use kuatia_core::issue::{issue, numbering_key, MemoryNumbering};
 use kuatia_core::profile::{Emisor, Secret};
 use kuatia_core::sign::{sandbox_test_signer, sign_element, verify, Signer, SoftwareSigner};
+use kuatia_service::auth::Environment;
+use kuatia_service::{Config, Host, HttpRequest, MemoryStore, Service, Store};
 use std::path::PathBuf;
 use std::process::Command;
 use time::macros::datetime;
