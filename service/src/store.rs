@@ -2,15 +2,17 @@
 //! browsers, single-process hosts). Hosts bring SQLite, PostgreSQL, ... by implementing [`Store`].
 
 use super::auth::{Environment, StoredKey};
-use super::transmit::Transmission;
 use super::webhook::{Delivery, Webhook};
 use super::HttpResponse;
 use kuatia_core::error::Finding;
-use kuatia_core::lifecycle::{Estado, SifenError};
+use kuatia_core::lifecycle::Estado;
 use kuatia_core::numbering::{Gap, MemoryNumbering, Numbering, NumberingKey};
 use kuatia_core::profile::Emisor;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
+
+use crate::record::Transmission;
+pub use crate::record::{Cancellation, CancellationStatus, InvoiceRecord};
 
 /// An account: its profiles per environment and its hashed keys.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,101 +44,6 @@ impl Account {
             Environment::Production => self.production.as_ref(),
         }
     }
-}
-
-/// A stored invoice.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct InvoiceRecord {
-    /// `fact_…` identifier.
-    pub id: String,
-    /// Owning account.
-    pub account_id: String,
-    /// Environment it was created in.
-    pub environment: Environment,
-    /// Current state.
-    pub status: Estado,
-    /// CDC.
-    pub cdc: String,
-    /// `EEE-PPP-NNNNNNN`.
-    pub numero: String,
-    /// Document type code.
-    pub tipo_documento: u8,
-    /// Emission date-time (Paraguay local, `YYYY-MM-DDThh:mm:ss`).
-    pub fecha_emision: String,
-    /// Grand total as written in the XML (absent for remission notes).
-    pub total: Option<String>,
-    /// Currency.
-    pub moneda: Option<String>,
-    /// The `_simulate` value given at creation (sandbox).
-    pub simulate: Option<String>,
-    /// Reasons of a rejection.
-    pub sifen_errors: Vec<SifenError>,
-    /// SIFEN authorization number once approved.
-    pub protocolo: Option<String>,
-    /// The signed XML (or the unsigned simulation in a sandbox without a signer).
-    pub xml: String,
-    /// `dCarQR`.
-    pub qr: String,
-    /// Whether `xml` carries an XMLDSig signature.
-    pub signed: bool,
-    /// Unix time of creation.
-    pub created_at: i64,
-    /// Unix time of the last state change.
-    pub updated_at: i64,
-    /// Production: where the document stands in its transmission to SIFEN (idle in the sandbox).
-    #[serde(default, skip_serializing_if = "Transmission::is_idle")]
-    pub transmission: Transmission,
-    /// `iTipEmi`: 1 normal, 2 contingency (issued while SIFEN was unreachable; the KuDE carries the legend).
-    #[serde(default = "normal_emission")]
-    pub tipo_emision: u8,
-    /// Unix time SIFEN received the document (`pending → sent`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sent_at: Option<i64>,
-    /// The receiver's RUC (`dRucRec-dDVRec`), `None` for a receiver without RUC; kept apart from the XML for filters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub receptor_ruc: Option<String>,
-    /// Unix time of the approval (the cancellation window counts from it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub approved_at: Option<i64>,
-    /// The cancellation asked for, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cancellation: Option<Cancellation>,
-}
-
-fn normal_emission() -> u8 {
-    1
-}
-
-/// Where a cancellation stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CancellationStatus {
-    /// The signed event waits for SIFEN's answer.
-    Pending,
-    /// SIFEN registered it: the invoice is `cancelled`.
-    Approved,
-    /// SIFEN refused it (see `error`): the invoice stays `approved`.
-    Rejected,
-}
-
-/// A cancellation event (`rGeVeCan`) of an approved invoice.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Cancellation {
-    /// Its state.
-    pub status: CancellationStatus,
-    /// The reason (`mOtEve`).
-    pub motivo: String,
-    /// Unix time of the request.
-    pub requested_at: i64,
-    /// The event `Id` (production).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub event_id: Option<u64>,
-    /// The signed `rGesEve` (production).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub xml: Option<String>,
-    /// SIFEN's reason for a refusal.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<SifenError>,
 }
 
 /// Which invoices a list asks for: filters (all must hold), an order and a page. Creation order is the order in which
@@ -352,21 +259,6 @@ pub struct MemoryStore {
     /// The `due_at` under which each of those is indexed.
     transmit_due: HashMap<String, i64>,
     panel: BTreeMap<String, String>,
-}
-
-impl InvoiceRecord {
-    /// Whether the sandbox's simulated SIFEN still has to move it (the contract of
-    /// [`Store::simulated_in_flight`]: a sandbox invoice without `_simulate`, pending or sent).
-    pub fn is_simulated_in_flight(&self) -> bool {
-        self.environment == Environment::Sandbox
-            && self.simulate.is_none()
-            && matches!(self.status, Estado::Pending | Estado::Sent)
-    }
-
-    /// When its next SIFEN step is due ([`Store::sifen_due`]), `None` when there is none.
-    pub fn sifen_due_at(&self) -> Option<i64> {
-        (!self.transmission.is_idle()).then_some(self.transmission.due_at)
-    }
 }
 
 impl MemoryStore {

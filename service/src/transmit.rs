@@ -16,7 +16,7 @@
 //!   up: the invoice shows `transmission` (`attempts`, `last_error`, `next_attempt_at`) meanwhile.
 
 use super::{apply_to, rfc3339, Config, Host, Service, Store};
-use crate::store::InvoiceRecord;
+use crate::record::InvoiceRecord;
 use kuatia_core::cdc::Cdc;
 use kuatia_core::lifecycle::{Estado, Trigger};
 use kuatia_core::qr::Ambiente;
@@ -24,6 +24,8 @@ use kuatia_core::sifen::{self, Action, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
+
+pub use crate::record::{backoff, Step, Transmission};
 
 /// How production invoices travel to SIFEN.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -37,81 +39,8 @@ pub enum SifenMode {
     Lote,
 }
 
-/// The next SIFEN call an invoice needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Step {
-    /// Nothing: sandbox invoices, and production invoices with a final answer.
-    #[default]
-    Idle,
-    /// Send the document (`recibe`, or in a lot).
-    Send,
-    /// Ask SIFEN about the CDC (`consulta`) before anything else.
-    Query,
-    /// Ask for the result of the lot it travelled in (`consulta-lote`).
-    QueryLot,
-    /// Send the invoice's signed cancellation event (`evento`).
-    SendEvent,
-}
-
-/// Where a production invoice stands in its transmission to SIFEN.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Transmission {
-    /// The next call.
-    pub next: Step,
-    /// Unix time when it is due.
-    pub due_at: i64,
-    /// Failed attempts in a row (transport errors, unexpected answers, transient SIFEN codes).
-    pub attempts: u32,
-    /// `dProtConsLote` of the lot the document travelled in.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lote: Option<String>,
-    /// What went wrong last (no secret: transport messages and SIFEN codes).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_error: Option<String>,
-}
-
-impl Transmission {
-    /// Whether nothing is left to do.
-    pub fn is_idle(&self) -> bool {
-        self.next == Step::Idle
-    }
-
-    /// A production invoice just created: send it now.
-    pub fn start(now: i64) -> Transmission {
-        Transmission {
-            next: Step::Send,
-            due_at: now,
-            ..Transmission::default()
-        }
-    }
-
-    fn schedule(&mut self, next: Step, due_at: i64) {
-        self.next = next;
-        self.due_at = due_at;
-    }
-
-    fn fail(&mut self, next: Step, now: i64, error: String, schedule: &[i64]) {
-        self.attempts = self.attempts.saturating_add(1);
-        self.last_error = Some(error);
-        self.schedule(next, now + backoff(schedule, self.attempts));
-    }
-}
-
 /// Default delays in seconds after the 1st, 2nd, ... failed attempt; the last one repeats (hourly).
 pub const RETRY_SCHEDULE: [i64; 7] = [30, 60, 120, 300, 600, 1800, 3600];
-
-/// Delay after `attempts` failures in a row: the schedule's entry, its last one once exhausted (60 s if empty).
-pub fn backoff(schedule: &[i64], attempts: u32) -> i64 {
-    let i = usize::try_from(attempts.saturating_sub(1)).unwrap_or(usize::MAX);
-    schedule
-        .get(i)
-        .or(schedule.last())
-        .copied()
-        .unwrap_or(60)
-        .max(1)
-}
 
 /// One SIFEN web-service call the host must make: `POST body` to `url` with `Content-Type: content_type`, over
 /// TLS 1.2 with the emitter's certificate, then report the outcome with [`Service::report_sifen`].
