@@ -31,15 +31,28 @@ pub fn production_profile_findings(
     out
 }
 
-/// The authenticated caller of a request.
-pub(crate) struct Caller {
-    /// The key's account.
-    pub(crate) account: Account,
-    /// The key's environment.
-    pub(crate) env: Environment,
+/// Who an operation runs for: an account in one environment (what a request's API key names, or what a host that
+/// authenticated the user itself, such as the account panel, says).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Principal {
+    /// The account.
+    pub account: Account,
+    /// The environment its data lives in.
+    pub env: Environment,
 }
 
+/// The authenticated caller of a request (the routes' name for a [`Principal`]).
+pub(crate) type Caller = Principal;
+
 impl<S: Store> Service<S> {
+    /// The principal of an account in an environment, `None` for an unknown account (for typed operations called
+    /// by a host that authenticated the user itself).
+    pub fn principal(&self, account_id: &str, env: Environment) -> Option<Principal> {
+        self.store
+            .account(account_id)
+            .map(|account| Principal { account, env })
+    }
+
     /// Creates an account with the built-in sandbox profile and returns it with a new sandbox key (shown once).
     pub fn create_account(&mut self, name: &str, host: &mut dyn Host) -> (Account, String) {
         let id = random_id(host, "acct_", 16);

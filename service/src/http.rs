@@ -329,3 +329,51 @@ mod body_serde_tests {
         assert_eq!(serde_json::from_str::<HttpResponse>(&json).unwrap(), binary);
     }
 }
+
+/// A refused operation: its HTTP status and the `error` member of the answer (`details` only when findings
+/// explain it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    /// HTTP status (404, 409, 422, 503, ...).
+    pub status: u16,
+    /// Registry code (`kuatia_core::code`).
+    pub code: String,
+    /// Human message.
+    pub message: String,
+    /// The findings behind a 422, every one; empty otherwise.
+    pub details: Vec<Finding>,
+}
+
+impl ApiError {
+    /// An error without details.
+    pub fn new(status: u16, code: &str, message: &str) -> ApiError {
+        ApiError {
+            status,
+            code: code.to_string(),
+            message: message.to_string(),
+            details: Vec::new(),
+        }
+    }
+
+    /// The answer `/v1` gives for it: `{"ok": false, "error": {code, message[, details]}}`.
+    pub fn response(&self) -> HttpResponse {
+        if self.details.is_empty() {
+            return err(self.status, &self.code, &self.message);
+        }
+        respond(
+            self.status,
+            &json!({"ok": false, "error": {"code": self.code, "message": self.message, "details": self.details}}),
+        )
+    }
+}
+
+/// The `/v1` answer of a typed operation: `{"ok": true, "data": …}` with `status`, or its error.
+pub(crate) fn answer<T: Serialize>(status: u16, result: Result<T, ApiError>) -> HttpResponse {
+    match result {
+        Ok(data) => match serde_json::to_value(data) {
+            Ok(v) => ok(status, v),
+            Err(e) => err(500, code::INTERNAL_ERROR, &e.to_string()),
+        },
+        Err(e) => e.response(),
+    }
+}

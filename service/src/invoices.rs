@@ -250,17 +250,11 @@ impl<S: Store> Service<S> {
         }
     }
 
-    /// `GET /v1/numbering/gaps`: the numbers reserved and never confirmed, in the caller's environment.
-    pub(crate) fn number_gaps(&self, caller: &Caller) -> HttpResponse {
-        match self.store.number_gaps(&caller.account.id, caller.env) {
-            Ok(gaps) => {
-                let total = gaps.len();
-                respond(
-                    200,
-                    &json!({"ok": true, "data": gaps, "meta": {"total": total}}),
-                )
-            }
-            Err(f) => err(503, &f.code, &f.message),
-        }
+    /// The numbers reserved in the principal's environment and never confirmed (each one to void with an
+    /// inutilización event).
+    pub fn number_gaps(&self, principal: &Principal) -> Result<Vec<Gap>, ApiError> {
+        self.store
+            .number_gaps(&principal.account.id, principal.env)
+            .map_err(|f| ApiError::new(503, &f.code, &f.message))
     }
 }

@@ -34,15 +34,17 @@ mod router;
 mod sandbox;
 mod webhooks;
 
-pub use accounts::production_profile_findings;
-pub use http::{HttpRequest, HttpResponse, RequestHead, REPLAYED_HEADER};
+pub use accounts::{production_profile_findings, Principal};
+pub use http::{ApiError, HttpRequest, HttpResponse, RequestHead, REPLAYED_HEADER};
 pub use preflight::Check;
+pub use resource::{Deleted, ListMeta, Page};
 pub use router::lookup_id;
 use {accounts::*, http::*, resource::*, sandbox::*};
 
 use auth::{parse_key, Environment};
 use kuatia_core::error::{code, Finding};
 use kuatia_core::lifecycle::{transition, Estado, EventKind, SifenError, Trigger};
+use kuatia_core::numbering::Gap;
 use kuatia_core::sign::Signer;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -52,7 +54,7 @@ pub use store::{
     StoreNumbering,
 };
 use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
-use webhook::{Delivery, EventData, EventPayload, Webhook};
+use webhook::{Delivery, EventData, EventPayload, Webhook, WebhookResource};
 
 pub use create::{CreateJob, SignedCreate, Step};
 

@@ -3,6 +3,37 @@
 
 use super::*;
 
+/// One page of a list: the items and where the page stands.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Page<T> {
+    /// The items of this page.
+    pub data: Vec<T>,
+    /// Its place in the whole list.
+    pub meta: ListMeta,
+}
+
+/// Where a page of a list stands (`meta` of a list answer).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ListMeta {
+    /// This page's number, from 1.
+    pub page: usize,
+    /// Items per page asked for.
+    pub per_page: usize,
+    /// Items in the whole list.
+    pub total: usize,
+    /// Whether a later page has items.
+    pub has_more: bool,
+}
+
+/// What a deletion answers: the id and that it is gone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Deleted {
+    /// The deleted resource's id.
+    pub id: String,
+    /// Always `true`.
+    pub deleted: bool,
+}
+
 /// `{"ok":true,"data":<invoice>}`: the resource's base with the document's fields spliced in already serialized
 /// (`members`, from [`document::Fields::members`]; empty when the XML could not be read). The one writer of an
 /// invoice's answer: a create's 201 and every lookup.

@@ -252,16 +252,25 @@ impl<S: Store> Service<S> {
             Op::SignedXml => self.signed_xml(&caller, id),
             Op::CancelInvoice => self.cancel(&caller, id, req, host),
             Op::RegisterWebhook => self.create_webhook(&caller, req, host),
-            Op::ListWebhooks => self.list_webhooks(&caller, query, host),
-            Op::Webhook => self.webhook_lookup(&caller, id, host),
-            Op::DeleteWebhook => self.delete_webhook(&caller, id),
+            Op::ListWebhooks => self.list_webhooks_route(&caller, query, host),
+            Op::Webhook => answer(200, self.webhook(&caller, id, host.now().unix_timestamp())),
+            Op::DeleteWebhook => answer(200, self.delete_webhook(&caller, id)),
             Op::RotateWebhook => self.rotate_webhook(&caller, id, host),
             Op::Deliveries => self.deliveries(&caller, id, query),
             Op::Redeliver => {
                 let delivery = ids.get(1).copied().unwrap_or_default();
                 self.redeliver(&caller, id, delivery, host)
             }
-            Op::NumberGaps => self.number_gaps(&caller),
+            Op::NumberGaps => match self.number_gaps(&caller) {
+                Ok(gaps) => {
+                    let total = gaps.len();
+                    respond(
+                        200,
+                        &json!({"ok": true, "data": gaps, "meta": {"total": total}}),
+                    )
+                }
+                Err(e) => e.response(),
+            },
         })
     }
 

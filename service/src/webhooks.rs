@@ -4,8 +4,38 @@
 use super::*;
 
 impl<S: Store> Service<S> {
-    /// `GET /v1/webhooks`: the caller's webhooks, a page at a time (`page`, `per_page` or `limit`, as the lists).
-    pub(crate) fn list_webhooks(
+    /// The principal's webhooks, page `page` (from 1) of `per_page`, in creation order; `now` (Unix time) decides
+    /// whether a rotation's grace period still runs.
+    pub fn list_webhooks(
+        &self,
+        principal: &Principal,
+        page: usize,
+        per_page: usize,
+        now: i64,
+    ) -> Page<WebhookResource> {
+        let all = self.store.webhooks(&principal.account.id, principal.env);
+        let total = all.len();
+        let offset = page.saturating_sub(1).saturating_mul(per_page);
+        let data: Vec<WebhookResource> = all
+            .iter()
+            .skip(offset)
+            .take(per_page)
+            .map(|w| w.resource(now))
+            .collect();
+        let has_more = offset.saturating_add(data.len()) < total;
+        Page {
+            data,
+            meta: ListMeta {
+                page,
+                per_page,
+                total,
+                has_more,
+            },
+        }
+    }
+
+    /// `GET /v1/webhooks`: [`Service::list_webhooks`] a page at a time (`page`, `per_page` or `limit`, as the lists).
+    pub(crate) fn list_webhooks_route(
         &self,
         caller: &Caller,
         query: &str,
@@ -18,21 +48,10 @@ impl<S: Store> Service<S> {
             Err(r) => return r,
         };
         let now = host.now().unix_timestamp();
-        let all = self.store.webhooks(&caller.account.id, caller.env);
-        let total = all.len();
-        let offset = (page - 1).saturating_mul(per_page);
-        let list: Vec<Value> = all
-            .iter()
-            .skip(offset)
-            .take(per_page)
-            .map(|w| w.public_json(now))
-            .collect();
-        let has_more = offset.saturating_add(list.len()) < total;
+        let page = self.list_webhooks(caller, page, per_page, now);
         respond(
             200,
-            &json!({"ok": true, "data": list, "meta": {
-                "page": page, "per_page": per_page, "total": total, "has_more": has_more,
-            }}),
+            &json!({"ok": true, "data": page.data, "meta": page.meta}),
         )
     }
 
@@ -234,12 +253,17 @@ impl<S: Store> Service<S> {
 
     /// `DELETE /v1/webhooks/:id`: the webhook stops receiving events at once; its pending deliveries are
     /// `cancelled` (the log keeps them).
-    pub(crate) fn delete_webhook(&mut self, caller: &Caller, id: &str) -> HttpResponse {
+    pub fn delete_webhook(&mut self, principal: &Principal, id: &str) -> Result<Deleted, ApiError> {
+        let caller = principal;
         if !self
             .store
             .delete_webhook(&caller.account.id, caller.env, id)
         {
-            return err(404, code::NOT_FOUND, "no webhook with that id");
+            return Err(ApiError::new(
+                404,
+                code::NOT_FOUND,
+                "no webhook with that id",
+            ));
         }
         let mut offset = 0;
         loop {
@@ -255,7 +279,10 @@ impl<S: Store> Service<S> {
                 }
             }
         }
-        ok(200, json!({"id": id, "deleted": true}))
+        Ok(Deleted {
+            id: id.to_string(),
+            deleted: true,
+        })
     }
 
     /// `POST /v1/webhooks/:id/rotate`: a new secret (shown once, in this answer); the previous one keeps signing
@@ -325,16 +352,16 @@ impl<S: Store> Service<S> {
         ok(202, webhook::delivery_json(&delivery))
     }
 
-    /// `GET /v1/webhooks/{id}` of an authenticated caller.
-    pub(crate) fn webhook_lookup(
+    /// One of the principal's webhooks; `now` (Unix time) decides whether a rotation's grace period still runs.
+    pub fn webhook(
         &self,
-        caller: &Caller,
+        principal: &Principal,
         id: &str,
-        host: &mut dyn Host,
-    ) -> HttpResponse {
-        match self.store.webhook(&caller.account.id, caller.env, id) {
-            Some(w) => ok(200, w.public_json(host.now().unix_timestamp())),
-            None => err(404, code::NOT_FOUND, "no webhook with that id"),
-        }
+        now: i64,
+    ) -> Result<WebhookResource, ApiError> {
+        self.store
+            .webhook(&principal.account.id, principal.env, id)
+            .map(|w| w.resource(now))
+            .ok_or_else(|| ApiError::new(404, code::NOT_FOUND, "no webhook with that id"))
     }
 }

@@ -1099,7 +1099,7 @@ impl<S: Store> Service<S> {
         };
         let r = self.delete_webhook(&caller, &f.text("id"));
         let q = form::urlencoded(format!("entorno={}", env.as_str()).as_bytes());
-        let msg = if r.status == 200 {
+        let msg = if r.is_ok() {
             notice("ok", "Webhook eliminado.")
         } else {
             notice("error", "No se encontró ese webhook.")

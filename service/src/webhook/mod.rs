@@ -55,20 +55,41 @@ impl Webhook {
     }
 
     /// The webhook as answers show it: no secret, and the end of a rotation's grace period while it runs.
-    pub fn public_json(&self, now: i64) -> serde_json::Value {
-        let grace = self
-            .previous_secret_expires_at
-            .filter(|t| self.previous_secret.is_some() && now < *t)
-            .map(super::rfc3339);
-        serde_json::json!({
-            "id": self.id,
-            "url": self.url,
-            "events": self.events,
-            "description": self.description,
-            "created_at": self.created_at,
-            "previous_secret_expires_at": grace,
-        })
+    pub fn resource(&self, now: i64) -> WebhookResource {
+        WebhookResource {
+            id: self.id.clone(),
+            url: self.url.clone(),
+            events: self.events.clone(),
+            description: self.description.clone(),
+            created_at: self.created_at.clone(),
+            previous_secret_expires_at: self
+                .previous_secret_expires_at
+                .filter(|t| self.previous_secret.is_some() && now < *t)
+                .map(super::rfc3339),
+        }
     }
+
+    /// [`Webhook::resource`] as JSON.
+    pub fn public_json(&self, now: i64) -> serde_json::Value {
+        serde_json::to_value(self.resource(now)).unwrap_or_default()
+    }
+}
+
+/// A webhook as the API shows it (`GET /v1/webhooks/{id}`, the list): never its secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WebhookResource {
+    /// `wh_…` identifier.
+    pub id: String,
+    /// HTTPS endpoint.
+    pub url: String,
+    /// Event kinds delivered to it.
+    pub events: Vec<EventKind>,
+    /// Free-text label (`null` when none).
+    pub description: Option<String>,
+    /// Creation time, RFC 3339 UTC.
+    pub created_at: String,
+    /// When the previous secret stops signing, RFC 3339 UTC, while a rotation's grace period runs; else `null`.
+    pub previous_secret_expires_at: Option<String>,
 }
 
 /// The JSON body POSTed to a webhook.
