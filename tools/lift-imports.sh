@@ -4,6 +4,7 @@
 # Idempotent: run it again after merging a branch that still names the old paths (a hunk written against
 # core/src/api/*.rs lands in service/src/*.rs through git's rename detection, with its old `crate::…` paths).
 #   - every .rs of the workspace: `kuatia_core::api::X` -> `kuatia_service::X`, `kuatia_core::api` -> `kuatia_service`
+#     (in ffi/src/service.rs, whose C type is also named `kuatia_service`, `use ::kuatia_service::…`)
 #   - inside service/ only: `crate::api::X` -> `crate::X`, and the domain modules of kuatia-core
 #     (`crate::issue::…`, `crate::Finding`, …) -> `kuatia_core::…`. The service's own modules (`crate::store`,
 #     `crate::webhook`, `crate::document`, …) are left alone: `document` here is the service's cache, not core's.
@@ -27,6 +28,11 @@ for f in "${all[@]}"; do
         -e 's/\bkuatia_core::api\b/kuatia_service/g' \
         "$f"
 done
+
+# ffi/src/service.rs defines the C type `kuatia_service`: a `use` of the crate of that name must start with `::`.
+if [ -f ffi/src/service.rs ]; then
+    sed -i -E 's/^use kuatia_service::/use ::kuatia_service::/' ffi/src/service.rs
+fi
 
 mapfile -t service < <(git ls-files --cached --others --exclude-standard -- 'service/*.rs')
 for f in "${service[@]}"; do

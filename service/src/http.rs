@@ -278,8 +278,18 @@ pub(crate) fn unsupported_media_type(req: &HttpRequest) -> Option<HttpResponse> 
     })
 }
 
+/// The 422 answer of findings, every one in `details` (see [`ApiError::findings`]).
 pub(crate) fn findings_response(findings: &[Finding]) -> HttpResponse {
-    // The summary code is the most specific one the spec names (INVALID_TIMBRADO, INVALID_RUC), else VALIDATION_ERROR.
+    let (summary, message) = summary(findings);
+    respond(
+        422,
+        &json!({"ok": false, "error": {"code": summary, "message": message, "details": findings}}),
+    )
+}
+
+/// The summary code of findings, the most specific one the spec names (INVALID_TIMBRADO, INVALID_RUC, ...) else
+/// VALIDATION_ERROR, and the message: the finding itself, or how many there are.
+fn summary(findings: &[Finding]) -> (&'static str, String) {
     let summary = [
         code::INVALID_TIMBRADO,
         code::INVALID_RUC,
@@ -293,10 +303,7 @@ pub(crate) fn findings_response(findings: &[Finding]) -> HttpResponse {
         1 => findings.first().map(|f| f.to_string()).unwrap_or_default(),
         n => format!("{n} problems found; see details"),
     };
-    respond(
-        422,
-        &json!({"ok": false, "error": {"code": summary, "message": message, "details": findings}}),
-    )
+    (summary, message)
 }
 
 #[cfg(test)]
@@ -352,6 +359,18 @@ impl ApiError {
             code: code.to_string(),
             message: message.to_string(),
             details: Vec::new(),
+        }
+    }
+
+    /// The 422 of findings, every one in `details`: the summary code is the most specific one the spec names
+    /// (INVALID_TIMBRADO, INVALID_RUC, ...), else VALIDATION_ERROR.
+    pub fn findings(findings: &[Finding]) -> ApiError {
+        let (summary, message) = summary(findings);
+        ApiError {
+            status: 422,
+            code: summary.to_string(),
+            message,
+            details: findings.to_vec(),
         }
     }
 

@@ -54,7 +54,7 @@ pub use store::{
     StoreNumbering,
 };
 use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
-use webhook::{Delivery, EventData, EventPayload, Webhook, WebhookResource};
+use webhook::{Delivery, EventData, EventPayload, Webhook, WebhookInput, WebhookResource};
 
 pub use create::{CreateJob, SignedCreate, Step};
 

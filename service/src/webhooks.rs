@@ -208,47 +208,48 @@ impl<S: Store> Service<S> {
         Some(d)
     }
 
-    pub(crate) fn create_webhook(
+    /// Registers a webhook for the principal: the URL policy and event names checked ([`webhook::check_registration`],
+    /// every finding at once, 422), a new `whsec_` secret. The answer is the only one that shows the secret.
+    pub fn register_webhook(
         &mut self,
-        caller: &Caller,
-        req: &HttpRequest,
+        principal: &Principal,
+        input: WebhookInput,
         host: &mut dyn Host,
-    ) -> HttpResponse {
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Body {
-            url: String,
-            events: Vec<String>,
-            #[serde(default)]
-            description: Option<String>,
-        }
-        let body: Body = match json_body(&req.body) {
-            Ok(b) => b,
-            Err(r) => return r,
-        };
-        let checked = match webhook::check_registration(
-            &body.url,
-            &body.events,
-            body.description.as_deref(),
+    ) -> Result<Webhook, ApiError> {
+        let checked = webhook::check_registration(
+            &input.url,
+            &input.events,
+            input.description.as_deref(),
             self.config.allow_private_webhooks,
-        ) {
-            Ok(c) => c,
-            Err(fs) => return findings_response(&fs),
-        };
+        )
+        .map_err(|fs| ApiError::findings(&fs))?;
         let secret = random_id(host, "whsec_", 32);
         let hook = Webhook {
             id: random_id(host, "wh_", 24),
             url: checked.url,
             events: checked.events,
-            description: body.description,
+            description: input.description,
             created_at: rfc3339(host.now().unix_timestamp()),
             secret: Some(secret),
             previous_secret: None,
             previous_secret_expires_at: None,
         };
         self.store
-            .insert_webhook(&caller.account.id, caller.env, hook.clone());
-        ok(201, json!(hook))
+            .insert_webhook(&principal.account.id, principal.env, hook.clone());
+        Ok(hook)
+    }
+
+    /// `POST /v1/webhooks`: [`Service::register_webhook`] of the JSON body.
+    pub(crate) fn create_webhook(
+        &mut self,
+        caller: &Caller,
+        req: &HttpRequest,
+        host: &mut dyn Host,
+    ) -> HttpResponse {
+        match json_body::<WebhookInput>(&req.body) {
+            Ok(input) => answer(201, self.register_webhook(caller, input, host)),
+            Err(r) => r,
+        }
     }
 
     /// `DELETE /v1/webhooks/:id`: the webhook stops receiving events at once; its pending deliveries are

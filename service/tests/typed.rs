@@ -7,6 +7,7 @@ mod host;
 
 use host::TestHost;
 use kuatia_service::auth::Environment;
+use kuatia_service::webhook::WebhookInput;
 use kuatia_service::{Config, HttpRequest, MemoryStore, Service};
 use serde_json::{json, Value};
 
@@ -104,4 +105,36 @@ fn typed_webhook_operations_answer_what_the_routes_answer() {
     let gaps = svc.number_gaps(&p).unwrap();
     let routed = call(&mut svc, &mut host, &key, "GET", "/v1/numbering/gaps", None);
     assert_eq!(serde_json::to_value(&gaps).unwrap(), routed["data"]);
+
+    // Registration: the typed refusal is the route's 422, every finding in details; a registration shows its secret.
+    let bad = WebhookInput {
+        url: "http://10.0.0.1/x".into(),
+        events: vec!["factura.nope".into()],
+        description: None,
+    };
+    let refused = svc.register_webhook(&p, bad, &mut host).unwrap_err();
+    assert!(
+        refused.status == 422 && refused.details.len() >= 2,
+        "{refused:?}"
+    );
+    let routed = call(
+        &mut svc,
+        &mut host,
+        &key,
+        "POST",
+        "/v1/webhooks",
+        Some(json!({"url": "http://10.0.0.1/x", "events": ["factura.nope"]})),
+    );
+    assert_eq!(refused.response().json(), routed);
+    let input = WebhookInput {
+        url: "https://erp.example/typed".into(),
+        events: vec!["factura.approved".into()],
+        description: Some("ERP".into()),
+    };
+    let hook = svc.register_webhook(&p, input, &mut host).unwrap();
+    assert!(hook.secret.as_deref().unwrap().starts_with("whsec_"));
+    assert_eq!(
+        svc.webhook(&p, &hook.id, now).unwrap().url,
+        "https://erp.example/typed"
+    );
 }

@@ -75,6 +75,19 @@ impl Webhook {
     }
 }
 
+/// What registers a webhook (`POST /v1/webhooks`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookInput {
+    /// HTTPS endpoint.
+    pub url: String,
+    /// Event names (`factura.approved`, …).
+    pub events: Vec<String>,
+    /// Free-text label.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
 /// A webhook as the API shows it (`GET /v1/webhooks/{id}`, the list): never its secret.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WebhookResource {
