@@ -14,9 +14,10 @@ cd "$(dirname "$0")/.."
 args=(--warm-up-time 2 --measurement-time 5)
 creates=10000
 [ "${1:-}" = "--quick" ] && args=(--warm-up-time 1 --measurement-time 2) && creates=2000
-for b in ids invoice xml sign kude api; do
+for b in ids invoice xml sign kude; do
   cargo bench -q -p kuatia-core --bench "$b" -- "${args[@]}" >/dev/null
 done
+cargo bench -q -p kuatia-service --bench api -- "${args[@]}" >/dev/null
 rm -f target/process-report.json target/load-report.json target/batch-report.json
 cargo bench -q -p kuatia-cli --bench process >/dev/null
 KUATIA_LOAD_CREATES=$creates cargo bench -q -p kuatia-server --bench load >/dev/null

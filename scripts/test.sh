@@ -62,6 +62,13 @@ cargo clippy --manifest-path tools/codegen/Cargo.toml --target-dir "${CARGO_TARG
 step "core builds for the browser (wasm32, no private-key code)"
 cargo check -p kuatia-core --no-default-features --target wasm32-unknown-unknown --locked
 
+step "kuatia-core stays the domain (issue 30: no web app, URL parser, server or database in its default graph)"
+core_tree="$(cargo tree -p kuatia-core -e normal --locked)"
+if grep -E '^[^a-z]*(argon2|password-hash|url|idna|axum|tokio|rusqlite|postgres|kuatia-service) v' <<<"$core_tree"; then
+  echo "kuatia-core's default dependency graph pulls the crates above (cargo tree -p kuatia-core -e normal)" >&2
+  exit 1
+fi
+
 step "docs"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 

@@ -2,10 +2,10 @@
 
 use crate::output::Outcome;
 use clap::{Args, Subcommand};
-use kuatia_core::api::auth::Environment;
-use kuatia_core::api::transmit::SifenMode;
 use kuatia_core::sign::SoftwareSigner;
 use kuatia_server::ServerConfig;
+use kuatia_service::auth::Environment;
+use kuatia_service::transmit::SifenMode;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -84,7 +84,7 @@ pub struct ServeArgs {
     #[arg(long)]
     pub allow_private_webhooks: bool,
     /// Seconds a webhook's previous secret keeps signing deliveries after a rotation, beside the new one.
-    #[arg(long, default_value_t = kuatia_core::api::DEFAULT_WEBHOOK_SECRET_GRACE,
+    #[arg(long, default_value_t = kuatia_service::DEFAULT_WEBHOOK_SECRET_GRACE,
           value_parser = clap::value_parser!(i64).range(0..))]
     pub webhook_secret_grace: i64,
     /// PKCS#12 certificate signing production invoices (dk_live_ keys).
@@ -516,7 +516,7 @@ pub fn accounts(command: AccountsCommand) -> Outcome {
                 Outcome::ok(&serde_json::json!({
                     "account": id,
                     "link": link,
-                    "expires_in": kuatia_core::api::panel::LINK_TTL,
+                    "expires_in": kuatia_service::panel::LINK_TTL,
                     "note": note,
                 }))
             }

@@ -74,7 +74,9 @@ pub struct IssueError {
 }
 
 impl IssueError {
-    pub(crate) fn at(stage: Stage) -> impl Fn(Findings) -> IssueError {
+    /// The error of `stage` for the findings given to the returned function (`.map_err(IssueError::at(stage))`);
+    /// public for hosts that run the stages themselves (kuatia-service's create).
+    pub fn at(stage: Stage) -> impl Fn(Findings) -> IssueError {
         move |findings| IssueError { stage, findings }
     }
 }

@@ -4,7 +4,6 @@
 //! Time, document numbers, security codes and signers are passed in by the host.
 #![forbid(unsafe_code)]
 
-pub mod api;
 pub mod cdc;
 pub mod code;
 pub mod codes;

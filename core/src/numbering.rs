@@ -110,8 +110,9 @@ pub struct Reserved {
 }
 
 impl Reserved {
-    /// A number the store has reserved in `key` for one document (the service's create, between its phases).
-    pub(crate) fn new(key: NumberingKey, numero: u32) -> Reserved {
+    /// A number the store has reserved in `key` for one document (the service's create, between its phases). Public
+    /// for hosts that reserve through their own [`Numbering`] (kuatia-service, the C face).
+    pub fn new(key: NumberingKey, numero: u32) -> Reserved {
         Reserved { key, numero }
     }
 

@@ -52,9 +52,10 @@ impl Declaration {
     }
 }
 
-/// The declarations of core's types that the WebAssembly face takes or returns.
+/// The declarations of core's types that the WebAssembly face takes or returns (the service's own come from
+/// `kuatia_service::ts::declarations`).
 pub fn declarations(cfg: &Config) -> Vec<Declaration> {
-    use crate::{api, cdc, invoice, profile, qr, sign, totals, validate};
+    use crate::{cdc, invoice, profile, qr, sign, totals, validate};
     vec![
         // Shared shapes.
         Declaration::of::<Amount>(cfg),
@@ -98,12 +99,6 @@ pub fn declarations(cfg: &Config) -> Vec<Declaration> {
         // Signature verification.
         Declaration::of::<sign::VerifyReport>(cfg),
         Declaration::of::<sign::CertificateInfo>(cfg),
-        // The service API as the in-page sandbox exposes it.
-        Declaration::of::<api::Config>(cfg),
-        Declaration::of::<api::transmit::SifenMode>(cfg),
-        Declaration::of::<api::webhook::Delivery>(cfg),
-        Declaration::of::<api::webhook::Attempt>(cfg),
-        Declaration::of::<api::auth::Environment>(cfg),
     ]
 }
 
@@ -185,7 +180,6 @@ mod tests {
         // Answers: decimals are strings, absent values null, i64 timestamps numbers.
         assert!(find("Totales").contains("total_general: string,"));
         assert!(find("Totales").contains("sub_5: string | null,"));
-        assert!(find("SandboxDelivery").contains("next_attempt_at: number,"));
         assert!(find("CdcFieldsInput").contains("establecimiento: Code,"));
         // Doc comments flow into JSDoc.
         assert!(find("Item").contains("Quantity (`dCantProSer`"));

@@ -17,6 +17,7 @@ pub mod ids;
 pub mod invoice;
 pub mod kude;
 pub mod qr;
+#[cfg(feature = "service")]
 pub mod service;
 pub mod sifen;
 pub mod sign;
@@ -34,6 +35,7 @@ pub use invoice::{
 };
 pub use kude::{kuatia_kude_format, kuatia_kude_pdf};
 pub use qr::{kuatia_qr_build, kuatia_qr_parse};
+#[cfg(feature = "service")]
 pub use service::{
     kuatia_service, kuatia_service_create_account, kuatia_service_create_key,
     kuatia_service_due_deliveries, kuatia_service_due_sifen, kuatia_service_free,

@@ -1,4 +1,4 @@
-//! The in-process `/v1` service (`kuatia_core::api::Service` over a `MemoryStore`) behind an opaque handle.
+//! The in-process `/v1` service (`kuatia_service::Service` over a `MemoryStore`) behind an opaque handle.
 //!
 //! The host side of every call is explicit: the caller passes the current time (`now_unix`), a 32-byte seed from
 //! its CSPRNG (from which this call's random ids and keys are drawn) and the signers of each environment. Nothing
@@ -9,9 +9,9 @@ use crate::abi::{
     put, put_json, text_in, Error,
 };
 use crate::sign::kuatia_signer;
-use kuatia_core::api::auth::Environment;
-use kuatia_core::api::transmit::{SifenJob, SifenOutcome};
-use kuatia_core::api::{Config, Host, MemoryStore, RequestHead, SeedRng, Service, Store};
+use ::kuatia_service::auth::Environment;
+use ::kuatia_service::transmit::{SifenJob, SifenOutcome};
+use ::kuatia_service::{Config, Host, MemoryStore, RequestHead, SeedRng, Service, Store};
 use kuatia_core::error::{code, Finding};
 use kuatia_core::sign::{Signer, SoftwareSigner};
 use serde::Serialize;

@@ -1,8 +1,8 @@
 //! Arbitrary method, path, headers and body into the sans-IO API service with a memory store: always an answer.
 #![no_main]
 
-use kuatia_core::api::auth::Environment;
-use kuatia_core::api::{Config, Host, HttpRequest, MemoryStore, Service};
+use kuatia_service::auth::Environment;
+use kuatia_service::{Config, Host, HttpRequest, MemoryStore, Service};
 use kuatia_core::sign::Signer;
 use libfuzzer_sys::fuzz_target;
 use time::OffsetDateTime;

@@ -6,8 +6,8 @@
 //! invoices; no answer is a 5xx.
 #![no_main]
 
-use kuatia_core::api::auth::Environment;
-use kuatia_core::api::{Config, Host, HttpRequest, HttpResponse, MemoryStore, Service};
+use kuatia_service::auth::Environment;
+use kuatia_service::{Config, Host, HttpRequest, HttpResponse, MemoryStore, Service};
 use kuatia_core::sign::Signer;
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;

@@ -16,8 +16,8 @@
 //! `cargo bench -p kuatia-server --bench inproc`.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use kuatia_core::api::{Config, HttpRequest, MemoryStore, Service};
 use kuatia_server::{SqliteStore, SystemHost};
+use kuatia_service::{Config, HttpRequest, MemoryStore, Service};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -1,5 +1,5 @@
 //! Accounts and API keys of a data directory, for `kuatia accounts …` and `kuatia keys …`: thin calls into the
-//! core's [`Service`](kuatia_core::api::Service) (which owns every rule: profiles, certificates, key revocation) in
+//! core's [`Service`](kuatia_service::Service) (which owns every rule: profiles, certificates, key revocation) in
 //! one SQLite transaction each. A running server sees the result at its next request: it reads keys and accounts
 //! from SQLite per request and keeps no cache of them.
 //!
@@ -8,11 +8,11 @@
 //! at start and signs the account's documents and events with it. The password is never stored.
 
 use crate::{open_engine, Engine, ServerConfig};
-use kuatia_core::api::auth::{Environment, StoredKey};
-use kuatia_core::api::{Account, Store};
 use kuatia_core::profile::Emisor;
 use kuatia_core::sign::{CertificateInfo, SoftwareSigner};
 use kuatia_core::Finding;
+use kuatia_service::auth::{Environment, StoredKey};
+use kuatia_service::{Account, Store};
 use std::path::PathBuf;
 use std::sync::Arc;
 use zeroize::Zeroizing;

@@ -6,11 +6,11 @@
 use crate::faults::StoreError;
 use crate::pg::PgStore;
 use crate::store::SqliteStore;
-use kuatia_core::api::auth::{Environment, StoredKey};
-use kuatia_core::api::webhook::{Delivery, Webhook};
-use kuatia_core::api::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
 use kuatia_core::numbering::{Gap, NumberingKey};
 use kuatia_core::Finding;
+use kuatia_service::auth::{Environment, StoredKey};
+use kuatia_service::webhook::{Delivery, Webhook};
+use kuatia_service::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
 use sha2::{Digest, Sha256};
 
 /// Meta key that changes with every stored certificate, so engines know when to reload the accounts' signers.
@@ -95,10 +95,7 @@ pub trait HostStore: Store + Send + std::fmt::Debug {
             h.update((part.len() as u64).to_be_bytes());
             h.update(part);
         }
-        self.set_meta(
-            CERTIFICATES_META,
-            &kuatia_core::api::auth::hex(&h.finalize()),
-        );
+        self.set_meta(CERTIFICATES_META, &kuatia_service::auth::hex(&h.finalize()));
     }
 }
 

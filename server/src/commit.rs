@@ -2,13 +2,13 @@
 //! them in one transaction, each behind its own savepoint (one that fails is rolled back alone), commits once, and
 //! only then hands each request its answer. So a 201 still means the invoice is on disk, and the requests that waited
 //! together share one sync instead of paying one each. Signing is not store work: a create is split around it
-//! ([`kuatia_core::api::Service::handle_step`]), so signatures run in parallel outside the engine.
+//! ([`kuatia_service::Service::handle_step`]), so signatures run in parallel outside the engine.
 
 use crate::faults::StoreError;
 use crate::pool::Engines;
 use crate::{Backend, Engine, SystemHost};
-use kuatia_core::api::storage::StorageFault;
-use kuatia_core::api::Service;
+use kuatia_service::storage::StorageFault;
+use kuatia_service::Service;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use tokio::sync::oneshot;
@@ -231,7 +231,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::{Committer, Failed};
     use crate::pool::Engines;
-    use kuatia_core::api::storage::StorageFault;
+    use kuatia_service::storage::StorageFault;
     use std::sync::{Arc, Mutex};
 
     /// Work that arrives after the writers stopped is refused as a transient fault (503 with `Retry-After`, so the
@@ -250,7 +250,7 @@ mod tests {
             Err(Failed::Store(e)) => assert_eq!(e.fault, StorageFault::ShuttingDown),
             other => panic!("{other:?}"),
         }
-        let r = kuatia_core::api::storage::failure_response(StorageFault::ShuttingDown);
+        let r = kuatia_service::storage::failure_response(StorageFault::ShuttingDown);
         assert_eq!((r.status, r.header("Retry-After")), (503, Some("5")));
         drop(engines);
         let _ = std::fs::remove_dir_all(&dir);

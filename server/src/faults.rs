@@ -1,9 +1,9 @@
 //! Storage failures as the host reports them ([`StoreError`]: what SQLite said, named as the core's
 //! [`StorageFault`]), and a seeded fault injector ([`FaultPlan`]) that makes the store's calls fail at random, for the
 //! fault-injection tests (docs/reliability.md). The answer a failure gets is the core's rule
-//! ([`kuatia_core::api::storage::failure_response`]); this module only names what happened.
+//! ([`kuatia_service::storage::failure_response`]); this module only names what happened.
 
-use kuatia_core::api::storage::StorageFault;
+use kuatia_service::storage::StorageFault;
 use rusqlite::ErrorCode;
 
 /// A failed store operation: the fault it is (for the answer) and SQLite's message (for the log only).

@@ -1,8 +1,8 @@
 //! [`SystemHost`]: the core's [`Host`] on a real machine: the system clock, the OS CSPRNG and the signers.
 
-use kuatia_core::api::auth::Environment;
-use kuatia_core::api::Host;
 use kuatia_core::sign::{Signer, SoftwareSigner};
+use kuatia_service::auth::Environment;
+use kuatia_service::Host;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use time::OffsetDateTime;
@@ -128,7 +128,7 @@ impl SystemHost {
     }
 
     /// The signer of an account's environment ([`Host::signer`]) as a shared handle, for signing outside the engine's
-    /// lock ([`kuatia_core::api::CreateJob::sign`]).
+    /// lock ([`kuatia_service::CreateJob::sign`]).
     pub fn shared_signer(&self, account_id: &str, env: Environment) -> Option<Arc<dyn Signer>> {
         self.chosen(account_id, env)
             .map(|s| s.clone() as Arc<dyn Signer>)
@@ -221,7 +221,7 @@ impl Host for SystemHost {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::{SystemHost, POOL};
-    use kuatia_core::api::Host;
+    use kuatia_service::Host;
 
     /// Draws cross several refills of the pool, are not repeated, and leave no handed-out byte behind.
     #[test]

@@ -1,4 +1,4 @@
-//! `kuatia serve`: the `/v1` service of [`kuatia_core::api`] behind a real HTTP server.
+//! `kuatia serve`: the `/v1` service of [`kuatia_service`] behind a real HTTP server.
 //!
 //! The server is a thin host. Every request goes, whole, through one catch-all handler into
 //! [`Service::handle`]; the server owns no route, rule or status code of the API. What it adds is the machine's
@@ -10,7 +10,7 @@
 //! engines over PostgreSQL), and requests reach it through [`commit::Committer`]: the requests waiting together run
 //! in one transaction (`BEGIN IMMEDIATE … COMMIT`, one savepoint each) and share its sync, and each is answered only
 //! after that commit. A create leaves the engine to be signed ([`Service::handle_step`], then
-//! [`kuatia_core::api::CreateJob::sign`] on the blocking pool) and comes back to be stored
+//! [`kuatia_service::CreateJob::sign`] on the blocking pool) and comes back to be stored
 //! ([`Service::finish_create`]), so signatures run on every core while the single writer keeps idempotency keys and
 //! numbering race-free without any rule in the host (see docs/benchmarks.md for the measured figures).
 // Unsafe code is confined to `sifen_openssl` (the OpenSSL ENGINE that signs through the core's Signer).
@@ -52,13 +52,13 @@ use axum::response::Response;
 use axum::Router;
 pub use backend::Backend;
 pub use host::{Clock, SystemHost};
-use kuatia_core::api::auth::Environment;
-use kuatia_core::api::storage::StorageFault;
-use kuatia_core::api::transmit::SifenMode;
-use kuatia_core::api::webhook::{self, Delivery};
-use kuatia_core::api::{Config, HttpRequest, HttpResponse, Service, Step, Store};
 use kuatia_core::profile::Emisor;
 use kuatia_core::sign::SoftwareSigner;
+use kuatia_service::auth::Environment;
+use kuatia_service::storage::StorageFault;
+use kuatia_service::transmit::SifenMode;
+use kuatia_service::webhook::{self, Delivery};
+use kuatia_service::{Config, HttpRequest, HttpResponse, Service, Step, Store};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -550,7 +550,7 @@ fn request_id() -> String {
     let mut b = [0u8; 12];
     // A failed OS generator still yields a well-formed id; it only names a log line.
     let _ = getrandom::fill(&mut b);
-    format!("req_{}", kuatia_core::api::auth::hex(&b))
+    format!("req_{}", kuatia_service::auth::hex(&b))
 }
 
 /// Reads a request body to its end, keeping nothing.
@@ -721,7 +721,7 @@ async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
             } else {
                 tracing::error!(error = %e, fault = ?e.fault, "storage failure; request rolled back");
             }
-            to_response(kuatia_core::api::storage::failure_response(e.fault))
+            to_response(kuatia_service::storage::failure_response(e.fault))
         }
         Err(commit::Failed::Panic) => {
             tracing::error!("request panicked; rolled back");
@@ -765,7 +765,7 @@ async fn checkpoint_loop(checkpointer: store::Checkpointer, mut stop: watch::Rec
     }
 }
 
-/// At most how many batches of the simulated SIFEN ([`kuatia_core::api::TICK_BATCH`] moves each) the tick loop runs
+/// At most how many batches of the simulated SIFEN ([`kuatia_service::TICK_BATCH`] moves each) the tick loop runs
 /// per period.
 const DRAIN_BATCHES: usize = 256;
 
@@ -803,7 +803,7 @@ async fn tick_loop(
                     } else {
                         svc.tick_due(host)
                     }
-                    let now = kuatia_core::api::Host::now(host).unix_timestamp();
+                    let now = kuatia_service::Host::now(host).unix_timestamp();
                     svc.tick_window().is_some_and(|(_, next)| next <= now)
                 });
                 if !more.map_err(|e| e.to_string())? || full {
@@ -1064,7 +1064,7 @@ async fn post(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::{refused_by_resolver, GuardedResolver};
-    use kuatia_core::api::webhook::WebhookTarget;
+    use kuatia_service::webhook::WebhookTarget;
     use reqwest::dns::Resolve;
 
     /// A name with an inside address is refused by the resolver itself (the answer checked is the answer connected

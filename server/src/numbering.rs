@@ -714,8 +714,8 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::store::SqliteStore;
-    use kuatia_core::api::store::conformance::OwnedNumbering;
     use kuatia_core::numbering::conformance;
+    use kuatia_service::store::conformance::OwnedNumbering;
 
     fn temp(tag: &str) -> PathBuf {
         let n = std::time::SystemTime::now()
@@ -759,7 +759,7 @@ mod tests {
         match reserve(&ro, SCOPE.0, SCOPE.1, &k) {
             Err(Refusal::Sql(e)) => assert_eq!(
                 crate::faults::fault_of(&e),
-                kuatia_core::api::storage::StorageFault::ReadOnly
+                kuatia_service::storage::StorageFault::ReadOnly
             ),
             other => panic!("{other:?}"),
         }
@@ -826,7 +826,7 @@ mod tests {
 
     #[test]
     fn the_in_memory_service_store_keeps_the_contract() {
-        conformance::check::<OwnedNumbering<kuatia_core::api::MemoryStore>>(&mut |prev| {
+        conformance::check::<OwnedNumbering<kuatia_service::MemoryStore>>(&mut |prev| {
             prev.unwrap_or(OwnedNumbering(Default::default()))
         })
         .unwrap();

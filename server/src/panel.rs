@@ -1,5 +1,5 @@
 //! The host's part of the account panel (`/panel`, whose pages, sessions and rules are the core's
-//! [`kuatia_core::api::panel`]): keeping the P12 certificates uploaded through it.
+//! [`kuatia_service::panel`]): keeping the P12 certificates uploaded through it.
 //!
 //! The password of an uploaded P12 must survive a restart, so `kuatia serve` can sign with it: it is sealed with
 //! ChaCha20-Poly1305 under the data directory's server key (`panel.key`, 32 random bytes, mode 0600, created on first
@@ -9,7 +9,7 @@
 
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
-use kuatia_core::api::auth::hex;
+use kuatia_service::auth::hex;
 use std::path::Path;
 use zeroize::Zeroizing;
 
@@ -139,7 +139,7 @@ impl std::fmt::Debug for Installed {
 }
 
 /// Writes the certificates installed during a request into the store (same transaction as the request).
-pub fn persist(svc: &mut kuatia_core::api::Service<crate::Backend>, host: &mut crate::SystemHost) {
+pub fn persist(svc: &mut kuatia_service::Service<crate::Backend>, host: &mut crate::SystemHost) {
     for c in host.take_installed() {
         svc.store
             .put_certificate(&c.account_id, &c.p12, &c.sealed, &c.subject, &c.not_after);

@@ -19,9 +19,9 @@
 use crate::faults::StoreError;
 use crate::numbering::sequence;
 use crate::schema::{self, Arg, Dialect};
-use kuatia_core::api::auth::{Environment, StoredKey};
-use kuatia_core::api::webhook::{Delivery, Webhook};
-use kuatia_core::api::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
+use kuatia_service::auth::{Environment, StoredKey};
+use kuatia_service::webhook::{Delivery, Webhook};
+use kuatia_service::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
 use kuatia_core::code;
 use kuatia_core::numbering::{self, Gap, NumberingKey, MAX_NUMERO};
 use kuatia_core::Finding;
@@ -121,8 +121,8 @@ fn i64_of(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-/// Most due deliveries one claim reads (the contract's [`kuatia_core::api::store::DELIVERY_BATCH`]).
-const DELIVERY_BATCH: i64 = kuatia_core::api::store::DELIVERY_BATCH as i64;
+/// Most due deliveries one claim reads (the contract's [`kuatia_service::store::DELIVERY_BATCH`]).
+const DELIVERY_BATCH: i64 = kuatia_service::store::DELIVERY_BATCH as i64;
 
 /// How often a node reads the simulated SIFEN's in-flight invoices.
 const SCAN_EVERY: Duration = Duration::from_millis(250);

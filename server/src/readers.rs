@@ -5,7 +5,7 @@
 //! the same. Anything else, or a lookup when every reader is busy or a read fails, goes through the writer.
 
 use crate::{Engine, ServerConfig};
-use kuatia_core::api::{HttpRequest, HttpResponse, Service};
+use kuatia_service::{HttpRequest, HttpResponse, Service};
 use std::sync::{Arc, Mutex};
 
 /// How many read connections a server keeps (one per core of the machine kind: the lookups' parsing and
@@ -18,7 +18,7 @@ pub struct TickWindow(Mutex<Option<(i64, i64)>>);
 
 impl TickWindow {
     /// Publishes the writer's window after a transaction.
-    pub fn publish<S: kuatia_core::api::Store>(&self, service: &Service<S>) {
+    pub fn publish<S: kuatia_service::Store>(&self, service: &Service<S>) {
         *self.0.lock().unwrap_or_else(|p| p.into_inner()) = service.tick_window();
     }
 
@@ -59,12 +59,12 @@ impl Readers {
     /// has something due, or the read failed (the writer answers those).
     pub fn lookup(&self, req: &HttpRequest) -> Option<HttpResponse> {
         // Creates and the rest never touch a reader (no lock, no clock, no read transaction).
-        kuatia_core::api::lookup_id(req)?;
+        kuatia_service::lookup_id(req)?;
         for engine in &self.engines {
             let Ok(mut engine) = engine.try_lock() else {
                 continue;
             };
-            let now = kuatia_core::api::Host::now(&mut engine.host).unix_timestamp();
+            let now = kuatia_service::Host::now(&mut engine.host).unix_timestamp();
             if !self.window.contains(now) {
                 return None;
             }

@@ -9,8 +9,8 @@
 //! same version on both. A new, empty database gets [`TABLES`] at once and records every version, old ones included,
 //! so an older build opening it finds nothing to do.
 
-use kuatia_core::api::auth::Environment;
-use kuatia_core::api::{HttpResponse, InvoiceQuery};
+use kuatia_service::auth::Environment;
+use kuatia_service::{HttpResponse, InvoiceQuery};
 
 /// The SQL engine a statement is written for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -341,7 +341,7 @@ impl Arg {
     }
 }
 
-/// The statements of [`kuatia_core::api::Store::list_invoices`] for one query.
+/// The statements of [`kuatia_service::Store::list_invoices`] for one query.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Listing {
     /// Counts the rows the filters match (bound to the first `count_args` of `args`).

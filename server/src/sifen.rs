@@ -1,6 +1,6 @@
 //! The SIFEN transport of `kuatia serve`: HTTPS `POST` over TLS 1.2 with mutual authentication by the emitter's
-//! certificate (SIFEN.md §6.1), for the jobs of [`kuatia_core::api::Service::due_sifen`], each outcome reported
-//! back with [`kuatia_core::api::Service::report_sifen`]. Every decision (what to send, when to query by CDC
+//! certificate (SIFEN.md §6.1), for the jobs of [`kuatia_service::Service::due_sifen`], each outcome reported
+//! back with [`kuatia_service::Service::report_sifen`]. Every decision (what to send, when to query by CDC
 //! instead of resending, back-off) is the core's; this module only moves bytes.
 //!
 //! The private key never leaves the [`Signer`]: the TLS handshake's `CertificateVerify` is signed through it
@@ -13,8 +13,8 @@
 
 use crate::sifen_openssl::SignerPkey;
 use crate::{lock, Engine};
-use kuatia_core::api::transmit::{SifenJob, SifenOutcome};
 use kuatia_core::sign::Signer;
+use kuatia_service::transmit::{SifenJob, SifenOutcome};
 use openssl::ssl::SslConnector;
 use rustls::client::ResolvesClientCert;
 use rustls::pki_types::CertificateDer;

@@ -10,8 +10,8 @@
 //! signatures still get every cycle the writer and the HTTP threads leave; under wrk the creates' p99 fell from
 //! 150–200 ms to ~120 ms at the same throughput (docs/benchmarks.md).
 
-use kuatia_core::api::{CreateJob, SignedCreate};
 use kuatia_core::sign::Signer;
+use kuatia_service::{CreateJob, SignedCreate};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};

@@ -8,7 +8,7 @@
 mod common;
 
 use common::{guarded, receiver, temp_dir, HANG_GUARD};
-use kuatia_core::api::webhook::verify_signature;
+use kuatia_service::webhook::verify_signature;
 use kuatia_server::{start, Clock, ServerConfig};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};

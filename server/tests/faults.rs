@@ -92,7 +92,7 @@ async fn a_webhook_receiver_that_never_answers_is_bounded_logged_and_retried() {
     // The back-off counts from when the delivery was first due, not from any clock the test reads.
     assert_eq!(
         at("next_attempt_at") - at("created_at"),
-        time::Duration::seconds(kuatia_core::api::webhook::RETRY_SCHEDULE[0]),
+        time::Duration::seconds(kuatia_service::webhook::RETRY_SCHEDULE[0]),
         "{d}"
     );
     tokio::time::sleep(Duration::from_secs(3)).await;

@@ -12,7 +12,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
-#[path = "../../core/tests/common/fake_sifen.rs"]
+#[path = "../../service/tests/common/fake_sifen.rs"]
 mod fake_sifen;
 
 use common::pki::{pki, Pki};

@@ -6,10 +6,10 @@
 mod common;
 
 use common::temp_dir;
-use kuatia_core::api::auth::Environment;
-use kuatia_core::api::Store;
 use kuatia_core::profile::{Ambiente, Emisor};
 use kuatia_server::{start, RunningServer, ServerConfig};
+use kuatia_service::auth::Environment;
+use kuatia_service::Store;
 use std::time::Duration;
 
 const P12: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../core/testdata/sandbox.p12");
@@ -425,7 +425,7 @@ async fn p12_uploads_refuse_clearly_and_store_nothing() {
     );
     assert_eq!(stored(), 0);
     assert!(server.with_engine(|e| {
-        kuatia_core::api::Host::signer(&e.host, &a, Environment::Production).is_none()
+        kuatia_service::Host::signer(&e.host, &a, Environment::Production).is_none()
     }));
 
     server.with_engine(|e| {
@@ -455,7 +455,7 @@ async fn p12_uploads_refuse_clearly_and_store_nothing() {
     // A restart opens it again with the data directory's key: production signs with it.
     let server = server_again(&dir).await;
     assert!(server.with_engine(|e| {
-        kuatia_core::api::Host::signer(&e.host, &a, Environment::Production).is_some()
+        kuatia_service::Host::signer(&e.host, &a, Environment::Production).is_some()
     }));
     server.shutdown().await;
     let _ = std::fs::remove_dir_all(&dir);

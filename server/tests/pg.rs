@@ -4,17 +4,17 @@
 //! that several nodes rely on. Without the URL these tests fail: they never skip.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use kuatia_core::api::auth::Environment;
-use kuatia_core::api::store::conformance::{self, OwnedNumbering};
-use kuatia_core::api::transmit::Transmission;
-use kuatia_core::api::webhook::Delivery;
-use kuatia_core::api::{HttpResponse, InvoiceRecord, Store};
 use kuatia_core::lifecycle::Estado;
 use kuatia_core::numbering::{self, NumberingKey};
 use kuatia_server::pg::{PgOptions, PgStore};
-#[path = "../../core/tests/common/fake_sifen.rs"]
+use kuatia_service::auth::Environment;
+use kuatia_service::store::conformance::{self, OwnedNumbering};
+use kuatia_service::transmit::Transmission;
+use kuatia_service::webhook::Delivery;
+use kuatia_service::{HttpResponse, InvoiceRecord, Store};
+#[path = "../../service/tests/common/fake_sifen.rs"]
 mod fake_sifen;
-#[path = "../../core/tests/common/host.rs"]
+#[path = "../../service/tests/common/host.rs"]
 mod host;
 #[path = "common/legacy.rs"]
 mod legacy;
@@ -187,7 +187,7 @@ fn invoices_stored_before_migration_2_keep_their_xml() {
     let url = fresh_database("xml");
     let mut s = open(&url);
     conformance::list_invoices(&mut s).unwrap();
-    let all = kuatia_core::api::store::InvoiceQuery::default();
+    let all = kuatia_service::store::InvoiceQuery::default();
     let (before, total) = s.list_invoices("acct_a", Environment::Sandbox, &all);
     assert!(total > 0 && before.iter().all(|i| i.xml.starts_with("<rDE>")));
     drop(s);
@@ -425,8 +425,8 @@ fn wait_until_one_waits(url: &str, wait_event: &str, never: &str) {
 /// Reading the invoice without the row lock, both saw it pending and each queued its own `factura.approved`.
 #[test]
 fn two_nodes_reporting_one_approval_queue_one_event() {
-    use kuatia_core::api::transmit::{SifenMode, SifenOutcome};
-    use kuatia_core::api::{Config, HttpRequest, Service};
+    use kuatia_service::transmit::{SifenMode, SifenOutcome};
+    use kuatia_service::{Config, HttpRequest, Service};
     let url = fresh_database("report");
     let config = Config {
         base_url: "https://api.example.test".into(),
@@ -589,7 +589,7 @@ fn a_broken_connection_is_reopened_at_the_next_transaction() {
 /// the data's (500).
 #[test]
 fn failures_are_classified_from_the_driver_error() {
-    use kuatia_core::api::storage::StorageFault;
+    use kuatia_service::storage::StorageFault;
     let url = fresh_database("faults");
     let mut s = PgStore::open(PgOptions {
         statement_timeout: Some(Duration::from_millis(300)),

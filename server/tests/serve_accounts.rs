@@ -6,7 +6,7 @@ mod common;
 
 use common::api::{config, factura, register_webhook, Api};
 use common::{receiver, temp_dir};
-use kuatia_core::api::auth::Environment;
+use kuatia_service::auth::Environment;
 use kuatia_server::start;
 use serde_json::{json, Value};
 

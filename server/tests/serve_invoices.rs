@@ -7,7 +7,7 @@ mod common;
 
 use common::api::{config, factura, Api};
 use common::temp_dir;
-use kuatia_core::api::auth::Environment;
+use kuatia_service::auth::Environment;
 use kuatia_server::start;
 use serde_json::{json, Value};
 use std::collections::HashSet;

@@ -182,7 +182,7 @@ async fn webhook_rotate_redeliver_delete() {
         .unwrap();
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
     for s in [&old, &new] {
-        kuatia_core::api::webhook::verify_signature(s, &sig, &body, now, 300).unwrap();
+        kuatia_service::webhook::verify_signature(s, &sig, &body, now, 300).unwrap();
     }
     let event: Value = serde_json::from_str(&body).unwrap();
 
@@ -273,9 +273,9 @@ async fn webhook_secret_grace_is_the_operators() {
         assert_eq!(code, 201, "{v}");
         let (sig, body) = guarded("a delivery", rx.recv()).await.unwrap();
         let now = time::OffsetDateTime::now_utc().unix_timestamp();
-        kuatia_core::api::webhook::verify_signature(&new, &sig, &body, now, 300).unwrap();
+        kuatia_service::webhook::verify_signature(&new, &sig, &body, now, 300).unwrap();
         let old_ok =
-            kuatia_core::api::webhook::verify_signature(&old, &sig, &body, now, 300).is_ok();
+            kuatia_service::webhook::verify_signature(&old, &sig, &body, now, 300).is_ok();
         assert_eq!(old_ok, grace > 0, "grace {grace}: {sig}");
         server.shutdown().await;
         let _ = std::fs::remove_dir_all(&dir);

@@ -20,8 +20,8 @@ use common::{next_event, receiver, wait_for};
 use fake_sifen_tls::{fake_sifen, fake_sifen_accepting, fake_sifen_openssl, Fake, OpensslMode};
 
 use fake_sifen::{Fault, REJECT_MARKER};
-use kuatia_core::api::auth::Environment;
-use kuatia_core::api::transmit::SifenMode;
+use kuatia_service::auth::Environment;
+use kuatia_service::transmit::SifenMode;
 use kuatia_core::profile::Emisor;
 use kuatia_core::sign::{sandbox_test_signer, Signer};
 use kuatia_server::sifen::{SifenTls, SifenTransport};
@@ -518,7 +518,7 @@ async fn the_openssl_stack_signs_through_any_signer() {
             ..SifenTransport::default()
         };
         let client = kuatia_server::sifen::client(signer.clone(), &transport).unwrap();
-        let job = kuatia_core::api::transmit::SifenJob {
+        let job = kuatia_service::transmit::SifenJob {
             account_id: "acct".into(),
             service: kuatia_core::sifen::Service::Consulta,
             url: "https://sifen-test.set.gov.py/de/ws/consultas/consulta.wsdl".into(),
@@ -529,7 +529,7 @@ async fn the_openssl_stack_signs_through_any_signer() {
         };
         let base = format!("https://127.0.0.1:{}", fake.port);
         let outcome = kuatia_server::sifen::post(&client, &job, Some(&base)).await;
-        let kuatia_core::api::transmit::SifenOutcome::Answer { status, body } = &outcome else {
+        let kuatia_service::transmit::SifenOutcome::Answer { status, body } = &outcome else {
             panic!("{mode:?}: {outcome:?}");
         };
         assert_eq!(*status, 200, "{}", String::from_utf8_lossy(body));

@@ -271,10 +271,10 @@ async fn a_request_past_its_deadline_is_503_and_its_create_completes() {
     let stored = tokio::time::timeout(HANG_GUARD, async {
         loop {
             let found = server.with_engine(|e| {
-                kuatia_core::api::Store::idempotent(
+                kuatia_service::Store::idempotent(
                     &e.service.store,
                     &account,
-                    kuatia_core::api::auth::Environment::Sandbox,
+                    kuatia_service::auth::Environment::Sandbox,
                     "deadline-1",
                 )
             });

@@ -11,9 +11,9 @@ mod common;
 
 use common::api::{factura, Api};
 use common::temp_dir;
-use kuatia_core::api::auth::Environment;
-use kuatia_core::api::webhook::Webhook;
-use kuatia_core::api::Store;
+use kuatia_service::auth::Environment;
+use kuatia_service::webhook::Webhook;
+use kuatia_service::Store;
 use kuatia_core::lifecycle::EventKind;
 use kuatia_server::{start, ServerConfig};
 use serde_json::{json, Value};

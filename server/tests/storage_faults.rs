@@ -375,7 +375,7 @@ async fn a_cache_left_by_a_failed_rollback_is_rebuilt_before_the_next_request() 
     assert_eq!(code, 200, "{v}");
     assert_eq!(v["meta"]["total"], 1, "{v}");
     let cached: BTreeSet<String> = server.with_engine(|e| {
-        use kuatia_core::api::Store;
+        use kuatia_service::Store;
         e.service
             .store
             .simulated_in_flight()

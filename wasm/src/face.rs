@@ -381,15 +381,15 @@ pub(crate) mod preview {
     }
 }
 
-/// The whole sandboxed `/v1` API in memory (`core::api` over `MemoryStore`), for a front-end that runs it offline.
+/// The whole sandboxed `/v1` API in memory (`kuatia_service` over `MemoryStore`), for a front-end that runs it offline.
 /// The browser build has no private key, so documents are simulated unsigned (`issue::simulate_unsigned`); the
 /// clock and a CSPRNG seed come from the JS side on every call.
 #[cfg(feature = "kude")]
 pub mod sandbox {
     use super::*;
-    use kuatia_core::api::auth::Environment;
-    use kuatia_core::api::{Config, Host, MemoryStore, RequestHead, SeedRng, Service};
     use kuatia_core::sign::Signer;
+    use kuatia_service::auth::Environment;
+    use kuatia_service::{Config, Host, MemoryStore, RequestHead, SeedRng, Service};
     use serde::Serialize;
     use time::OffsetDateTime;
 

@@ -1,6 +1,6 @@
 //! The TypeScript declarations of the face's data types, generated from the Rust types (feature `ts`).
 //!
-//! core's types ([`kuatia_core::ts::declarations`]) plus the face's own answers and small inputs (`face.rs`), all
+//! core's types ([`kuatia_core::ts::declarations`]), the service's ([`kuatia_service::ts::declarations`]) plus the face's own answers and small inputs (`face.rs`), all
 //! through `ts_rs::TS` derives, so a field renamed, added or retyped in Rust changes the declarations. The
 //! `ts-types` binary writes them to `wasm/src/types.generated.d.ts`, which `lib.rs` hands to wasm-bindgen; what
 //! cannot be derived (the `KuatiaError` thrown, the JS-side `SandboxResponse`) stays in `types.d.ts`.
@@ -17,10 +17,11 @@ const HEADER: &str = "\
 // comments come from the serde types of kuatia-core and of the WebAssembly face (wasm/src/face.rs).
 ";
 
-/// The whole generated file: core's declarations, then the face's.
+/// The whole generated file: core's declarations, the service's, then the face's.
 pub fn generate() -> Result<String, String> {
     let cfg = config();
     let mut decls = declarations(&cfg);
+    decls.extend(kuatia_service::ts::declarations(&cfg));
     decls.extend([
         Declaration::of::<face::Check>(&cfg),
         Declaration::of::<face::RucDv>(&cfg),

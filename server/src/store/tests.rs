@@ -8,7 +8,7 @@ fn the_sqlite_store_keeps_the_listing_contract() {
     let _ = std::fs::remove_dir_all(&dir);
     let mut s = super::SqliteStore::open(&dir).unwrap();
     assert_eq!(
-        kuatia_core::api::store::conformance::list_invoices(&mut s),
+        kuatia_service::store::conformance::list_invoices(&mut s),
         Ok(())
     );
     assert_eq!(s.take_error(), None);
@@ -23,7 +23,7 @@ fn the_sqlite_store_keeps_the_whole_contract() {
     let root = std::env::temp_dir().join(format!("kuatia-store-all-{}", std::process::id()));
     let mut dir = root.clone();
     let result =
-        kuatia_core::api::store::conformance::run_all::<super::SqliteStore>(
+        kuatia_service::store::conformance::run_all::<super::SqliteStore>(
             &mut |prev| match prev {
                 Some(s) => {
                     assert_eq!(s.take_error(), None);
@@ -44,8 +44,8 @@ fn the_sqlite_store_keeps_the_whole_contract() {
 /// rolled-back change is forgotten.
 #[test]
 fn cached_keys_follow_revocations_and_rollbacks() {
-    use kuatia_core::api::auth::{new_key, Environment};
-    use kuatia_core::api::store::Store;
+    use kuatia_service::auth::{new_key, Environment};
+    use kuatia_service::store::Store;
     let dir = std::env::temp_dir().join(format!("kuatia-store-auth-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut writer = super::SqliteStore::open(&dir).unwrap();
@@ -54,7 +54,7 @@ fn cached_keys_follow_revocations_and_rollbacks() {
         n = n.wrapping_mul(2_654_435_761).wrapping_add(1);
         n
     });
-    let account = kuatia_core::api::Account {
+    let account = kuatia_service::Account {
         id: "acct_cache".into(),
         name: "cache".into(),
         sandbox: kuatia_core::profile::Emisor::sandbox(),
@@ -103,9 +103,9 @@ fn cached_keys_follow_revocations_and_rollbacks() {
 /// changed, removed or rolled back by this one, is seen at the next read.
 #[test]
 fn cached_webhooks_follow_every_change() {
-    use kuatia_core::api::auth::Environment;
-    use kuatia_core::api::store::Store;
-    use kuatia_core::api::webhook::Webhook;
+    use kuatia_service::auth::Environment;
+    use kuatia_service::store::Store;
+    use kuatia_service::webhook::Webhook;
     let dir = std::env::temp_dir().join(format!("kuatia-store-wh-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut writer = super::SqliteStore::open(&dir).unwrap();
@@ -157,16 +157,16 @@ fn cached_webhooks_follow_every_change() {
 /// status change afterwards rewrites the record without touching the XML.
 #[test]
 fn invoices_stored_before_migration_6_keep_their_xml() {
-    use kuatia_core::api::store::Store;
+    use kuatia_service::store::Store;
     use rusqlite::Connection;
     let dir = std::env::temp_dir().join(format!("kuatia-store-xml-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut s = super::SqliteStore::open(&dir).unwrap();
-    kuatia_core::api::store::conformance::list_invoices(&mut s).unwrap();
+    kuatia_service::store::conformance::list_invoices(&mut s).unwrap();
     let (before, total) = s.list_invoices(
         "acct_a",
-        kuatia_core::api::auth::Environment::Sandbox,
-        &kuatia_core::api::store::InvoiceQuery::default(),
+        kuatia_service::auth::Environment::Sandbox,
+        &kuatia_service::store::InvoiceQuery::default(),
     );
     assert!(total > 0 && before.iter().all(|i| i.xml.starts_with("<rDE>")));
     drop(s);
@@ -183,8 +183,8 @@ fn invoices_stored_before_migration_6_keep_their_xml() {
     let mut s = super::SqliteStore::open(&dir).unwrap();
     let (after, _) = s.list_invoices(
         "acct_a",
-        kuatia_core::api::auth::Environment::Sandbox,
-        &kuatia_core::api::store::InvoiceQuery::default(),
+        kuatia_service::auth::Environment::Sandbox,
+        &kuatia_service::store::InvoiceQuery::default(),
     );
     assert_eq!(after, before);
     let mut changed = after[0].clone();
@@ -324,7 +324,7 @@ fn a_database_made_by_94cdda2_opens_with_its_records_and_the_new_schema() {
 fn a_database_made_by_94cdda2_keeps_the_whole_contract() {
     let mut dir = std::path::PathBuf::new();
     let mut made = Vec::new();
-    let result = kuatia_core::api::store::conformance::run_all::<super::SqliteStore>(&mut |prev| {
+    let result = kuatia_service::store::conformance::run_all::<super::SqliteStore>(&mut |prev| {
         if let Some(s) = prev {
             assert_eq!(s.take_error(), None);
         } else {

@@ -8,7 +8,7 @@ pub mod tls;
 
 use axum::extract::State;
 use axum::http::HeaderMap;
-use kuatia_core::api::webhook::{verify_signature, DEFAULT_TOLERANCE, SIGNATURE_HEADER};
+use kuatia_service::webhook::{verify_signature, DEFAULT_TOLERANCE, SIGNATURE_HEADER};
 use serde_json::Value;
 use std::future::Future;
 use std::path::PathBuf;

@@ -1,0 +1,398 @@
+//! The HTTP face of the service: [`HttpRequest`] and [`HttpResponse`], the JSON envelope (`{ok, data, meta}` /
+//! `{ok: false, error}`), request bodies and query strings.
+
+use super::*;
+
+/// An HTTP request as the host received it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HttpRequest {
+    /// `GET`, `POST`, ...
+    pub method: String,
+    /// Path with optional query string, e.g. `/v1/facturas?page=2`.
+    pub path: String,
+    /// Headers (names case-insensitive).
+    pub headers: Vec<(String, String)>,
+    /// Raw body.
+    pub body: Vec<u8>,
+}
+
+impl HttpRequest {
+    /// First header with this name (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The request line and headers of a request whose body travels apart (C and WebAssembly hosts pass raw bytes).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestHead {
+    /// `GET`, `POST`, ...
+    pub method: String,
+    /// Path with optional query string.
+    pub path: String,
+    /// Headers as `[name, value]` pairs.
+    #[serde(default)]
+    pub headers: Vec<(String, String)>,
+}
+
+impl RequestHead {
+    /// The full request with its body.
+    pub fn with_body(self, body: Vec<u8>) -> HttpRequest {
+        HttpRequest {
+            method: self.method,
+            path: self.path,
+            headers: self.headers,
+            body,
+        }
+    }
+}
+
+/// The response the host must send.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HttpResponse {
+    /// HTTP status code.
+    pub status: u16,
+    /// Headers.
+    pub headers: Vec<(String, String)>,
+    /// Body bytes (JSON, or the KuDE PDF). Serialized as a string when it is UTF-8 (stored idempotent answers are
+    /// JSON: a string is a quarter of the size of an array of numbers), else as an array of bytes; both are read.
+    #[serde(with = "body_serde")]
+    pub body: Vec<u8>,
+}
+
+/// [`HttpResponse::body`] as a string when it is text.
+mod body_serde {
+    use serde::de::{Error, SeqAccess, Visitor};
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(body: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        match std::str::from_utf8(body) {
+            Ok(text) => s.serialize_str(text),
+            Err(_) => s.collect_seq(body),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        struct Body;
+        impl<'de> Visitor<'de> for Body {
+            type Value = Vec<u8>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or an array of bytes")
+            }
+            fn visit_str<E: Error>(self, v: &str) -> Result<Vec<u8>, E> {
+                Ok(v.as_bytes().to_vec())
+            }
+            fn visit_string<E: Error>(self, v: String) -> Result<Vec<u8>, E> {
+                Ok(v.into_bytes())
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(b) = seq.next_element::<u8>()? {
+                    out.push(b);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_any(Body)
+    }
+}
+
+impl HttpResponse {
+    /// The body as JSON (for tests and hosts that inspect answers).
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
+    }
+
+    /// First header with this name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+pub(crate) fn respond(status: u16, body: &Value) -> HttpResponse {
+    json_response(status, serde_json::to_vec(body).unwrap_or_default())
+}
+
+/// An answer whose body is JSON text already written.
+pub(crate) fn json_response(status: u16, body: Vec<u8>) -> HttpResponse {
+    HttpResponse {
+        status,
+        headers: vec![(
+            "Content-Type".into(),
+            "application/json; charset=utf-8".into(),
+        )],
+        body,
+    }
+}
+
+pub(crate) fn ok(status: u16, data: Value) -> HttpResponse {
+    respond(status, &json!({"ok": true, "data": data}))
+}
+
+pub(crate) fn err(status: u16, code: &str, message: &str) -> HttpResponse {
+    respond(
+        status,
+        &json!({"ok": false, "error": {"code": code, "message": message}}),
+    )
+}
+
+/// The answer to a body that could not be read: unreadable JSON or an oversized body is 400, a readable body whose
+/// fields are wrong 422 with every finding (the same classification for every route: core's JSON reader).
+pub(crate) fn body_error(findings: Vec<Finding>) -> HttpResponse {
+    match findings.first() {
+        Some(f) if f.code == code::MALFORMED_JSON || f.code == code::TOO_LARGE => {
+            err(400, &f.code, &f.message)
+        }
+        _ => findings_response(&findings),
+    }
+}
+
+/// A request body as JSON text to read: an absent (empty) body reads as `{}`, so that the answer names the fields
+/// it needs (a cancel without a body: `motivo` is required) rather than where the text ended. Not for a create: its
+/// body is the request every face validates, and empty text is `MALFORMED_JSON` on every face (the adversarial
+/// table, `tests/adversarial/json.json`).
+pub(crate) fn body_json(body: &[u8]) -> &[u8] {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        b"{}"
+    } else {
+        body
+    }
+}
+
+/// Reads a JSON request body into `T`, with every shape finding (see [`body_error`]).
+pub(crate) fn json_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, HttpResponse> {
+    kuatia_core::shape::read_bytes(body_json(body), "").map_err(|u| body_error(u.findings))
+}
+
+/// The answer to a failed issue, by stage: the request's findings and certificate problems are 422, an exhausted
+/// sequence 422, a store that cannot number 503, a failed signer 502.
+pub(crate) fn issue_error(e: kuatia_core::issue::IssueError) -> HttpResponse {
+    use kuatia_core::issue::Stage;
+    let first = e.findings.0.first().cloned().unwrap_or_else(|| {
+        Finding::new(code::INTERNAL_ERROR, "", "issuing failed without a finding")
+    });
+    match e.stage {
+        Stage::Check => findings_response(&e.findings.0),
+        Stage::Certificate => err(422, &first.code, &first.message),
+        Stage::Numbering if first.code == code::NUMBERING_EXHAUSTED => {
+            err(422, &first.code, &first.message)
+        }
+        Stage::Numbering | Stage::Confirm => err(503, &first.code, &first.message),
+        // Signing our own well-formed output fails only with a broken signer (token removed, HSM down).
+        _ => err(502, &first.code, &first.message),
+    }
+}
+
+/// The 400 answer naming a query parameter and what it must be.
+pub(crate) fn bad_query(name: &str, why: &str) -> HttpResponse {
+    err(
+        400,
+        code::INVALID_QUERY,
+        &format!("query parameter '{name}': {why}"),
+    )
+}
+
+/// A positive integer parameter up to `max`.
+pub(crate) fn positive(name: &str, v: &str, max: usize) -> Result<usize, HttpResponse> {
+    v.parse::<usize>()
+        .ok()
+        .filter(|n| (1..=max).contains(n))
+        .ok_or_else(|| bad_query(name, &format!("an integer from 1 to {max}")))
+}
+
+/// `%XX`-decodes a query component (`+` stays `+`: RFC 3339 offsets carry it).
+pub(crate) fn percent_decode(s: &str) -> Option<String> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut bytes = s.bytes();
+    while let Some(b) = bytes.next() {
+        if b == b'%' {
+            let hi = char::from(bytes.next()?).to_digit(16)?;
+            let lo = char::from(bytes.next()?).to_digit(16)?;
+            out.push(u8::try_from(hi * 16 + lo).ok()?);
+        } else {
+            out.push(b);
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The decoded pairs of a query string; 400 `INVALID_QUERY` naming a parameter that is unknown, repeated or not
+/// decodable, so a misspelt filter never silently returns everything.
+pub(crate) fn query_pairs(
+    query: &str,
+    allowed: &[&str],
+) -> Result<Vec<(String, String)>, HttpResponse> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        let (Some(k), Some(v)) = (percent_decode(k), percent_decode(v)) else {
+            return Err(bad_query(k, "bad percent-encoding"));
+        };
+        if !allowed.contains(&k.as_str()) {
+            let takes = match allowed {
+                [] => "none".to_string(),
+                _ => allowed.join(", "),
+            };
+            return Err(bad_query(
+                &k,
+                &format!("unknown parameter; this route takes {takes}"),
+            ));
+        }
+        if out.iter().any(|(seen, _)| *seen == k) {
+            return Err(bad_query(&k, "given twice"));
+        }
+        out.push((k, v));
+    }
+    Ok(out)
+}
+
+/// Header set on a response replayed for a repeated `Idempotency-Key` (the first response, unchanged otherwise).
+pub const REPLAYED_HEADER: &str = "Idempotent-Replayed";
+
+/// The 415 answer to a request body declared as anything but JSON (`application/json` or `application/*+json`,
+/// parameters such as `charset` allowed). A body without `Content-Type` is read as JSON: in-process hosts (C,
+/// WebAssembly, the bindings) pass no headers.
+pub(crate) fn unsupported_media_type(req: &HttpRequest) -> Option<HttpResponse> {
+    let declared = req.header("Content-Type")?;
+    let media = declared
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    let json = media == "application/json"
+        || (media.starts_with("application/") && media.ends_with("+json"));
+    (!json).then(|| {
+        err(
+            415,
+            code::UNSUPPORTED_MEDIA_TYPE,
+            &format!("request bodies must be JSON (Content-Type: application/json), not '{media}'"),
+        )
+    })
+}
+
+/// The 422 answer of findings, every one in `details` (see [`ApiError::findings`]).
+pub(crate) fn findings_response(findings: &[Finding]) -> HttpResponse {
+    let (summary, message) = summary(findings);
+    respond(
+        422,
+        &json!({"ok": false, "error": {"code": summary, "message": message, "details": findings}}),
+    )
+}
+
+/// The summary code of findings, the most specific one the spec names (INVALID_TIMBRADO, INVALID_RUC, ...) else
+/// VALIDATION_ERROR, and the message: the finding itself, or how many there are.
+fn summary(findings: &[Finding]) -> (&'static str, String) {
+    let summary = [
+        code::INVALID_TIMBRADO,
+        code::INVALID_RUC,
+        code::SIMULATE_NOT_ALLOWED,
+        code::WEBHOOK_URL_NOT_ALLOWED,
+    ]
+    .into_iter()
+    .find(|c| findings.iter().any(|f| f.code == *c))
+    .unwrap_or(code::VALIDATION_ERROR);
+    let message = match findings.len() {
+        1 => findings.first().map(|f| f.to_string()).unwrap_or_default(),
+        n => format!("{n} problems found; see details"),
+    };
+    (summary, message)
+}
+
+#[cfg(test)]
+mod body_serde_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::HttpResponse;
+
+    #[test]
+    fn a_stored_answer_reads_back_in_both_forms() {
+        let text = HttpResponse {
+            status: 201,
+            headers: vec![("Content-Type".into(), "application/json".into())],
+            body: br#"{"ok":true,"data":{"id":"fact_1","x":"\u00f1"}}"#.to_vec(),
+        };
+        let json = serde_json::to_string(&text).unwrap();
+        assert!(json.contains(r#""body":"{\"ok\":true"#), "{json}");
+        assert_eq!(serde_json::from_str::<HttpResponse>(&json).unwrap(), text);
+        // Stored by earlier versions: the body as an array of numbers.
+        let old = r#"{"status":201,"headers":[],"body":[123,125]}"#;
+        assert_eq!(
+            serde_json::from_str::<HttpResponse>(old).unwrap().body,
+            b"{}"
+        );
+        let binary = HttpResponse {
+            status: 200,
+            headers: vec![],
+            body: vec![0xff, 0x00, 0x25],
+        };
+        let json = serde_json::to_string(&binary).unwrap();
+        assert_eq!(serde_json::from_str::<HttpResponse>(&json).unwrap(), binary);
+    }
+}
+
+/// A refused operation: its HTTP status and the `error` member of the answer (`details` only when findings
+/// explain it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    /// HTTP status (404, 409, 422, 503, ...).
+    pub status: u16,
+    /// Registry code (`kuatia_core::code`).
+    pub code: String,
+    /// Human message.
+    pub message: String,
+    /// The findings behind a 422, every one; empty otherwise.
+    pub details: Vec<Finding>,
+}
+
+impl ApiError {
+    /// An error without details.
+    pub fn new(status: u16, code: &str, message: &str) -> ApiError {
+        ApiError {
+            status,
+            code: code.to_string(),
+            message: message.to_string(),
+            details: Vec::new(),
+        }
+    }
+
+    /// The 422 of findings, every one in `details`: the summary code is the most specific one the spec names
+    /// (INVALID_TIMBRADO, INVALID_RUC, ...), else VALIDATION_ERROR.
+    pub fn findings(findings: &[Finding]) -> ApiError {
+        let (summary, message) = summary(findings);
+        ApiError {
+            status: 422,
+            code: summary.to_string(),
+            message,
+            details: findings.to_vec(),
+        }
+    }
+
+    /// The answer `/v1` gives for it: `{"ok": false, "error": {code, message[, details]}}`.
+    pub fn response(&self) -> HttpResponse {
+        if self.details.is_empty() {
+            return err(self.status, &self.code, &self.message);
+        }
+        respond(
+            self.status,
+            &json!({"ok": false, "error": {"code": self.code, "message": self.message, "details": self.details}}),
+        )
+    }
+}
+
+/// The `/v1` answer of a typed operation: `{"ok": true, "data": …}` with `status`, or its error.
+pub(crate) fn answer<T: Serialize>(status: u16, result: Result<T, ApiError>) -> HttpResponse {
+    match result {
+        Ok(data) => match serde_json::to_value(data) {
+            Ok(v) => ok(status, v),
+            Err(e) => err(500, code::INTERNAL_ERROR, &e.to_string()),
+        },
+        Err(e) => e.response(),
+    }
+}

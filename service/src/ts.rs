@@ -1,0 +1,37 @@
+//! TypeScript declarations of the service types the WebAssembly sandbox exposes (feature `ts`, code generation only:
+//! no build ships it). The WebAssembly face writes them after core's ([`kuatia_core::ts::declarations`]) into
+//! `wasm/src/types.generated.d.ts`.
+
+use kuatia_core::ts::Declaration;
+use ts_rs::Config;
+
+/// The declarations of the service API as the in-page sandbox exposes it.
+pub fn declarations(cfg: &Config) -> Vec<Declaration> {
+    vec![
+        Declaration::of::<crate::Config>(cfg),
+        Declaration::of::<crate::transmit::SifenMode>(cfg),
+        Declaration::of::<crate::webhook::Delivery>(cfg),
+        Declaration::of::<crate::webhook::Attempt>(cfg),
+        Declaration::of::<crate::auth::Environment>(cfg),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kuatia_core::ts::{config, render};
+
+    #[test]
+    fn service_declarations_close_over_core_and_keep_timestamps_numbers() {
+        let cfg = config();
+        let mut decls = kuatia_core::ts::declarations(&cfg);
+        decls.extend(declarations(&cfg));
+        let text = render("", &decls).unwrap_or_else(|e| panic!("{e}"));
+        let delivery = decls
+            .iter()
+            .find(|d| d.name == "SandboxDelivery")
+            .map(|d| d.text.clone())
+            .unwrap_or_else(|| panic!("SandboxDelivery not declared in\n{text}"));
+        assert!(delivery.contains("next_attempt_at: number,"), "{delivery}");
+    }
+}

@@ -1,0 +1,279 @@
+//! The account panel in-process (the HTTP face is server/tests/panel.rs): the certificate page's expiry warning and
+//! the refusal of an expired certificate, with the test clock moved to the test certificate's last days; sign-in
+//! throttling by client address that no outsider can turn against an account (issue 34).
+#![cfg(feature = "panel")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "common/host.rs"]
+mod host;
+
+use host::TestHost;
+use kuatia_core::profile::{Ambiente, Emisor};
+use kuatia_service::{Config, HttpRequest, HttpResponse, MemoryStore, Service};
+
+const P12: &[u8] = include_bytes!("../../core/testdata/sandbox.p12");
+
+fn request(method: &str, path: &str, cookie: &str, body: Vec<u8>, ct: &str) -> HttpRequest {
+    HttpRequest {
+        method: method.into(),
+        path: path.into(),
+        headers: vec![
+            ("Cookie".into(), cookie.into()),
+            ("Content-Type".into(), ct.into()),
+        ],
+        body,
+    }
+}
+
+fn text(r: &HttpResponse) -> String {
+    String::from_utf8(r.body.clone()).unwrap()
+}
+
+/// A service with one account (production profile of the test certificate's RUC) and a signed-in session at `at`.
+fn signed_in(at: time::OffsetDateTime) -> (Service<MemoryStore>, TestHost, String, String) {
+    let mut host = TestHost::new();
+    host.now = at;
+    let mut svc = Service::new(
+        MemoryStore::default(),
+        Config {
+            base_url: "https://panel.example.test".into(),
+            ..Config::default()
+        },
+    );
+    let (account, _) = svc.create_account("Estudio", &mut host);
+    let mut profile = Emisor::sandbox();
+    profile.ambiente = Ambiente::Produccion;
+    let mut a = kuatia_service::Store::account(&svc.store, &account.id).unwrap();
+    a.production = Some(profile);
+    kuatia_service::Store::put_account(&mut svc.store, a);
+    let link = svc.panel_login_link(&account.id, &mut host).unwrap();
+    let token = link.split("token=").nth(1).unwrap();
+    let r = svc.handle(
+        &request(
+            "POST",
+            "/panel/entrar",
+            "",
+            format!("token={token}").into_bytes(),
+            "application/x-www-form-urlencoded",
+        ),
+        &mut host,
+    );
+    assert_eq!(r.status, 303);
+    let set = r.header("Set-Cookie").unwrap();
+    // Served over https: the cookie is Secure.
+    assert!(
+        set.contains("; Secure") && set.contains("HttpOnly") && set.contains("SameSite=Strict")
+    );
+    let cookie = set.split(';').next().unwrap().to_string();
+    let page = text(&svc.handle(&request("GET", "/panel", &cookie, vec![], ""), &mut host));
+    let at = page.find("name=\"csrf\" value=\"").unwrap() + 19;
+    let csrf = page[at..].split('"').next().unwrap().to_string();
+    (svc, host, cookie, csrf)
+}
+
+fn upload(
+    svc: &mut Service<MemoryStore>,
+    host: &mut TestHost,
+    cookie: &str,
+    csrf: &str,
+) -> HttpResponse {
+    let mut body = format!(
+        "--b\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{csrf}\r\n--b\r\nContent-Disposition: form-data; name=\"contrasena\"\r\n\r\nkuatia-test\r\n--b\r\nContent-Disposition: form-data; name=\"p12\"; filename=\"c.p12\"\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend_from_slice(P12);
+    body.extend_from_slice(b"\r\n--b--\r\n");
+    svc.handle(
+        &request(
+            "POST",
+            "/panel/certificado",
+            cookie,
+            body,
+            "multipart/form-data; boundary=b",
+        ),
+        host,
+    )
+}
+
+#[test]
+fn certificate_page_warns_from_30_days_before_expiry() {
+    // The test certificate is valid until 2054-01-01T00:00:00Z.
+    let (mut svc, mut host, cookie, csrf) =
+        signed_in(time::macros::datetime!(2053-12-10 12:00 UTC));
+    let page = text(&svc.handle(
+        &request("GET", "/panel/certificado", &cookie, vec![], ""),
+        &mut host,
+    ));
+    // TestHost signs production with the test certificate: 21 days left.
+    assert!(page.contains("data-days=\"21\""), "{page}");
+    assert!(page.contains("vence en 21 días"), "{page}");
+    // The host keeps no certificates: an accepted upload still says so, in Spanish, and nothing is claimed stored.
+    let r = upload(&mut svc, &mut host, &cookie, &csrf);
+    assert_eq!(r.status, 422);
+    assert!(text(&r).contains("No se guardó el certificado"));
+
+    let (mut svc, mut host, cookie, _) = signed_in(time::macros::datetime!(2053-11-01 12:00 UTC));
+    let page = text(&svc.handle(
+        &request("GET", "/panel/certificado", &cookie, vec![], ""),
+        &mut host,
+    ));
+    assert!(!page.contains("vence en"), "{page}");
+}
+
+#[test]
+fn an_expired_certificate_is_refused() {
+    let (mut svc, mut host, cookie, csrf) =
+        signed_in(time::macros::datetime!(2054-02-01 12:00 UTC));
+    let r = upload(&mut svc, &mut host, &cookie, &csrf);
+    assert_eq!(r.status, 422);
+    let page = text(&r);
+    assert!(page.contains("El certificado está vencido"), "{page}");
+    assert!(page.contains("CERTIFICATE_EXPIRED"), "{page}");
+    // The CSRF token is checked before anything else.
+    let r = svc.handle(
+        &request(
+            "POST",
+            "/panel/certificado",
+            &cookie,
+            b"--b--\r\n".to_vec(),
+            "multipart/form-data; boundary=b",
+        ),
+        &mut host,
+    );
+    assert_eq!(r.status, 403);
+}
+
+/// A form POST under `/panel` from a client address.
+fn post_from(
+    svc: &mut Service<MemoryStore>,
+    host: &mut TestHost,
+    client: &str,
+    path: &str,
+    body: String,
+) -> HttpResponse {
+    let req = request(
+        "POST",
+        path,
+        "",
+        body.into_bytes(),
+        "application/x-www-form-urlencoded",
+    );
+    match svc.handle_step_from(&req, Some(client.parse().unwrap()), host) {
+        kuatia_service::Step::Done(r) => r,
+        kuatia_service::Step::Sign(_) => panic!("a panel request is never a create"),
+    }
+}
+
+/// Issue 34: an outsider's failures (bogus links, wrong passwords, no authentication) from one address refuse that
+/// address, never another's valid link or correct password.
+#[test]
+fn nobody_locks_someone_else_out() {
+    let (mut svc, mut host, cookie, csrf) = signed_in(time::OffsetDateTime::now_utc());
+    let (a, b) = ("198.51.100.7", "203.0.113.9");
+    // The account's password, set in its session.
+    let r = svc.handle(
+        &request(
+            "POST",
+            "/panel/contrasena",
+            &cookie,
+            format!("nueva=contrasena-larga&repetir=contrasena-larga&csrf={csrf}").into_bytes(),
+            "application/x-www-form-urlencoded",
+        ),
+        &mut host,
+    );
+    assert!(text(&r).contains("Contraseña guardada"), "{}", text(&r));
+    let account = kuatia_service::Store::accounts(&svc.store)[0].id.clone();
+
+    // 20 bogus links from A: A is refused, with a page that tells the truth.
+    for i in 0..20 {
+        let r = post_from(
+            &mut svc,
+            &mut host,
+            a,
+            "/panel/entrar",
+            format!("token=bogus{i}"),
+        );
+        assert_eq!(r.status, 401);
+    }
+    let refused = post_from(
+        &mut svc,
+        &mut host,
+        a,
+        "/panel/entrar",
+        "token=bogus".into(),
+    );
+    assert_eq!(refused.status, 429);
+    assert!(text(&refused).contains("enlace de ingreso válido funciona siempre"));
+    let retry: i64 = refused.header("Retry-After").unwrap().parse().unwrap();
+    assert!(retry > 0 && retry <= kuatia_service::panel::THROTTLE_WINDOW);
+    // B's valid link works, and so would a valid link presented by A.
+    for client in [b, a] {
+        let link = svc.panel_login_link(&account, &mut host).unwrap();
+        let token = link.split("token=").nth(1).unwrap();
+        let r = post_from(
+            &mut svc,
+            &mut host,
+            client,
+            "/panel/entrar",
+            format!("token={token}"),
+        );
+        assert_eq!(r.status, 303, "{client}: {}", text(&r));
+    }
+
+    // Wrong passwords from C (a fresh source): C is refused after 5, even with the right password; B signs in.
+    let c = "192.0.2.33";
+    let wrong = format!("cuenta={account}&contrasena=adivinanza");
+    let right = format!("cuenta={account}&contrasena=contrasena-larga");
+    for _ in 0..5 {
+        let r = post_from(&mut svc, &mut host, c, "/panel/ingresar", wrong.clone());
+        assert_eq!(r.status, 401);
+    }
+    assert_eq!(
+        post_from(&mut svc, &mut host, c, "/panel/ingresar", right.clone()).status,
+        429
+    );
+    assert_eq!(
+        post_from(&mut svc, &mut host, b, "/panel/ingresar", right.clone()).status,
+        303
+    );
+
+    // Many sources guessing (the account is under attack): each new source gets fewer guesses, B still signs in.
+    for n in 0..20u8 {
+        let src = format!("192.0.2.{}", 100 + n);
+        for _ in 0..2 {
+            let r = post_from(&mut svc, &mut host, &src, "/panel/ingresar", wrong.clone());
+            assert_eq!(r.status, 401);
+        }
+    }
+    let late = post_from(
+        &mut svc,
+        &mut host,
+        "192.0.2.200",
+        "/panel/ingresar",
+        wrong.clone(),
+    );
+    assert_eq!(late.status, 401);
+    let late = post_from(
+        &mut svc,
+        &mut host,
+        "192.0.2.200",
+        "/panel/ingresar",
+        wrong.clone(),
+    );
+    assert_eq!(late.status, 401);
+    let late = post_from(
+        &mut svc,
+        &mut host,
+        "192.0.2.200",
+        "/panel/ingresar",
+        wrong.clone(),
+    );
+    assert_eq!(
+        late.status, 429,
+        "2 guesses per source while the account is under attack"
+    );
+    assert_eq!(
+        post_from(&mut svc, &mut host, b, "/panel/ingresar", right).status,
+        303
+    );
+}

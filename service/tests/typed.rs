@@ -1,0 +1,140 @@
+//! The typed operations answer what their `/v1` routes answer: the same resource, the same page, the same error
+//! (the routes are a thin mapping over them).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "common/host.rs"]
+mod host;
+
+use host::TestHost;
+use kuatia_service::auth::Environment;
+use kuatia_service::webhook::WebhookInput;
+use kuatia_service::{Config, HttpRequest, MemoryStore, Service};
+use serde_json::{json, Value};
+
+fn call(
+    svc: &mut Service<MemoryStore>,
+    host: &mut TestHost,
+    key: &str,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+) -> Value {
+    let req = HttpRequest {
+        method: method.into(),
+        path: path.into(),
+        headers: vec![
+            ("Authorization".into(), format!("Bearer {key}")),
+            ("X-Environment".into(), "sandbox".into()),
+        ],
+        body: body.map(|b| b.to_string().into_bytes()).unwrap_or_default(),
+    };
+    svc.handle(&req, host).json()
+}
+
+#[test]
+fn typed_webhook_operations_answer_what_the_routes_answer() {
+    let mut host = TestHost::new();
+    let mut svc = Service::new(MemoryStore::default(), Config::default());
+    let (account, key) = svc.create_account("Tipos", &mut host);
+    for i in 0..3 {
+        let created = call(
+            &mut svc,
+            &mut host,
+            &key,
+            "POST",
+            "/v1/webhooks",
+            Some(
+                json!({"url": format!("https://erp.example/{i}"), "events": ["factura.approved"]}),
+            ),
+        );
+        assert_eq!(created["ok"], json!(true), "{created}");
+    }
+    let p = svc.principal(&account.id, Environment::Sandbox).unwrap();
+    let now = host.now.unix_timestamp();
+
+    let page = svc.list_webhooks(&p, 1, 2, now);
+    let listed = call(
+        &mut svc,
+        &mut host,
+        &key,
+        "GET",
+        "/v1/webhooks?per_page=2",
+        None,
+    );
+    assert_eq!(serde_json::to_value(&page.data).unwrap(), listed["data"]);
+    assert_eq!(serde_json::to_value(&page.meta).unwrap(), listed["meta"]);
+    assert_eq!((page.meta.total, page.meta.has_more), (3, true));
+
+    let id = page.data[0].id.clone();
+    let one = svc.webhook(&p, &id, now).unwrap();
+    let got = call(
+        &mut svc,
+        &mut host,
+        &key,
+        "GET",
+        &format!("/v1/webhooks/{id}"),
+        None,
+    );
+    assert_eq!(serde_json::to_value(&one).unwrap(), got["data"]);
+
+    let missing = svc.webhook(&p, "wh_nope", now).unwrap_err();
+    let answer = missing.response();
+    assert_eq!(answer.status, 404);
+    assert_eq!(
+        answer.json(),
+        call(
+            &mut svc,
+            &mut host,
+            &key,
+            "GET",
+            "/v1/webhooks/wh_nope",
+            None
+        )
+    );
+
+    let deleted = svc.delete_webhook(&p, &id).unwrap();
+    assert_eq!((deleted.id.as_str(), deleted.deleted), (id.as_str(), true));
+    assert_eq!(svc.delete_webhook(&p, &id).unwrap_err().status, 404);
+    assert_eq!(svc.list_webhooks(&p, 1, 20, now).meta.total, 2);
+
+    // Another environment of the same account sees none of them.
+    let live = svc.principal(&account.id, Environment::Production).unwrap();
+    assert_eq!(svc.list_webhooks(&live, 1, 20, now).meta.total, 0);
+    assert!(svc.principal("acct_nope", Environment::Sandbox).is_none());
+
+    let gaps = svc.number_gaps(&p).unwrap();
+    let routed = call(&mut svc, &mut host, &key, "GET", "/v1/numbering/gaps", None);
+    assert_eq!(serde_json::to_value(&gaps).unwrap(), routed["data"]);
+
+    // Registration: the typed refusal is the route's 422, every finding in details; a registration shows its secret.
+    let bad = WebhookInput {
+        url: "http://10.0.0.1/x".into(),
+        events: vec!["factura.nope".into()],
+        description: None,
+    };
+    let refused = svc.register_webhook(&p, bad, &mut host).unwrap_err();
+    assert!(
+        refused.status == 422 && refused.details.len() >= 2,
+        "{refused:?}"
+    );
+    let routed = call(
+        &mut svc,
+        &mut host,
+        &key,
+        "POST",
+        "/v1/webhooks",
+        Some(json!({"url": "http://10.0.0.1/x", "events": ["factura.nope"]})),
+    );
+    assert_eq!(refused.response().json(), routed);
+    let input = WebhookInput {
+        url: "https://erp.example/typed".into(),
+        events: vec!["factura.approved".into()],
+        description: Some("ERP".into()),
+    };
+    let hook = svc.register_webhook(&p, input, &mut host).unwrap();
+    assert!(hook.secret.as_deref().unwrap().starts_with("whsec_"));
+    assert_eq!(
+        svc.webhook(&p, &hook.id, now).unwrap().url,
+        "https://erp.example/typed"
+    );
+}
