@@ -19,12 +19,12 @@
 use crate::faults::StoreError;
 use crate::numbering::sequence;
 use crate::schema::{self, Arg, Dialect};
-use kuatia_service::auth::{Environment, StoredKey};
-use kuatia_service::webhook::{Delivery, Webhook};
-use kuatia_service::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
 use kuatia_core::code;
 use kuatia_core::numbering::{self, Gap, NumberingKey, MAX_NUMERO};
 use kuatia_core::Finding;
+use kuatia_service::auth::{Environment, StoredKey};
+use kuatia_service::webhook::{Delivery, Webhook};
+use kuatia_service::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
 use postgres::types::ToSql;
 use postgres::{Client, Row};
 use serde::de::DeserializeOwned;

@@ -10,12 +10,12 @@
 use crate::faults::{FaultPlan, StoreError};
 use crate::numbering;
 use crate::schema::{self, Arg, Dialect};
+use kuatia_core::numbering::{Gap, NumberingKey};
+use kuatia_core::Finding;
 use kuatia_service::auth::{Environment, StoredKey};
 use kuatia_service::store::DELIVERY_BATCH;
 use kuatia_service::webhook::{Delivery, Webhook};
 use kuatia_service::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
-use kuatia_core::numbering::{Gap, NumberingKey};
-use kuatia_core::Finding;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::de::DeserializeOwned;
 use std::cell::RefCell;

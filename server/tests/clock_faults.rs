@@ -8,8 +8,8 @@
 mod common;
 
 use common::{guarded, receiver, temp_dir, HANG_GUARD};
-use kuatia_service::webhook::verify_signature;
 use kuatia_server::{start, Clock, ServerConfig};
+use kuatia_service::webhook::verify_signature;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicI64, Ordering};

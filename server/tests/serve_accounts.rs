@@ -6,8 +6,8 @@ mod common;
 
 use common::api::{config, factura, register_webhook, Api};
 use common::{receiver, temp_dir};
-use kuatia_service::auth::Environment;
 use kuatia_server::start;
+use kuatia_service::auth::Environment;
 use serde_json::{json, Value};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,8 +7,8 @@ mod common;
 
 use common::api::{config, factura, Api};
 use common::temp_dir;
-use kuatia_service::auth::Environment;
 use kuatia_server::start;
+use kuatia_service::auth::Environment;
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -274,8 +274,7 @@ async fn webhook_secret_grace_is_the_operators() {
         let (sig, body) = guarded("a delivery", rx.recv()).await.unwrap();
         let now = time::OffsetDateTime::now_utc().unix_timestamp();
         kuatia_service::webhook::verify_signature(&new, &sig, &body, now, 300).unwrap();
-        let old_ok =
-            kuatia_service::webhook::verify_signature(&old, &sig, &body, now, 300).is_ok();
+        let old_ok = kuatia_service::webhook::verify_signature(&old, &sig, &body, now, 300).is_ok();
         assert_eq!(old_ok, grace > 0, "grace {grace}: {sig}");
         server.shutdown().await;
         let _ = std::fs::remove_dir_all(&dir);

@@ -9,7 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
-#[path = "../../core/tests/common/fake_sifen.rs"]
+#[path = "../../service/tests/common/fake_sifen.rs"]
 mod fake_sifen;
 #[path = "common/fake_sifen_tls.rs"]
 mod fake_sifen_tls;
@@ -20,12 +20,12 @@ use common::{next_event, receiver, wait_for};
 use fake_sifen_tls::{fake_sifen, fake_sifen_accepting, fake_sifen_openssl, Fake, OpensslMode};
 
 use fake_sifen::{Fault, REJECT_MARKER};
-use kuatia_service::auth::Environment;
-use kuatia_service::transmit::SifenMode;
 use kuatia_core::profile::Emisor;
 use kuatia_core::sign::{sandbox_test_signer, Signer};
 use kuatia_server::sifen::{SifenTls, SifenTransport};
 use kuatia_server::{start, RunningServer, ServerConfig};
+use kuatia_service::auth::Environment;
+use kuatia_service::transmit::SifenMode;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::Arc;

@@ -11,11 +11,11 @@ mod common;
 
 use common::api::{factura, Api};
 use common::temp_dir;
+use kuatia_core::lifecycle::EventKind;
+use kuatia_server::{start, ServerConfig};
 use kuatia_service::auth::Environment;
 use kuatia_service::webhook::Webhook;
 use kuatia_service::Store;
-use kuatia_core::lifecycle::EventKind;
-use kuatia_server::{start, ServerConfig};
 use serde_json::{json, Value};
 use std::net::{IpAddr, SocketAddr};
 use std::process::Command;

@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 pub mod auth;
+pub mod conformance;
 mod create;
 mod document;
 #[cfg(feature = "panel")]

@@ -17,7 +17,6 @@ pub use super::conformance;
 /// Most deliveries one [`Store::due_deliveries`] answers (a worker takes a few per endpoint each round; a backlog is
 /// read a batch at a time, not whole).
 pub const DELIVERY_BATCH: usize = 64;
-use crate::record::Transmission;
 pub use crate::record::{Cancellation, CancellationStatus, InvoiceRecord};
 
 /// An account: its profiles per environment and its hashed keys.

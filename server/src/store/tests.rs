@@ -23,19 +23,17 @@ fn the_sqlite_store_keeps_the_whole_contract() {
     let root = std::env::temp_dir().join(format!("kuatia-store-all-{}", std::process::id()));
     let mut dir = root.clone();
     let result =
-        kuatia_service::store::conformance::run_all::<super::SqliteStore>(
-            &mut |prev| match prev {
-                Some(s) => {
-                    assert_eq!(s.take_error(), None);
-                    drop(s);
-                    super::SqliteStore::open(&dir).unwrap()
-                }
-                None => {
-                    dir = root.join(N.fetch_add(1, Ordering::Relaxed).to_string());
-                    super::SqliteStore::open(&dir).unwrap()
-                }
-            },
-        );
+        kuatia_service::store::conformance::run_all::<super::SqliteStore>(&mut |prev| match prev {
+            Some(s) => {
+                assert_eq!(s.take_error(), None);
+                drop(s);
+                super::SqliteStore::open(&dir).unwrap()
+            }
+            None => {
+                dir = root.join(N.fetch_add(1, Ordering::Relaxed).to_string());
+                super::SqliteStore::open(&dir).unwrap()
+            }
+        });
     let _ = std::fs::remove_dir_all(&root);
     assert_eq!(result, Ok(()));
 }

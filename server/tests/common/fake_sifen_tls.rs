@@ -1,6 +1,6 @@
 //! The fake SIFEN behind TLS for the server's production tests: a rustls server with TLS 1.2 and a mandatory client
 //! certificate, and two OpenSSL servers (a CBC-only suite; a client certificate asked by renegotiation). Each answers
-//! with the sans-IO `FakeSifen` (core/tests/common/fake_sifen.rs) and records what it saw on the wire.
+//! with the sans-IO `FakeSifen` (service/tests/common/fake_sifen.rs) and records what it saw on the wire.
 //! Declared by the test binaries that talk to SIFEN only (it needs `crate::fake_sifen`).
 #![allow(dead_code)]
 

@@ -3,13 +3,13 @@
 //! today's store after it migrated the database.
 #![allow(dead_code)]
 
+use kuatia_core::lifecycle::{Estado, EventKind};
+use kuatia_core::numbering::{Gap, NumberingKey};
+use kuatia_core::profile::Emisor;
 use kuatia_service::auth::{Environment, StoredKey};
 use kuatia_service::transmit::{Step, Transmission};
 use kuatia_service::webhook::{Delivery, Webhook};
 use kuatia_service::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
-use kuatia_core::lifecycle::{Estado, EventKind};
-use kuatia_core::numbering::{Gap, NumberingKey};
-use kuatia_core::profile::Emisor;
 
 pub const META: (&str, &str) = ("first_account", "acct_old");
 pub const CERTIFICATE: (&str, &[u8], &str) =
