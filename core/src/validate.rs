@@ -16,6 +16,7 @@ use crate::ruc::Ruc;
 use crate::totals;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::fmt;
 use time::{Duration, PrimitiveDateTime};
 
@@ -311,35 +312,37 @@ pub fn email_ok(s: &str) -> bool {
 
 pub use crate::fmt::code3;
 
-/// A request validated against an emitter profile at a time: validation's proof, made only by [`check`].
+/// A request validated against an emitter profile at a time: validation's proof, made only by [`check`] (or
+/// [`check_owned`] / [`check_with`]).
 ///
 /// It carries what validation decided — the document type, the emission time, the stamp (the establishment and point
 /// asked for, normalised), the emitter's RUC and the totals — so the stages after it (numbering, building the DE,
-/// signing) never decide them again.
+/// signing) never decide them again. It borrows the request and profile ([`check`]) or owns them ([`check_owned`]):
+/// an owned one (`Checked<'static>`) moves to another thread, so a host signs what it checked without checking again.
 #[derive(Debug, Clone)]
 pub struct Checked<'a> {
-    req: &'a FacturaRequest,
-    emisor: &'a Emisor,
+    req: Cow<'a, FacturaRequest>,
+    emisor: Cow<'a, Emisor>,
     tipo: TipoDocumento,
     fecha_emision: PrimitiveDateTime,
-    timbrado: &'a Timbrado,
+    timbrado: Cow<'a, Timbrado>,
     emisor_ruc: Ruc,
     calculo: totals::Calculo,
     now: PrimitiveDateTime,
 }
 
-impl<'a> Checked<'a> {
+impl Checked<'_> {
     /// The time of the check (Paraguay local): the signing time (`dFecFirma`) of the document.
     pub fn now(&self) -> PrimitiveDateTime {
         self.now
     }
     /// The request.
-    pub fn request(&self) -> &'a FacturaRequest {
-        self.req
+    pub fn request(&self) -> &FacturaRequest {
+        &self.req
     }
     /// The emitter profile it was checked against.
-    pub fn emisor(&self) -> &'a Emisor {
-        self.emisor
+    pub fn emisor(&self) -> &Emisor {
+        &self.emisor
     }
     /// The document type.
     pub fn tipo(&self) -> TipoDocumento {
@@ -350,8 +353,8 @@ impl<'a> Checked<'a> {
         self.fecha_emision
     }
     /// The stamp covering the type, establishment and point on the emission date.
-    pub fn timbrado(&self) -> &'a Timbrado {
-        self.timbrado
+    pub fn timbrado(&self) -> &Timbrado {
+        &self.timbrado
     }
     /// The emitter's RUC.
     pub fn emisor_ruc(&self) -> Ruc {
@@ -372,6 +375,36 @@ impl<'a> Checked<'a> {
     }
 }
 
+// An owned proof moves to the thread that signs it.
+const _: fn() = || {
+    fn send<T: Send + 'static>() {}
+    send::<Checked<'static>>();
+};
+
+/// What validation decided about a request that passed every rule (the parts of [`Checked`] besides its inputs).
+struct Decided<'e> {
+    tipo: TipoDocumento,
+    fecha_emision: PrimitiveDateTime,
+    timbrado: &'e Timbrado,
+    emisor_ruc: Ruc,
+    calculo: totals::Calculo,
+}
+
+/// Who applies the `_simulate` rule ([`check_simulate`]) to a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Simulate {
+    /// Validation, by the profile's `ambiente` (every host but the service).
+    ByProfile,
+    /// The caller did already, for an environment that is `production` or not (the service, by the caller's
+    /// environment, before it looks up the profile): validation applies it again only when the profile's `ambiente`
+    /// says otherwise.
+    Applied {
+        /// Whether the rule was applied as for production.
+        production: bool,
+    },
+}
+
 /// The `_simulate` rule (the spec §1: allowed in the sandbox, never in production), for validation and for the
 /// service, which applies it by the caller's environment before it looks up the profile.
 pub fn check_simulate(simulate: Option<&str>, production: bool) -> Option<Finding> {
@@ -390,29 +423,89 @@ pub fn check<'a>(
     emisor: &'a Emisor,
     now: PrimitiveDateTime,
 ) -> Result<Checked<'a>, Findings> {
-    let (findings, checked) = run(req, emisor, now);
-    match checked {
-        Some(c) if findings.is_empty() => Ok(c),
-        _ if findings.is_empty() => Err(Findings::from(Finding::new(
-            code::VALIDATION_ERROR,
-            "",
-            "the request could not be checked",
-        ))),
-        _ => Err(Findings(findings)),
-    }
+    check_with(
+        Cow::Borrowed(req),
+        Cow::Borrowed(emisor),
+        now,
+        Simulate::ByProfile,
+    )
+}
+
+/// As [`check`], keeping the request and profile: the proof owns everything and can move to another thread.
+pub fn check_owned(
+    req: FacturaRequest,
+    emisor: Emisor,
+    now: PrimitiveDateTime,
+) -> Result<Checked<'static>, Findings> {
+    check_with(
+        Cow::Owned(req),
+        Cow::Owned(emisor),
+        now,
+        Simulate::ByProfile,
+    )
+}
+
+/// As [`check`], over borrowed or owned inputs, with the `_simulate` rule applied by validation or already by the
+/// caller ([`Simulate`]).
+pub fn check_with<'a>(
+    req: Cow<'a, FacturaRequest>,
+    emisor: Cow<'a, Emisor>,
+    now: PrimitiveDateTime,
+    simulate: Simulate,
+) -> Result<Checked<'a>, Findings> {
+    let (findings, decided) = run(&req, &emisor, now, simulate);
+    let decided = match decided {
+        Some(d) if findings.is_empty() => d,
+        _ if findings.is_empty() => {
+            return Err(Findings::from(Finding::new(
+                code::VALIDATION_ERROR,
+                "",
+                "the request could not be checked",
+            )))
+        }
+        _ => return Err(Findings(findings)),
+    };
+    let Decided {
+        tipo,
+        fecha_emision,
+        timbrado,
+        emisor_ruc,
+        calculo,
+    } = decided;
+    // A borrowed profile lends its stamp; an owned one is moved into the proof, which keeps a copy of it.
+    let timbrado = match &emisor {
+        Cow::Borrowed(e) => (*e)
+            .timbrados
+            .iter()
+            .find(|t| std::ptr::eq(*t, timbrado))
+            .map_or_else(|| Cow::Owned(timbrado.clone()), Cow::Borrowed),
+        Cow::Owned(_) => Cow::Owned(timbrado.clone()),
+    };
+    Ok(Checked {
+        req,
+        emisor,
+        tipo,
+        fecha_emision,
+        timbrado,
+        emisor_ruc,
+        calculo,
+        now,
+    })
 }
 
 /// Validates a request against every rule, with the emitter profile and the current Paraguay local time; every
 /// finding at once, whatever else is wrong.
 pub fn validate(req: &FacturaRequest, emisor: &Emisor, now: PrimitiveDateTime) -> Vec<Finding> {
-    run(req, emisor, now).0
+    run(req, emisor, now, Simulate::ByProfile).0
 }
 
-fn run<'a>(
-    req: &'a FacturaRequest,
-    emisor: &'a Emisor,
+fn run<'e>(
+    req: &FacturaRequest,
+    emisor: &'e Emisor,
     now: PrimitiveDateTime,
-) -> (Vec<Finding>, Option<Checked<'a>>) {
+    simulate: Simulate,
+) -> (Vec<Finding>, Option<Decided<'e>>) {
+    crate::probe::hit(crate::probe::Probe::Validate);
     let mut v = V { out: Vec::new() };
     let emisor_ruc = v.ruc("emisor.ruc", &emisor.ruc);
     let Some(tipo) = TipoDocumento::from_code(req.tipo_documento) else {
@@ -435,10 +528,12 @@ fn run<'a>(
         return (v.out, None);
     };
 
-    if let Some(f) = check_simulate(
-        req.simulate.as_deref(),
-        emisor.ambiente == Ambiente::Produccion,
-    ) {
+    let production = emisor.ambiente == Ambiente::Produccion;
+    let simulate_rule = match simulate {
+        Simulate::Applied { production: p } if p == production => None,
+        _ => check_simulate(req.simulate.as_deref(), production),
+    };
+    if let Some(f) = simulate_rule {
         v.out.push(f);
     } else if let Some(s) = &req.simulate {
         if !SIMULATE_VALUES.contains(&s.as_str()) {
@@ -824,15 +919,12 @@ fn run<'a>(
         (Some(fecha_emision), Some(timbrado), Some(emisor_ruc), Some(calculo))
             if v.out.is_empty() =>
         {
-            Some(Checked {
-                req,
-                emisor,
+            Some(Decided {
                 tipo,
                 fecha_emision,
                 timbrado,
                 emisor_ruc,
                 calculo,
-                now,
             })
         }
         _ => None,
