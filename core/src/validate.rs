@@ -473,14 +473,13 @@ pub fn check_with<'a>(
         calculo,
     } = decided;
     // A borrowed profile lends its stamp; an owned one is moved into the proof, which keeps a copy of it.
-    let timbrado = match &emisor {
-        Cow::Borrowed(e) => (*e)
-            .timbrados
-            .iter()
-            .find(|t| std::ptr::eq(*t, timbrado))
-            .map_or_else(|| Cow::Owned(timbrado.clone()), Cow::Borrowed),
-        Cow::Owned(_) => Cow::Owned(timbrado.clone()),
+    let lent: Option<&'a Emisor> = match &emisor {
+        Cow::Borrowed(e) => Some(e),
+        Cow::Owned(_) => None,
     };
+    let timbrado = lent
+        .and_then(|e| e.timbrados.iter().find(|t| std::ptr::eq(*t, timbrado)))
+        .map_or_else(|| Cow::Owned(timbrado.clone()), Cow::Borrowed);
     Ok(Checked {
         req,
         emisor,
