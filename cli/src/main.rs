@@ -10,7 +10,6 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod alloc;
-mod batch;
 mod ids;
 mod invoice;
 mod issue;

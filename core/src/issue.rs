@@ -12,8 +12,9 @@ use crate::invoice::FacturaRequest;
 use crate::profile::{Ambiente, Emisor};
 use crate::qr::{self, QrInput, QrReceptor};
 use crate::sign::{check_certificate, Signer};
-use crate::validate::{check, Checked};
+use crate::validate::{check, check_with, Checked, Simulate};
 use serde::Serialize;
+use std::borrow::Cow;
 use time::PrimitiveDateTime;
 
 pub use crate::numbering::{
@@ -35,6 +36,95 @@ pub struct Issued {
     pub digest_value: String,
     /// The complete signed `rDE` (UTF-8 XML).
     pub xml: String,
+}
+
+/// How much of an issued document a [`Summary`] tells, as each host has always written it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Detail {
+    /// `{"cdc","numero"}` (a row of `kuatia issue --batch`).
+    Number,
+    /// `{"cdc","numero","qr","digest_value","fecha_emision"}` (the C face's `kuatia_invoice_issue`).
+    Signature,
+    /// `{"cdc","numero","tipo_documento","fecha_emision","total","moneda","qr"}` (`kuatia issue`).
+    Document,
+}
+
+/// What a host reports of an issued document, beside the document itself: one type for every face, which writes the
+/// members of its [`Detail`] (a host adds its own, such as the file written, around it with `#[serde(flatten)]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    /// The CDC.
+    pub cdc: String,
+    /// The document number as `EEE-PPP-NNNNNNN`.
+    pub numero: String,
+    /// The document type's code.
+    pub tipo_documento: u8,
+    /// The emission time (`YYYY-MM-DDThh:mm:ss`, Paraguay local).
+    pub fecha_emision: String,
+    /// The total (`dTotGralOpe`), for documents with values.
+    pub total: Option<String>,
+    /// The currency, for documents with values.
+    pub moneda: Option<String>,
+    /// `dCarQR`: the QR content (URL).
+    pub qr: String,
+    /// The base64 SHA-256 digest of the signed `DE`.
+    pub digest_value: String,
+    /// Which members it writes.
+    pub detail: Detail,
+}
+
+impl Summary {
+    /// The summary of an issued document, writing the members of `detail`.
+    pub fn of(issued: &Issued, detail: Detail) -> Summary {
+        let d = &issued.documento;
+        Summary {
+            cdc: issued.cdc.clone(),
+            numero: issued.numero.clone(),
+            tipo_documento: d.timbrado.tipo_documento.code(),
+            fecha_emision: datetime(d.fecha_emision),
+            total: d.totales.as_ref().map(|t| dec(t.total_general)),
+            moneda: d.operacion_comercial.as_ref().map(|o| o.moneda.clone()),
+            qr: issued.qr.clone(),
+            digest_value: issued.digest_value.clone(),
+            detail,
+        }
+    }
+}
+
+impl Serialize for Summary {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let st = match self.detail {
+            Detail::Number => {
+                let mut st = serializer.serialize_struct("Summary", 2)?;
+                st.serialize_field("cdc", &self.cdc)?;
+                st.serialize_field("numero", &self.numero)?;
+                st
+            }
+            Detail::Signature => {
+                let mut st = serializer.serialize_struct("Summary", 5)?;
+                st.serialize_field("cdc", &self.cdc)?;
+                st.serialize_field("numero", &self.numero)?;
+                st.serialize_field("qr", &self.qr)?;
+                st.serialize_field("digest_value", &self.digest_value)?;
+                st.serialize_field("fecha_emision", &self.fecha_emision)?;
+                st
+            }
+            Detail::Document => {
+                let mut st = serializer.serialize_struct("Summary", 7)?;
+                st.serialize_field("cdc", &self.cdc)?;
+                st.serialize_field("numero", &self.numero)?;
+                st.serialize_field("tipo_documento", &self.tipo_documento)?;
+                st.serialize_field("fecha_emision", &self.fecha_emision)?;
+                st.serialize_field("total", &self.total)?;
+                st.serialize_field("moneda", &self.moneda)?;
+                st.serialize_field("qr", &self.qr)?;
+                st
+            }
+        };
+        st.end()
+    }
 }
 
 /// The numbering key a request will use with this profile at `now` (so a host that numbers itself, like a C caller,
@@ -74,6 +164,11 @@ pub struct IssueError {
 }
 
 impl IssueError {
+    /// A failure at `stage`.
+    pub fn new(stage: Stage, findings: Findings) -> IssueError {
+        IssueError { stage, findings }
+    }
+
     /// The error of `stage` for the findings given to the returned function (`.map_err(IssueError::at(stage))`);
     /// public for hosts that run the stages themselves (kuatia-service's create).
     pub fn at(stage: Stage) -> impl Fn(Findings) -> IssueError {
@@ -88,7 +183,8 @@ impl From<IssueError> for Findings {
 }
 
 /// A document issued with a reserved number that is not confirmed yet. The host stores it (a file synced to disk, a
-/// database row) and then [`Pending::confirm`]s the number; if it never does, the number stays a listed gap.
+/// database row) and then [`Pending::confirm`]s the number; if it never does, the number stays a listed gap. A host
+/// that stores the document by moving it ([`Pending::into_parts`]) confirms with the [`Ticket`] it keeps.
 #[derive(Debug, Clone, PartialEq)]
 #[must_use = "a pending document's number must be confirmed once the document is stored"]
 pub struct Pending {
@@ -103,10 +199,40 @@ pub struct Pending {
 impl Pending {
     /// Confirms the number with the document's CDC (after the host stored the document) and hands the document over.
     pub fn confirm(self, numbering: &mut dyn Numbering) -> Result<Issued, IssueError> {
+        let (issued, ticket) = self.into_parts();
+        ticket.confirm(numbering)?;
+        Ok(issued)
+    }
+
+    /// The document, to store (moved, not copied), and the ticket that confirms its number once it is stored.
+    pub fn into_parts(self) -> (Issued, Ticket) {
+        let ticket = Ticket {
+            key: self.key,
+            numero: self.numero,
+            cdc: self.issued.cdc.clone(),
+        };
+        (self.issued, ticket)
+    }
+}
+
+/// The confirmation a [`Pending`] document's number waits for, apart from the document ([`Pending::into_parts`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use = "a pending document's number must be confirmed once the document is stored"]
+pub struct Ticket {
+    /// The sequence the number was reserved in.
+    pub key: NumberingKey,
+    /// The number.
+    pub numero: u32,
+    /// The CDC of the document that uses it.
+    pub cdc: String,
+}
+
+impl Ticket {
+    /// Confirms the number with the document's CDC (after the host stored the document).
+    pub fn confirm(self, numbering: &mut dyn Numbering) -> Result<(), IssueError> {
         numbering
-            .confirm(&self.key, self.numero, &self.issued.cdc)
-            .map_err(|f| IssueError::at(Stage::Confirm)(Findings::from(f)))?;
-        Ok(self.issued)
+            .confirm(&self.key, self.numero, &self.cdc)
+            .map_err(|f| IssueError::at(Stage::Confirm)(Findings::from(f)))
     }
 }
 
@@ -121,15 +247,20 @@ pub fn issue_pending(
     codes: &mut dyn SecurityCodeSource,
     numbering: &mut dyn Numbering,
 ) -> Result<Pending, IssueError> {
-    prepare(emisor, req, signer, now)?.issue(codes, numbering)
+    prepare(emisor, req, signer, now)?.issue(signer, codes, numbering)
 }
 
 /// A request that passed the stages before numbering (check and certificate): [`Prepared::key`] names the sequence
 /// its number will come from, so a host issuing many documents can reserve their numbers in one block first
-/// ([`crate::numbering::Numbering::reserve_block`]) and then [`Prepared::issue`] each from that block.
+/// ([`crate::numbering::Numbering::reserve_block`]) and then [`Prepared::issue_reserved`] each from that block.
+///
+/// It keeps which certificate was checked, not the signer: the signer comes when the document is signed, and one
+/// with another certificate is checked then. Made by [`prepare_owned`] (or [`prepare_with`] over owned inputs), a
+/// `Prepared<'static>` moves to the thread that signs it.
 pub struct Prepared<'a> {
     checked: Checked<'a>,
-    signer: Option<&'a dyn Signer>,
+    /// SHA-256 of the DER of the certificate checked by [`prepare`], if a signer was given.
+    certificate: Option<[u8; 32]>,
     key: NumberingKey,
 }
 
@@ -141,34 +272,91 @@ impl std::fmt::Debug for Prepared<'_> {
     }
 }
 
+// A prepared document moves to the thread that signs it.
+const _: fn() = || {
+    fn send<T: Send + 'static>() {}
+    send::<Prepared<'static>>();
+};
+
 /// The first stages of [`issue_pending`]: check the request, then the signer's certificate against the profile (a
 /// production profile without a signer is `CERTIFICATE_MISSING`). Nothing is reserved yet.
 pub fn prepare<'a>(
     emisor: &'a Emisor,
     req: &'a FacturaRequest,
-    signer: Option<&'a dyn Signer>,
+    signer: Option<&dyn Signer>,
     now: PrimitiveDateTime,
 ) -> Result<Prepared<'a>, IssueError> {
-    let checked = check(req, emisor, now).map_err(IssueError::at(Stage::Check))?;
-    match signer {
-        Some(s) => check_signer(emisor, s, now).map_err(IssueError::at(Stage::Certificate))?,
-        None if emisor.ambiente == Ambiente::Produccion => {
-            return Err(IssueError::at(Stage::Certificate)(Findings::from(
-                Finding::new(
-                    code::CERTIFICATE_MISSING,
-                    "certificate",
-                    "production documents are signed: load the emitter's P12 certificate",
-                ),
-            )))
+    prepare_with(
+        Cow::Borrowed(emisor),
+        Cow::Borrowed(req),
+        signer,
+        now,
+        Simulate::ByProfile,
+    )
+}
+
+/// As [`prepare`], keeping the profile and request: the result owns everything and can move to another thread.
+pub fn prepare_owned(
+    emisor: Emisor,
+    req: FacturaRequest,
+    signer: Option<&dyn Signer>,
+    now: PrimitiveDateTime,
+) -> Result<Prepared<'static>, IssueError> {
+    prepare_with(
+        Cow::Owned(emisor),
+        Cow::Owned(req),
+        signer,
+        now,
+        Simulate::ByProfile,
+    )
+}
+
+/// As [`prepare`], over borrowed or owned inputs, with the `_simulate` rule applied by validation or already by the
+/// caller ([`Simulate`]: the service applies it by the caller's environment before it looks up the profile).
+pub fn prepare_with<'a>(
+    emisor: Cow<'a, Emisor>,
+    req: Cow<'a, FacturaRequest>,
+    signer: Option<&dyn Signer>,
+    now: PrimitiveDateTime,
+    simulate: Simulate,
+) -> Result<Prepared<'a>, IssueError> {
+    let checked = check_with(req, emisor, now, simulate).map_err(IssueError::at(Stage::Check))?;
+    let certificate = match signer {
+        Some(s) => {
+            check_signer(checked.emisor(), s, now).map_err(IssueError::at(Stage::Certificate))?;
+            Some(fingerprint(s))
         }
-        None => {}
-    }
+        None => {
+            no_signer(checked.emisor())?;
+            None
+        }
+    };
     let key = checked.numbering_key();
     Ok(Prepared {
         checked,
-        signer,
+        certificate,
         key,
     })
+}
+
+/// SHA-256 of a signer's certificate, which tells whether the signer given to sign is the one checked.
+fn fingerprint(signer: &dyn Signer) -> [u8; 32] {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(signer.certificate_der()).into()
+}
+
+/// A production profile signs every document: without a signer it is `CERTIFICATE_MISSING` (the sandbox simulates).
+fn no_signer(emisor: &Emisor) -> Result<(), IssueError> {
+    if emisor.ambiente == Ambiente::Produccion {
+        return Err(IssueError::at(Stage::Certificate)(Findings::from(
+            Finding::new(
+                code::CERTIFICATE_MISSING,
+                "certificate",
+                "production documents are signed: load the emitter's P12 certificate",
+            ),
+        )));
+    }
+    Ok(())
 }
 
 impl Prepared<'_> {
@@ -177,42 +365,52 @@ impl Prepared<'_> {
         &self.key
     }
 
-    /// The stages after the check: reserve a number, build the DE, sign it with the signer given to [`prepare`] (or
-    /// simulate, in the sandbox without one) and add the QR.
+    /// The checked request.
+    pub fn checked(&self) -> &Checked<'_> {
+        &self.checked
+    }
+
+    /// The stages after the check: reserve a number, build the DE, sign it with `signer` (or simulate, in the sandbox
+    /// without one) and add the QR. A signer other than the one [`prepare`] checked has its certificate checked first.
     pub fn issue(
         self,
+        signer: Option<&dyn Signer>,
         codes: &mut dyn SecurityCodeSource,
         numbering: &mut dyn Numbering,
     ) -> Result<Pending, IssueError> {
-        let Prepared {
-            checked,
-            signer,
-            key,
-        } = self;
+        self.signer_checked(signer)?;
         let numero = numbering
-            .reserve(&key)
+            .reserve(&self.key)
             .map_err(|f| IssueError::at(Stage::Numbering)(Findings::from(f)))?;
-        finish(checked, signer, key, numero, codes)
+        finish(self.checked, signer, self.key, numero, codes)
     }
 
-    /// As [`Prepared::issue`], with a number taken from a block reserved beforehand ([`Blocks::take`]); a number of
-    /// another sequence is `NUMBER_NOT_RESERVED`.
+    /// As [`Prepared::issue`], with a number reserved beforehand: taken from a block ([`Blocks::take`]) or reserved by
+    /// the host ([`Reserved::new`]); a number of another sequence is `NUMBER_NOT_RESERVED`.
     pub fn issue_reserved(
         self,
         reserved: Reserved,
+        signer: Option<&dyn Signer>,
         codes: &mut dyn SecurityCodeSource,
     ) -> Result<Pending, IssueError> {
-        let Prepared {
-            checked,
-            signer,
-            key,
-        } = self;
-        if reserved.key() != &key {
+        if reserved.key() != &self.key {
             return Err(IssueError::at(Stage::Numbering)(Findings::from(
-                crate::numbering::not_reserved(&key, reserved.numero()),
+                crate::numbering::not_reserved(&self.key, reserved.numero()),
             )));
         }
-        finish(checked, signer, key, reserved.numero(), codes)
+        self.signer_checked(signer)?;
+        finish(self.checked, signer, self.key, reserved.numero(), codes)
+    }
+
+    /// The certificate rules for the signer given now: the one checked passes; another is checked (valid, the
+    /// emitter's RUC); none is `CERTIFICATE_MISSING` in production.
+    fn signer_checked(&self, signer: Option<&dyn Signer>) -> Result<(), IssueError> {
+        match signer {
+            Some(s) if self.certificate == Some(fingerprint(s)) => Ok(()),
+            Some(s) => check_signer(self.checked.emisor(), s, self.checked.now())
+                .map_err(IssueError::at(Stage::Certificate)),
+            None => no_signer(self.checked.emisor()),
+        }
     }
 }
 
@@ -284,6 +482,7 @@ pub fn check_signer(
     signer: &dyn Signer,
     now: PrimitiveDateTime,
 ) -> Result<(), Findings> {
+    crate::probe::hit(crate::probe::Probe::Certificate);
     let info = signer
         .certificate_info()
         .map_err(|e| Findings::from(Finding::new(e.code(), "certificate", e.to_string())))?;

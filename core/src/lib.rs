@@ -17,6 +17,7 @@ pub mod issue;
 pub mod kude;
 pub mod lifecycle;
 pub mod numbering;
+pub mod probe;
 pub mod profile;
 pub mod qr;
 pub mod ruc;

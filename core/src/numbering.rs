@@ -101,8 +101,8 @@ pub struct Confirmation {
     pub cdc: String,
 }
 
-/// A number taken from a reserved block ([`Blocks::take`]), for [`crate::issue::Prepared::issue_reserved`]. Only a
-/// block makes one, so a document never gets a number that was not reserved first.
+/// A number reserved before issuing, for [`crate::issue::Prepared::issue_reserved`]: taken from a reserved block
+/// ([`Blocks::take`]), or reserved by a host that keeps its own sequence ([`Reserved::new`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reserved {
     key: NumberingKey,
@@ -110,8 +110,8 @@ pub struct Reserved {
 }
 
 impl Reserved {
-    /// A number the store has reserved in `key` for one document (the service's create, between its phases). Public
-    /// for hosts that reserve through their own [`Numbering`] (kuatia-service, the C face).
+    /// A number the host has reserved in `key` for one document (the service's create between its phases, a C
+    /// caller that numbers itself). The host confirms it, or keeps it a listed gap.
     pub fn new(key: NumberingKey, numero: u32) -> Reserved {
         Reserved { key, numero }
     }

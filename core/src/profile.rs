@@ -203,6 +203,7 @@ impl Emisor {
         punto: Option<&str>,
         date: Date,
     ) -> Option<&Timbrado> {
+        crate::probe::hit(crate::probe::Probe::Stamp);
         self.timbrados.iter().find(|t| {
             t.covers(tipo_documento, date)
                 && est.is_none_or(|e| t.establecimiento == e)

@@ -7,12 +7,11 @@ use crate::abi::{
 use crate::sign::kuatia_signer;
 use kuatia_core::cdc::{security_code, FixedSecurityCode};
 use kuatia_core::document::{build, IssueContext};
-use kuatia_core::error::{code, Finding};
+use kuatia_core::error::{code, Finding, Findings};
 use kuatia_core::invoice::parse_request;
-use kuatia_core::issue::{issue, numbering_key, Numbering, NumberingKey};
+use kuatia_core::issue::{numbering_key, prepare, Detail, Reserved, Summary};
 use kuatia_core::profile::Emisor;
 use kuatia_core::validate::read_json;
-use serde::Serialize;
 
 /// The emitter profile given as JSON, or the built-in sandbox profile for NULL. Finding paths are prefixed with
 /// `profile` so the caller knows which input was wrong.
@@ -165,38 +164,6 @@ pub unsafe extern "C" fn kuatia_invoice_preview_xml(
     })
 }
 
-/// The host's number, reserved before the call, handed to the core's numbering.
-struct Reserved(u32);
-
-impl Numbering for Reserved {
-    fn reserve(&mut self, _key: &NumberingKey) -> Result<u32, Finding> {
-        Ok(self.0)
-    }
-
-    fn confirm(&mut self, key: &NumberingKey, numero: u32, _cdc: &str) -> Result<(), Finding> {
-        // The host keeps the sequence (and its gaps); only the number it handed in can be confirmed.
-        if numero == self.0 {
-            Ok(())
-        } else {
-            Err(kuatia_core::numbering::not_reserved(key, numero))
-        }
-    }
-
-    fn gaps(&self) -> Result<Vec<kuatia_core::numbering::Gap>, Finding> {
-        Ok(Vec::new())
-    }
-}
-
-/// The summary [`kuatia_invoice_issue`] writes next to the XML.
-#[derive(Serialize)]
-struct IssuedSummary<'a> {
-    cdc: &'a str,
-    numero: &'a str,
-    qr: &'a str,
-    digest_value: &'a str,
-    fecha_emision: String,
-}
-
 /// Issues one document: validates, builds, signs with `signer` and adds the QR. Writes the signed `rDE` (UTF-8 XML,
 /// ready for SIFEN) to `out_xml` and `{"cdc","numero","qr","digest_value","fecha_emision"}` to `out_json`.
 ///
@@ -240,21 +207,18 @@ pub unsafe extern "C" fn kuatia_invoice_issue(
         let xml_slot = unsafe { out(out_xml, "out_xml") }?;
         let json_slot = unsafe { out(out_json, "out_json") }?;
         let req = read_json(request, &emisor, now)?;
-        let issued = issue(
-            &emisor,
-            &req,
-            &signer.inner,
-            now,
-            &mut FixedSecurityCode(codigo_seguridad),
-            &mut Reserved(numero),
-        )?;
-        let summary = IssuedSummary {
-            cdc: &issued.cdc,
-            numero: &issued.numero,
-            qr: &issued.qr,
-            digest_value: &issued.digest_value,
-            fecha_emision: kuatia_core::fmt::datetime(issued.documento.fecha_emision),
-        };
+        // The host keeps the sequence (and its gaps): its number is the one reserved, confirmed by the host.
+        let prepared = prepare(&emisor, &req, Some(&signer.inner), now).map_err(Findings::from)?;
+        let reserved = Reserved::new(prepared.key().clone(), numero);
+        let (issued, _ticket) = prepared
+            .issue_reserved(
+                reserved,
+                Some(&signer.inner),
+                &mut FixedSecurityCode(codigo_seguridad),
+            )
+            .map_err(Findings::from)?
+            .into_parts();
+        let summary = Summary::of(&issued, Detail::Signature);
         let json = serde_json::to_vec(&summary).map_err(|e| {
             Error::new(
                 kuatia_status::Panic,

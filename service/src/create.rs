@@ -10,13 +10,13 @@ use super::{
     Estado, Host, HttpRequest, HttpResponse, InvoiceRecord, SeedCodes, Service, Store,
     StoreNumbering, Trigger, REPLAYED_HEADER,
 };
-use kuatia_core::invoice::FacturaRequest;
-use kuatia_core::issue::{IssueError, Pending, Stage};
+use kuatia_core::issue::{IssueError, Pending, Prepared, Stage, Ticket};
 use kuatia_core::lifecycle::EventKind;
-use kuatia_core::numbering::{Numbering, NumberingKey, Reserved};
-use kuatia_core::profile::Emisor;
+use kuatia_core::numbering::{Numbering, Reserved};
 use kuatia_core::sign::Signer;
+use kuatia_core::validate::Simulate;
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use time::OffsetDateTime;
@@ -180,18 +180,23 @@ impl Refused {
 }
 
 /// A create that passed everything needing the store, its number reserved, waiting for its signature. Owns what
-/// signing needs, so it can move to another thread.
+/// signing needs (the request checked once, its certificate checked, its number), so it can move to another thread.
 #[derive(Debug)]
 pub struct CreateJob {
+    prepared: Prepared<'static>,
+    reserved: Reserved,
+    codes: u32,
+    job: JobContext,
+}
+
+/// What a create keeps from its first phase to its last, besides the document: who asked, how to answer.
+#[derive(Debug)]
+struct JobContext {
     account_id: String,
     env: Environment,
     idempotency: Option<Idempotency>,
-    emisor: Emisor,
-    request: FacturaRequest,
     now: OffsetDateTime,
-    codes: u32,
-    key: NumberingKey,
-    numero: u32,
+    simulate: Option<String>,
     id: String,
     base_url: String,
     _claim: Option<InProgress>,
@@ -200,34 +205,36 @@ pub struct CreateJob {
 impl CreateJob {
     /// The account whose signer signs it.
     pub fn account_id(&self) -> &str {
-        &self.account_id
+        &self.job.account_id
     }
 
     /// The environment whose signer signs it.
     pub fn environment(&self) -> Environment {
-        self.env
+        self.job.env
     }
 
     /// Builds, signs (or, in the sandbox without a signer, simulates) and completes the document with its reserved
     /// number, then its record and the 201 answer. Pure: touches no store, so any number of jobs can be signed at
-    /// once.
+    /// once. Nothing is validated again; a signer other than the one checked when the number was reserved has its
+    /// certificate checked here.
     pub fn sign(self, signer: Option<&dyn Signer>) -> SignedCreate {
-        let outcome =
-            kuatia_core::issue::prepare(&self.emisor, &self.request, signer, paraguay(self.now))
-                .and_then(|p| {
-                    p.issue_reserved(
-                        Reserved::new(self.key.clone(), self.numero),
-                        &mut SeedCodes(self.codes),
-                    )
-                })
-                .map(|pending| self.created(pending, signer.is_some()));
-        SignedCreate { job: self, outcome }
+        let CreateJob {
+            prepared,
+            reserved,
+            codes,
+            job,
+        } = self;
+        let outcome = prepared
+            .issue_reserved(reserved, signer, &mut SeedCodes(codes))
+            .map(|pending| job.created(pending, signer.is_some()));
+        SignedCreate { job, outcome }
     }
+}
 
+impl JobContext {
     /// The stored record of a signed document, its simulated steps applied, and the 201 answer.
     fn created(&self, pending: Pending, signed: bool) -> Created {
-        let (key, numero) = (pending.key, pending.numero);
-        let issued = pending.issued;
+        let (issued, ticket) = pending.into_parts();
         let ts = self.now.unix_timestamp();
         let d = &issued.documento;
         let mut record = InvoiceRecord {
@@ -244,7 +251,7 @@ impl CreateJob {
                 .as_ref()
                 .map(|t| kuatia_core::fmt::dec(t.total_general)),
             moneda: d.operacion_comercial.as_ref().map(|o| o.moneda.clone()),
-            simulate: self.request.simulate.clone(),
+            simulate: self.simulate.clone(),
             sifen_errors: Vec::new(),
             protocolo: None,
             xml: issued.xml,
@@ -263,7 +270,7 @@ impl CreateJob {
                 Environment::Sandbox => transmit::Transmission::default(),
             },
         };
-        let steps = match self.request.simulate.as_deref() {
+        let steps = match self.simulate.as_deref() {
             Some("approved") => vec![Trigger::Submitted, sandbox_approval(&record)],
             Some("rejected") => vec![sandbox_rejection(false)],
             Some("sent") => vec![Trigger::Submitted],
@@ -278,8 +285,7 @@ impl CreateJob {
         Created {
             record,
             events,
-            key,
-            numero,
+            ticket,
             response,
         }
     }
@@ -290,15 +296,14 @@ impl CreateJob {
 struct Created {
     record: InvoiceRecord,
     events: Vec<EventKind>,
-    key: NumberingKey,
-    numero: u32,
+    ticket: Ticket,
     response: HttpResponse,
 }
 
 /// A create after [`CreateJob::sign`], for [`Service::finish_create`].
 #[derive(Debug)]
 pub struct SignedCreate {
-    job: CreateJob,
+    job: JobContext,
     outcome: Result<Created, IssueError>,
 }
 
@@ -339,8 +344,8 @@ impl<S: Store> Service<S> {
         }
         match self.reserve(caller, req, host) {
             Ok(mut job) => {
-                job.idempotency = idempotency;
-                job._claim = claim;
+                job.job.idempotency = idempotency;
+                job.job._claim = claim;
                 Step::Sign(job)
             }
             Err(refused) => {
@@ -443,18 +448,20 @@ impl<S: Store> Service<S> {
         };
         let now = host.now();
         let codes = host.random_u32();
-        // The one issuing pipeline (check → certificate → number → DE → signature → QR); the sandbox without a signer
-        // gets the unsigned simulation. `_simulate` changes nothing here: only SIFEN is simulated, below.
-        let key = {
-            let prepared = kuatia_core::issue::prepare(
-                &emisor,
-                &request,
-                host.signer(&caller.account.id, caller.env),
-                paraguay(now),
-            )
-            .map_err(|e| Refused::state(issue_error(e)))?;
-            prepared.key().clone()
-        };
+        let simulate = request.simulate.clone();
+        // The one issuing pipeline (check → certificate → number → DE → signature → QR), its check and certificate
+        // done here, once: the prepared document owns its request and profile and moves to the signing thread. The
+        // sandbox without a signer gets the unsigned simulation. `_simulate` changes nothing here (its rule was
+        // applied above, by the caller's environment): only SIFEN is simulated, below.
+        let prepared = kuatia_core::issue::prepare_with(
+            Cow::Owned(emisor),
+            Cow::Owned(request),
+            host.signer(&caller.account.id, caller.env),
+            paraguay(now),
+            Simulate::Applied { production },
+        )
+        .map_err(|e| Refused::state(issue_error(e)))?;
+        let key = prepared.key().clone();
         let numero = StoreNumbering {
             store: &mut self.store,
             account_id: &caller.account.id,
@@ -463,18 +470,19 @@ impl<S: Store> Service<S> {
         .reserve(&key)
         .map_err(|f| Refused::state(issue_error(IssueError::at(Stage::Numbering)(f.into()))))?;
         Ok(Box::new(CreateJob {
-            account_id: caller.account.id.clone(),
-            env: caller.env,
-            idempotency: None,
-            emisor,
-            request,
-            now,
+            prepared,
+            reserved: Reserved::new(key, numero),
             codes,
-            key,
-            numero,
-            id: random_id(host, "fact_", 24),
-            base_url: self.config.base_url.clone(),
-            _claim: None,
+            job: JobContext {
+                account_id: caller.account.id.clone(),
+                env: caller.env,
+                idempotency: None,
+                now,
+                simulate,
+                id: random_id(host, "fact_", 24),
+                base_url: self.config.base_url.clone(),
+                _claim: None,
+            },
         }))
     }
 
@@ -505,27 +513,26 @@ impl<S: Store> Service<S> {
     /// Stores a signed document's record, confirms its number and queues its webhooks.
     fn store_created(
         &mut self,
-        job: &CreateJob,
+        job: &JobContext,
         created: Created,
         host: &mut dyn Host,
     ) -> HttpResponse {
         let Created {
             record,
             events,
-            key,
-            numero,
+            ticket,
             response,
         } = created;
         let ts = job.now.unix_timestamp();
         self.store.insert_invoice(record.clone());
-        let confirmed = StoreNumbering {
+        let confirmed = ticket.confirm(&mut StoreNumbering {
             store: &mut self.store,
             account_id: &job.account_id,
             env: job.env,
-        }
-        .confirm(&key, numero, &record.cdc);
-        if let Err(f) = confirmed {
-            return err(503, code::NUMBERING_UNAVAILABLE, &f.message);
+        });
+        if let Err(e) = confirmed {
+            let why = e.findings.0.first().map_or("", |f| f.message.as_str());
+            return err(503, code::NUMBERING_UNAVAILABLE, why);
         }
         self.schedule(&record);
         self.emit(&record, &events, host, ts);

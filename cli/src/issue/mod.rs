@@ -1,185 +1,29 @@
 //! `kuatia issue` and `kuatia verify`: sign documents with a P12 (or the built-in test-only certificate) and check
-//! signatures. The host side of issuing lives here: the clock, the CSPRNG, the numbering file, reading the key.
+//! signatures. `args` holds the flags, `host` the host side of issuing (the CSPRNG, the numbering file, durable
+//! writes, reading the key); `single` and `batch` issue, each importing only those two.
 
-use crate::invoice::{at_arg, profile};
+mod args;
+mod batch;
+mod host;
+mod single;
+
+pub use args::IssueArgs;
+pub(crate) use host::load_signer;
+use host::open_numbering;
+
+use crate::invoice::at_arg;
 use crate::output::{read_input, Outcome};
-use clap::Args;
-use kuatia_core::cdc::SecurityCodeSource;
 use kuatia_core::error::code;
-use kuatia_core::issue::{issue_pending, IssueError, Stage};
-use kuatia_core::sign::{sandbox_test_signer, SoftwareSigner};
 use kuatia_core::Finding;
 use kuatia_server::numbering::SqliteNumbering;
-use serde::Serialize;
 use std::path::{Path, PathBuf};
-use zeroize::Zeroizing;
 
-/// Arguments of `kuatia issue`.
-#[derive(Debug, Args)]
-pub struct IssueArgs {
-    /// JSON request file (the body of POST /v1/facturas), or - for standard input.
-    #[arg(required_unless_present = "batch")]
-    pub input: Option<String>,
-    /// Directory for `<cdc>.xml` and the numbering file (created if missing).
-    #[arg(long, default_value = "kuatia-out")]
-    pub out: PathBuf,
-    /// Emitter profile JSON (default: the built-in test-only sandbox profile).
-    #[arg(long)]
-    pub profile: Option<String>,
-    /// PKCS#12 file with the signing key and certificate (default: the built-in TEST-ONLY certificate).
-    #[arg(long, requires = "password_env")]
-    pub p12: Option<PathBuf>,
-    /// Name of the environment variable holding the P12 password (never pass passwords as arguments).
-    #[arg(long)]
-    pub password_env: Option<String>,
-    /// Issuing time: RFC 3339 (converted to Paraguay time) or local YYYY-MM-DDThh:mm:ss (default: now).
-    #[arg(long)]
-    pub at: Option<String>,
-    /// `--batch DIR [-j N]`: issue a whole directory (batch.rs).
-    #[command(flatten)]
-    pub batch: crate::batch::BatchArgs,
-}
-
-/// Security codes from the operating system's CSPRNG.
-pub(crate) struct OsRandom;
-
-impl SecurityCodeSource for OsRandom {
-    fn next_u32(&mut self) -> u32 {
-        let mut b = [0u8; 4];
-        // On the (never seen) failure of the OS generator, fall back to the clock's nanoseconds: still not
-        // sequential, and the core re-draws if it equals the document number.
-        if getrandom::fill(&mut b).is_err() {
-            return std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.subsec_nanos())
-                .unwrap_or(1);
-        }
-        u32::from_le_bytes(b)
-    }
-}
-
-/// Opens the numbering store of an output directory (created if missing): `<out>/numbering.sqlite3`.
-pub(crate) fn open_numbering(out: &Path) -> Result<SqliteNumbering, Outcome> {
-    std::fs::create_dir_all(out)
-        .map_err(|e| Outcome::unreadable(format!("{}: cannot create: {e}", out.display())))?;
-    SqliteNumbering::open(out).map_err(|f| Outcome::error(&f))
-}
-
-/// Writes a document durably before its number is confirmed: a temporary file, synced, renamed into place, and the
-/// directory synced, so a crash leaves either the whole document or a listed gap.
-pub(crate) fn write_durably(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let tmp = path.with_extension("xml.partial");
-    let mut f = std::fs::File::create(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    drop(f);
-    std::fs::rename(&tmp, path)?;
-    if let Some(dir) = path.parent() {
-        std::fs::File::open(dir)?.sync_all()?;
-    }
-    Ok(())
-}
-
-#[derive(Serialize)]
-struct IssueOutput<'a> {
-    id: String,
-    status: &'a str,
-    cdc: &'a str,
-    numero: &'a str,
-    tipo_documento: u8,
-    fecha_emision: String,
-    total: Option<String>,
-    moneda: Option<&'a str>,
-    qr: &'a str,
-    xml: String,
-    test_only: bool,
-}
-
-pub(crate) fn load_signer(args: &IssueArgs) -> Result<(SoftwareSigner, bool), Outcome> {
-    match (&args.p12, &args.password_env) {
-        (Some(path), Some(var)) => {
-            let bytes = std::fs::read(path).map_err(|e| {
-                Outcome::unreadable(format!("{}: cannot read: {e}", path.display()))
-            })?;
-            let password = Zeroizing::new(std::env::var(var).map_err(|_| {
-                Outcome::unreadable(format!("environment variable {var} is not set"))
-            })?);
-            let signer = SoftwareSigner::from_pkcs12(&bytes, &password)
-                .map_err(|e| Outcome::error(&Finding::new(e.code(), "p12", e.to_string())))?;
-            Ok((signer, false))
-        }
-        _ => sandbox_test_signer()
-            .map(|s| (s, true))
-            .map_err(|e| Outcome::unreadable(format!("built-in test certificate: {e}"))),
-    }
-}
-
-/// A failed issue as the CLI reports it: the request's findings as `kuatia validate` prints them (exit 1); a numbering
-/// store that cannot be read or written is an error of its own, never a silent restart.
-pub(crate) fn issue_failure(e: IssueError) -> Outcome {
-    match e.stage {
-        Stage::Check => crate::invoice::findings_outcome(e.findings.0),
-        _ => match e.findings.0.first() {
-            Some(f) => Outcome::error(f),
-            None => Outcome::unreadable("issuing failed"),
-        },
-    }
-}
-
-/// `kuatia issue`: validate, number, build, sign, add the QR, write `<out>/<cdc>.xml`.
+/// `kuatia issue`: one request ([`single`]) or a directory of them (`--batch`, [`batch`]).
 pub fn run_issue(args: IssueArgs) -> Outcome {
-    if let Some(dir) = &args.batch.batch {
-        return crate::batch::run(&args, dir);
+    match &args.batch.batch {
+        Some(dir) => batch::run(&args, dir),
+        None => single::run(args),
     }
-    let input = args.input.clone().unwrap_or_else(|| "-".to_string());
-    let run = || -> Result<Outcome, Outcome> {
-        let emisor = profile(&args.profile)?;
-        let now = at_arg(&args.at)?;
-        let text = read_input(&input)?;
-        let req = match crate::invoice::request_text(&input, &text)? {
-            Ok(r) => r,
-            Err(u) => {
-                let all = u.with_rules(|r| kuatia_core::validate::validate(r, &emisor, now));
-                return Ok(crate::invoice::findings_outcome(all));
-            }
-        };
-        let (signer, test_only) = load_signer(&args)?;
-        let mut numbering = open_numbering(&args.out)?;
-        let pending = match issue_pending(
-            &emisor,
-            &req,
-            Some(&signer),
-            now,
-            &mut OsRandom,
-            &mut numbering,
-        ) {
-            Ok(p) => p,
-            Err(e) => return Ok(issue_failure(e)),
-        };
-        let path = args.out.join(format!("{}.xml", pending.issued.cdc));
-        write_durably(&path, pending.issued.xml.as_bytes())
-            .map_err(|e| Outcome::unreadable(format!("{}: cannot write: {e}", path.display())))?;
-        let issued = pending.confirm(&mut numbering).map_err(issue_failure)?;
-        let d = &issued.documento;
-        Ok(Outcome::ok(&IssueOutput {
-            id: format!("fact_{}", &issued.cdc),
-            status: "signed",
-            cdc: &issued.cdc,
-            numero: &issued.numero,
-            tipo_documento: d.timbrado.tipo_documento.code(),
-            fecha_emision: kuatia_core::fmt::datetime(d.fecha_emision),
-            total: d
-                .totales
-                .as_ref()
-                .map(|t| kuatia_core::fmt::dec(t.total_general)),
-            moneda: d.operacion_comercial.as_ref().map(|o| o.moneda.as_str()),
-            qr: &issued.qr,
-            xml: path.display().to_string(),
-            test_only,
-        }))
-    };
-    run().unwrap_or_else(|o| o)
 }
 
 /// `kuatia verify`: check the XMLDSig signature of signed DEs or events. One file (or `-`): its report, exit 0 only

@@ -20,13 +20,16 @@
 //! document that fails after its reservation, or a process killed mid-way, leaves gaps that `kuatia numbering gaps`
 //! lists — reserved numbers are gaps until their group is confirmed, so the unused rest of a block is one too.
 
+use super::args::IssueArgs;
+use super::host::{load_signer, open_numbering, OsRandom};
 use crate::invoice::{at_arg, profile};
-use crate::issue::{load_signer, open_numbering, IssueArgs, OsRandom};
 use crate::output::Outcome;
-use clap::Args;
 use kuatia_core::error::code;
 use kuatia_core::invoice::FacturaRequest;
-use kuatia_core::issue::{confirm_all, prepare, Blocks, Pending, Prepared, Reserved};
+use kuatia_core::issue::{
+    confirm_all, prepare, Blocks, Detail, Pending, Prepared, Reserved, Summary,
+};
+use kuatia_core::sign::Signer;
 use kuatia_core::Finding;
 use kuatia_server::numbering::SqliteNumbering;
 use serde::Serialize;
@@ -40,22 +43,12 @@ pub const CHUNK: usize = 128;
 /// Most documents one group commit takes (files synced, one directory sync, one confirming transaction).
 const GROUP: usize = 256;
 
-/// Batch flags of `kuatia issue`.
-#[derive(Debug, Args)]
-pub struct BatchArgs {
-    /// Issue every *.json file of this directory (instead of one INPUT); writes OUT/<cdc>.xml for each.
-    #[arg(long, value_name = "DIR")]
-    pub batch: Option<PathBuf>,
-    /// Parallel workers for --batch (default: all cores).
-    #[arg(short = 'j', long = "jobs", requires = "batch", value_parser = clap::value_parser!(u16).range(1..))]
-    pub jobs: Option<u16>,
-}
-
+/// A row of the batch's answer: the request file, the document's summary, the file written.
 #[derive(Debug, Serialize)]
 struct Issued {
     file: String,
-    cdc: String,
-    numero: String,
+    #[serde(flatten)]
+    summary: Summary,
     xml: String,
 }
 
@@ -69,8 +62,9 @@ struct Failed {
     path: String,
 }
 
+/// The answer of a batch: counts, the rows issued and the failures.
 #[derive(Debug, Serialize)]
-struct Summary {
+struct Report {
     ok: usize,
     failed: usize,
     jobs: usize,
@@ -102,13 +96,25 @@ fn requests(dir: &Path) -> Result<Vec<PathBuf>, Outcome> {
 
 /// `kuatia issue --batch DIR --out OUT [-j N]`: exit 0 when every document was issued, 1 when some failed.
 pub fn run(args: &IssueArgs, dir: &Path) -> Outcome {
+    run_with(args, dir, None)
+}
+
+/// [`run`], with the signer given (`None`: the one `--p12` names, or the built-in test-only certificate).
+fn run_with(args: &IssueArgs, dir: &Path, given: Option<&dyn Signer>) -> Outcome {
     let run = || -> Result<Outcome, Outcome> {
         let started = std::time::Instant::now();
         let emisor = profile(&args.profile)?;
         // Validate --at once up front so a bad value is a usage error, not N failures.
         at_arg(&args.at)?;
         let files = requests(dir)?;
-        let (signer, _test_only) = load_signer(args)?;
+        let loaded;
+        let signer: &dyn Signer = match given {
+            Some(s) => s,
+            None => {
+                loaded = load_signer(args)?.0;
+                &loaded
+            }
+        };
         // Two connections: blocks are reserved on one while the committer confirms groups on the other.
         let mut reserving = open_numbering(&args.out)?;
         let confirming = open_numbering(&args.out)?;
@@ -158,7 +164,7 @@ pub fn run(args: &IssueArgs, dir: &Path) -> Outcome {
                     &mut chunks,
                     args,
                     &emisor,
-                    &signer,
+                    signer,
                     &mut reserving,
                     jobs,
                     &tx,
@@ -177,7 +183,7 @@ pub fn run(args: &IssueArgs, dir: &Path) -> Outcome {
         }
         issued.sort_by(|a, b| a.file.cmp(&b.file));
         failures.sort_by(|a, b| a.file.cmp(&b.file));
-        let summary = Summary {
+        let summary = Report {
             ok: issued.len(),
             failed: failures.len(),
             jobs,
@@ -312,7 +318,7 @@ fn issue_window(
     chunks: &mut std::iter::Peekable<impl Iterator<Item = Vec<Read>>>,
     args: &IssueArgs,
     emisor: &kuatia_core::profile::Emisor,
-    signer: &kuatia_core::sign::SoftwareSigner,
+    signer: &dyn Signer,
     store: &mut SqliteNumbering,
     jobs: usize,
     tx: &SyncSender<(Box<Written>, File)>,
@@ -325,7 +331,7 @@ fn issue_window(
     std::thread::scope(|s| {
         for _ in 0..jobs {
             let queue = &queue;
-            s.spawn(move || work(queue, &args.out, tx, done));
+            s.spawn(move || work(queue, signer, &args.out, tx, done));
         }
         for slot in &window {
             let Some(reads) = chunks.next() else {
@@ -350,7 +356,7 @@ fn number_chunk<'a>(
     chunk: &'a [(String, FacturaRequest)],
     args: &IssueArgs,
     emisor: &'a kuatia_core::profile::Emisor,
-    signer: &'a kuatia_core::sign::SoftwareSigner,
+    signer: &dyn Signer,
     store: &mut SqliteNumbering,
     done: &(dyn Fn(Result<Issued, Failed>) + Sync),
 ) -> Vec<Job<'a>> {
@@ -394,12 +400,13 @@ fn number_chunk<'a>(
 /// A worker: signs and writes the documents of the queue, handing each written one to the committer.
 fn work(
     queue: &Queue<'_>,
+    signer: &dyn Signer,
     out: &Path,
     tx: &SyncSender<(Box<Written>, File)>,
     done: &(dyn Fn(Result<Issued, Failed>) + Sync),
 ) {
     while let Some((name, p, reserved)) = queue.pop() {
-        match sign_and_write(out, p, reserved) {
+        match sign_and_write(out, p, reserved, signer) {
             Ok((pending, handle, partial)) => {
                 // Boxed: the signed document (3 KB) is handed on as a pointer, not copied at every step.
                 let w = Box::new(Written {
@@ -425,10 +432,11 @@ fn sign_and_write(
     out: &Path,
     p: Prepared<'_>,
     reserved: Reserved,
+    signer: &dyn Signer,
 ) -> Result<(Pending, File, PathBuf), Finding> {
     use std::io::Write as _;
     let mut pending = p
-        .issue_reserved(reserved, &mut OsRandom)
+        .issue_reserved(reserved, Some(signer), &mut OsRandom)
         .map_err(|e| first_finding(e.findings))?;
     let partial = out.join(format!("{}.xml.partial", pending.issued.cdc));
     let write = || -> std::io::Result<File> {
@@ -639,8 +647,7 @@ fn commit_groups(
                 for ((file, path), issued) in names.into_iter().zip(issued) {
                     done(Ok(Issued {
                         file,
-                        cdc: issued.cdc,
-                        numero: issued.numero,
+                        summary: Summary::of(&issued, Detail::Number),
                         xml: path.display().to_string(),
                     }));
                 }
@@ -651,5 +658,93 @@ fn commit_groups(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use kuatia_core::probe;
+    use kuatia_core::sign::{sandbox_test_signer, CertificateInfo, SignError, SoftwareSigner};
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    /// The test-only signer, counting its certificate checks on every thread.
+    struct Counting {
+        inner: SoftwareSigner,
+        checks: AtomicU32,
+    }
+
+    impl Signer for Counting {
+        fn certificate_der(&self) -> &[u8] {
+            self.inner.certificate_der()
+        }
+        fn sign_rsa_sha256(&self, data: &[u8]) -> Result<Vec<u8>, SignError> {
+            self.inner.sign_rsa_sha256(data)
+        }
+        fn certificate_info(&self) -> Result<CertificateInfo, SignError> {
+            self.checks.fetch_add(1, Ordering::SeqCst);
+            self.inner.certificate_info()
+        }
+    }
+
+    /// Validated once (issue 30): each document of a batch is validated, gets its stamp and has its certificate
+    /// checked once, on the numbering thread; the signing workers decide nothing again.
+    #[test]
+    fn a_batch_validates_each_document_once() {
+        let root = std::env::temp_dir().join(format!("kuatia-once-{}", std::process::id()));
+        let (dir, out) = (root.join("in"), root.join("out"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let request = serde_json::json!({
+            "tipo_documento": 1,
+            "receptor": {"ruc": "80069563-1", "razon_social": "Cliente Ejemplo S.A."},
+            "items": [{"descripcion": "Servicio", "cantidad": 1, "precio_unitario": 1100000, "iva": 10}],
+            "condicion_pago": 1
+        });
+        const N: u32 = 5;
+        for i in 0..N {
+            std::fs::write(dir.join(format!("{i}.json")), request.to_string()).unwrap();
+        }
+        let args = IssueArgs {
+            input: None,
+            out: out.clone(),
+            profile: None,
+            p12: None,
+            password_env: None,
+            at: Some("2025-03-10T10:11:00".into()),
+            batch: super::super::args::BatchArgs {
+                batch: Some(dir.clone()),
+                jobs: Some(2),
+            },
+        };
+        let signer = Counting {
+            inner: sandbox_test_signer().unwrap(),
+            checks: AtomicU32::new(0),
+        };
+        probe::take();
+        let outcome = run_with(&args, &dir, Some(&signer));
+        let counts = probe::take();
+        let written = std::fs::read_dir(&out)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == "xml")
+            })
+            .count();
+        std::fs::remove_dir_all(&root).unwrap();
+        assert_eq!(outcome.message(), None, "{outcome:?}");
+        assert_eq!(written, N as usize);
+        assert_eq!(
+            counts,
+            probe::Counts {
+                validate: N,
+                stamp: N,
+                certificate: N
+            }
+        );
+        assert_eq!(signer.checks.load(Ordering::SeqCst), N);
     }
 }
