@@ -110,7 +110,7 @@ impl Sandbox {
             .map_err(|f| js_error(&f))?;
         // The core's answer head, read like every JSON input: a problem is the structured `KuatiaError` with its
         // code and path (`head.status`), never a bare string.
-        let head: Head = kuatia_core::error::from_json(&head, "head")
+        let head: Head = kuatia_core::shape::from_json(&head, "head")
             .map_err(|f| js_error(&Findings::from(f)))?;
         Ok((head.status, body))
     }
