@@ -2,7 +2,7 @@
 
 Where the library comes from, in order:
   1. $KUATIA_LIB (a built libkuatia.so; scripts/packages-check.sh passes its one release build);
-  2. the Rust sources an sdist carries in rust/ (core, ffi, the workspace's Cargo.lock): built with cargo;
+  2. the Rust sources an sdist carries in rust/ (core, service, ffi, the workspace's Cargo.lock): built with cargo;
   3. ../../target/release, then ../../target/debug (a checkout after `cargo build -p kuatia-ffi --release`).
 
 The wheel is tagged py3-none-<platform>: ctypes needs no CPython ABI, only the platform's. `auditwheel repair`
@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 NAME = {"darwin": "libkuatia.dylib", "win32": "kuatia.dll"}.get(sys.platform, "libkuatia.so")
 # What an sdist carries to build the library: the workspace members the C library needs, and the lock file.
-RUST_DIRS = ("core", "ffi")
+RUST_DIRS = ("core", "service", "ffi")
 # .cargo/config.toml: aws-lc without CPU-jitter entropy in a build from source too (see the repository's copy).
 RUST_FILES = ("Cargo.lock", "LICENSE-MIT", "LICENSE-APACHE", ".cargo/config.toml")
 
@@ -76,7 +76,7 @@ class BuildPy(build_py):
 
 
 class Sdist(sdist):
-    """Adds rust/: a two-member workspace (core, ffi) with the repository's lock file, so pip can build from it."""
+    """Adds rust/: a three-member workspace (core, service, ffi) with the repository's lock file, so pip can build from it."""
 
     def make_release_tree(self, base_dir: str, files: list) -> None:
         super().make_release_tree(base_dir, files)
