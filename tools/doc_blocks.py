@@ -15,6 +15,7 @@ Each fenced block must follow a marker line `<!-- test: KIND -->`. KIND names th
   html          opened in headless Chromium from that project, no bundler (packages-check)
   json-request  `kuatia validate` accepts it (this tool, `run`)
   json-event    `kuatia sifen evento` signs it (this tool, `run`)
+  text          a picture or a sample of output, ```text: nothing to run (rustdoc does not run it either)
   sh            executed (this tool, `run`): the blocks of one Markdown file run in order, each with `bash -e -o
                 pipefail` in its own process group, in one fresh copy of the repository's tracked files (a clone
                 with the working tree's edits; no ../shared, no kuatia-out/ beside it), with `kuatia` on PATH and
@@ -47,7 +48,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = {"rust": "rs", "c": "c", "python": "py", "go": "go", "java": "java", "php": "php", "js": "mjs", "html": "html",
-         "json-request": "json", "json-event": "json", "sh": "sh"}
+         "json-request": "json", "json-event": "json", "sh": "sh", "text": "txt"}
 FENCE = re.compile(r"^```(\S*)\s*$")
 MARKER = re.compile(r"^<!-- test: ([a-z-]+)(?:; not run: (.+?))? -->$")
 # Seconds a shell block may run (a server it starts in the background is stopped at the end, not waited for).
