@@ -259,8 +259,9 @@ pub fn issue_pending(
 /// `Prepared<'static>` moves to the thread that signs it.
 pub struct Prepared<'a> {
     checked: Checked<'a>,
-    /// SHA-256 of the DER of the certificate checked by [`prepare`], if a signer was given.
-    certificate: Option<[u8; 32]>,
+    /// The DER of the certificate checked by [`prepare`], if a signer was given (a copy: comparing a couple of KB is
+    /// cheaper than hashing them twice on every create).
+    certificate: Option<Box<[u8]>>,
     key: NumberingKey,
 }
 
@@ -324,7 +325,7 @@ pub fn prepare_with<'a>(
     let certificate = match signer {
         Some(s) => {
             check_signer(checked.emisor(), s, now).map_err(IssueError::at(Stage::Certificate))?;
-            Some(fingerprint(s))
+            Some(Box::from(s.certificate_der()))
         }
         None => {
             no_signer(checked.emisor())?;
@@ -337,12 +338,6 @@ pub fn prepare_with<'a>(
         certificate,
         key,
     })
-}
-
-/// SHA-256 of a signer's certificate, which tells whether the signer given to sign is the one checked.
-fn fingerprint(signer: &dyn Signer) -> [u8; 32] {
-    use sha2::Digest as _;
-    sha2::Sha256::digest(signer.certificate_der()).into()
 }
 
 /// A production profile signs every document: without a signer it is `CERTIFICATE_MISSING` (the sandbox simulates).
@@ -406,7 +401,7 @@ impl Prepared<'_> {
     /// emitter's RUC); none is `CERTIFICATE_MISSING` in production.
     fn signer_checked(&self, signer: Option<&dyn Signer>) -> Result<(), IssueError> {
         match signer {
-            Some(s) if self.certificate == Some(fingerprint(s)) => Ok(()),
+            Some(s) if self.certificate.as_deref() == Some(s.certificate_der()) => Ok(()),
             Some(s) => check_signer(self.checked.emisor(), s, self.checked.now())
                 .map_err(IssueError::at(Stage::Certificate)),
             None => no_signer(self.checked.emisor()),
