@@ -389,7 +389,7 @@ fn issue_matches_the_conformance_case_and_everything_downstream_works() {
 
 #[test]
 fn signers_from_p12_and_pem() {
-    let data = root().join("core/testdata");
+    let data = root().join("tests/fixtures/certs");
     let p12 = std::fs::read(data.join("sandbox.p12")).unwrap();
     let mut s = null_mut();
     let pass = b"kuatia-test";
