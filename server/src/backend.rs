@@ -4,7 +4,6 @@
 //! checkpoints, PostgreSQL's setup lock) is a provided method the other leaves as it is.
 
 use crate::faults::StoreError;
-use crate::pg::PgStore;
 use crate::store::SqliteStore;
 use kuatia_core::numbering::{Gap, NumberingKey};
 use kuatia_core::Finding;
@@ -96,118 +95,6 @@ pub trait HostStore: Store + Send + std::fmt::Debug {
             h.update(part);
         }
         self.set_meta(CERTIFICATES_META, &kuatia_service::auth::hex(&h.finalize()));
-    }
-}
-
-impl HostStore for SqliteStore {
-    fn begin(&mut self) -> Result<(), StoreError> {
-        SqliteStore::begin(self)
-    }
-    fn finish(&mut self) -> Result<(), StoreError> {
-        SqliteStore::finish(self)
-    }
-    fn rollback(&mut self) {
-        SqliteStore::rollback(self)
-    }
-    fn savepoint(&mut self) -> Result<(), StoreError> {
-        SqliteStore::savepoint(self)
-    }
-    fn release(&mut self) -> Result<(), StoreError> {
-        SqliteStore::release(self)
-    }
-    fn rollback_request(&mut self) -> Result<(), StoreError> {
-        SqliteStore::rollback_request(self)
-    }
-    fn take_error(&self) -> Option<StoreError> {
-        SqliteStore::take_error(self)
-    }
-    fn meta(&self, key: &str) -> Option<String> {
-        SqliteStore::meta(self, key)
-    }
-    fn set_meta(&mut self, key: &str, value: &str) {
-        SqliteStore::set_meta(self, key, value)
-    }
-    fn put_certificate_row(
-        &mut self,
-        account_id: &str,
-        p12: &[u8],
-        password_env: &str,
-        subject: &str,
-        not_after: &str,
-    ) {
-        SqliteStore::put_certificate(self, account_id, p12, password_env, subject, not_after)
-    }
-    fn certificates(&self) -> Vec<(String, Vec<u8>, String)> {
-        SqliteStore::certificates(self)
-    }
-    fn invoice_count(&self) -> usize {
-        SqliteStore::invoice_count(self)
-    }
-
-    fn defer_checkpoints(&self) -> Result<(), String> {
-        SqliteStore::defer_checkpoints(self)
-    }
-
-    fn as_sqlite(&self) -> Option<&SqliteStore> {
-        Some(self)
-    }
-
-    fn as_sqlite_mut(&mut self) -> Option<&mut SqliteStore> {
-        Some(self)
-    }
-}
-
-impl HostStore for PgStore {
-    fn begin(&mut self) -> Result<(), StoreError> {
-        PgStore::begin(self)
-    }
-    fn finish(&mut self) -> Result<(), StoreError> {
-        PgStore::finish(self)
-    }
-    fn rollback(&mut self) {
-        PgStore::rollback(self)
-    }
-    fn savepoint(&mut self) -> Result<(), StoreError> {
-        PgStore::savepoint(self)
-    }
-    fn release(&mut self) -> Result<(), StoreError> {
-        PgStore::release(self)
-    }
-    fn rollback_request(&mut self) -> Result<(), StoreError> {
-        PgStore::rollback_request(self)
-    }
-    fn take_error(&self) -> Option<StoreError> {
-        PgStore::take_error(self)
-    }
-    fn meta(&self, key: &str) -> Option<String> {
-        PgStore::meta(self, key)
-    }
-    fn set_meta(&mut self, key: &str, value: &str) {
-        PgStore::set_meta(self, key, value)
-    }
-    fn put_certificate_row(
-        &mut self,
-        account_id: &str,
-        p12: &[u8],
-        password_env: &str,
-        subject: &str,
-        not_after: &str,
-    ) {
-        PgStore::put_certificate(self, account_id, p12, password_env, subject, not_after)
-    }
-    fn certificates(&self) -> Vec<(String, Vec<u8>, String)> {
-        PgStore::certificates(self)
-    }
-    fn invoice_count(&self) -> usize {
-        PgStore::invoice_count(self)
-    }
-
-    fn lock_setup(&mut self) {
-        PgStore::lock_setup(self)
-    }
-
-    fn is_shared(&self) -> bool {
-        true
     }
 }
 

@@ -6,6 +6,7 @@
 
 use kuatia_core::lifecycle::Estado;
 use kuatia_core::numbering::{self, NumberingKey};
+use kuatia_server::backend::HostStore;
 use kuatia_server::pg::{PgOptions, PgStore};
 use kuatia_service::auth::Environment;
 use kuatia_service::store::conformance::{self, OwnedNumbering};

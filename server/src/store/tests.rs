@@ -2,6 +2,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+use crate::backend::HostStore;
+
 #[test]
 fn the_sqlite_store_keeps_the_listing_contract() {
     let dir = std::env::temp_dir().join(format!("kuatia-store-list-{}", std::process::id()));
