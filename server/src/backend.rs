@@ -15,6 +15,35 @@ use sha2::{Digest, Sha256};
 /// Meta key that changes with every stored certificate, so engines know when to reload the accounts' signers.
 pub const CERTIFICATES_META: &str = "certificates_changed";
 
+/// An account's production certificate as stored: the P12, the name of the environment variable holding its
+/// password at start, and `subject` and `not_after` for listings.
+#[derive(Debug, Clone, Copy)]
+pub struct CertificateRow<'a> {
+    /// The account.
+    pub account_id: &'a str,
+    /// The PKCS#12 file.
+    pub p12: &'a [u8],
+    /// The environment variable holding its password.
+    pub password_env: &'a str,
+    /// The certificate's subject.
+    pub subject: &'a str,
+    /// The end of its validity (RFC 3339).
+    pub not_after: &'a str,
+}
+
+impl<'a> CertificateRow<'a> {
+    /// The columns in statement order: account, P12, password variable, subject, not-after.
+    pub fn fields(&self) -> (&'a str, &'a [u8], &'a str, &'a str, &'a str) {
+        (
+            self.account_id,
+            self.p12,
+            self.password_env,
+            self.subject,
+            self.not_after,
+        )
+    }
+}
+
 /// SQLite or PostgreSQL, chosen once at start.
 pub type Backend = Box<dyn HostStore>;
 
@@ -40,14 +69,7 @@ pub trait HostStore: Store + Send + std::fmt::Debug {
     /// Sets a host setting.
     fn set_meta(&mut self, key: &str, value: &str);
     /// Stores (or replaces) an account's production P12 row (see [`HostStore::put_certificate`]).
-    fn put_certificate_row(
-        &mut self,
-        account_id: &str,
-        p12: &[u8],
-        password_env: &str,
-        subject: &str,
-        not_after: &str,
-    );
+    fn put_certificate_row(&mut self, row: &CertificateRow<'_>);
     /// Every stored production certificate: `(account_id, p12, password_env)`.
     fn certificates(&self) -> Vec<(String, Vec<u8>, String)>;
     /// Number of stored invoices (all accounts).
@@ -88,7 +110,13 @@ pub trait HostStore: Store + Send + std::fmt::Debug {
         subject: &str,
         not_after: &str,
     ) {
-        self.put_certificate_row(account_id, p12, password_env, subject, not_after);
+        self.put_certificate_row(&CertificateRow {
+            account_id,
+            p12,
+            password_env,
+            subject,
+            not_after,
+        });
         let mut h = Sha256::new();
         for part in [account_id.as_bytes(), p12, password_env.as_bytes()] {
             h.update((part.len() as u64).to_be_bytes());

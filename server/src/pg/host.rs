@@ -2,6 +2,7 @@
 //! PostgreSQL connection.
 
 use super::*;
+use crate::backend::CertificateRow;
 
 impl HostStore for PgStore {
     /// Starts the request's transaction (reconnecting first if the connection broke).
@@ -80,22 +81,11 @@ impl HostStore for PgStore {
 
     /// Stores (or replaces) an account's production P12 with the name of the environment variable holding its
     /// password at start.
-    fn put_certificate_row(
-        &mut self,
-        account_id: &str,
-        p12: &[u8],
-        password_env: &str,
-        subject: &str,
-        not_after: &str,
-    ) {
-        let now = time::OffsetDateTime::now_utc().unix_timestamp();
-        self.write(
-            "INSERT INTO certificates (account_id, p12, password_env, subject, not_after, stored_at)
-             VALUES ($1, $2, $3, $4, $5, $6)
-             ON CONFLICT (account_id) DO UPDATE SET p12 = excluded.p12, password_env = excluded.password_env,
-                 subject = excluded.subject, not_after = excluded.not_after, stored_at = excluded.stored_at",
-            &[&account_id, &p12, &password_env, &subject, &not_after, &now],
-        );
+    fn put_certificate_row(&mut self, row: &CertificateRow<'_>) {
+        let (a, p, e, s, n) = row.fields();
+        let t = time::OffsetDateTime::now_utc().unix_timestamp();
+        let sql = schema::put_certificate(Dialect::Postgres);
+        self.write(&sql, &[&a, &p, &e, &s, &n, &t]);
     }
 
     /// Every stored production certificate: `(account_id, p12, password_env)`.

@@ -1,6 +1,7 @@
 //! [`HostStore`] for [`SqliteStore`]: the transaction, savepoints, host settings and certificates of one SQLite database.
 
 use super::*;
+use crate::backend::CertificateRow;
 
 impl HostStore for SqliteStore {
     /// Starts a write transaction (one per request, so a request's writes land together or not at all).
@@ -101,22 +102,11 @@ impl HostStore for SqliteStore {
 
     /// Stores (or replaces) an account's production P12 with the name of the environment variable holding its
     /// password at start; `subject` and `not_after` are for listings.
-    fn put_certificate_row(
-        &mut self,
-        account_id: &str,
-        p12: &[u8],
-        password_env: &str,
-        subject: &str,
-        not_after: &str,
-    ) {
-        let now = time::OffsetDateTime::now_utc().unix_timestamp();
-        self.write(
-            "INSERT INTO certificates (account_id, p12, password_env, subject, not_after, stored_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-             ON CONFLICT(account_id) DO UPDATE SET p12 = excluded.p12, password_env = excluded.password_env,
-                 subject = excluded.subject, not_after = excluded.not_after, stored_at = excluded.stored_at",
-            &[&account_id, &p12, &password_env, &subject, &not_after, &now],
-        );
+    fn put_certificate_row(&mut self, row: &CertificateRow<'_>) {
+        let (a, p, e, s, n) = row.fields();
+        let t = time::OffsetDateTime::now_utc().unix_timestamp();
+        let sql = schema::put_certificate(Dialect::Sqlite);
+        self.write(&sql, &[&a, &p, &e, &s, &n, &t]);
     }
 
     /// Every stored production certificate: `(account_id, p12, password_env)`.
