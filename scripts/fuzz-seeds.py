@@ -24,7 +24,7 @@ for s in sorted((root / "core/tests/sifen_samples").iterdir()):
     '</DE></rDE>')
 for s in sorted((root / "core/tests/sifen_samples").glob("*.xml")):
     (corpus / "de_xml" / s.name).write_bytes(s.read_bytes())
-for p in sorted((root / "core/testdata").glob("*.p12")):
+for p in sorted((root / "tests/fixtures/certs").glob("*.p12")):
     (corpus / "p12" / p.name).write_bytes(b"\x01" + p.read_bytes())
 for i, s in enumerate(["80069563-1", "44444401-7", "01444444017001001000000122025031011234567890", "4444440-1"]):
     (corpus / "ids" / f"seed{i}").write_text(s)

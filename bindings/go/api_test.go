@@ -15,11 +15,11 @@ import (
 	"time"
 )
 
-var testdata = filepath.Join(repoRoot, "core", "testdata")
+var certDir = filepath.Join(repoRoot, "tests", "fixtures", "certs")
 
 func mustRead(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testdata, name))
+	b, err := os.ReadFile(filepath.Join(certDir, name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,15 @@ NAME = {"darwin": "libkuatia.dylib", "win32": "kuatia.dll"}.get(sys.platform, "l
 # What an sdist carries to build the library: the workspace members the C library needs, and the lock file.
 RUST_DIRS = ("core", "service", "ffi")
 # .cargo/config.toml: aws-lc without CPU-jitter entropy in a build from source too (see the repository's copy).
-RUST_FILES = ("Cargo.lock", "LICENSE-MIT", "LICENSE-APACHE", ".cargo/config.toml")
+# The sandbox key and certificate: the core compiles them in (`sandbox_test_signer`) from the shared fixture tree.
+RUST_FILES = (
+    "Cargo.lock",
+    "LICENSE-MIT",
+    "LICENSE-APACHE",
+    ".cargo/config.toml",
+    "tests/fixtures/certs/sandbox.key.pem",
+    "tests/fixtures/certs/sandbox.cert.pem",
+)
 
 
 def build_from_source(rust: Path, build_temp: Path) -> Path:

@@ -74,7 +74,7 @@ fn main() {
     // `cargo bench` passes --bench (and filters); this benchmark has no options of its own.
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let input = root.join("examples/factura.json");
-    let key = root.join("core/testdata/sandbox.key.pem");
+    let key = root.join("tests/fixtures/certs/sandbox.key.pem");
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"));

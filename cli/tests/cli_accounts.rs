@@ -118,7 +118,10 @@ fn accounts_profiles_p12_and_keys() {
     assert_eq!(code, 2, "{err}");
 
     // P12: opened with the password from the named variable, checked against the profile; never stored in clear.
-    let p12 = concat!(env!("CARGO_MANIFEST_DIR"), "/../core/testdata/sandbox.p12");
+    let p12 = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/certs/sandbox.p12"
+    );
     let args = [
         "accounts",
         "set-p12",

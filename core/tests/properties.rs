@@ -478,9 +478,9 @@ const TIPOS: [u8; 5] = [1, 4, 5, 6, 7];
 // ------------------------------------------------------------------------------------------------
 // Independent verifiers, batched: one xmllint and one xmlsec1 run for all documents of a case
 
-fn testdata(name: &str) -> PathBuf {
+fn cert_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata")
+        .join("../tests/fixtures/certs")
         .join(name)
 }
 
@@ -494,7 +494,7 @@ fn schemas() -> &'static common::Schemas {
 fn xmlsec_verify_all(files: &[PathBuf]) -> Result<(), String> {
     let out = Command::new("xmlsec1")
         .args(["--verify", "--id-attr:Id", "DE", "--trusted-pem"])
-        .arg(testdata("sandbox.cert.pem"))
+        .arg(cert_path("sandbox.cert.pem"))
         .args(files)
         .output()
         .expect("xmlsec1 is required (Debian xmlsec1; .ci/run installs it)");

@@ -16,14 +16,14 @@ use time::macros::datetime;
 const ID: &str = "01444444017001001000000122025031011234567890";
 const PASS: &str = "kuatia-test";
 
-fn testdata(name: &str) -> PathBuf {
+fn cert_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata")
+        .join("../tests/fixtures/certs")
         .join(name)
 }
 
 fn read(name: &str) -> Vec<u8> {
-    std::fs::read(testdata(name)).unwrap()
+    std::fs::read(cert_path(name)).unwrap()
 }
 
 /// A fresh temporary folder of this test (removed on drop).
@@ -62,7 +62,7 @@ fn xmlsec_verify(xml: &str, name: &str) -> (bool, String) {
     let path = tmp.file("doc.xml", xml.as_bytes());
     run(Command::new("xmlsec1")
         .args(["--verify", "--id-attr:Id", "DE", "--trusted-pem"])
-        .arg(testdata("sandbox.cert.pem"))
+        .arg(cert_path("sandbox.cert.pem"))
         .arg(&path))
 }
 
@@ -154,15 +154,15 @@ fn xmlsec_sign(template: &str, name: &str) -> String {
     xmlsec_sign_with(template, name, "sandbox")
 }
 
-/// The same with the key and certificate `<key>.key.pem`, `<key>.cert.pem` of core/testdata.
+/// The same with the key and certificate `<key>.key.pem`, `<key>.cert.pem` of tests/fixtures/certs.
 fn xmlsec_sign_with(template: &str, name: &str, key: &str) -> String {
     let tmp = tmp(name);
     let path = tmp.file("template.xml", template.as_bytes());
     let out = tmp.0.join("signed.xml");
     let keys = format!(
         "{},{}",
-        testdata(&format!("{key}.key.pem")).display(),
-        testdata(&format!("{key}.cert.pem")).display()
+        cert_path(&format!("{key}.key.pem")).display(),
+        cert_path(&format!("{key}.cert.pem")).display()
     );
     let (ok, log) = run(Command::new("xmlsec1")
         .args([
@@ -252,7 +252,7 @@ fn signs_events_after_reve() {
     let path = tmp.file("event.xml", signed.xml.as_bytes());
     let (ok, log) = run(Command::new("xmlsec1")
         .args(["--verify", "--id-attr:Id", "rEve", "--trusted-pem"])
-        .arg(testdata("sandbox.cert.pem"))
+        .arg(cert_path("sandbox.cert.pem"))
         .arg(&path));
     assert!(ok, "{log}");
     assert!(verify(&signed.xml, None).valid);
@@ -325,11 +325,11 @@ fn pkcs12_files() {
 
 #[test]
 fn pem_keys() {
-    let key = std::fs::read_to_string(testdata("sandbox.key.pem")).unwrap();
-    let other = std::fs::read_to_string(testdata("other.key.pem")).unwrap();
-    let cert = std::fs::read_to_string(testdata("sandbox.cert.pem")).unwrap();
-    let ec_key = std::fs::read_to_string(testdata("ec.key.pem")).unwrap();
-    let ec_cert = std::fs::read_to_string(testdata("ec.cert.pem")).unwrap();
+    let key = std::fs::read_to_string(cert_path("sandbox.key.pem")).unwrap();
+    let other = std::fs::read_to_string(cert_path("other.key.pem")).unwrap();
+    let cert = std::fs::read_to_string(cert_path("sandbox.cert.pem")).unwrap();
+    let ec_key = std::fs::read_to_string(cert_path("ec.key.pem")).unwrap();
+    let ec_cert = std::fs::read_to_string(cert_path("ec.cert.pem")).unwrap();
     assert!(SoftwareSigner::from_pem(&key, &cert).is_ok());
     assert_eq!(
         SoftwareSigner::from_pem(&other, &cert).unwrap_err().code(),
@@ -383,7 +383,7 @@ fn pkcs12_garbage_never_panics() {
 }
 
 fn cert_der(name: &str) -> Vec<u8> {
-    let pem = std::fs::read_to_string(testdata(name)).unwrap();
+    let pem = std::fs::read_to_string(cert_path(name)).unwrap();
     let b64: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
     B64.decode(b64).unwrap()
 }
@@ -592,8 +592,8 @@ fn issue_with(
     cert: &str,
     at: time::PrimitiveDateTime,
 ) -> Result<kuatia_core::issue::Issued, kuatia_core::error::Findings> {
-    let key = std::fs::read_to_string(testdata("sandbox.key.pem")).unwrap();
-    let cert = std::fs::read_to_string(testdata(cert)).unwrap();
+    let key = std::fs::read_to_string(cert_path("sandbox.key.pem")).unwrap();
+    let cert = std::fs::read_to_string(cert_path(cert)).unwrap();
     let signer = SoftwareSigner::from_pem(&key, &cert).unwrap();
     let req = kuatia_core::invoice::parse_request(
         r#"{"tipo_documento": 1, "receptor": {"ruc": "80069563-1", "razon_social": "Cliente Ejemplo S.A."},

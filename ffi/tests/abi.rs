@@ -111,27 +111,11 @@ fn null_inputs_and_outputs_are_invalid_arguments_and_nothing_is_written() {
     assert_eq!(st, kuatia_status::InvalidArgument);
 
     let req = case("fe_spec_example")["request"].to_string();
-    let (mut x, mut j) = (zero(), zero());
-    let mut err = null_mut();
-    let st = unsafe {
-        kuatia_invoice_issue(
-            req.as_ptr(),
-            req.len(),
-            null(),
-            0,
-            null(),
-            NOW.as_ptr(),
-            NOW.len(),
-            1,
-            123456789,
-            &mut x,
-            &mut j,
-            &mut err,
-        )
-    };
-    assert_eq!(st, kuatia_status::InvalidArgument);
-    assert_eq!(err_parts(err).2, "signer");
-    assert!(x.ptr.is_null() && j.ptr.is_null());
+    let no_signer = issue(req.as_bytes(), null(), NOW, 1, 123456789);
+    assert_eq!(no_signer.status, kuatia_status::InvalidArgument);
+    assert_eq!(err_parts(no_signer.err).2, "signer");
+    assert!(no_signer.xml.ptr.is_null() && no_signer.summary.ptr.is_null());
+    let mut x = zero();
 
     let signer = sandbox();
     let mut err = null_mut();

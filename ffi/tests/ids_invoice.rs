@@ -59,20 +59,9 @@ fn ruc_and_cdc() {
 #[test]
 fn validation_findings_come_back_all_at_once() {
     let req = br#"{"tipo_documento":1,"receptor":{"ruc":"80069563-2","razon_social":""},"items":[{"descripcion":"","cantidad":0,"precio_unitario":5,"iva":11}]}"#;
-    let mut out = zero();
-    let st = unsafe {
-        kuatia_invoice_validate(
-            req.as_ptr(),
-            req.len(),
-            null(),
-            0,
-            NOW.as_ptr(),
-            NOW.len(),
-            &mut out,
-            null_mut(),
-        )
-    };
+    let (st, out, err) = validate(req, None, NOW.as_bytes());
     assert_eq!(st, kuatia_status::Ok, "a report with findings is a result");
+    assert!(err.is_null());
     let report: serde_json::Value = serde_json::from_str(&text(out)).unwrap();
     assert_eq!(report["ok"], false);
     let codes: Vec<&str> = report["errors"]
@@ -94,26 +83,9 @@ fn validation_findings_come_back_all_at_once() {
 
     // The same request through issue: INVALID_INPUT with every finding in the error.
     let signer = sandbox();
-    let (mut x, mut j) = (zero(), zero());
-    let mut err = null_mut();
-    let st = unsafe {
-        kuatia_invoice_issue(
-            req.as_ptr(),
-            req.len(),
-            null(),
-            0,
-            signer,
-            NOW.as_ptr(),
-            NOW.len(),
-            1,
-            5,
-            &mut x,
-            &mut j,
-            &mut err,
-        )
-    };
+    let Issued { status, err, .. } = issue(req, signer, NOW, 1, 5);
     unsafe { kuatia_signer_free(signer) };
-    assert_eq!(st, kuatia_status::InvalidInput);
+    assert_eq!(status, kuatia_status::InvalidInput);
     let n = unsafe { kuatia_error_count(err) };
     assert_eq!(n, report["errors"].as_array().unwrap().len());
     let json: serde_json::Value =
@@ -129,37 +101,11 @@ fn validation_findings_come_back_all_at_once() {
     unsafe { kuatia_error_free(err) };
 
     // A bad profile and a bad `now` are errors, located.
-    let mut out = zero();
-    let mut err = null_mut();
-    let profile = b"{\"ruc\": 5}";
-    let st = unsafe {
-        kuatia_invoice_validate(
-            req.as_ptr(),
-            req.len(),
-            profile.as_ptr(),
-            profile.len(),
-            NOW.as_ptr(),
-            NOW.len(),
-            &mut out,
-            &mut err,
-        )
-    };
-    assert_eq!(st, kuatia_status::InvalidInput);
+    let (st, out, err) = validate(req, Some(b"{\"ruc\": 5}"), NOW.as_bytes());
+    assert_eq!((st, out.ptr.is_null()), (kuatia_status::InvalidInput, true));
     assert!(err_parts(err).2.starts_with("profile"));
-    let mut err = null_mut();
-    let st = unsafe {
-        kuatia_invoice_validate(
-            req.as_ptr(),
-            req.len(),
-            null(),
-            0,
-            b"yesterday".as_ptr(),
-            9,
-            &mut out,
-            &mut err,
-        )
-    };
-    assert_eq!(st, kuatia_status::InvalidInput);
+    let (st, out, err) = validate(req, None, b"yesterday");
+    assert_eq!((st, out.ptr.is_null()), (kuatia_status::InvalidInput, true));
     assert_eq!(err_parts(err).2, "now");
 }
 
@@ -172,29 +118,19 @@ fn issue_matches_the_conformance_case_and_everything_downstream_works() {
     let signer = sandbox();
     let ctx = &c["context"];
     let now = ctx["now"].as_str().unwrap();
-    let (mut x, mut j) = (zero(), zero());
-    let mut err = null_mut();
-    let st = unsafe {
-        kuatia_invoice_issue(
-            req.as_ptr(),
-            req.len(),
-            null(),
-            0,
-            signer,
-            now.as_ptr(),
-            now.len(),
-            ctx["numero"].as_u64().unwrap() as u32,
-            ctx["codigo_seguridad"].as_u64().unwrap() as u32,
-            &mut x,
-            &mut j,
-            &mut err,
-        )
-    };
-    if st != kuatia_status::Ok {
-        panic!("{:?}", err_parts(err));
+    let numero = ctx["numero"].as_u64().unwrap() as u32;
+    let issued = issue(
+        req.as_bytes(),
+        signer,
+        now,
+        numero,
+        ctx["codigo_seguridad"].as_u64().unwrap() as u32,
+    );
+    if issued.status != kuatia_status::Ok {
+        panic!("{:?}", err_parts(issued.err));
     }
-    let xml = text(x);
-    let summary: serde_json::Value = serde_json::from_str(&text(j)).unwrap();
+    let xml = text(issued.xml);
+    let summary: serde_json::Value = serde_json::from_str(&text(issued.summary)).unwrap();
     let exp = &c["expected"];
     assert_eq!(summary["cdc"], exp["cdc"]);
     assert_eq!(summary["numero"], exp["numero"]);
@@ -389,71 +325,38 @@ fn issue_matches_the_conformance_case_and_everything_downstream_works() {
 
 #[test]
 fn signers_from_p12_and_pem() {
-    let data = root().join("core/testdata");
-    let p12 = std::fs::read(data.join("sandbox.p12")).unwrap();
-    let mut s = null_mut();
-    let pass = b"kuatia-test";
-    assert_eq!(
-        unsafe {
-            kuatia_signer_from_p12(
-                p12.as_ptr(),
-                p12.len(),
-                pass.as_ptr(),
-                pass.len(),
-                &mut s,
-                null_mut(),
-            )
-        },
-        kuatia_status::Ok
+    let data = root().join("tests/fixtures/certs");
+    let read = |name: &str| std::fs::read(data.join(name)).unwrap();
+    let (p12, key, cert, other) = (
+        read("sandbox.p12"),
+        read("sandbox.key.pem"),
+        read("sandbox.cert.pem"),
+        read("other.key.pem"),
     );
-    assert!(!s.is_null());
-    unsafe { kuatia_signer_free(s) };
-    let mut s = null_mut();
-    let mut err = null_mut();
-    let st = unsafe {
-        kuatia_signer_from_p12(
-            p12.as_ptr(),
-            p12.len(),
-            b"wrong".as_ptr(),
-            5,
-            &mut s,
-            &mut err,
-        )
-    };
-    assert_eq!(st, kuatia_status::SignError);
-    assert!(s.is_null());
-    assert_eq!(err_parts(err).1, "P12_WRONG_PASSWORD");
-
-    let key = std::fs::read(data.join("sandbox.key.pem")).unwrap();
-    let cert = std::fs::read(data.join("sandbox.cert.pem")).unwrap();
-    assert_eq!(
-        unsafe {
-            kuatia_signer_from_pem(
-                key.as_ptr(),
-                key.len(),
-                cert.as_ptr(),
-                cert.len(),
-                &mut s,
-                null_mut(),
-            )
-        },
-        kuatia_status::Ok
-    );
-    unsafe { kuatia_signer_free(s) };
-    let other = std::fs::read(data.join("other.key.pem")).unwrap();
-    let mut err = null_mut();
-    let st = unsafe {
-        kuatia_signer_from_pem(
-            other.as_ptr(),
-            other.len(),
-            cert.as_ptr(),
-            cert.len(),
-            &mut s,
-            &mut err,
-        )
-    };
-    assert_eq!(st, kuatia_status::SignError);
-    assert_eq!(err_parts(err).1, "KEY_CERT_MISMATCH");
+    for (source, want) in [
+        (SignerSource::P12(&p12, b"kuatia-test"), None),
+        (
+            SignerSource::P12(&p12, b"wrong"),
+            Some("P12_WRONG_PASSWORD"),
+        ),
+        (SignerSource::Pem(&key, &cert), None),
+        (SignerSource::Pem(&other, &cert), Some("KEY_CERT_MISMATCH")),
+    ] {
+        let (st, s, err) = signer_from(source);
+        match want {
+            None => {
+                assert_eq!(
+                    (st, s.is_null(), err.is_null()),
+                    (kuatia_status::Ok, false, true)
+                );
+                unsafe { kuatia_signer_free(s) };
+            }
+            Some(code) => {
+                assert_eq!((st, s.is_null()), (kuatia_status::SignError, true));
+                assert_eq!(err_parts(err).1, code);
+            }
+        }
+    }
 }
 
 /// One signer shared by eight threads issuing at once: every document is the one a single thread gets.
@@ -469,26 +372,10 @@ fn one_signer_many_threads() {
         .map(|n| {
             let (signer, req) = (signer.clone(), req.clone());
             std::thread::spawn(move || {
-                let (mut x, mut j) = (zero(), zero());
-                let st = unsafe {
-                    kuatia_invoice_issue(
-                        req.as_ptr(),
-                        req.len(),
-                        null(),
-                        0,
-                        signer.0,
-                        NOW.as_ptr(),
-                        NOW.len(),
-                        n,
-                        1000 + n,
-                        &mut x,
-                        &mut j,
-                        null_mut(),
-                    )
-                };
-                assert_eq!(st, kuatia_status::Ok);
-                drop(take(x));
-                let s: serde_json::Value = serde_json::from_str(&text(j)).unwrap();
+                let issued = issue(req.as_bytes(), signer.0, NOW, n, 1000 + n);
+                assert_eq!(issued.status, kuatia_status::Ok);
+                drop(take(issued.xml));
+                let s: serde_json::Value = serde_json::from_str(&text(issued.summary)).unwrap();
                 (n, s["cdc"].as_str().unwrap().to_string())
             })
         })

@@ -15,13 +15,11 @@ fn service_spec_flow_signed_approved_get_and_kude() {
     let signer = sandbox();
     let (account, key) = create_account(svc, 1);
     assert!(account.starts_with("acct_") && key.starts_with("dk_test_"));
-    let r = handle(
+    let r = post(
         svc,
-        "POST",
         "/v1/facturas",
         Some(&key),
-        Some(&factura("approved")),
-        NOW_UNIX,
+        &factura("approved"),
         2,
         signer,
     );
@@ -45,29 +43,23 @@ fn service_spec_flow_signed_approved_get_and_kude() {
     let parsed: serde_json::Value = serde_json::from_str(&text(parsed)).unwrap();
     assert_eq!(parsed["ruc"], "44444401-7");
 
-    let g = handle(
+    let g = get(
         svc,
-        "GET",
         &format!("/v1/facturas/{id}"),
         Some(&key),
-        None,
         NOW_UNIX + 1,
         3,
-        null(),
     );
     assert_eq!(g.status, 200);
     assert_eq!(g.json()["data"]["cdc"], cdc.as_str());
     assert_eq!(g.json()["data"]["status"], "approved");
 
-    let k = handle(
+    let k = get(
         svc,
-        "GET",
         &format!("/v1/facturas/{id}/kude"),
         Some(&key),
-        None,
         NOW_UNIX + 2,
         4,
-        null(),
     );
     assert_eq!(k.status, 200);
     assert_eq!(k.header("Content-Type"), Some("application/pdf"));
@@ -84,43 +76,16 @@ fn service_spec_flow_signed_approved_get_and_kude() {
 fn service_unauthorized_and_http_errors_are_answers_not_call_errors() {
     let svc = new_service(None);
     let (_, key) = create_account(svc, 1);
-    let r = handle(svc, "GET", "/v1/facturas", None, None, NOW_UNIX, 2, null());
+    let r = get(svc, "/v1/facturas", None, NOW_UNIX, 2);
     assert_eq!(r.status, 401);
     assert_eq!(r.json()["error"]["code"], "UNAUTHORIZED");
     assert_eq!(r.header("WWW-Authenticate"), Some("Bearer"));
     let wrong = format!("{}x", &key[..key.len() - 1]);
-    let r = handle(
-        svc,
-        "GET",
-        "/v1/facturas",
-        Some(&wrong),
-        None,
-        NOW_UNIX,
-        3,
-        null(),
-    );
+    let r = get(svc, "/v1/facturas", Some(&wrong), NOW_UNIX, 3);
     assert_eq!(r.status, 401);
-    let r = handle(
-        svc,
-        "GET",
-        "/v1/nada",
-        Some(&key),
-        None,
-        NOW_UNIX,
-        4,
-        null(),
-    );
+    let r = get(svc, "/v1/nada", Some(&key), NOW_UNIX, 4);
     assert_eq!(r.status, 404);
-    let r = handle(
-        svc,
-        "GET",
-        "/v1/facturas",
-        Some(&key),
-        None,
-        NOW_UNIX,
-        5,
-        null(),
-    );
+    let r = get(svc, "/v1/facturas", Some(&key), NOW_UNIX, 5);
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["meta"]["total"], 0);
     unsafe { kuatia_service_free(svc) };
@@ -134,31 +99,11 @@ fn service_sandbox_progresses_with_the_callers_clock_and_unsigned_without_a_sign
     let (_, key) = create_account(svc, 1);
     let mut body = factura("approved");
     body.as_object_mut().unwrap().remove("_simulate");
-    let r = handle(
-        svc,
-        "POST",
-        "/v1/facturas",
-        Some(&key),
-        Some(&body),
-        NOW_UNIX,
-        2,
-        null(),
-    );
+    let r = post(svc, "/v1/facturas", Some(&key), &body, 2, null());
     assert_eq!(r.status, 201);
     let id = r.json()["data"]["id"].as_str().unwrap().to_string();
     let status_at = |t: i64, n: u8| {
-        handle(
-            svc,
-            "GET",
-            &format!("/v1/facturas/{id}"),
-            Some(&key),
-            None,
-            t,
-            n,
-            null(),
-        )
-        .json()["data"]["status"]
-            .clone()
+        get(svc, &format!("/v1/facturas/{id}"), Some(&key), t, n).json()["data"]["status"].clone()
     };
     assert_eq!(status_at(NOW_UNIX + 9, 3), "pending");
     assert_eq!(status_at(NOW_UNIX + 10, 4), "sent");
@@ -178,26 +123,15 @@ fn service_webhooks_due_signed_and_reported() {
     let (_, key) = create_account(svc, 1);
     let hook =
         serde_json::json!({"url": "https://erp.example.test/hook", "events": ["factura.approved"]});
-    let w = handle(
-        svc,
-        "POST",
-        "/v1/webhooks",
-        Some(&key),
-        Some(&hook),
-        NOW_UNIX,
-        2,
-        null(),
-    );
+    let w = post(svc, "/v1/webhooks", Some(&key), &hook, 2, null());
     assert_eq!(w.status, 201);
     let secret = w.json()["data"]["secret"].as_str().unwrap().to_string();
     assert!(secret.starts_with("whsec_"));
-    let r = handle(
+    let r = post(
         svc,
-        "POST",
         "/v1/facturas",
         Some(&key),
-        Some(&factura("approved")),
-        NOW_UNIX,
+        &factura("approved"),
         3,
         null(),
     );
@@ -304,54 +238,14 @@ fn service_keys_seeds_and_argument_errors() {
     assert_ne!(create_account(other, 9).0, account);
     unsafe { kuatia_service_free(other) };
 
-    let s = seed(2);
-    let mut out = zero();
-    let st = unsafe {
-        kuatia_service_create_key(
-            svc,
-            account.as_ptr(),
-            account.len(),
-            true,
-            NOW_UNIX,
-            s.as_ptr(),
-            s.len(),
-            &mut out,
-            null_mut(),
-        )
-    };
-    assert_eq!(st, kuatia_status::Ok);
-    let live = text(out);
+    let live = create_key(svc, &account, true, 2).unwrap();
     assert!(live.starts_with("dk_live_"), "{live}");
     // The new live key is recognised: the helper sends X-Environment: sandbox, which live keys must not.
-    let r = handle(
-        svc,
-        "GET",
-        "/v1/facturas",
-        Some(&live),
-        None,
-        NOW_UNIX,
-        3,
-        null(),
-    );
+    let r = get(svc, "/v1/facturas", Some(&live), NOW_UNIX, 3);
     assert_eq!(r.status, 400);
     assert_eq!(r.json()["error"]["code"], "LIVE_KEY_IN_SANDBOX");
 
-    let mut err = null_mut();
-    let mut out = zero();
-    let nobody = "acct_nobody";
-    let st = unsafe {
-        kuatia_service_create_key(
-            svc,
-            nobody.as_ptr(),
-            nobody.len(),
-            false,
-            NOW_UNIX,
-            s.as_ptr(),
-            s.len(),
-            &mut out,
-            &mut err,
-        )
-    };
+    let (st, err) = create_key(svc, "acct_nobody", false, 2).unwrap_err();
     assert_eq!(st, kuatia_status::InvalidInput);
     assert_eq!(
         err_parts(err),
@@ -361,79 +255,45 @@ fn service_keys_seeds_and_argument_errors() {
             "account_id".into()
         )
     );
-    assert!(out.ptr.is_null());
 
+    let s = seed(2);
+    let mut out = zero();
     // Seeds must be exactly 32 bytes; NULL service; absurd clock; malformed request and config JSON.
     let name = "x";
     let short = [0u8; 16];
-    let mut err = null_mut();
-    let st = unsafe {
-        kuatia_service_create_account(
-            svc,
-            name.as_ptr(),
-            1,
-            NOW_UNIX,
-            short.as_ptr(),
-            short.len(),
-            &mut out,
-            &mut err,
-        )
-    };
-    assert_eq!(st, kuatia_status::InvalidArgument);
-    assert_eq!(err_parts(err).2, "seed");
-    let mut err = null_mut();
-    let st = unsafe {
-        kuatia_service_create_account(
-            svc,
-            name.as_ptr(),
-            1,
-            NOW_UNIX,
-            null(),
-            32,
-            &mut out,
-            &mut err,
-        )
-    };
-    assert_eq!(
-        err_parts(err),
-        (
-            kuatia_status::InvalidArgument,
-            "INVALID_ARGUMENT".into(),
-            "seed".into()
-        )
+    let (this, bad, good) = (svc as *const kuatia_service, short.as_ptr(), s.as_ptr());
+    let arg = (kuatia_status::InvalidArgument, "INVALID_ARGUMENT");
+    let input = (
+        kuatia_status::InvalidInput,
+        "VALIDATION_ERROR.INVALID_FORMAT",
     );
-    assert_eq!(st, kuatia_status::InvalidArgument);
-    let mut err = null_mut();
-    let st = unsafe {
-        kuatia_service_create_account(
-            null(),
-            name.as_ptr(),
-            1,
-            NOW_UNIX,
-            s.as_ptr(),
-            32,
-            &mut out,
-            &mut err,
-        )
-    };
-    assert_eq!(st, kuatia_status::InvalidArgument);
-    assert_eq!(err_parts(err).2, "svc");
-    let mut err = null_mut();
-    let st = unsafe {
-        kuatia_service_create_account(
-            svc,
-            name.as_ptr(),
-            1,
-            i64::MAX,
-            s.as_ptr(),
-            32,
-            &mut out,
-            &mut err,
-        )
-    };
-    assert_eq!(st, kuatia_status::InvalidInput);
-    assert_eq!(err_parts(err).2, "now_unix");
-    assert!(out.ptr.is_null());
+    for (target, now, seed, seed_len, want, want_path) in [
+        (this, NOW_UNIX, bad, short.len(), arg, "seed"),
+        (this, NOW_UNIX, null(), 32, arg, "seed"),
+        (null(), NOW_UNIX, good, 32, arg, "svc"),
+        (this, i64::MAX, good, 32, input, "now_unix"),
+    ] {
+        let mut err = null_mut();
+        let st = unsafe {
+            kuatia_service_create_account(
+                target,
+                name.as_ptr(),
+                1,
+                now,
+                seed,
+                seed_len,
+                &mut out,
+                &mut err,
+            )
+        };
+        assert_eq!(st, want.0, "{want_path}");
+        let (status, code, path) = err_parts(err);
+        assert_eq!(
+            (status, code.as_str(), path.as_str()),
+            (want.0, want.1, want_path)
+        );
+        assert!(out.ptr.is_null());
+    }
 
     let (mut head, mut body) = (zero(), zero());
     for (req, want_code, want_path) in [
@@ -449,24 +309,7 @@ fn service_keys_seeds_and_argument_errors() {
             "request.body",
         ),
     ] {
-        let mut err = null_mut();
-        let st = unsafe {
-            kuatia_service_handle(
-                svc,
-                req.as_ptr(),
-                req.len(),
-                null(),
-                0,
-                NOW_UNIX,
-                s.as_ptr(),
-                32,
-                null(),
-                null(),
-                &mut head,
-                &mut body,
-                &mut err,
-            )
-        };
+        let (st, err) = handle_raw(svc, (req.as_ptr(), req.len()), &s, &mut head, &mut body);
         assert_eq!(st, kuatia_status::InvalidInput, "{req}");
         let (_, code, path) = err_parts(err);
         assert_eq!(
@@ -506,13 +349,11 @@ fn one_service_many_threads() {
                 scope.spawn(move || {
                     (0..3u8)
                         .map(|i| {
-                            let r = handle(
+                            let r = post(
                                 svc.0,
-                                "POST",
                                 "/v1/facturas",
                                 Some(key),
-                                Some(&factura("approved")),
-                                NOW_UNIX,
+                                &factura("approved"),
                                 10 + t * 10 + i,
                                 null(),
                             );
@@ -545,50 +386,21 @@ fn service_null_arguments_are_named_and_nothing_is_written() {
     let svc = new_service(None);
     let s = seed(1);
     let req = r#"{"method":"GET","path":"/v1/health"}"#;
-    let mut body = zero();
-    let mut err = null_mut();
-    let st = unsafe {
-        kuatia_service_handle(
-            svc,
-            req.as_ptr(),
-            req.len(),
-            null(),
-            0,
-            NOW_UNIX,
-            s.as_ptr(),
-            s.len(),
-            null(),
-            null(),
-            null_mut(),
-            &mut body,
-            &mut err,
-        )
-    };
-    assert_eq!(st, kuatia_status::InvalidArgument);
-    assert_eq!(err_parts(err).2, "out_head");
-    assert!(body.ptr.is_null());
-    let (mut head, mut err) = (zero(), null_mut());
-    let st = unsafe {
-        kuatia_service_handle(
-            svc,
-            null(),
-            0,
-            null(),
-            0,
-            NOW_UNIX,
-            s.as_ptr(),
-            s.len(),
-            null(),
-            null(),
-            &mut head,
-            &mut body,
-            &mut err,
-        )
-    };
-    assert_eq!(st, kuatia_status::InvalidArgument);
-    assert_eq!(err_parts(err).2, "request_json");
+    let (mut head, mut body) = (zero(), zero());
+    for (request, with_head, want) in [
+        ((req.as_ptr(), req.len()), false, "out_head"),
+        ((null(), 0), true, "request_json"),
+    ] {
+        let out_head: *mut kuatia_bytes = if with_head { &mut head } else { null_mut() };
+        let (st, err) = handle_raw(svc, request, &s, out_head, &mut body);
+        assert_eq!(
+            (st, err_parts(err).2.as_str()),
+            (kuatia_status::InvalidArgument, want)
+        );
+        assert!(head.ptr.is_null() && body.ptr.is_null());
+    }
     // The health route answers without a key, and an empty body is a valid (non-NULL) buffer.
-    let r = handle(svc, "GET", "/v1/health", None, None, NOW_UNIX, 2, null());
+    let r = get(svc, "/v1/health", None, NOW_UNIX, 2);
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["data"]["status"], "ok");
     let mut err = null_mut();

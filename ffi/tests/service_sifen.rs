@@ -14,38 +14,12 @@ fn service_production_profile_is_set_through_the_abi() {
     let svc = new_service(None);
     let signer = sandbox();
     let (account, _) = create_account(svc, 1);
-    let s = seed(2);
-    let mut out = zero();
-    assert_eq!(
-        unsafe {
-            kuatia_service_create_key(
-                svc,
-                account.as_ptr(),
-                account.len(),
-                true,
-                NOW_UNIX,
-                s.as_ptr(),
-                s.len(),
-                &mut out,
-                null_mut(),
-            )
-        },
-        kuatia_status::Ok
-    );
-    let live = text(out);
+    let live = create_key(svc, &account, true, 2).unwrap();
     // No production profile yet: live invoices are refused.
     let f = serde_json::json!({"tipo_documento": 1, "condicion_pago": 1,
         "receptor": {"ruc": "80069563-1", "razon_social": "Cliente"},
         "items": [{"descripcion": "Servicio", "cantidad": 1, "precio_unitario": 1000, "iva": 10}]});
-    let r = handle_live(
-        svc,
-        "POST",
-        "/v1/facturas",
-        &live,
-        Some(&f),
-        NOW_UNIX,
-        signer,
-    );
+    let r = post_live(svc, &live, &f, signer);
     assert_eq!(r.status, 422);
     assert_eq!(r.json()["error"]["code"], "PRODUCTION_NOT_CONFIGURED");
     // A bad profile names the field under `profile`; an unknown account is NOT_FOUND; NULLs are named.
@@ -75,15 +49,7 @@ fn service_production_profile_is_set_through_the_abi() {
     assert_eq!(st, kuatia_status::InvalidArgument);
     // The built-in sandbox profile (NULL) as the production one: the live key issues a pending invoice.
     set_production_profile(svc, &account, None).unwrap();
-    let r = handle_live(
-        svc,
-        "POST",
-        "/v1/facturas",
-        &live,
-        Some(&f),
-        NOW_UNIX,
-        signer,
-    );
+    let r = post_live(svc, &live, &f, signer);
     assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
     assert_eq!(r.json()["data"]["status"], "pending");
     unsafe { kuatia_signer_free(signer) };
@@ -293,96 +259,62 @@ fn service_sifen_argument_errors_are_status_codes() {
     // NULL job, service, out, and a short seed.
     let s = seed(1);
     let mut out = zero();
-    let mut err = null_mut();
     let timeout = kuatia_sifen_outcome::Timeout as u32;
-    let st = unsafe {
-        kuatia_service_report_sifen(
-            svc,
-            null(),
-            0,
-            timeout,
-            0,
-            null(),
-            0,
-            null(),
-            0,
-            NOW_UNIX,
-            s.as_ptr(),
-            s.len(),
-            &mut out,
-            &mut err,
-        )
-    };
-    assert_eq!(st, kuatia_status::InvalidArgument);
-    assert_eq!(err_parts(err).2, "job_json");
-    let mut err = null_mut();
-    let st = unsafe {
-        kuatia_service_report_sifen(
-            svc,
-            job.as_ptr(),
-            job.len(),
-            timeout,
-            0,
-            null(),
-            0,
-            null(),
-            0,
-            NOW_UNIX,
-            s.as_ptr(),
-            16,
-            &mut out,
-            &mut err,
-        )
-    };
-    assert_eq!(st, kuatia_status::InvalidArgument);
-    assert_eq!(err_parts(err).2, "seed");
-    let mut err = null_mut();
-    let st = unsafe {
-        kuatia_service_report_sifen(
-            svc,
-            job.as_ptr(),
-            job.len(),
-            timeout,
-            0,
-            null(),
-            0,
-            null(),
-            0,
-            NOW_UNIX,
-            s.as_ptr(),
-            s.len(),
-            null_mut(),
-            &mut err,
-        )
-    };
-    assert_eq!(st, kuatia_status::InvalidArgument);
-    assert_eq!(err_parts(err).2, "out_json");
-    assert!(out.ptr.is_null());
-    let mut err = null_mut();
-    let st = unsafe {
-        kuatia_service_due_sifen(
-            null(),
-            NOW_UNIX,
-            s.as_ptr(),
-            s.len(),
-            10,
-            &mut out,
-            &mut err,
-        )
-    };
-    assert_eq!(st, kuatia_status::InvalidArgument);
-    assert_eq!(err_parts(err).2, "svc");
-    let mut err = null_mut();
-    let st =
-        unsafe { kuatia_service_due_sifen(svc, NOW_UNIX, s.as_ptr(), 31, 10, &mut out, &mut err) };
-    assert_eq!(st, kuatia_status::InvalidArgument);
-    assert_eq!(err_parts(err).2, "seed");
-    let mut err = null_mut();
-    let st = unsafe {
-        kuatia_service_due_sifen(svc, NOW_UNIX, s.as_ptr(), s.len(), 10, null_mut(), &mut err)
-    };
-    assert_eq!(st, kuatia_status::InvalidArgument);
-    assert_eq!(err_parts(err).2, "out_json");
+    let (no_job, the_job) = ((null(), 0), (job.as_ptr(), job.len()));
+    for ((job_ptr, job_len), seed_len, with_out, want) in [
+        (no_job, s.len(), true, "job_json"),
+        (the_job, 16, true, "seed"),
+        (the_job, s.len(), false, "out_json"),
+    ] {
+        let out_json: *mut kuatia_bytes = if with_out { &mut out } else { null_mut() };
+        let mut err = null_mut();
+        let st = unsafe {
+            kuatia_service_report_sifen(
+                svc,
+                job_ptr,
+                job_len,
+                timeout,
+                0,
+                null(),
+                0,
+                null(),
+                0,
+                NOW_UNIX,
+                s.as_ptr(),
+                seed_len,
+                out_json,
+                &mut err,
+            )
+        };
+        assert_eq!(
+            (st, err_parts(err).2.as_str()),
+            (kuatia_status::InvalidArgument, want)
+        );
+    }
+    let this = svc as *const kuatia_service;
+    for (target, seed_len, with_out, want) in [
+        (null(), s.len(), true, "svc"),
+        (this, 31, true, "seed"),
+        (this, s.len(), false, "out_json"),
+    ] {
+        let out_json: *mut kuatia_bytes = if with_out { &mut out } else { null_mut() };
+        let mut err = null_mut();
+        let st = unsafe {
+            kuatia_service_due_sifen(
+                target,
+                NOW_UNIX,
+                s.as_ptr(),
+                seed_len,
+                10,
+                out_json,
+                &mut err,
+            )
+        };
+        assert_eq!(
+            (st, err_parts(err).2.as_str()),
+            (kuatia_status::InvalidArgument, want)
+        );
+    }
     assert!(out.ptr.is_null());
     // Nothing due in an empty service.
     assert!(due_sifen(svc, NOW_UNIX, 2).is_empty());

@@ -20,8 +20,12 @@ fn json(mut b: kuatia_bytes) -> serde_json::Value {
     serde_json::from_slice(&v).unwrap()
 }
 
-/// Status and error code (empty on success) of a call, plus its JSON on success.
-fn request(kind: &str, arg: &str, prod: bool) -> (kuatia_status, String, serde_json::Value) {
+/// `kuatia_sifen_request` of `kind` and `arg` (dId 7): the status, the output and the error, as written.
+fn call_request(
+    kind: &str,
+    arg: &str,
+    prod: bool,
+) -> (kuatia_status, kuatia_bytes, *mut kuatia_error) {
     let mut out = zero();
     let mut err = null_mut();
     let st = unsafe {
@@ -36,6 +40,12 @@ fn request(kind: &str, arg: &str, prod: bool) -> (kuatia_status, String, serde_j
             &mut err,
         )
     };
+    (st, out, err)
+}
+
+/// Status and error code (empty on success) of a call, plus its JSON on success.
+fn request(kind: &str, arg: &str, prod: bool) -> (kuatia_status, String, serde_json::Value) {
+    let (st, out, err) = call_request(kind, arg, prod);
     finish(st, out, err)
 }
 
@@ -110,20 +120,7 @@ fn ruc_and_lot_queries_and_bad_inputs() {
 
 /// Code, path and message of a failed request.
 fn request_error(kind: &str, arg: &str) -> (String, String, String) {
-    let mut out = zero();
-    let mut err = null_mut();
-    let st = unsafe {
-        kuatia_sifen_request(
-            kind.as_ptr(),
-            kind.len(),
-            arg.as_ptr(),
-            arg.len(),
-            7,
-            false,
-            &mut out,
-            &mut err,
-        )
-    };
+    let (st, _, err) = call_request(kind, arg, false);
     assert_ne!(st, kuatia_status::Ok, "{kind} {arg:?} was accepted");
     let text =
         |p: *const std::ffi::c_char| unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_string();

@@ -2,34 +2,15 @@
 //! certificate check exactly once, counted by kuatia-core's `probe` feature (enabled for these tests only).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::{issue, sandbox, text, Issued, NOW};
 use kuatia::*;
 use kuatia_core::probe::{self, Counts};
-use std::ptr::{null, null_mut};
-
-fn zero() -> kuatia_bytes {
-    kuatia_bytes {
-        ptr: null_mut(),
-        len: 0,
-    }
-}
-
-/// A result buffer's text, freed.
-fn text(mut b: kuatia_bytes) -> String {
-    assert!(!b.ptr.is_null());
-    let v = unsafe { std::slice::from_raw_parts(b.ptr, b.len) }.to_vec();
-    unsafe { kuatia_bytes_free(&mut b) };
-    String::from_utf8(v).unwrap()
-}
-
-const NOW: &str = "2025-03-10T10:11:00";
 
 #[test]
 fn kuatia_invoice_issue_runs_each_decision_once() {
-    let mut signer = null_mut();
-    assert_eq!(
-        unsafe { kuatia_signer_sandbox(&mut signer, null_mut()) },
-        kuatia_status::Ok
-    );
+    let signer = sandbox();
     let req = serde_json::json!({
         "tipo_documento": 1,
         "receptor": {"ruc": "80069563-1", "razon_social": "Cliente Ejemplo S.A."},
@@ -37,25 +18,13 @@ fn kuatia_invoice_issue_runs_each_decision_once() {
         "condicion_pago": 1
     })
     .to_string();
-    let (mut xml, mut json) = (zero(), zero());
-    let mut err = null_mut();
     probe::take();
-    let st = unsafe {
-        kuatia_invoice_issue(
-            req.as_ptr(),
-            req.len(),
-            null(),
-            0,
-            signer,
-            NOW.as_ptr(),
-            NOW.len(),
-            7,
-            123_456_789,
-            &mut xml,
-            &mut json,
-            &mut err,
-        )
-    };
+    let Issued {
+        status: st,
+        xml,
+        summary: json,
+        ..
+    } = issue(req.as_bytes(), signer, NOW, 7, 123_456_789);
     let counts = probe::take();
     unsafe { kuatia_signer_free(signer) };
     assert_eq!(st, kuatia_status::Ok);

@@ -16,6 +16,7 @@
 //! `cargo bench -p kuatia-server --bench inproc`.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+use kuatia_server::backend::HostStore;
 use kuatia_server::{SqliteStore, SystemHost};
 use kuatia_service::{Config, HttpRequest, MemoryStore, Service};
 use serde_json::{json, Value};

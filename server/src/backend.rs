@@ -4,7 +4,6 @@
 //! checkpoints, PostgreSQL's setup lock) is a provided method the other leaves as it is.
 
 use crate::faults::StoreError;
-use crate::pg::PgStore;
 use crate::store::SqliteStore;
 use kuatia_core::numbering::{Gap, NumberingKey};
 use kuatia_core::Finding;
@@ -15,6 +14,35 @@ use sha2::{Digest, Sha256};
 
 /// Meta key that changes with every stored certificate, so engines know when to reload the accounts' signers.
 pub const CERTIFICATES_META: &str = "certificates_changed";
+
+/// An account's production certificate as stored: the P12, the name of the environment variable holding its
+/// password at start, and `subject` and `not_after` for listings.
+#[derive(Debug, Clone, Copy)]
+pub struct CertificateRow<'a> {
+    /// The account.
+    pub account_id: &'a str,
+    /// The PKCS#12 file.
+    pub p12: &'a [u8],
+    /// The environment variable holding its password.
+    pub password_env: &'a str,
+    /// The certificate's subject.
+    pub subject: &'a str,
+    /// The end of its validity (RFC 3339).
+    pub not_after: &'a str,
+}
+
+impl<'a> CertificateRow<'a> {
+    /// The columns in statement order: account, P12, password variable, subject, not-after.
+    pub fn fields(&self) -> (&'a str, &'a [u8], &'a str, &'a str, &'a str) {
+        (
+            self.account_id,
+            self.p12,
+            self.password_env,
+            self.subject,
+            self.not_after,
+        )
+    }
+}
 
 /// SQLite or PostgreSQL, chosen once at start.
 pub type Backend = Box<dyn HostStore>;
@@ -41,14 +69,7 @@ pub trait HostStore: Store + Send + std::fmt::Debug {
     /// Sets a host setting.
     fn set_meta(&mut self, key: &str, value: &str);
     /// Stores (or replaces) an account's production P12 row (see [`HostStore::put_certificate`]).
-    fn put_certificate_row(
-        &mut self,
-        account_id: &str,
-        p12: &[u8],
-        password_env: &str,
-        subject: &str,
-        not_after: &str,
-    );
+    fn put_certificate_row(&mut self, row: &CertificateRow<'_>);
     /// Every stored production certificate: `(account_id, p12, password_env)`.
     fn certificates(&self) -> Vec<(String, Vec<u8>, String)>;
     /// Number of stored invoices (all accounts).
@@ -89,125 +110,19 @@ pub trait HostStore: Store + Send + std::fmt::Debug {
         subject: &str,
         not_after: &str,
     ) {
-        self.put_certificate_row(account_id, p12, password_env, subject, not_after);
+        self.put_certificate_row(&CertificateRow {
+            account_id,
+            p12,
+            password_env,
+            subject,
+            not_after,
+        });
         let mut h = Sha256::new();
         for part in [account_id.as_bytes(), p12, password_env.as_bytes()] {
             h.update((part.len() as u64).to_be_bytes());
             h.update(part);
         }
         self.set_meta(CERTIFICATES_META, &kuatia_service::auth::hex(&h.finalize()));
-    }
-}
-
-impl HostStore for SqliteStore {
-    fn begin(&mut self) -> Result<(), StoreError> {
-        SqliteStore::begin(self)
-    }
-    fn finish(&mut self) -> Result<(), StoreError> {
-        SqliteStore::finish(self)
-    }
-    fn rollback(&mut self) {
-        SqliteStore::rollback(self)
-    }
-    fn savepoint(&mut self) -> Result<(), StoreError> {
-        SqliteStore::savepoint(self)
-    }
-    fn release(&mut self) -> Result<(), StoreError> {
-        SqliteStore::release(self)
-    }
-    fn rollback_request(&mut self) -> Result<(), StoreError> {
-        SqliteStore::rollback_request(self)
-    }
-    fn take_error(&self) -> Option<StoreError> {
-        SqliteStore::take_error(self)
-    }
-    fn meta(&self, key: &str) -> Option<String> {
-        SqliteStore::meta(self, key)
-    }
-    fn set_meta(&mut self, key: &str, value: &str) {
-        SqliteStore::set_meta(self, key, value)
-    }
-    fn put_certificate_row(
-        &mut self,
-        account_id: &str,
-        p12: &[u8],
-        password_env: &str,
-        subject: &str,
-        not_after: &str,
-    ) {
-        SqliteStore::put_certificate(self, account_id, p12, password_env, subject, not_after)
-    }
-    fn certificates(&self) -> Vec<(String, Vec<u8>, String)> {
-        SqliteStore::certificates(self)
-    }
-    fn invoice_count(&self) -> usize {
-        SqliteStore::invoice_count(self)
-    }
-
-    fn defer_checkpoints(&self) -> Result<(), String> {
-        SqliteStore::defer_checkpoints(self)
-    }
-
-    fn as_sqlite(&self) -> Option<&SqliteStore> {
-        Some(self)
-    }
-
-    fn as_sqlite_mut(&mut self) -> Option<&mut SqliteStore> {
-        Some(self)
-    }
-}
-
-impl HostStore for PgStore {
-    fn begin(&mut self) -> Result<(), StoreError> {
-        PgStore::begin(self)
-    }
-    fn finish(&mut self) -> Result<(), StoreError> {
-        PgStore::finish(self)
-    }
-    fn rollback(&mut self) {
-        PgStore::rollback(self)
-    }
-    fn savepoint(&mut self) -> Result<(), StoreError> {
-        PgStore::savepoint(self)
-    }
-    fn release(&mut self) -> Result<(), StoreError> {
-        PgStore::release(self)
-    }
-    fn rollback_request(&mut self) -> Result<(), StoreError> {
-        PgStore::rollback_request(self)
-    }
-    fn take_error(&self) -> Option<StoreError> {
-        PgStore::take_error(self)
-    }
-    fn meta(&self, key: &str) -> Option<String> {
-        PgStore::meta(self, key)
-    }
-    fn set_meta(&mut self, key: &str, value: &str) {
-        PgStore::set_meta(self, key, value)
-    }
-    fn put_certificate_row(
-        &mut self,
-        account_id: &str,
-        p12: &[u8],
-        password_env: &str,
-        subject: &str,
-        not_after: &str,
-    ) {
-        PgStore::put_certificate(self, account_id, p12, password_env, subject, not_after)
-    }
-    fn certificates(&self) -> Vec<(String, Vec<u8>, String)> {
-        PgStore::certificates(self)
-    }
-    fn invoice_count(&self) -> usize {
-        PgStore::invoice_count(self)
-    }
-
-    fn lock_setup(&mut self) {
-        PgStore::lock_setup(self)
-    }
-
-    fn is_shared(&self) -> bool {
-        true
     }
 }
 

@@ -2,7 +2,7 @@
 //!
 //! The layout mirrors [`crate::SqliteStore`] (records as the core's JSON plus the columns the queries need). What a
 //! shared database adds, all of it storage and none of it a rule of the core:
-//! - every request is one transaction (`READ COMMITTED`, [`PgStore::begin`] / [`PgStore::finish`]);
+//! - every request is one transaction (`READ COMMITTED`, [`HostStore::begin`] / [`HostStore::finish`]);
 //! - a document number is taken with an upsert on the sequence's row, which holds that row's lock until the
 //!   transaction ends: two nodes never get the same number, and a reservation row without a CDC is a gap;
 //! - an idempotency key is looked up under a transaction-scoped advisory lock on the key, and stored under the
@@ -13,9 +13,10 @@
 //!   core's leases (written back in the same transaction) hand a dead node's work to another node once they expire;
 //! - migrations run once, under a session advisory lock, however many nodes start together.
 //!
-//! The [`Store`] trait is infallible, so a failed statement is remembered ([`PgStore::take_error`]) and the server
+//! The [`Store`] trait is infallible, so a failed statement is remembered ([`HostStore::take_error`]) and the server
 //! rolls back the request's transaction, as with SQLite.
 
+use crate::backend::HostStore;
 use crate::faults::StoreError;
 use crate::numbering::sequence;
 use crate::schema::{self, Arg, Dialect};
@@ -59,7 +60,7 @@ pub struct PgStore {
     options: PgOptions,
     /// `None` only while dropping (the connection is closed off the async threads).
     client: RefCell<Option<Client>>,
-    /// First error since the last [`PgStore::take_error`] (reads take `&self`, hence the cell).
+    /// First error since the last [`HostStore::take_error`] (reads take `&self`, hence the cell).
     error: RefCell<Option<StoreError>>,
     in_transaction: bool,
     /// When this node last scanned the simulated SIFEN's in-flight invoices (see `simulated_in_flight`).
@@ -155,61 +156,6 @@ impl PgStore {
             .map_err(|e| format!("migrating the PostgreSQL schema: {}", describe(&e)))
     }
 
-    /// Starts the request's transaction (reconnecting first if the connection broke).
-    pub fn begin(&mut self) -> Result<(), StoreError> {
-        if self.in_transaction {
-            // A previous holder left a transaction open (it cannot happen without a panic): drop its writes.
-            self.rollback();
-        }
-        self.error.replace(None);
-        if self.client.get_mut().as_ref().is_none_or(|c| c.is_closed()) {
-            tracing::warn!("PostgreSQL connection lost; reconnecting");
-            self.statements.get_mut().clear();
-            *self.client.get_mut() = Some(connect(&self.options).map_err(StoreError::unreachable)?);
-        }
-        if let Err(e) = self.run(|c| c.batch_execute("BEGIN")) {
-            // A connection that died while idle: reconnect once and try again.
-            tracing::warn!(error = %e, "BEGIN failed; reconnecting");
-            self.statements.get_mut().clear();
-            *self.client.get_mut() = Some(connect(&self.options).map_err(StoreError::unreachable)?);
-            self.run(|c| c.batch_execute("BEGIN"))?;
-        }
-        self.in_transaction = true;
-        Ok(())
-    }
-
-    /// Commits, or rolls back when a statement failed since [`PgStore::begin`].
-    pub fn finish(&mut self) -> Result<(), StoreError> {
-        if let Some(e) = self.take_error() {
-            self.rollback();
-            return Err(e);
-        }
-        self.in_transaction = false;
-        self.run(|c| c.batch_execute("COMMIT"))
-    }
-
-    /// Marks where one request of a group commit starts ([`crate::commit`]), inside the transaction.
-    pub fn savepoint(&mut self) -> Result<(), StoreError> {
-        self.run(|c| c.batch_execute("SAVEPOINT request"))
-    }
-
-    /// Keeps the request's writes (they commit with the group).
-    pub fn release(&mut self) -> Result<(), StoreError> {
-        self.run(|c| c.batch_execute("RELEASE SAVEPOINT request"))
-    }
-
-    /// Drops the request's writes (and the transaction's failed state), keeping the group's others.
-    pub fn rollback_request(&mut self) -> Result<(), StoreError> {
-        self.error.replace(None);
-        self.run(|c| c.batch_execute("ROLLBACK TO SAVEPOINT request; RELEASE SAVEPOINT request"))
-    }
-
-    /// Rolls the transaction back.
-    pub(crate) fn rollback(&mut self) {
-        self.in_transaction = false;
-        let _ = self.run(|c| c.batch_execute("ROLLBACK"));
-    }
-
     /// Runs `f` on the connection.
     fn run<T>(
         &self,
@@ -219,11 +165,6 @@ impl PgStore {
             Some(c) => f(c).map_err(|e| StoreError::postgres(&e, describe(&e))),
             None => Err(StoreError::unreachable(CLOSED.to_string())),
         }
-    }
-
-    /// The first statement error since the last call, if any.
-    pub fn take_error(&self) -> Option<StoreError> {
-        self.error.replace(None)
     }
 
     fn remember(&self, what: StoreError) {
@@ -337,64 +278,6 @@ impl PgStore {
             .and_then(|r| self.get::<i64>(r, 0))
             .map(usize_of)
             .unwrap_or(0)
-    }
-
-    /// A host setting (e.g. the id of the account created on first start).
-    pub fn meta(&self, key: &str) -> Option<String> {
-        let rows = self.rows("SELECT value FROM meta WHERE key = $1", &[&key]);
-        rows.first().and_then(|r| self.get(r, 0))
-    }
-
-    /// Sets a host setting.
-    pub fn set_meta(&mut self, key: &str, value: &str) {
-        self.write(
-            "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            &[&key, &value],
-        );
-    }
-
-    /// Holds the setup lock until the transaction ends (nodes starting together create one first account).
-    pub fn lock_setup(&mut self) {
-        self.write(
-            "SELECT pg_advisory_xact_lock($1)",
-            &[&(schema::MIGRATION_LOCK + 1)],
-        );
-    }
-
-    /// Stores (or replaces) an account's production P12 with the name of the environment variable holding its
-    /// password at start.
-    pub fn put_certificate(
-        &mut self,
-        account_id: &str,
-        p12: &[u8],
-        password_env: &str,
-        subject: &str,
-        not_after: &str,
-    ) {
-        let now = time::OffsetDateTime::now_utc().unix_timestamp();
-        self.write(
-            "INSERT INTO certificates (account_id, p12, password_env, subject, not_after, stored_at)
-             VALUES ($1, $2, $3, $4, $5, $6)
-             ON CONFLICT (account_id) DO UPDATE SET p12 = excluded.p12, password_env = excluded.password_env,
-                 subject = excluded.subject, not_after = excluded.not_after, stored_at = excluded.stored_at",
-            &[&account_id, &p12, &password_env, &subject, &not_after, &now],
-        );
-    }
-
-    /// Every stored production certificate: `(account_id, p12, password_env)`.
-    pub fn certificates(&self) -> Vec<(String, Vec<u8>, String)> {
-        self.rows(
-            "SELECT account_id, p12, password_env FROM certificates ORDER BY account_id",
-            &[],
-        )
-        .iter()
-        .filter_map(|r| Some((self.get(r, 0)?, self.get(r, 1)?, self.get(r, 2)?)))
-        .collect()
-    }
-
-    /// Number of stored invoices (all accounts), for logs and tests.
-    pub fn invoice_count(&self) -> usize {
-        self.count("SELECT COUNT(*) FROM invoices", &[])
     }
 
     fn numbering_failed(&self, e: StoreError) -> Finding {
@@ -831,3 +714,5 @@ impl Store for PgStore {
         }
     }
 }
+
+mod host;

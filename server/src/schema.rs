@@ -75,6 +75,19 @@ impl Dialect {
     }
 }
 
+/// Stores (or replaces) an account's production certificate; parameters `account_id, p12, password_env, subject,
+/// not_after, stored_at`.
+pub fn put_certificate(d: Dialect) -> String {
+    let p: Vec<String> = (1..=6).map(|n| d.param(n)).collect();
+    format!(
+        "INSERT INTO certificates (account_id, p12, password_env, subject, not_after, stored_at)
+         VALUES ({})
+         ON CONFLICT (account_id) DO UPDATE SET p12 = excluded.p12, password_env = excluded.password_env,
+             subject = excluded.subject, not_after = excluded.not_after, stored_at = excluded.stored_at",
+        p.join(", ")
+    )
+}
+
 /// The numbering contract's tables: the last number handed out per sequence and each reservation, a gap until its
 /// CDC is confirmed (also the whole database of `kuatia issue`'s store, [`crate::numbering::SqliteNumbering`]).
 pub const NUMBERING_TABLES: &str = "CREATE TABLE IF NOT EXISTS numbering (

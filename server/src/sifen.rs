@@ -749,7 +749,7 @@ mod tests {
 
     #[test]
     fn certificates_from_pem_or_der() {
-        let pem = include_str!("../../core/testdata/sandbox.cert.pem");
+        let pem = include_str!("../../tests/fixtures/certs/sandbox.cert.pem");
         let from_pem = certificates(pem.as_bytes()).unwrap();
         assert_eq!(from_pem.len(), 1);
         assert_eq!(certificates(&from_pem[0]).unwrap(), from_pem);

@@ -4,9 +4,10 @@
 //! their SHA-256 (the core never hands the host a clear key to store). Webhook signing secrets are stored as given:
 //! the HMAC needs them.
 //!
-//! The [`Store`] trait is infallible, so a failed statement is remembered ([`SqliteStore::take_error`]) and the
+//! The [`Store`] trait is infallible, so a failed statement is remembered ([`HostStore::take_error`]) and the
 //! server rolls back the request's transaction instead of answering with a half-written state.
 
+use crate::backend::HostStore;
 use crate::faults::{FaultPlan, StoreError};
 use crate::numbering;
 use crate::schema::{self, Arg, Dialect};
@@ -28,7 +29,7 @@ pub const DB_FILE: &str = "kuatia.sqlite3";
 /// The core's [`Store`] over SQLite.
 pub struct SqliteStore {
     conn: Connection,
-    /// First error since the last [`SqliteStore::take_error`] (reads take `&self`, hence the cell).
+    /// First error since the last [`HostStore::take_error`] (reads take `&self`, hence the cell).
     error: RefCell<Option<StoreError>>,
     /// Failures injected into every call (tests only; see [`SqliteStore::inject_faults`]).
     faults: RefCell<Option<FaultPlan>>,
@@ -36,7 +37,7 @@ pub struct SqliteStore {
     /// `handle` ticks first), so reading and decoding those rows each time would make every request O(in flight).
     /// This process is the only writer of invoices; the cache is rebuilt whenever a transaction rolls back.
     in_flight: BTreeMap<String, InvoiceRecord>,
-    /// The cache could not be rebuilt after a rollback: it is rebuilt at the next [`SqliteStore::begin`].
+    /// The cache could not be rebuilt after a rollback: it is rebuilt at the next [`HostStore::begin`].
     in_flight_stale: bool,
     /// A reader's connection ([`SqliteStore::into_reader`]): no in-flight cache.
     reader: bool,
@@ -98,7 +99,7 @@ fn private(_dir: &Path, _db: &Path) -> Result<(), String> {
 }
 
 /// Moves the WAL's committed frames into the database file from a connection of its own, so the server's writer does
-/// not stall on that copy and its sync in the middle of a request (see [`SqliteStore::defer_checkpoints`]).
+/// not stall on that copy and its sync in the middle of a request (see [`HostStore::defer_checkpoints`]).
 #[derive(Debug)]
 pub struct Checkpointer {
     conn: Connection,
@@ -171,17 +172,6 @@ impl SqliteStore {
         Ok(())
     }
 
-    /// Rolls the transaction back.
-    pub(crate) fn rollback(&mut self) {
-        let _ = self.conn.execute_batch("ROLLBACK");
-        self.forget_auth();
-        // Left as the rolled-back writes made it, the cache would hide invoices from the simulated SIFEN for good
-        // (found by the fault-injection tests): when it cannot be rebuilt now, `begin` rebuilds it.
-        if let Err(e) = self.reload_in_flight() {
-            tracing::error!(error = %e, "reloading in-flight invoices failed; retried at the next transaction");
-        }
-    }
-
     /// Keeps the in-flight cache in step with a written invoice (taken by value: the write is its last use).
     fn track(&mut self, invoice: InvoiceRecord) {
         if self.reader {
@@ -199,45 +189,6 @@ impl SqliteStore {
     pub fn into_reader(&mut self) {
         self.reader = true;
         self.in_flight.clear();
-    }
-
-    /// Starts a write transaction (one per request, so a request's writes land together or not at all).
-    pub fn begin(&mut self) -> Result<(), StoreError> {
-        if !self.conn.is_autocommit() {
-            // A previous holder left a transaction open (it cannot happen without a panic): drop its writes.
-            self.rollback();
-        }
-        self.error.replace(None);
-        if let Some(e) = self.injected() {
-            return Err(e.into());
-        }
-        self.conn
-            .execute_batch("BEGIN IMMEDIATE")
-            .map_err(StoreError::from)?;
-        if self.in_flight_stale {
-            if let Err(e) = self.reload_in_flight() {
-                let _ = self.conn.execute_batch("ROLLBACK");
-                return Err(e);
-            }
-        }
-        Ok(())
-    }
-
-    /// Commits the transaction, or rolls it back when a statement failed since [`SqliteStore::begin`].
-    pub fn finish(&mut self) -> Result<(), StoreError> {
-        if let Some(e) = self.take_error() {
-            self.rollback();
-            return Err(e);
-        }
-        let commit = match self.injected() {
-            Some(e) => Err(e),
-            None => self.conn.execute_batch("COMMIT"),
-        };
-        if let Err(e) = commit {
-            self.rollback();
-            return Err(e.into());
-        }
-        Ok(())
     }
 
     /// Runs a statement without parameters, prepared once (the transaction and savepoint statements of every request).
@@ -259,40 +210,6 @@ impl SqliteStore {
         let _ = self.exec("COMMIT");
     }
 
-    /// Leaves checkpoints to a [`Checkpointer`]: this connection checkpoints only when the WAL passes 64 MB (a
-    /// checkpointer that stopped), not every 4 MB in the middle of a commit.
-    pub fn defer_checkpoints(&self) -> Result<(), String> {
-        self.conn
-            .execute_batch("PRAGMA wal_autocheckpoint = 16384;")
-            .map_err(|e| e.to_string())
-    }
-
-    /// Marks where one request of a group commit starts ([`crate::commit`]), inside the transaction.
-    pub fn savepoint(&mut self) -> Result<(), StoreError> {
-        self.exec("SAVEPOINT request").map_err(StoreError::from)
-    }
-
-    /// Keeps the request's writes (they commit with the group).
-    pub fn release(&mut self) -> Result<(), StoreError> {
-        self.exec("RELEASE request").map_err(StoreError::from)
-    }
-
-    /// Drops the request's writes, keeping the group's others.
-    pub fn rollback_request(&mut self) -> Result<(), StoreError> {
-        self.conn
-            .execute_batch("ROLLBACK TO request; RELEASE request")
-            .map_err(StoreError::from)?;
-        self.forget_auth();
-        self.error.replace(None);
-        // The in-flight cache followed the dropped writes.
-        self.reload_in_flight()
-    }
-
-    /// The first statement error since the last call, if any.
-    pub fn take_error(&self) -> Option<StoreError> {
-        self.error.replace(None)
-    }
-
     /// Makes calls fail as `plan` draws (every statement, `BEGIN` and `COMMIT`; fault-injection tests), or stops
     /// injecting with `None`; returns the previous plan with its counters.
     pub fn inject_faults(&self, plan: Option<FaultPlan>) -> Option<FaultPlan> {
@@ -309,70 +226,6 @@ impl SqliteStore {
         if slot.is_none() {
             *slot = Some(e);
         }
-    }
-
-    /// A host setting (e.g. the id of the account created on first start).
-    pub fn meta(&self, key: &str) -> Option<String> {
-        self.read(
-            // Read once per transaction (the certificates marker): prepared once.
-            self.conn
-                .prepare_cached("SELECT value FROM meta WHERE key = ?1")
-                .and_then(|mut st| st.query_row([key], |r| r.get(0)).optional()),
-        )
-        .flatten()
-    }
-
-    /// Sets a host setting.
-    pub fn set_meta(&mut self, key: &str, value: &str) {
-        let r = self.conn.execute(
-            "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            params![key, value],
-        );
-        self.read(r);
-    }
-
-    /// Stores (or replaces) an account's production P12 with the name of the environment variable holding its
-    /// password at start; `subject` and `not_after` are for listings.
-    pub fn put_certificate(
-        &mut self,
-        account_id: &str,
-        p12: &[u8],
-        password_env: &str,
-        subject: &str,
-        not_after: &str,
-    ) {
-        let now = time::OffsetDateTime::now_utc().unix_timestamp();
-        self.write(
-            "INSERT INTO certificates (account_id, p12, password_env, subject, not_after, stored_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-             ON CONFLICT(account_id) DO UPDATE SET p12 = excluded.p12, password_env = excluded.password_env,
-                 subject = excluded.subject, not_after = excluded.not_after, stored_at = excluded.stored_at",
-            &[&account_id, &p12, &password_env, &subject, &not_after, &now],
-        );
-    }
-
-    /// Every stored production certificate: `(account_id, p12, password_env)`.
-    pub fn certificates(&self) -> Vec<(String, Vec<u8>, String)> {
-        let rows = self
-            .conn
-            .prepare_cached(
-                "SELECT account_id, p12, password_env FROM certificates ORDER BY account_id",
-            )
-            .and_then(|mut st| {
-                st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-                    .collect::<rusqlite::Result<Vec<_>>>()
-            });
-        self.read(rows).unwrap_or_default()
-    }
-
-    /// Number of stored invoices (all accounts), for logs and tests.
-    pub fn invoice_count(&self) -> usize {
-        self.read(
-            self.conn
-                .query_row("SELECT COUNT(*) FROM invoices", [], |r| r.get::<_, i64>(0)),
-        )
-        .and_then(|n| usize::try_from(n).ok())
-        .unwrap_or(0)
     }
 
     /// Keeps the first error and turns a result into an option.
@@ -890,6 +743,8 @@ impl Store for SqliteStore {
         }
     }
 }
+
+mod host;
 
 #[cfg(test)]
 mod tests;

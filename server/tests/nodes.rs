@@ -182,7 +182,7 @@ struct Cluster {
 
 impl Cluster {
     fn args(&self, name: &str, port: u16) -> Vec<String> {
-        let testdata = concat!(env!("CARGO_MANIFEST_DIR"), "/../core/testdata");
+        let certs = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/certs");
         [
             "serve",
             "--addr",
@@ -196,7 +196,7 @@ impl Cluster {
             "--data",
             &self.dir.join(name).display().to_string(),
             "--p12",
-            &format!("{testdata}/sandbox.p12"),
+            &format!("{certs}/sandbox.p12"),
             "--password-env",
             P12_PASSWORD_ENV,
             "--production-profile",

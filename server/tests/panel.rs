@@ -12,7 +12,10 @@ use kuatia_service::auth::Environment;
 use kuatia_service::Store;
 use std::time::Duration;
 
-const P12: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../core/testdata/sandbox.p12");
+const P12: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../tests/fixtures/certs/sandbox.p12"
+);
 
 async fn server(dir: &std::path::Path) -> RunningServer {
     let mut c = ServerConfig::new(dir.to_path_buf());

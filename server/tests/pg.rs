@@ -6,6 +6,7 @@
 
 use kuatia_core::lifecycle::Estado;
 use kuatia_core::numbering::{self, NumberingKey};
+use kuatia_server::backend::HostStore;
 use kuatia_server::pg::{PgOptions, PgStore};
 use kuatia_service::auth::Environment;
 use kuatia_service::store::conformance::{self, OwnedNumbering};
@@ -146,12 +147,7 @@ fn a_database_made_by_94cdda2_opens_with_its_records_and_the_new_schema() {
     let url = old_database("old", true);
     let mut s = open(&url);
     legacy::check(&mut s);
-    assert_eq!(s.meta(legacy::META.0).as_deref(), Some(legacy::META.1));
-    let (account, p12, env) = legacy::CERTIFICATE;
-    assert_eq!(
-        s.certificates(),
-        vec![(account.to_string(), p12.to_vec(), env.to_string())]
-    );
+    legacy::check_host(s.meta(legacy::META.0), s.certificates());
     assert_eq!(s.take_error(), None);
     let fresh = fresh_database("new");
     drop(open(&fresh));

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::api::{config, factura, Api};
+use common::api::{config, factura, serve, Api};
 use common::temp_dir;
 use kuatia_server::start;
 use kuatia_service::auth::Environment;
@@ -40,27 +40,13 @@ async fn create_poll_approve_download_kude() {
     assert_eq!(numero.len(), 15, "{numero}");
 
     // The KuDE is refused until the simulated SIFEN approves.
-    let early = api
-        .send(
-            reqwest::Method::GET,
-            &format!("/v1/facturas/{id}/kude"),
-            None,
-            &[],
-        )
-        .await;
+    let early = api.get_raw(&format!("/v1/facturas/{id}/kude")).await;
     assert_eq!(early.status().as_u16(), 409);
 
     let approved = api.wait_status(&id, "approved").await;
     assert!(approved["protocolo"].as_str().unwrap().starts_with("SBX"));
 
-    let kude = api
-        .send(
-            reqwest::Method::GET,
-            &format!("/v1/facturas/{id}/kude"),
-            None,
-            &[],
-        )
-        .await;
+    let kude = api.get_raw(&format!("/v1/facturas/{id}/kude")).await;
     assert_eq!(kude.status().as_u16(), 200);
     assert_eq!(
         kude.headers()["content-type"].to_str().unwrap(),
@@ -85,10 +71,7 @@ async fn create_poll_approve_download_kude() {
 /// that has no stamp, an idempotency key reused across environments; and the numbering gaps route.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_rule_per_decision_over_http() {
-    let dir = temp_dir("one-rule");
-    let server = start(config(&dir)).await.unwrap();
-    let key = server.new_sandbox_key.clone().unwrap();
-    let api = Api::new(&server, &key);
+    let (dir, server, api) = serve("one-rule").await;
 
     let mut body = factura(None);
     body["receptor"]["ruc"] = json!("80069568");
@@ -270,9 +253,7 @@ async fn http_hygiene() {
 /// Issue 16: the invoice as issued (receiver, items, totals, currency, dates) and its signed XML.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn invoice_resource_and_signed_xml() {
-    let dir = temp_dir("resource");
-    let server = start(config(&dir)).await.unwrap();
-    let api = Api::new(&server, server.new_sandbox_key.as_deref().unwrap());
+    let (dir, server, api) = serve("resource").await;
     let (code, v) = api.post("/v1/facturas", &factura(Some("approved"))).await;
     assert_eq!(code, 201, "{v}");
     let id = v["data"]["id"].as_str().unwrap().to_string();
@@ -298,14 +279,7 @@ async fn invoice_resource_and_signed_xml() {
         format!("http://{}/v1/facturas/{id}/xml", server.addr)
     );
 
-    let r = api
-        .send(
-            reqwest::Method::GET,
-            &format!("/v1/facturas/{id}/xml"),
-            None,
-            &[],
-        )
-        .await;
+    let r = api.get_raw(&format!("/v1/facturas/{id}/xml")).await;
     assert_eq!(r.status().as_u16(), 200);
     assert!(r.headers()["content-type"]
         .to_str()
@@ -324,10 +298,8 @@ async fn invoice_resource_and_signed_xml() {
 /// that returns every invoice exactly once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn listing_filters_and_cursor_walk() {
-    let dir = temp_dir("listing");
-    let server = start(config(&dir)).await.unwrap();
+    let (dir, server, api) = serve("listing").await;
     let key = server.new_sandbox_key.clone().unwrap();
-    let api = Api::new(&server, &key);
     let (_, approved) = api.post("/v1/facturas", &factura(Some("approved"))).await;
     let (_, rejected) = api.post("/v1/facturas", &factura(Some("rejected"))).await;
     let mut other = factura(Some("approved"));

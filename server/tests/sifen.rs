@@ -608,7 +608,7 @@ async fn ping_reports_what_the_handshake_negotiated() {
 fn own_p12(dir: &Path) -> (Vec<u8>, Vec<u8>) {
     let key = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../core/testdata/other.key.pem"
+        "/../tests/fixtures/certs/other.key.pem"
     );
     openssl(
         dir,

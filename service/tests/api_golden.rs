@@ -7,11 +7,14 @@
 //! `KUATIA_BLESS=1 cargo test --test api_golden` and review the diff.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "common/client.rs"]
+mod client;
 #[path = "common/host.rs"]
 mod host;
 
+use client::{client, factura, Client};
 use host::TestHost;
-use kuatia_service::{Config, HttpRequest, MemoryStore, Service};
+use kuatia_service::{HttpRequest, MemoryStore, Service};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -88,28 +91,14 @@ impl Recorder {
     }
 }
 
-fn factura(simulate: Option<&str>) -> Value {
-    let mut v = json!({
-        "tipo_documento": 1,
-        "receptor": {"ruc": "80069563-1", "razon_social": "Cliente Ejemplo S.A.", "email": "cliente@example.com"},
-        "items": [{"descripcion": "Servicio de consultoría", "cantidad": 1, "precio_unitario": 1100000, "iva": 10}],
-        "condicion_pago": 1
-    });
-    if let Some(s) = simulate {
-        v["_simulate"] = json!(s);
-    }
-    v
-}
-
 /// Runs the whole scenario; every request is one case.
 fn record() -> BTreeMap<String, String> {
-    let mut host = TestHost::new();
-    let config = Config {
-        base_url: "https://api.example.test".into(),
-        ..Config::default()
-    };
-    let mut svc = Service::new(MemoryStore::default(), config);
-    let (account, key) = svc.create_account("Empresa de prueba", &mut host);
+    let Client {
+        svc,
+        host,
+        key,
+        account,
+    } = client();
     let mut r = Recorder {
         svc,
         host,
@@ -363,7 +352,7 @@ fn record() -> BTreeMap<String, String> {
     );
     r.sandbox("webhooks_list_empty", "GET", "/v1/webhooks", None);
 
-    panel(&mut r, &account.id);
+    panel(&mut r, &account);
     r.cases
 }
 

@@ -11,7 +11,7 @@ use host::TestHost;
 use kuatia_core::profile::{Ambiente, Emisor};
 use kuatia_service::{Config, HttpRequest, HttpResponse, MemoryStore, Service};
 
-const P12: &[u8] = include_bytes!("../../core/testdata/sandbox.p12");
+const P12: &[u8] = include_bytes!("../../tests/fixtures/certs/sandbox.p12");
 
 fn request(method: &str, path: &str, cookie: &str, body: Vec<u8>, ct: &str) -> HttpRequest {
     HttpRequest {

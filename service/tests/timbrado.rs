@@ -3,6 +3,8 @@
 //! `validate`, by `issue`, and by the service (`POST /v1/facturas` → 422 INVALID_TIMBRADO with every finding).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "common/client.rs"]
+mod client;
 #[path = "common/host.rs"]
 mod host;
 
@@ -246,17 +248,7 @@ fn assert_422_invalid_timbrado(r: &HttpResponse, name: &str) {
         json!("INVALID_TIMBRADO"),
         "{name}: {body}"
     );
-    let details: Vec<(String, String)> = body["error"]["details"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["code"].as_str().unwrap().to_string(),
-                f["path"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let details = client::details(r);
     assert_eq!(
         details,
         [("INVALID_TIMBRADO".to_string(), "tipo_documento".to_string())],

@@ -431,7 +431,7 @@ int main(int argc, char **argv) {
 
     char path[4096];
     size_t p12_len = 0;
-    snprintf(path, sizeof path, "%s/core/testdata/sandbox.p12", argv[1]);
+    snprintf(path, sizeof path, "%s/tests/fixtures/certs/sandbox.p12", argv[1]);
     uint8_t *p12 = read_file(path, &p12_len);
     CHECK(p12 != NULL, "%s", path);
     if (p12) test_nulls(signer, p12, p12_len);

@@ -151,7 +151,7 @@ static void test_qr(void) {
 static void test_signers(const char *root) {
     char path[4096];
     size_t len = 0, klen = 0, clen = 0;
-    snprintf(path, sizeof path, "%s/core/testdata/sandbox.p12", root);
+    snprintf(path, sizeof path, "%s/tests/fixtures/certs/sandbox.p12", root);
     uint8_t *p12 = read_file(path, &len);
     CHECK(p12 != NULL, "%s", path);
     if (!p12) return;
@@ -170,9 +170,9 @@ static void test_signers(const char *root) {
     err = NULL;
     free(p12);
 
-    snprintf(path, sizeof path, "%s/core/testdata/sandbox.key.pem", root);
+    snprintf(path, sizeof path, "%s/tests/fixtures/certs/sandbox.key.pem", root);
     uint8_t *key = read_file(path, &klen);
-    snprintf(path, sizeof path, "%s/core/testdata/sandbox.cert.pem", root);
+    snprintf(path, sizeof path, "%s/tests/fixtures/certs/sandbox.cert.pem", root);
     uint8_t *cert = read_file(path, &clen);
     CHECK(key && cert, "PEM files");
     if (key && cert) {

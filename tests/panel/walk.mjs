@@ -86,12 +86,12 @@ try {
 
   step("P12 upload");
   await nav("Certificado");
-  await page.getByLabel("Archivo P12").setInputFiles(join(root, "core/testdata/sandbox.p12"));
+  await page.getByLabel("Archivo P12").setInputFiles(join(root, "tests/fixtures/certs/sandbox.p12"));
   await page.getByLabel("Contraseña del P12").fill("una-clave-equivocada");
   await page.getByRole("button", { name: "Subir certificado" }).click();
   assert.match(await page.textContent("main"), /La contraseña no abre este archivo P12/);
   await shot("certificado-rechazado");
-  await page.getByLabel("Archivo P12").setInputFiles(join(root, "core/testdata/sandbox.p12"));
+  await page.getByLabel("Archivo P12").setInputFiles(join(root, "tests/fixtures/certs/sandbox.p12"));
   await page.getByLabel("Contraseña del P12").fill("kuatia-test");
   await page.getByRole("button", { name: "Subir certificado" }).click();
   const certText = await page.textContent("main");

@@ -111,7 +111,7 @@ final class AdversarialTest extends TestCase
     public function testNullForRequiredArgumentsIsATypeErrorAndOptionalOnesAreNull(): void
     {
         $signer = self::$signer ?? throw new \LogicException('no signer');
-        $p12 = (string) file_get_contents(Cases::testdata('sandbox.p12'));
+        $p12 = (string) file_get_contents(Cases::cert('sandbox.p12'));
         foreach ([
             static fn () => Kuatia::validate(null), // @phpstan-ignore-line
             static fn () => Kuatia::totals(null), // @phpstan-ignore-line

@@ -223,7 +223,7 @@ final class ApiTest extends TestCase
     public function testABadP12NeverEchoesThePassword(): void
     {
         $password = 's3cr3t-Pässwörd';
-        $p12 = (string) file_get_contents(Cases::testdata('sandbox.p12'));
+        $p12 = (string) file_get_contents(Cases::cert('sandbox.p12'));
         $old = ini_set('zend.exception_ignore_args', '0'); // traces with arguments, as in development set-ups
         try {
             foreach (['', 'not a pkcs12 file', substr($p12, 0, 200)] as $blob) {
@@ -240,7 +240,7 @@ final class ApiTest extends TestCase
             ini_set('zend.exception_ignore_args', (string) $old);
         }
         $e = self::throws(SignException::class,
-            static fn () => Signer::fromP12((string) file_get_contents(Cases::testdata('rsa1024.p12')), 'kuatia-test'));
+            static fn () => Signer::fromP12((string) file_get_contents(Cases::cert('rsa1024.p12')), 'kuatia-test'));
         self::assertStringStartsWith('KEY_', $e->code());
     }
 
@@ -248,10 +248,10 @@ final class ApiTest extends TestCase
     {
         $spec = self::spec();
         $ctx = $spec['context'];
-        $a = Signer::fromP12((string) file_get_contents(Cases::testdata('sandbox.p12')), 'kuatia-test');
-        $b = Signer::fromPem((string) file_get_contents(Cases::testdata('sandbox.key.pem')),
-            (string) file_get_contents(Cases::testdata('sandbox.cert.pem')));
-        $legacy = Signer::fromP12((string) file_get_contents(Cases::testdata('sandbox-legacy.p12')), 'kuatia-test');
+        $a = Signer::fromP12((string) file_get_contents(Cases::cert('sandbox.p12')), 'kuatia-test');
+        $b = Signer::fromPem((string) file_get_contents(Cases::cert('sandbox.key.pem')),
+            (string) file_get_contents(Cases::cert('sandbox.cert.pem')));
+        $legacy = Signer::fromP12((string) file_get_contents(Cases::cert('sandbox-legacy.p12')), 'kuatia-test');
         // RSA PKCS#1 v1.5 is deterministic: the same key gives the byte-identical document Rust recorded.
         foreach ([$a, $b, $legacy] as $signer) {
             $xml = Kuatia::issue($spec['request'], $signer, $ctx['numero'], $ctx['codigo_seguridad'], now: self::NOW)->xml;
@@ -279,7 +279,7 @@ final class ApiTest extends TestCase
         file_put_contents($tmp, $signed);
         try {
             exec(sprintf('xmlsec1 --verify --id-attr:Id DE --pubkey-cert-pem %s %s 2>&1',
-                escapeshellarg(Cases::testdata('sandbox.cert.pem')), escapeshellarg($tmp)), $output, $rc);
+                escapeshellarg(Cases::cert('sandbox.cert.pem')), escapeshellarg($tmp)), $output, $rc);
         } finally {
             unlink($tmp);
         }

@@ -15,9 +15,9 @@ final class Cases
         return dirname(__DIR__, 3);
     }
 
-    public static function testdata(string $name): string
+    public static function cert(string $name): string
     {
-        return self::root() . '/core/testdata/' . $name;
+        return self::root() . '/tests/fixtures/certs/' . $name;
     }
 
     /**

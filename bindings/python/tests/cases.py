@@ -11,7 +11,7 @@ from typing import Any, Dict, List
 # wheel (scripts/packages-check.sh).
 ROOT = Path(os.environ.get("KUATIA_REPO") or Path(__file__).resolve().parents[3])
 CASES_DIR = ROOT / "tests" / "fixtures" / "cases"
-TESTDATA = ROOT / "core" / "testdata"
+CERTS = ROOT / "tests" / "fixtures" / "certs"
 SANDBOX_CSC = "ABCD0000000000000000000000000000"
 
 

@@ -22,7 +22,7 @@ import pytest
 
 import kuatia
 from kuatia import _ffi
-from cases import ROOT, TESTDATA
+from cases import ROOT, CERTS
 
 TABLE = ROOT / "tests" / "adversarial"
 NOW = "2025-03-10T10:11:00"
@@ -192,7 +192,7 @@ def test_none_for_every_required_argument(signer: kuatia.Signer) -> None:
         ("bytes", lambda: kuatia.sifen_parse_response(None)),  # type: ignore[arg-type]
         ("ruc", lambda: kuatia.ruc_check(None)),  # type: ignore[arg-type]
         ("cdc", lambda: kuatia.cdc_parse(None)),  # type: ignore[arg-type]
-        ("password", lambda: kuatia.Signer.from_p12((TESTDATA / "sandbox.p12").read_bytes(), None)),  # type: ignore
+        ("password", lambda: kuatia.Signer.from_p12((CERTS / "sandbox.p12").read_bytes(), None)),  # type: ignore
     ]
     for arg, call in cases:
         with pytest.raises(kuatia.InvalidArgumentError) as info:

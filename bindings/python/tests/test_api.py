@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import kuatia
-from cases import ROOT, SANDBOX_CSC, TESTDATA, load
+from cases import ROOT, SANDBOX_CSC, CERTS, load
 
 NOW = "2025-03-10T10:11:00"
 SPEC = next(c for c in load() if c["name"] == "fe_spec_example")
@@ -174,7 +174,7 @@ def test_wrong_types() -> None:
 
 def test_a_bad_p12_never_echoes_the_password() -> None:
     password = "s3cr3t-Pässwörd"
-    for blob in (b"", b"not a pkcs12 file", (TESTDATA / "sandbox.p12").read_bytes()[:200]):
+    for blob in (b"", b"not a pkcs12 file", (CERTS / "sandbox.p12").read_bytes()[:200]):
         with pytest.raises(kuatia.SignError) as info:
             kuatia.Signer.from_p12(blob, password)
         e = info.value
@@ -182,17 +182,17 @@ def test_a_bad_p12_never_echoes_the_password() -> None:
         for text in (str(e), repr(e), e.message, e.path, repr(e.findings)):
             assert password not in text
     with pytest.raises(kuatia.SignError) as info:
-        kuatia.Signer.from_p12((TESTDATA / "sandbox.p12").read_bytes(), password)
+        kuatia.Signer.from_p12((CERTS / "sandbox.p12").read_bytes(), password)
     assert info.value.code == "P12_WRONG_PASSWORD" and password not in str(info.value)
     with pytest.raises(kuatia.SignError) as info:
-        kuatia.Signer.from_p12((TESTDATA / "rsa1024.p12").read_bytes(), "kuatia-test")
+        kuatia.Signer.from_p12((CERTS / "rsa1024.p12").read_bytes(), "kuatia-test")
     assert info.value.code.startswith("KEY_")
 
 
 def test_signers_from_p12_and_pem_sign_like_the_sandbox() -> None:
-    p12 = (TESTDATA / "sandbox.p12").read_bytes()
-    key = (TESTDATA / "sandbox.key.pem").read_text()
-    cert = (TESTDATA / "sandbox.cert.pem").read_text()
+    p12 = (CERTS / "sandbox.p12").read_bytes()
+    key = (CERTS / "sandbox.key.pem").read_text()
+    cert = (CERTS / "sandbox.cert.pem").read_text()
     ctx = SPEC["context"]
     with kuatia.Signer.from_p12(p12, "kuatia-test") as a, kuatia.Signer.from_pem(key, cert) as b:
         xa = kuatia.issue(SPEC["request"], a, ctx["numero"], ctx["codigo_seguridad"], now=NOW).xml
@@ -221,7 +221,7 @@ def test_sign_verify_and_tamper() -> None:
         try:
             r = subprocess.run(
                 [xmlsec, "--verify", "--id-attr:Id", "DE", "--pubkey-cert-pem",
-                 str(TESTDATA / "sandbox.cert.pem"), str(tmp)],
+                 str(CERTS / "sandbox.cert.pem"), str(tmp)],
                 capture_output=True, text=True,
             )
         finally:

@@ -222,8 +222,8 @@ fn pem_block(pem: &str) -> Option<(String, Zeroizing<Vec<u8>>)> {
     Some((label, der))
 }
 
-const SANDBOX_KEY_PEM: &str = include_str!("../../testdata/sandbox.key.pem");
-const SANDBOX_CERT_PEM: &str = include_str!("../../testdata/sandbox.cert.pem");
+const SANDBOX_KEY_PEM: &str = include_str!("../../../tests/fixtures/certs/sandbox.key.pem");
+const SANDBOX_CERT_PEM: &str = include_str!("../../../tests/fixtures/certs/sandbox.cert.pem");
 
 /// TEST-ONLY signer for the sandbox: a public, committed RSA-2048 key with a self-signed certificate
 /// (CN "kuatia SANDBOX TEST ONLY - NOT VALID FOR SIFEN", RUC 44444401-7, valid 2024-01-01 to 2054-01-01).

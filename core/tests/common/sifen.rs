@@ -148,9 +148,9 @@ pub fn sandbox_ruc() -> Ruc {
     Ruc::parse("44444401-7").unwrap()
 }
 
-/// A signer whose certificate carries RUC 80069563-1 (testdata/person.cert.pem, sandbox key).
+/// A signer whose certificate carries RUC 80069563-1 (tests/fixtures/certs/person.cert.pem, sandbox key).
 pub fn receiver_signer() -> SoftwareSigner {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/certs");
     SoftwareSigner::from_pem(
         &std::fs::read_to_string(dir.join("sandbox.key.pem")).unwrap(),
         &std::fs::read_to_string(dir.join("person.cert.pem")).unwrap(),

@@ -73,3 +73,102 @@ pub fn sandbox() -> *mut kuatia_signer {
     );
     s
 }
+
+/// What `kuatia_invoice_issue` wrote: its status, the signed XML and the summary (empty unless Ok), the error.
+pub struct Issued {
+    pub status: kuatia_status,
+    pub xml: kuatia_bytes,
+    pub summary: kuatia_bytes,
+    pub err: *mut kuatia_error,
+}
+
+/// `kuatia_invoice_issue` of `req` (no profile) signed by `signer` at `now`, number `numero`, security code `code`.
+pub fn issue(
+    req: &[u8],
+    signer: *const kuatia_signer,
+    now: &str,
+    numero: u32,
+    code: u32,
+) -> Issued {
+    let (mut xml, mut summary, mut err) = (zero(), zero(), null_mut());
+    let now = now.as_bytes();
+    let status = unsafe {
+        kuatia_invoice_issue(
+            req.as_ptr(),
+            req.len(),
+            null(),
+            0,
+            signer,
+            now.as_ptr(),
+            now.len(),
+            numero,
+            code,
+            &mut xml,
+            &mut summary,
+            &mut err,
+        )
+    };
+    Issued {
+        status,
+        xml,
+        summary,
+        err,
+    }
+}
+
+/// `kuatia_invoice_validate` of `req` with an optional profile at `now`: the status, the report and the error.
+pub fn validate(
+    req: &[u8],
+    profile: Option<&[u8]>,
+    now: &[u8],
+) -> (kuatia_status, kuatia_bytes, *mut kuatia_error) {
+    let (mut out, mut err) = (zero(), null_mut());
+    let (p, n) = profile.map_or((null(), 0), |p| (p.as_ptr(), p.len()));
+    let st = unsafe {
+        kuatia_invoice_validate(
+            req.as_ptr(),
+            req.len(),
+            p,
+            n,
+            now.as_ptr(),
+            now.len(),
+            &mut out,
+            &mut err,
+        )
+    };
+    (st, out, err)
+}
+
+/// A signer from a PKCS#12 file or a PEM key and certificate: the status, the signer (NULL unless Ok), the error.
+pub fn signer_from(source: SignerSource) -> (kuatia_status, *mut kuatia_signer, *mut kuatia_error) {
+    let (mut s, mut err) = (null_mut(), null_mut());
+    let st = match source {
+        SignerSource::P12(p12, pass) => unsafe {
+            kuatia_signer_from_p12(
+                p12.as_ptr(),
+                p12.len(),
+                pass.as_ptr(),
+                pass.len(),
+                &mut s,
+                &mut err,
+            )
+        },
+        SignerSource::Pem(key, cert) => unsafe {
+            kuatia_signer_from_pem(
+                key.as_ptr(),
+                key.len(),
+                cert.as_ptr(),
+                cert.len(),
+                &mut s,
+                &mut err,
+            )
+        },
+    };
+    (st, s, err)
+}
+
+/// Where [`signer_from`] reads a signer: a PKCS#12 file and its password, or a PEM key and certificate.
+pub enum SignerSource<'a> {
+    P12(&'a [u8], &'a [u8]),
+    Pem(&'a [u8], &'a [u8]),
+}

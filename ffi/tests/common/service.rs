@@ -51,6 +51,36 @@ pub fn create_account(svc: *mut kuatia_service, n: u8) -> (String, String) {
     )
 }
 
+/// A new key of `account` (live or sandbox; seed `n`): the key, or the failed call's status and error (nothing
+/// written to the output then).
+pub fn create_key(
+    svc: *mut kuatia_service,
+    account: &str,
+    live: bool,
+    n: u8,
+) -> Result<String, (kuatia_status, *mut kuatia_error)> {
+    let s = seed(n);
+    let (mut out, mut err) = (zero(), null_mut());
+    let st = unsafe {
+        kuatia_service_create_key(
+            svc,
+            account.as_ptr(),
+            account.len(),
+            live,
+            NOW_UNIX,
+            s.as_ptr(),
+            s.len(),
+            &mut out,
+            &mut err,
+        )
+    };
+    if st == kuatia_status::Ok {
+        return Ok(text(out));
+    }
+    assert!(out.ptr.is_null());
+    Err((st, err))
+}
+
 pub struct Answer {
     pub status: u64,
     pub headers: Vec<(String, String)>,
@@ -85,6 +115,19 @@ pub fn handle(
         headers.push(("Authorization".into(), format!("Bearer {k}")));
     }
     let req = serde_json::json!({"method": method, "path": path, "headers": headers}).to_string();
+    call_handle(svc, &req, body, now, n, (signer, null()))
+}
+
+/// `kuatia_service_handle` of the request head `req` and `body` at `now` (seed `n`), with the sandbox and production
+/// signers; the answer.
+fn call_handle(
+    svc: *mut kuatia_service,
+    req: &str,
+    body: Option<&serde_json::Value>,
+    now: i64,
+    n: u8,
+    (sandbox_signer, production_signer): (*const kuatia_signer, *const kuatia_signer),
+) -> Answer {
     let body = body.map(|b| b.to_string());
     let (bp, bn) = body.as_ref().map_or((null(), 0), |b| (b.as_ptr(), b.len()));
     let s = seed(n);
@@ -99,8 +142,8 @@ pub fn handle(
             now,
             s.as_ptr(),
             s.len(),
-            signer,
-            null(),
+            sandbox_signer,
+            production_signer,
             &mut head,
             &mut out,
             null_mut(),
@@ -113,6 +156,53 @@ pub fn handle(
         headers: serde_json::from_value(head["headers"].clone()).unwrap(),
         body: take(out),
     }
+}
+
+/// `kuatia_service_handle` of the raw request head `req` (no body, no signer) at [`NOW_UNIX`] with the seed `s`,
+/// into `head` and `body` (either may be NULL): the status and the error.
+pub fn handle_raw(
+    svc: *mut kuatia_service,
+    (req, req_len): (*const u8, usize),
+    s: &[u8],
+    head: *mut kuatia_bytes,
+    body: *mut kuatia_bytes,
+) -> (kuatia_status, *mut kuatia_error) {
+    let mut err = null_mut();
+    let st = unsafe {
+        kuatia_service_handle(
+            svc,
+            req,
+            req_len,
+            null(),
+            0,
+            NOW_UNIX,
+            s.as_ptr(),
+            s.len(),
+            null(),
+            null(),
+            head,
+            body,
+            &mut err,
+        )
+    };
+    (st, err)
+}
+
+/// A GET with `key` at `now` (seed `n`, no signer).
+pub fn get(svc: *mut kuatia_service, path: &str, key: Option<&str>, now: i64, n: u8) -> Answer {
+    handle(svc, "GET", path, key, None, now, n, null())
+}
+
+/// A POST of `body` with `key` at [`NOW_UNIX`] (seed `n`), signed by `signer` (NULL: unsigned).
+pub fn post(
+    svc: *mut kuatia_service,
+    path: &str,
+    key: Option<&str>,
+    body: &serde_json::Value,
+    n: u8,
+    signer: *const kuatia_signer,
+) -> Answer {
+    handle(svc, "POST", path, key, Some(body), NOW_UNIX, n, signer)
 }
 
 pub fn factura(simulate: &str) -> serde_json::Value {
@@ -140,34 +230,25 @@ pub fn handle_live(
     let req = serde_json::json!({"method": method, "path": path,
         "headers": [["Authorization", format!("Bearer {key}")]]})
     .to_string();
-    let body = body.map(|b| b.to_string());
-    let (bp, bn) = body.as_ref().map_or((null(), 0), |b| (b.as_ptr(), b.len()));
-    let s = seed(0x40);
-    let (mut head, mut out) = (zero(), zero());
-    let st = unsafe {
-        kuatia_service_handle(
-            svc,
-            req.as_ptr(),
-            req.len(),
-            bp,
-            bn,
-            now,
-            s.as_ptr(),
-            s.len(),
-            null(),
-            signer,
-            &mut head,
-            &mut out,
-            null_mut(),
-        )
-    };
-    assert_eq!(st, kuatia_status::Ok);
-    let head: serde_json::Value = serde_json::from_str(&text(head)).unwrap();
-    Answer {
-        status: head["status"].as_u64().unwrap(),
-        headers: serde_json::from_value(head["headers"].clone()).unwrap(),
-        body: take(out),
-    }
+    call_handle(svc, &req, body, now, 0x40, (null(), signer))
+}
+
+/// A live create of `body` at [`NOW_UNIX`], signed by `signer` as the production signer.
+pub fn post_live(
+    svc: *mut kuatia_service,
+    live: &str,
+    body: &serde_json::Value,
+    signer: *const kuatia_signer,
+) -> Answer {
+    handle_live(
+        svc,
+        "POST",
+        "/v1/facturas",
+        live,
+        Some(body),
+        NOW_UNIX,
+        signer,
+    )
 }
 
 pub fn set_production_profile(
@@ -285,23 +366,7 @@ pub fn approval_of(cdc: &str) -> Vec<u8> {
 /// tests: returns (account id, live key).
 pub fn production_account(svc: *mut kuatia_service) -> (String, String) {
     let (account, _) = create_account(svc, 0x30);
-    let s = seed(0x31);
-    let mut out = zero();
-    let st = unsafe {
-        kuatia_service_create_key(
-            svc,
-            account.as_ptr(),
-            account.len(),
-            true,
-            NOW_UNIX,
-            s.as_ptr(),
-            s.len(),
-            &mut out,
-            null_mut(),
-        )
-    };
-    assert_eq!(st, kuatia_status::Ok);
-    let live = text(out);
+    let live = create_key(svc, &account, true, 0x31).unwrap();
     set_production_profile(svc, &account, None).unwrap();
     (account, live)
 }
@@ -313,15 +378,7 @@ pub fn create_live(
 ) -> (String, String) {
     let mut f = factura("approved");
     f.as_object_mut().unwrap().remove("_simulate");
-    let r = handle_live(
-        svc,
-        "POST",
-        "/v1/facturas",
-        live,
-        Some(&f),
-        NOW_UNIX,
-        signer,
-    );
+    let r = post_live(svc, live, &f, signer);
     assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
     let d = r.json()["data"].clone();
     assert_eq!(d["status"], "pending");

@@ -2,6 +2,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+use crate::backend::HostStore;
+
 #[test]
 fn the_sqlite_store_keeps_the_listing_contract() {
     let dir = std::env::temp_dir().join(format!("kuatia-store-list-{}", std::process::id()));
@@ -293,12 +295,7 @@ fn a_database_made_by_94cdda2_opens_with_its_records_and_the_new_schema() {
     let dir = old_database("old", true);
     let mut s = super::SqliteStore::open(&dir).unwrap();
     legacy::check(&mut s);
-    assert_eq!(s.meta(legacy::META.0).as_deref(), Some(legacy::META.1));
-    let (account, p12, env) = legacy::CERTIFICATE;
-    assert_eq!(
-        s.certificates(),
-        vec![(account.to_string(), p12.to_vec(), env.to_string())]
-    );
+    legacy::check_host(s.meta(legacy::META.0), s.certificates());
     assert_eq!(s.take_error(), None);
     let fresh_dir = temp("new");
     let fresh = super::SqliteStore::open(&fresh_dir).unwrap();

@@ -1,8 +1,8 @@
 //! The `/v1` client of the server's end-to-end tests, the test configuration of `kuatia serve`, and the request bodies
 //! the tests send.
 
-use super::wait_for;
-use kuatia_server::{RunningServer, ServerConfig};
+use super::{temp_dir, wait_for, TempPath};
+use kuatia_server::{start, RunningServer, ServerConfig};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -19,6 +19,15 @@ pub fn config(dir: &std::path::Path) -> ServerConfig {
     c.insecure_webhooks_http = true;
     c.allow_private_webhooks = true;
     c
+}
+
+/// A sandbox `kuatia serve` on [`config`] in a fresh temporary directory named after `name`, and a client with the
+/// sandbox key its first start printed.
+pub async fn serve(name: &str) -> (TempPath, RunningServer, Api) {
+    let dir = temp_dir(name);
+    let server = start(config(&dir)).await.unwrap();
+    let api = Api::sandbox(&server);
+    (dir, server, api)
 }
 
 /// An API client holding one key; sandbox calls carry `X-Environment: sandbox`, live ones no environment header.
@@ -80,6 +89,11 @@ impl Api {
                 .body(b.to_string());
         }
         r.send().await.unwrap()
+    }
+
+    /// A GET; the raw response.
+    pub async fn get_raw(&self, path: &str) -> reqwest::Response {
+        self.send(reqwest::Method::GET, path, None, &[]).await
     }
 
     /// One request; the status and the JSON body (`null` when the body is not JSON).

@@ -158,6 +158,17 @@ pub fn fill<S: Store>(s: &mut S) {
     s.put_panel_record(PANEL.0, Some(PANEL.1));
 }
 
+/// The host records the old database held, as the store reads them back: the [`META`] setting's value and every
+/// stored certificate.
+pub fn check_host(meta: Option<String>, certificates: Vec<(String, Vec<u8>, String)>) {
+    assert_eq!(meta.as_deref(), Some(META.1));
+    let (account, p12, env) = CERTIFICATE;
+    assert_eq!(
+        certificates,
+        vec![(account.to_string(), p12.to_vec(), env.to_string())]
+    );
+}
+
 /// Reads every record back as [`fill`] wrote it, and the next number goes on from the old sequence.
 pub fn check<S: Store>(s: &mut S) {
     assert_eq!(s.account("acct_old"), Some(account()));

@@ -19,8 +19,12 @@ fn sign(key: &RsaKeyPair, enc: &'static dyn RsaEncoding, msg: &[u8]) -> Vec<u8> 
 /// aws-lc (native) and the `rsa` crate (browser) give the same verdict on good, tampered and malformed input.
 #[test]
 fn backends_agree() {
-    let key = key_pair(include_str!("../../../testdata/sandbox.key.pem"));
-    let other = key_pair(include_str!("../../../testdata/other.key.pem"));
+    let key = key_pair(include_str!(
+        "../../../../tests/fixtures/certs/sandbox.key.pem"
+    ));
+    let other = key_pair(include_str!(
+        "../../../../tests/fixtures/certs/other.key.pem"
+    ));
     let der = key.public_key().as_ref().to_vec();
     let msg = b"<SignedInfo xmlns=\"http://www.w3.org/2000/09/xmldsig#\">x</SignedInfo>";
     let s256 = sign(&key, &RSA_PKCS1_SHA256, msg);

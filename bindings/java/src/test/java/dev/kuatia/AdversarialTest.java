@@ -324,7 +324,7 @@ class AdversarialTest {
     @Test
     @Order(2)
     void nullArgumentsAreRefusedByTheWrappers() {
-        byte[] p12 = Fixtures.testdata("sandbox.p12");
+        byte[] p12 = Fixtures.cert("sandbox.p12");
         List<Runnable> calls = List.of(
                 () -> Kuatia.validate(null, null, NOW),
                 () -> Kuatia.validate("{}", null, null),

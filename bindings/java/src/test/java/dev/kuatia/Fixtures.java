@@ -47,9 +47,9 @@ final class Fixtures {
         return json(root().resolve("tests/fixtures/cases/" + name + ".json"));
     }
 
-    static byte[] testdata(String name) {
+    static byte[] cert(String name) {
         try {
-            return Files.readAllBytes(root().resolve("core/testdata/" + name));
+            return Files.readAllBytes(root().resolve("tests/fixtures/certs/" + name));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

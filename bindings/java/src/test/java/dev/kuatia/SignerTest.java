@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /** Signers: loading (and failing to load) keys, closing, and sharing one signer between threads. */
 class SignerTest {
-    private static final char[] TEST_PASSWORD = "kuatia-test".toCharArray(); // core/testdata/README.md
+    private static final char[] TEST_PASSWORD = "kuatia-test".toCharArray(); // tests/fixtures/certs/README.md
 
     /** Issues fe_spec_example and returns the SHA-256 of the signed XML. */
     private static String issueDigest(Signer s) {
@@ -37,10 +37,10 @@ class SignerTest {
     @Test
     void p12AndPemOfTheSandboxKeySignLikeTheSandboxSigner() {
         char[] pass = TEST_PASSWORD.clone();
-        try (Signer p12 = Signer.fromP12(Fixtures.testdata("sandbox.p12"), pass);
-                Signer legacy = Signer.fromP12(Fixtures.testdata("sandbox-legacy.p12"), TEST_PASSWORD);
-                Signer pem = Signer.fromPem(new String(Fixtures.testdata("sandbox.key.pem"), StandardCharsets.UTF_8),
-                        new String(Fixtures.testdata("sandbox.cert.pem"), StandardCharsets.UTF_8))) {
+        try (Signer p12 = Signer.fromP12(Fixtures.cert("sandbox.p12"), pass);
+                Signer legacy = Signer.fromP12(Fixtures.cert("sandbox-legacy.p12"), TEST_PASSWORD);
+                Signer pem = Signer.fromPem(new String(Fixtures.cert("sandbox.key.pem"), StandardCharsets.UTF_8),
+                        new String(Fixtures.cert("sandbox.cert.pem"), StandardCharsets.UTF_8))) {
             assertEquals(expectedDigest(), issueDigest(p12));
             assertEquals(expectedDigest(), issueDigest(legacy));
             assertEquals(expectedDigest(), issueDigest(pem));
@@ -64,17 +64,17 @@ class SignerTest {
     void wrongPasswordAndUnsupportedKeys() {
         String secret = "wrong-password-1234";
         KuatiaException e = assertThrows(KuatiaException.class,
-                () -> Signer.fromP12(Fixtures.testdata("sandbox.p12"), secret.toCharArray()));
+                () -> Signer.fromP12(Fixtures.cert("sandbox.p12"), secret.toCharArray()));
         assertEquals(Status.SIGN_ERROR, e.status());
         assertEquals("P12_WRONG_PASSWORD", e.code());
         assertNoSecret(e, secret);
         assertEquals(Status.SIGN_ERROR, assertThrows(KuatiaException.class,
-                () -> Signer.fromP12(Fixtures.testdata("rsa1024.p12"), TEST_PASSWORD)).status());
+                () -> Signer.fromP12(Fixtures.cert("rsa1024.p12"), TEST_PASSWORD)).status());
         assertEquals("KEY_CERT_MISMATCH", assertThrows(KuatiaException.class, () -> Signer.fromPem(
-                new String(Fixtures.testdata("other.key.pem"), StandardCharsets.UTF_8),
-                new String(Fixtures.testdata("sandbox.cert.pem"), StandardCharsets.UTF_8))).code());
+                new String(Fixtures.cert("other.key.pem"), StandardCharsets.UTF_8),
+                new String(Fixtures.cert("sandbox.cert.pem"), StandardCharsets.UTF_8))).code());
         assertThrows(IllegalArgumentException.class,
-                () -> Signer.fromP12(Fixtures.testdata("sandbox.p12"), new char[] {'a', '\uD800'}));
+                () -> Signer.fromP12(Fixtures.cert("sandbox.p12"), new char[] {'a', '\uD800'}));
     }
 
     private static void assertNoSecret(KuatiaException e, String secret) {
