@@ -289,6 +289,128 @@ impl MemoryStore {
         }
     }
 }
+/// A boxed store is a store (the server keeps its engine as `Box<dyn HostStore>`): every method forwards, so an
+/// engine's own overrides are kept.
+impl<S: Store + ?Sized> Store for Box<S> {
+    fn find_key(&self, key_id: &str) -> Option<(String, StoredKey)> {
+        (**self).find_key(key_id)
+    }
+    fn account(&self, id: &str) -> Option<Account> {
+        (**self).account(id)
+    }
+    fn put_account(&mut self, account: Account) {
+        (**self).put_account(account)
+    }
+    fn insert_invoice(&mut self, invoice: InvoiceRecord) {
+        (**self).insert_invoice(invoice)
+    }
+    fn invoice(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
+        (**self).invoice(account_id, id)
+    }
+    fn invoice_state(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
+        (**self).invoice_state(account_id, id)
+    }
+    fn invoice_for_update(&self, account_id: &str, id: &str) -> Option<InvoiceRecord> {
+        (**self).invoice_for_update(account_id, id)
+    }
+    fn update_invoice(&mut self, invoice: InvoiceRecord) {
+        (**self).update_invoice(invoice)
+    }
+    fn list_invoices(
+        &self,
+        account_id: &str,
+        env: Environment,
+        query: &InvoiceQuery,
+    ) -> (Vec<InvoiceRecord>, usize) {
+        (**self).list_invoices(account_id, env, query)
+    }
+    fn simulated_in_flight(&self) -> Vec<InvoiceRecord> {
+        (**self).simulated_in_flight()
+    }
+    fn sifen_due(&self, now: i64, limit: usize) -> Vec<InvoiceRecord> {
+        (**self).sifen_due(now, limit)
+    }
+    fn insert_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook) {
+        (**self).insert_webhook(account_id, env, webhook)
+    }
+    fn webhooks(&self, account_id: &str, env: Environment) -> Vec<Webhook> {
+        (**self).webhooks(account_id, env)
+    }
+    fn webhook(&self, account_id: &str, env: Environment, id: &str) -> Option<Webhook> {
+        (**self).webhook(account_id, env, id)
+    }
+    fn update_webhook(&mut self, account_id: &str, env: Environment, webhook: Webhook) {
+        (**self).update_webhook(account_id, env, webhook)
+    }
+    fn delete_webhook(&mut self, account_id: &str, env: Environment, id: &str) -> bool {
+        (**self).delete_webhook(account_id, env, id)
+    }
+    fn accounts(&self) -> Vec<Account> {
+        (**self).accounts()
+    }
+    fn reserve_number(
+        &mut self,
+        account_id: &str,
+        env: Environment,
+        key: &NumberingKey,
+    ) -> Result<u32, Finding> {
+        (**self).reserve_number(account_id, env, key)
+    }
+    fn confirm_number(
+        &mut self,
+        account_id: &str,
+        env: Environment,
+        key: &NumberingKey,
+        numero: u32,
+        cdc: &str,
+    ) -> Result<(), Finding> {
+        (**self).confirm_number(account_id, env, key, numero, cdc)
+    }
+    fn number_gaps(&self, account_id: &str, env: Environment) -> Result<Vec<Gap>, Finding> {
+        (**self).number_gaps(account_id, env)
+    }
+    fn idempotent(
+        &self,
+        account_id: &str,
+        env: Environment,
+        key: &str,
+    ) -> Option<(String, HttpResponse)> {
+        (**self).idempotent(account_id, env, key)
+    }
+    fn put_idempotent(
+        &mut self,
+        account_id: &str,
+        env: Environment,
+        key: &str,
+        body_hash: String,
+        response: HttpResponse,
+    ) {
+        (**self).put_idempotent(account_id, env, key, body_hash, response)
+    }
+    fn put_delivery(&mut self, delivery: Delivery) {
+        (**self).put_delivery(delivery)
+    }
+    fn due_deliveries(&self, now: i64) -> Vec<Delivery> {
+        (**self).due_deliveries(now)
+    }
+    fn delivery(&self, id: &str) -> Option<Delivery> {
+        (**self).delivery(id)
+    }
+    fn webhook_deliveries(
+        &self,
+        webhook_id: &str,
+        offset: usize,
+        limit: usize,
+    ) -> (Vec<Delivery>, usize) {
+        (**self).webhook_deliveries(webhook_id, offset, limit)
+    }
+    fn panel_record(&self, key: &str) -> Option<String> {
+        (**self).panel_record(key)
+    }
+    fn put_panel_record(&mut self, key: &str, value: Option<&str>) {
+        (**self).put_panel_record(key, value)
+    }
+}
 
 impl Store for MemoryStore {
     fn find_key(&self, key_id: &str) -> Option<(String, StoredKey)> {
