@@ -14,6 +14,7 @@ use std::fmt;
 /// State of an invoice in the service.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Estado {
     /// Created and signed, not yet received by SIFEN.
     Pending,
@@ -102,6 +103,7 @@ impl Trigger {
 
 /// Event kinds delivered to webhooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum EventKind {
     /// `factura.approved`.
     #[serde(rename = "factura.approved")]

@@ -28,6 +28,8 @@ mod accounts;
 mod cancel;
 mod http;
 mod invoices;
+#[cfg(feature = "schema")]
+pub mod openapi;
 mod preflight;
 mod record;
 mod resource;
@@ -40,6 +42,8 @@ pub use http::{ApiError, HttpRequest, HttpResponse, RequestHead, REPLAYED_HEADER
 pub use preflight::Check;
 pub use resource::{Deleted, ListMeta, Page};
 pub use router::lookup_id;
+#[cfg(feature = "openapi-doc")]
+pub use router::OPENAPI_JSON;
 use {accounts::*, http::*, resource::*, sandbox::*};
 
 use auth::{parse_key, Environment};

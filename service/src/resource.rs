@@ -14,6 +14,7 @@ pub struct Page<T> {
 
 /// Where a page of a list stands (`meta` of a list answer).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ListMeta {
     /// This page's number, from 1.
     pub page: usize,
@@ -27,6 +28,7 @@ pub struct ListMeta {
 
 /// What a deletion answers: the id and that it is gone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Deleted {
     /// The deleted resource's id.
     pub id: String,

@@ -5,6 +5,11 @@
 
 use super::*;
 
+/// The OpenAPI 3.1 document of `/v1` that `GET /v1/openapi.json` answers: the committed docs/openapi.json, written
+/// by tools/codegen's `kuatia-openapi` from [`ROUTES`] and the types' schemas (`openapi::document`, feature `schema`).
+#[cfg(feature = "openapi-doc")]
+pub const OPENAPI_JSON: &str = include_str!("../../docs/openapi.json");
+
 /// One segment of a route pattern.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Seg {
@@ -19,6 +24,9 @@ pub(crate) enum Seg {
 pub(crate) enum Op {
     /// `GET /v1/health`: for load balancers, no key.
     Health,
+    /// `GET /v1/openapi.json`: the OpenAPI document of `/v1` (docs/openapi.json), no key.
+    #[cfg(feature = "openapi-doc")]
+    OpenApi,
     /// `POST /v1/facturas`.
     CreateInvoice,
     /// `GET /v1/facturas`.
@@ -76,6 +84,8 @@ const fn route(method: &'static str, pattern: &'static [Seg], op: Op, query: boo
 /// Every `/v1` route. Routes of one path are listed together, in the order `Allow` names their methods.
 pub(crate) const ROUTES: &[Route] = &[
     route("GET", &[Lit("v1"), Lit("health")], Op::Health, false),
+    #[cfg(feature = "openapi-doc")]
+    route("GET", &[Lit("v1"), Lit("openapi.json")], Op::OpenApi, false),
     route("GET", &[Lit("v1"), Lit("facturas")], Op::ListInvoices, true),
     route(
         "POST",
@@ -228,6 +238,11 @@ impl<S: Store> Service<S> {
             // For load balancers: no key, and nothing about the accounts, the data or the build.
             return Step::Done(ok(200, json!({"status": "ok"})));
         }
+        #[cfg(feature = "openapi-doc")]
+        if route.op == Op::OpenApi {
+            // Public like the API's documentation: the committed document, compiled in as text.
+            return Step::Done(json_response(200, OPENAPI_JSON.as_bytes().to_vec()));
+        }
         let caller = match self.authenticate(req) {
             Ok(c) => c,
             Err(r) => return Step::Done(r),
@@ -246,6 +261,8 @@ impl<S: Store> Service<S> {
         Step::Done(match route.op {
             Op::CreateInvoice => return self.create_step(&caller, req, host),
             Op::Health => ok(200, json!({"status": "ok"})),
+            #[cfg(feature = "openapi-doc")]
+            Op::OpenApi => json_response(200, OPENAPI_JSON.as_bytes().to_vec()),
             Op::ListInvoices => self.list_invoices(&caller, query),
             Op::Invoice => self.invoice_lookup(&caller, id),
             Op::Kude => self.kude(&caller, id),

@@ -18,6 +18,7 @@ pub const DEFAULT_TOLERANCE: i64 = 300;
 
 /// A registered webhook as returned by the API (`secret` only on creation).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Webhook {
     /// `wh_…` identifier.
     pub id: String,
@@ -36,6 +37,7 @@ pub struct Webhook {
     /// The secret replaced by the last rotation, still signing deliveries until `previous_secret_expires_at`
     /// (stored only: answers never carry it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(skip))]
     pub previous_secret: Option<String>,
     /// Unix time the previous secret stops signing deliveries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -78,6 +80,7 @@ impl Webhook {
 /// What registers a webhook (`POST /v1/webhooks`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WebhookInput {
     /// HTTPS endpoint.
     pub url: String,
@@ -90,6 +93,7 @@ pub struct WebhookInput {
 
 /// A webhook as the API shows it (`GET /v1/webhooks/{id}`, the list): never its secret.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WebhookResource {
     /// `wh_…` identifier.
     pub id: String,
@@ -107,6 +111,7 @@ pub struct WebhookResource {
 
 /// The JSON body POSTed to a webhook.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EventPayload {
     /// Event id `evt_…` (the same across retries: receivers deduplicate on it).
     pub id: String,
@@ -121,6 +126,7 @@ pub struct EventPayload {
 
 /// `data` of an event: the invoice's id, status and CDC.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EventData {
     /// Invoice id `fact_…`.
     pub id: String,
