@@ -26,6 +26,14 @@ const NOT_FOUND_WEBHOOK: Answer = error(
     404,
     "`NOT_FOUND`: no webhook with that id for this key's account and environment",
 );
+const BAD_BODY: Answer = error(
+    400,
+    "`MALFORMED_JSON`: the body is not JSON (or not UTF-8); `TOO_LARGE`",
+);
+const NOT_JSON: Answer = error(
+    415,
+    "`UNSUPPORTED_MEDIA_TYPE`: a body declared as anything but JSON (`application/json`, `application/*+json`)",
+);
 const BAD_QUERY: Answer = error(
     400,
     "`INVALID_QUERY`: a parameter unknown, repeated, malformed or out of range (the message names it), `per_page` \
@@ -171,6 +179,18 @@ struct InvoiceListMeta {
     has_more: bool,
     /// `starting_after` of the next page (`<invoice id>.<page>`), `null` on the last one.
     next_cursor: Option<String>,
+}
+
+/// `meta` of the delivery log (`GET /v1/webhooks/{id}/deliveries`).
+#[derive(JsonSchema)]
+#[allow(dead_code)] // a schema only
+struct DeliveriesMeta {
+    /// This page's number, from 1.
+    page: usize,
+    /// Items per page asked for.
+    per_page: usize,
+    /// Deliveries of the webhook, on every page.
+    total: usize,
 }
 
 /// `meta` of `GET /v1/numbering/gaps`.
@@ -344,6 +364,7 @@ impl Op {
                         "Every finding in `details`: `VALIDATION_ERROR.*`, `INVALID_RUC`, `INVALID_TIMBRADO`, \
                          `SIMULATE_NOT_ALLOWED`, `NUMBERING_EXHAUSTED`, certificate problems",
                     ),
+                    NOT_JSON,
                 ],
             },
             Op::ListInvoices => Operation {
@@ -436,6 +457,7 @@ impl Op {
                         description: "Sandbox: cancelled at once (production answers 202 until SIFEN registers it)",
                         content: data::<Invoice>(),
                     },
+                    BAD_BODY,
                     UNAUTHORIZED,
                     NOT_FOUND_INVOICE,
                     error(409, "`NOT_CANCELLABLE` (not approved), `CANCELLATION_PENDING`"),
@@ -443,6 +465,7 @@ impl Op {
                         422,
                         "`VALIDATION_ERROR.*` (the motive), `SIFEN_CANCEL_WINDOW_EXPIRED`, `CERTIFICATE_MISSING`",
                     ),
+                    NOT_JSON,
                 ],
             },
             Op::ListWebhooks => Operation {
@@ -483,11 +506,13 @@ impl Op {
                         description: "Registered, with its `secret`",
                         content: data::<crate::webhook::Webhook>(),
                     },
+                    BAD_BODY,
                     UNAUTHORIZED,
                     error(
                         422,
                         "`VALIDATION_ERROR.*` (not an https URL, an unknown event), `WEBHOOK_URL_NOT_ALLOWED`",
                     ),
+                    NOT_JSON,
                 ],
             },
             Op::Webhook => Operation {
@@ -542,6 +567,7 @@ impl Op {
                     },
                     UNAUTHORIZED,
                     NOT_FOUND_WEBHOOK,
+                    NOT_JSON,
                 ],
             },
             Op::Deliveries => Operation {
@@ -556,7 +582,7 @@ impl Op {
                     Answer {
                         status: 200,
                         description: "A page of deliveries",
-                        content: list::<DeliveryEntry, crate::ListMeta>(),
+                        content: list::<DeliveryEntry, DeliveriesMeta>(),
                     },
                     BAD_QUERY,
                     UNAUTHORIZED,
@@ -587,6 +613,7 @@ impl Op {
                     },
                     UNAUTHORIZED,
                     error(404, "`NOT_FOUND`: no such webhook, or no such delivery of it"),
+                    NOT_JSON,
                 ],
             },
             Op::NumberGaps => Operation {
