@@ -6,7 +6,8 @@
 use super::*;
 
 /// The OpenAPI 3.1 document of `/v1` that `GET /v1/openapi.json` answers: the committed docs/openapi.json, written
-/// by tools/codegen's `kuatia-openapi` from [`ROUTES`] and the types' schemas (`openapi::document`, feature `schema`).
+/// by tools/codegen's `kuatia-openapi` from the route table and the types' schemas (`openapi::document`, feature
+/// `schema`).
 #[cfg(feature = "openapi-doc")]
 pub const OPENAPI_JSON: &str = include_str!("../../docs/openapi.json");
 
