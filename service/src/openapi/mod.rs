@@ -1,7 +1,7 @@
 //! The OpenAPI 3.1 description of `/v1` (feature `schema`, code generation only: no build ships it), assembled from
-//! the one route table ([`router::ROUTES`](crate::router)) and the schemars schemas of the request and answer types.
+//! the one route table (`router::ROUTES`) and the schemars schemas of the request and answer types.
 //!
-//! Every [`Op`] has a description ([`Op::describe`], an exhaustive `match`: a route added to the table without one
+//! Every `Op` has a description (`Op::describe`, an exhaustive `match`: a route added to the table without one
 //! does not compile): its summary, path and query parameters, request body and every status it answers with the
 //! schema of that answer. Request bodies are described as serde reads them, answers as serde writes them (schemars'
 //! two contracts). Only statuses a client meets are listed (scripts/api-fuzz.sh checks that each one occurs); the
