@@ -40,11 +40,16 @@ mod webhooks;
 pub use accounts::{production_profile_findings, Principal};
 pub use http::{ApiError, HttpRequest, HttpResponse, RequestHead, REPLAYED_HEADER};
 pub use preflight::Check;
-pub use resource::{Deleted, ListMeta, Page};
+#[cfg(any(feature = "ts", feature = "schema"))]
+pub use resource::InvoiceShape;
+pub use resource::{
+    Deleted, Invoice, InvoiceCancellation, InvoiceDocument, InvoiceEmisor, InvoiceTimbrado,
+    InvoiceTransmission, ListMeta, Page,
+};
 pub use router::lookup_id;
 #[cfg(feature = "openapi-doc")]
 pub use router::OPENAPI_JSON;
-use {accounts::*, http::*, resource::*, sandbox::*};
+use {accounts::*, http::*, sandbox::*};
 
 use auth::{parse_key, Environment};
 use kuatia_core::error::{code, Finding};

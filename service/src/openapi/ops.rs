@@ -201,46 +201,6 @@ struct GapsMeta {
     total: usize,
 }
 
-/// The invoice resource (docs/api.md, "Invoice").
-#[derive(JsonSchema)]
-#[allow(dead_code)] // a schema only
-struct Invoice {
-    /// `fact_…`.
-    id: String,
-    /// Its state.
-    status: kuatia_core::lifecycle::Estado,
-    /// The CDC, 44 digits.
-    cdc: String,
-    /// `EEE-PPP-NNNNNNN`.
-    numero: String,
-    /// Absolute URL of the KuDE.
-    kude_url: String,
-    /// Absolute URL of the signed XML, once signed.
-    xml_url: Option<String>,
-    /// 1, 4, 5, 6 or 7.
-    tipo_documento: u8,
-    /// Emission date-time, Paraguay local time.
-    fecha_emision: String,
-    /// 1 normal, 2 contingency.
-    tipo_emision: u8,
-    /// Grand total as written in the XML.
-    total: Option<String>,
-    /// Currency.
-    moneda: Option<String>,
-    /// The QR URL.
-    qr: String,
-    /// Whether the stored XML is signed.
-    signed: bool,
-    /// RFC 3339 UTC.
-    created_at: String,
-    /// RFC 3339 UTC.
-    updated_at: String,
-    /// RFC 3339 UTC, when SIFEN received it.
-    sent_at: Option<String>,
-    /// RFC 3339 UTC, when SIFEN approved it.
-    approved_at: Option<String>,
-}
-
 /// A webhook with its signing secret: the answer of a rotation.
 #[derive(JsonSchema)]
 #[allow(dead_code)] // a schema only
@@ -351,7 +311,7 @@ impl Op {
                     Answer {
                         status: 201,
                         description: "Issued (sandbox: the simulated SIFEN takes it from here)",
-                        content: data::<Invoice>(),
+                        content: data::<crate::Invoice>(),
                     },
                     error(400, "`MALFORMED_JSON`, `TOO_LARGE`; an `Idempotency-Key` of 0 or over 255 characters"),
                     UNAUTHORIZED,
@@ -379,7 +339,7 @@ impl Op {
                     Answer {
                         status: 200,
                         description: "A page; `meta.total` counts every matching invoice",
-                        content: list::<Invoice, InvoiceListMeta>(),
+                        content: list::<crate::Invoice, InvoiceListMeta>(),
                     },
                     BAD_QUERY,
                     UNAUTHORIZED,
@@ -397,7 +357,7 @@ impl Op {
                     Answer {
                         status: 200,
                         description: "The invoice (`sifen_errors` when rejected)",
-                        content: data::<Invoice>(),
+                        content: data::<crate::Invoice>(),
                     },
                     UNAUTHORIZED,
                     NOT_FOUND_INVOICE,
@@ -455,7 +415,7 @@ impl Op {
                     Answer {
                         status: 200,
                         description: "Sandbox: cancelled at once (production answers 202 until SIFEN registers it)",
-                        content: data::<Invoice>(),
+                        content: data::<crate::Invoice>(),
                     },
                     BAD_BODY,
                     UNAUTHORIZED,
