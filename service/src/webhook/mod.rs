@@ -84,10 +84,12 @@ impl Webhook {
 pub struct WebhookInput {
     /// HTTPS endpoint.
     pub url: String,
-    /// Event names (`factura.approved`, …).
+    /// Event names (`factura.approved`, …), at least one. Read as text so that every unknown one is reported.
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<EventKind>", length(min = 1)))]
     pub events: Vec<String>,
-    /// Free-text label.
+    /// Free-text label, at most 500 characters.
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(length(max = 500)))]
     pub description: Option<String>,
 }
 
