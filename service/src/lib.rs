@@ -38,7 +38,9 @@ mod sandbox;
 mod webhooks;
 
 pub use accounts::{production_profile_findings, Principal};
+pub use cancel::CancelInput;
 pub use http::{ApiError, HttpRequest, HttpResponse, RequestHead, REPLAYED_HEADER};
+pub use invoices::{InvoiceFilter, Kude, ListOrder, SignedXml};
 pub use preflight::Check;
 #[cfg(any(feature = "ts", feature = "schema"))]
 pub use resource::InvoiceShape;
@@ -64,7 +66,9 @@ pub use store::{
     StoreNumbering,
 };
 use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
-use webhook::{Delivery, EventData, EventPayload, Webhook, WebhookInput, WebhookResource};
+use webhook::{
+    Delivery, DeliveryResource, EventData, EventPayload, Webhook, WebhookInput, WebhookResource,
+};
 
 pub use create::{CreateJob, SignedCreate, Step};
 

@@ -324,7 +324,7 @@ mod tests {
             assert!(!item["responses"].as_object().unwrap().is_empty());
         }
         // The spec's list meta keeps `page` and `total`.
-        let meta = &doc["components"]["schemas"]["InvoiceListMeta"];
+        let meta = &doc["components"]["schemas"]["ListMeta"];
         for field in ["page", "total"] {
             assert!(
                 meta["required"].as_array().unwrap().contains(&json!(field)),

@@ -155,104 +155,12 @@ const IDEMPOTENCY_KEY: Param = Param {
     schema: || json!({"type": "string", "minLength": 1, "maxLength": 255}),
 };
 
-/// The request body of `POST /v1/facturas/{id}/cancel`.
-#[derive(JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[allow(dead_code)] // a schema only: the route reads its own copy
-struct CancelInput {
-    /// Why the invoice is cancelled: 5 to 500 characters, no outer spaces.
-    #[schemars(length(min = 5, max = 500))]
-    motivo: String,
-}
-
-/// Where a page of the invoice list stands (`meta` of `GET /v1/facturas`).
-#[derive(JsonSchema)]
-#[allow(dead_code)] // a schema only
-struct InvoiceListMeta {
-    /// This page's number, from 1; `null` on a walk started from a bare invoice id.
-    page: Option<usize>,
-    /// Items per page asked for.
-    per_page: usize,
-    /// Invoices matching the filters, on every page.
-    total: usize,
-    /// Whether a later page has items.
-    has_more: bool,
-    /// `starting_after` of the next page (`<invoice id>.<page>`), `null` on the last one.
-    next_cursor: Option<String>,
-}
-
-/// `meta` of the delivery log (`GET /v1/webhooks/{id}/deliveries`).
-#[derive(JsonSchema)]
-#[allow(dead_code)] // a schema only
-struct DeliveriesMeta {
-    /// This page's number, from 1.
-    page: usize,
-    /// Items per page asked for.
-    per_page: usize,
-    /// Deliveries of the webhook, on every page.
-    total: usize,
-}
-
 /// `meta` of `GET /v1/numbering/gaps`.
 #[derive(JsonSchema)]
 #[allow(dead_code)] // a schema only
 struct GapsMeta {
     /// How many gaps there are (all of them are listed).
     total: usize,
-}
-
-/// A webhook with its signing secret: the answer of a rotation.
-#[derive(JsonSchema)]
-#[allow(dead_code)] // a schema only
-struct RotatedWebhook {
-    /// The webhook.
-    #[serde(flatten)]
-    webhook: crate::webhook::WebhookResource,
-    /// The new signing secret `whsec_…`, shown once.
-    secret: String,
-}
-
-/// One attempt of a delivery, as the delivery log shows it.
-#[derive(JsonSchema)]
-#[allow(dead_code)] // a schema only
-struct DeliveryAttempt {
-    /// RFC 3339 UTC.
-    at: String,
-    /// The receiver's status, when it answered.
-    status: Option<u16>,
-    /// Why it failed: `http_status`, `timeout`, `connect`, `forbidden_address`, `invalid_url`, `request`.
-    error: Option<String>,
-    /// Milliseconds to the answer or the failure.
-    duration_ms: u64,
-}
-
-/// A delivery of an event to a webhook (the delivery log, a redelivery).
-#[derive(JsonSchema)]
-#[allow(dead_code)] // a schema only
-struct DeliveryEntry {
-    /// `dlv_…`.
-    id: String,
-    /// The webhook.
-    webhook_id: String,
-    /// The event (`evt_…`; the same across redeliveries).
-    event_id: String,
-    /// The event kind.
-    #[serde(rename = "type")]
-    kind: Option<kuatia_core::lifecycle::EventKind>,
-    /// Target URL.
-    url: String,
-    /// `pending`, `delivered`, `failed` or `cancelled`.
-    status: String,
-    /// Attempts made.
-    attempts: u32,
-    /// RFC 3339 UTC.
-    created_at: String,
-    /// RFC 3339 UTC, while pending.
-    next_attempt_at: Option<String>,
-    /// The JSON body sent.
-    payload: Option<crate::webhook::EventPayload>,
-    /// Every attempt, oldest first.
-    log: Vec<DeliveryAttempt>,
 }
 
 /// The answer of the health check.
@@ -339,7 +247,7 @@ impl Op {
                     Answer {
                         status: 200,
                         description: "A page; `meta.total` counts every matching invoice",
-                        content: list::<crate::Invoice, InvoiceListMeta>(),
+                        content: list::<crate::Invoice, crate::ListMeta>(),
                     },
                     BAD_QUERY,
                     UNAUTHORIZED,
@@ -408,7 +316,7 @@ impl Op {
                 query: vec![],
                 headers: vec![],
                 body: Some(Body {
-                    schema: |g| g.subschema_for::<CancelInput>(),
+                    schema: |g| g.subschema_for::<crate::CancelInput>(),
                     example: || json!({"motivo": "Error en el monto facturado"}),
                 }),
                 answers: vec![
@@ -523,7 +431,7 @@ impl Op {
                     Answer {
                         status: 200,
                         description: "The webhook with its new `secret` and `previous_secret_expires_at`",
-                        content: data::<RotatedWebhook>(),
+                        content: data::<crate::WebhookResource>(),
                     },
                     UNAUTHORIZED,
                     NOT_FOUND_WEBHOOK,
@@ -542,7 +450,7 @@ impl Op {
                     Answer {
                         status: 200,
                         description: "A page of deliveries",
-                        content: list::<DeliveryEntry, DeliveriesMeta>(),
+                        content: list::<crate::DeliveryResource, crate::ListMeta>(),
                     },
                     BAD_QUERY,
                     UNAUTHORIZED,
@@ -569,7 +477,7 @@ impl Op {
                     Answer {
                         status: 202,
                         description: "The new delivery",
-                        content: data::<DeliveryEntry>(),
+                        content: data::<crate::DeliveryResource>(),
                     },
                     UNAUTHORIZED,
                     error(404, "`NOT_FOUND`: no such webhook, or no such delivery of it"),
