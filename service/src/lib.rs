@@ -5,7 +5,8 @@
 //! Routes (docs/api.md): `GET/POST /v1/facturas`, `GET /v1/facturas/:id`, `GET /v1/facturas/:id/kude`,
 //! `GET/POST /v1/webhooks`, `GET/DELETE /v1/webhooks/:id`, `POST /v1/webhooks/:id/rotate`,
 //! `POST /v1/webhooks/:id/deliveries/:delivery_id/redeliver`,
-//! `GET /v1/health`. Envelope `{ok, data, meta{page,per_page,total}, error{code,message,details}}`.
+//! `GET /v1/health`, `GET /v1/openapi.json` (the OpenAPI 3.1 document, docs/openapi.json).
+//! Envelope `{ok, data, meta{page,per_page,total}, error{code,message,details}}`.
 //!
 //! The crate `kuatia-service` (issue 30): the domain (validation, the DE, signing, numbering) is `kuatia-core`;
 //! this crate is the engine of the API on top of it, with no I/O of its own.
