@@ -172,8 +172,28 @@ fn response(answer: &Answer, output: &mut SchemaGenerator) -> Value {
             Value::Object(m)
         }
     };
-    json!({"description": answer.description, "content": content})
+    let mut out = json!({"description": answer.description, "content": content});
+    let headers: Map<String, Value> = STATUS_HEADERS
+        .iter()
+        .filter(|(status, _, _)| *status == answer.status)
+        .map(|(_, name, description)| {
+            let header =
+                json!({"required": true, "description": description, "schema": {"type": "string"}});
+            (name.to_string(), header)
+        })
+        .collect();
+    if !headers.is_empty() {
+        out["headers"] = Value::Object(headers);
+    }
+    out
 }
+
+/// Headers every answer of a status carries, whichever route gives it.
+const STATUS_HEADERS: &[(u16, &str, &str)] = &[(
+    401,
+    "WWW-Authenticate",
+    "`Bearer`: the scheme the key goes in (RFC 6750).",
+)];
 
 fn settings() -> SchemaSettings {
     let mut s = SchemaSettings::draft2020_12();
