@@ -74,9 +74,11 @@ def statuses(doc_path, log_path):
         print(f"  {op:16} documented {sorted(documented[op])}, answered {sorted(seen[op])}")
     print(f"api-fuzz: {answers} answers in the server's log")
     if missing:
-        sys.exit(f"api-fuzz: documented statuses never answered: {missing}")
+        print(f"api-fuzz: documented statuses never answered: {missing}", file=sys.stderr)
     if extra:
-        sys.exit(f"api-fuzz: statuses answered that the document does not list: {extra}")
+        print(f"api-fuzz: statuses answered that the document does not list: {extra}", file=sys.stderr)
+    if missing or extra:
+        sys.exit(1)
 
 
 if __name__ == "__main__":
