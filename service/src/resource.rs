@@ -72,7 +72,8 @@ pub struct Deleted {
 ///
 /// Serialized as one JSON object: the fields below (in this order, with `cancellation`, `protocolo`, `sifen_errors`
 /// and `transmission` only when present), then the document's members ([`InvoiceDocument`]) when its XML could be
-/// read. Its JSON Schema and TypeScript type (`InvoiceResource`) are [`InvoiceShape`]'s.
+/// read. Its JSON Schema and TypeScript type (`InvoiceResource`) are those of `InvoiceShape` (features `ts`,
+/// `schema`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(
     feature = "ts",

@@ -1420,7 +1420,8 @@ export type Environment = "sandbox" | "production";
  *
  * Serialized as one JSON object: the fields below (in this order, with `cancellation`, `protocolo`, `sifen_errors`
  * and `transmission` only when present), then the document's members ([`InvoiceDocument`]) when its XML could be
- * read. Its JSON Schema and TypeScript type (`InvoiceResource`) are [`InvoiceShape`]'s.
+ * read. Its JSON Schema and TypeScript type (`InvoiceResource`) are those of `InvoiceShape` (features `ts`,
+ * `schema`).
  */
 export type InvoiceResource = {
   /**
