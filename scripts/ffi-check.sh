@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The C ABI check: builds libkuatia, fails when include/kuatia.h drifts from what the pinned cbindgen generates (and
-# docs/schema/*.json from what kuatia-core's schemars derives give),
+# docs/schema/*.json and docs/openapi.json from what the schemars derives give),
 # runs the C tests (tests/c: the conformance cases and the adversarial table) under AddressSanitizer +
 # UndefinedBehaviorSanitizer and the conformance tests once under valgrind, writes
 # kuatia.pc and compiles and runs the C examples of docs/ with it. Idempotent; needs only cargo, gcc, valgrind,
@@ -33,12 +33,15 @@ fi
 
 # The JSON Schemas of the cross-face types (docs/schema/) come from kuatia-core's schemars derives through
 # tools/codegen's kuatia-schema (the only build that turns on core's `schema` feature); step 3 checks their drift.
-# `bash scripts/ffi-check.sh --write-schema` regenerates them after a change of those types, and stops.
+# The OpenAPI document of /v1 (docs/openapi.json) comes from kuatia-service's route table and derives through the same
+# package's kuatia-openapi. `bash scripts/ffi-check.sh --write-schema` regenerates both after a change of those types
+# or routes, and stops.
 if [ "${1:-}" = "--write-schema" ]; then
   cargo build -q --manifest-path tools/codegen/Cargo.toml --target-dir "$TARGET_DIR" --locked -p kuatia-schema
   rm -rf docs/schema
   "$TARGET_DIR/debug/kuatia-schema" docs/schema
-  note "docs/schema written"
+  "$TARGET_DIR/debug/kuatia-openapi" docs/openapi.json
+  note "docs/schema and docs/openapi.json written"
   exit 0
 fi
 
@@ -72,6 +75,13 @@ rm -rf "$WORK/schema"
 if ! diff -ru docs/schema "$WORK/schema" >"$WORK/schema.diff"; then
   head -n 60 "$WORK/schema.diff" >&2
   echo "docs/schema is stale: run bash scripts/ffi-check.sh --write-schema" >&2
+  exit 1
+fi
+note "OpenAPI drift (docs/openapi.json, tools/codegen kuatia-openapi)"
+"$TARGET_DIR/debug/kuatia-openapi" "$WORK/openapi.json"
+if ! diff -u docs/openapi.json "$WORK/openapi.json" >"$WORK/openapi.diff"; then
+  head -n 60 "$WORK/openapi.diff" >&2
+  echo "docs/openapi.json is stale: run bash scripts/ffi-check.sh --write-schema" >&2
   exit 1
 fi
 for build in "--workspace" "-p kuatia-wasm --features kude --target wasm32-unknown-unknown"; do

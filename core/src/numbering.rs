@@ -18,6 +18,7 @@ pub const MAX_NUMERO: u32 = 9_999_999;
 
 /// What identifies one numbering sequence: document type, stamp, establishment and point of issue.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NumberingKey {
     /// Document type code.
     pub tipo_documento: u8,
@@ -41,6 +42,7 @@ impl NumberingKey {
 
 /// A number reserved and never confirmed: void it with an inutilización (or find the document it became).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Gap {
     /// The sequence.
     #[serde(flatten)]

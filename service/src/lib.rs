@@ -5,7 +5,8 @@
 //! Routes (docs/api.md): `GET/POST /v1/facturas`, `GET /v1/facturas/:id`, `GET /v1/facturas/:id/kude`,
 //! `GET/POST /v1/webhooks`, `GET/DELETE /v1/webhooks/:id`, `POST /v1/webhooks/:id/rotate`,
 //! `POST /v1/webhooks/:id/deliveries/:delivery_id/redeliver`,
-//! `GET /v1/health`. Envelope `{ok, data, meta{page,per_page,total}, error{code,message,details}}`.
+//! `GET /v1/health`, `GET /v1/openapi.json` (the OpenAPI 3.1 document, docs/openapi.json).
+//! Envelope `{ok, data, meta{page,per_page,total}, error{code,message,details}}`.
 //!
 //! The crate `kuatia-service` (issue 30): the domain (validation, the DE, signing, numbering) is `kuatia-core`;
 //! this crate is the engine of the API on top of it, with no I/O of its own.
@@ -28,6 +29,8 @@ mod accounts;
 mod cancel;
 mod http;
 mod invoices;
+#[cfg(feature = "schema")]
+pub mod openapi;
 mod preflight;
 mod record;
 mod resource;
@@ -36,11 +39,20 @@ mod sandbox;
 mod webhooks;
 
 pub use accounts::{production_profile_findings, Principal};
+pub use cancel::CancelInput;
 pub use http::{ApiError, HttpRequest, HttpResponse, RequestHead, REPLAYED_HEADER};
+pub use invoices::{InvoiceFilter, Kude, ListOrder, SignedXml};
 pub use preflight::Check;
-pub use resource::{Deleted, ListMeta, Page};
+#[cfg(any(feature = "ts", feature = "schema"))]
+pub use resource::InvoiceShape;
+pub use resource::{
+    Deleted, Invoice, InvoiceCancellation, InvoiceDocument, InvoiceEmisor, InvoiceTimbrado,
+    InvoiceTransmission, ListMeta, Page,
+};
 pub use router::lookup_id;
-use {accounts::*, http::*, resource::*, sandbox::*};
+#[cfg(feature = "openapi-doc")]
+pub use router::OPENAPI_JSON;
+use {accounts::*, http::*, sandbox::*};
 
 use auth::{parse_key, Environment};
 use kuatia_core::error::{code, Finding};
@@ -55,7 +67,9 @@ pub use store::{
     StoreNumbering,
 };
 use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
-use webhook::{Delivery, EventData, EventPayload, Webhook, WebhookInput, WebhookResource};
+use webhook::{
+    Delivery, DeliveryResource, EventData, EventPayload, Webhook, WebhookInput, WebhookResource,
+};
 
 pub use create::{CreateJob, SignedCreate, Step};
 

@@ -5,6 +5,12 @@
 
 use super::*;
 
+/// The OpenAPI 3.1 document of `/v1` that `GET /v1/openapi.json` answers: the committed docs/openapi.json, written
+/// by tools/codegen's `kuatia-openapi` from the route table and the types' schemas (`openapi::document`, feature
+/// `schema`).
+#[cfg(feature = "openapi-doc")]
+pub const OPENAPI_JSON: &str = include_str!("../../docs/openapi.json");
+
 /// One segment of a route pattern.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Seg {
@@ -19,6 +25,9 @@ pub(crate) enum Seg {
 pub(crate) enum Op {
     /// `GET /v1/health`: for load balancers, no key.
     Health,
+    /// `GET /v1/openapi.json`: the OpenAPI document of `/v1` (docs/openapi.json), no key.
+    #[cfg(feature = "openapi-doc")]
+    OpenApi,
     /// `POST /v1/facturas`.
     CreateInvoice,
     /// `GET /v1/facturas`.
@@ -76,6 +85,8 @@ const fn route(method: &'static str, pattern: &'static [Seg], op: Op, query: boo
 /// Every `/v1` route. Routes of one path are listed together, in the order `Allow` names their methods.
 pub(crate) const ROUTES: &[Route] = &[
     route("GET", &[Lit("v1"), Lit("health")], Op::Health, false),
+    #[cfg(feature = "openapi-doc")]
+    route("GET", &[Lit("v1"), Lit("openapi.json")], Op::OpenApi, false),
     route("GET", &[Lit("v1"), Lit("facturas")], Op::ListInvoices, true),
     route(
         "POST",
@@ -228,6 +239,11 @@ impl<S: Store> Service<S> {
             // For load balancers: no key, and nothing about the accounts, the data or the build.
             return Step::Done(ok(200, json!({"status": "ok"})));
         }
+        #[cfg(feature = "openapi-doc")]
+        if route.op == Op::OpenApi {
+            // Public like the API's documentation: the committed document, compiled in as text.
+            return Step::Done(json_response(200, OPENAPI_JSON.as_bytes().to_vec()));
+        }
         let caller = match self.authenticate(req) {
             Ok(c) => c,
             Err(r) => return Step::Done(r),
@@ -238,28 +254,30 @@ impl<S: Store> Service<S> {
             }
         }
         if !route.query {
-            if let Err(r) = query_pairs(query, &[]) {
-                return Step::Done(r);
+            if let Err(e) = query_pairs(query, &[]) {
+                return Step::Done(e.response());
             }
         }
         let id = ids.first().copied().unwrap_or_default();
         Step::Done(match route.op {
             Op::CreateInvoice => return self.create_step(&caller, req, host),
             Op::Health => ok(200, json!({"status": "ok"})),
-            Op::ListInvoices => self.list_invoices(&caller, query),
+            #[cfg(feature = "openapi-doc")]
+            Op::OpenApi => json_response(200, OPENAPI_JSON.as_bytes().to_vec()),
+            Op::ListInvoices => self.list_invoices_route(&caller, query),
             Op::Invoice => self.invoice_lookup(&caller, id),
-            Op::Kude => self.kude(&caller, id),
-            Op::SignedXml => self.signed_xml(&caller, id),
+            Op::Kude => self.kude_route(&caller, id),
+            Op::SignedXml => self.signed_xml_route(&caller, id),
             Op::CancelInvoice => self.cancel(&caller, id, req, host),
             Op::RegisterWebhook => self.create_webhook(&caller, req, host),
             Op::ListWebhooks => self.list_webhooks_route(&caller, query, host),
             Op::Webhook => answer(200, self.webhook(&caller, id, host.now().unix_timestamp())),
             Op::DeleteWebhook => answer(200, self.delete_webhook(&caller, id)),
-            Op::RotateWebhook => self.rotate_webhook(&caller, id, host),
-            Op::Deliveries => self.deliveries(&caller, id, query),
+            Op::RotateWebhook => answer(200, self.rotate_webhook(&caller, id, host)),
+            Op::Deliveries => self.deliveries_route(&caller, id, query),
             Op::Redeliver => {
                 let delivery = ids.get(1).copied().unwrap_or_default();
-                self.redeliver(&caller, id, delivery, host)
+                answer(202, self.redeliver(&caller, id, delivery, host))
             }
             Op::NumberGaps => match self.number_gaps(&caller) {
                 Ok(gaps) => {
@@ -304,7 +322,7 @@ impl<S: Store> Service<S> {
         Some(match self.authenticate(req) {
             Ok(caller) => match query_pairs(query, &[]) {
                 Ok(_) => self.invoice_lookup(&caller, id),
-                Err(r) => r,
+                Err(e) => e.response(),
             },
             Err(r) => r,
         })

@@ -338,7 +338,7 @@ impl<S: Store> Service<S> {
             (["facturas", id], false) => self.invoice_page(&session, id, &q),
             (["facturas", id, "kude"], false) => {
                 let caller = caller(&session, &q, Environment::Sandbox);
-                let mut r = self.kude(&caller, id);
+                let mut r = self.kude_route(&caller, id);
                 if r.status == 200 {
                     for (k, v) in &mut r.headers {
                         if k == "Content-Disposition" {
@@ -352,7 +352,7 @@ impl<S: Store> Service<S> {
             }
             (["facturas", id, "xml"], false) => {
                 let caller = caller(&session, &q, Environment::Sandbox);
-                let r = self.signed_xml(&caller, id);
+                let r = self.signed_xml_route(&caller, id);
                 if r.status != 200 {
                     return self.api_failure(&session, &r);
                 }
@@ -1120,7 +1120,7 @@ impl<S: Store> Service<S> {
             account: s.account.clone(),
             env,
         };
-        let r = self.list_invoices(&caller, &api_query.join("&"));
+        let r = self.list_invoices_route(&caller, &api_query.join("&"));
         let v = r.json();
         let mut message = String::new();
         let mut rows = String::new();
