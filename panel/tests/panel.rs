@@ -1,15 +1,28 @@
 //! The account panel in-process (the HTTP face is server/tests/panel.rs): the certificate page's expiry warning and
 //! the refusal of an expired certificate, with the test clock moved to the test certificate's last days; sign-in
 //! throttling by client address that no outsider can turn against an account (issue 34).
-#![cfg(feature = "panel")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "common/host.rs"]
+#[path = "../../service/tests/common/host.rs"]
 mod host;
 
 use host::TestHost;
 use kuatia_core::profile::{Ambiente, Emisor};
+use kuatia_panel::Panel;
 use kuatia_service::{Config, HttpRequest, HttpResponse, MemoryStore, Service};
+
+/// A host's service with the panel in front of it, as `kuatia serve` runs them.
+struct Site {
+    svc: Service<MemoryStore>,
+    panel: Panel,
+}
+
+impl Site {
+    /// A request from no particular client (one source).
+    fn handle(&mut self, req: &HttpRequest, host: &mut TestHost) -> HttpResponse {
+        self.panel.handle(&mut self.svc, req, None, host)
+    }
+}
 
 const P12: &[u8] = include_bytes!("../../core/testdata/sandbox.p12");
 
@@ -30,23 +43,26 @@ fn text(r: &HttpResponse) -> String {
 }
 
 /// A service with one account (production profile of the test certificate's RUC) and a signed-in session at `at`.
-fn signed_in(at: time::OffsetDateTime) -> (Service<MemoryStore>, TestHost, String, String) {
+fn signed_in(at: time::OffsetDateTime) -> (Site, TestHost, String, String) {
     let mut host = TestHost::new();
     host.now = at;
-    let mut svc = Service::new(
-        MemoryStore::default(),
-        Config {
-            base_url: "https://panel.example.test".into(),
-            ..Config::default()
-        },
-    );
-    let (account, _) = svc.create_account("Estudio", &mut host);
+    let mut svc = Site {
+        svc: Service::new(
+            MemoryStore::default(),
+            Config {
+                base_url: "https://panel.example.test".into(),
+                ..Config::default()
+            },
+        ),
+        panel: Panel::new(),
+    };
+    let (account, _) = svc.svc.create_account("Estudio", &mut host);
     let mut profile = Emisor::sandbox();
     profile.ambiente = Ambiente::Produccion;
-    let mut a = kuatia_service::Store::account(&svc.store, &account.id).unwrap();
+    let mut a = kuatia_service::Store::account(&svc.svc.store, &account.id).unwrap();
     a.production = Some(profile);
-    kuatia_service::Store::put_account(&mut svc.store, a);
-    let link = svc.panel_login_link(&account.id, &mut host).unwrap();
+    kuatia_service::Store::put_account(&mut svc.svc.store, a);
+    let link = kuatia_panel::login_link(&mut svc.svc, &account.id, &mut host).unwrap();
     let token = link.split("token=").nth(1).unwrap();
     let r = svc.handle(
         &request(
@@ -71,12 +87,7 @@ fn signed_in(at: time::OffsetDateTime) -> (Service<MemoryStore>, TestHost, Strin
     (svc, host, cookie, csrf)
 }
 
-fn upload(
-    svc: &mut Service<MemoryStore>,
-    host: &mut TestHost,
-    cookie: &str,
-    csrf: &str,
-) -> HttpResponse {
+fn upload(svc: &mut Site, host: &mut TestHost, cookie: &str, csrf: &str) -> HttpResponse {
     let mut body = format!(
         "--b\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{csrf}\r\n--b\r\nContent-Disposition: form-data; name=\"contrasena\"\r\n\r\nkuatia-test\r\n--b\r\nContent-Disposition: form-data; name=\"p12\"; filename=\"c.p12\"\r\n\r\n"
     )
@@ -145,7 +156,7 @@ fn an_expired_certificate_is_refused() {
 
 /// A form POST under `/panel` from a client address.
 fn post_from(
-    svc: &mut Service<MemoryStore>,
+    svc: &mut Site,
     host: &mut TestHost,
     client: &str,
     path: &str,
@@ -158,7 +169,10 @@ fn post_from(
         body.into_bytes(),
         "application/x-www-form-urlencoded",
     );
-    match svc.handle_step_from(&req, Some(client.parse().unwrap()), host) {
+    match svc
+        .panel
+        .handle_step(&mut svc.svc, &req, Some(client.parse().unwrap()), host)
+    {
         kuatia_service::Step::Done(r) => r,
         kuatia_service::Step::Sign(_) => panic!("a panel request is never a create"),
     }
@@ -182,7 +196,9 @@ fn nobody_locks_someone_else_out() {
         &mut host,
     );
     assert!(text(&r).contains("Contraseña guardada"), "{}", text(&r));
-    let account = kuatia_service::Store::accounts(&svc.store)[0].id.clone();
+    let account = kuatia_service::Store::accounts(&svc.svc.store)[0]
+        .id
+        .clone();
 
     // 20 bogus links from A: A is refused, with a page that tells the truth.
     for i in 0..20 {
@@ -205,10 +221,10 @@ fn nobody_locks_someone_else_out() {
     assert_eq!(refused.status, 429);
     assert!(text(&refused).contains("enlace de ingreso válido funciona siempre"));
     let retry: i64 = refused.header("Retry-After").unwrap().parse().unwrap();
-    assert!(retry > 0 && retry <= kuatia_service::panel::THROTTLE_WINDOW);
+    assert!(retry > 0 && retry <= kuatia_panel::THROTTLE_WINDOW);
     // B's valid link works, and so would a valid link presented by A.
     for client in [b, a] {
-        let link = svc.panel_login_link(&account, &mut host).unwrap();
+        let link = kuatia_panel::login_link(&mut svc.svc, &account, &mut host).unwrap();
         let token = link.split("token=").nth(1).unwrap();
         let r = post_from(
             &mut svc,
