@@ -102,6 +102,8 @@ impl TryFrom<u8> for TipoDocumento {
 
 /// A code with its description, as SIFEN pairs them (`iXxx` + `dDesXxx`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Coded {
     /// The numeric code (city codes reach 99 999, hence `u32`).
     pub codigo: u32,
@@ -252,6 +254,8 @@ pub struct ActividadDoc {
 
 /// `gDatRec`: the receiver.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ReceptorDoc {
     /// `iNatRec`: 1 contribuyente, 2 no contribuyente.
     pub naturaleza: u8,
@@ -352,6 +356,8 @@ pub struct CamposRemision {
 
 /// `gCamCond`: contado with its payments, or crédito.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Condicion {
     /// `iCondOpe`: 1 Contado, 2 Crédito.
     pub tipo: u8,
@@ -363,16 +369,22 @@ pub struct Condicion {
 
 /// `gPaConEIni`: one means of payment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PagoDoc {
     /// `iTiPago` + `dDesTiPag`.
     pub tipo: Coded,
     /// `dMonTiPag`.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub monto: Decimal,
     /// `cMoneTiPag`.
     pub moneda: String,
     /// `dDMoneTiPag`.
     pub moneda_descripcion: String,
     /// `dTiCamTiPag` (foreign currency).
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub tipo_cambio: Option<Decimal>,
     /// `gPagTarCD` (card payments).
     pub tarjeta: Option<TarjetaDoc>,
@@ -382,6 +394,8 @@ pub struct PagoDoc {
 
 /// `gPagTarCD`: card payment details.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TarjetaDoc {
     /// `iDenTarj` + `dDesDenTarj`.
     pub denominacion: Coded,
@@ -399,6 +413,8 @@ pub struct TarjetaDoc {
 
 /// `gPagCheq`: cheque details.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ChequeDoc {
     /// `dNumCheq`: 8 digits.
     pub numero: String,
@@ -408,6 +424,8 @@ pub struct ChequeDoc {
 
 /// `gPagCred`: credit terms.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CreditoDoc {
     /// `iCondCred`: 1 Plazo, 2 Cuota.
     pub tipo: u8,
@@ -416,6 +434,8 @@ pub struct CreditoDoc {
     /// `dCuotas`: number of instalments.
     pub cantidad_cuotas: Option<u16>,
     /// `dMonEnt`: down payment.
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub entrega: Option<Decimal>,
     /// `gCuotas`.
     pub cuotas: Vec<CuotaDoc>,
@@ -423,20 +443,28 @@ pub struct CreditoDoc {
 
 /// `gCuotas`: one instalment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CuotaDoc {
     /// `cMoneCuo`.
     pub moneda: String,
     /// `dDMoneCuo`.
     pub moneda_descripcion: String,
     /// `dMonCuota`.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub monto: Decimal,
     /// `dVencCuo`.
     #[serde(default, with = "crate::fmt::opt_date_serde")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub vencimiento: Option<Date>,
 }
 
 /// `gCamItem`: one line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ItemDoc {
     /// `dCodInt`.
     pub codigo: String,
@@ -447,6 +475,8 @@ pub struct ItemDoc {
     /// `dDesUniMed`.
     pub unidad_medida_descripcion: String,
     /// `dCantProSer`.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub cantidad: Decimal,
     /// `cPaisOrig` + `dDesPaisOrig`.
     pub pais_origen: Option<(String, String)>,
@@ -461,39 +491,50 @@ pub struct ItemDoc {
 /// `gValorItem` + `gValorRestaItem`: prices, discounts and the item total.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ValorItem {
     /// `dPUniProSer`: unit price including taxes.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub precio_unitario: Decimal,
     /// `dTotBruOpeItem` = price × quantity.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub total_bruto: Decimal,
     /// `dDescItem`: discount per unit.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub descuento: Decimal,
     /// `dPorcDesIt`: discount percentage (only when there is a discount).
     #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub porcentaje_descuento: Option<Decimal>,
     /// `dDescGloItem`: global discount per unit.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub descuento_global: Decimal,
     /// `dAntPreUniIt`: advance per unit.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub anticipo: Decimal,
     /// `dAntGloPreUniIt`: global advance per unit.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub anticipo_global: Decimal,
     /// `dTotOpeItem`: item total after discounts.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub total: Decimal,
     /// `dTotOpeGs`: item total in PYG (per-item exchange rate only).
     #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub total_guaranies: Option<Decimal>,
 }
 
 /// `gCamIVA`: how IVA affects the item and its amounts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct IvaItem {
     /// `iAfecIVA`: 1 gravado, 2 exonerado, 3 exento, 4 gravado parcial.
     pub afectacion: u8,
@@ -501,17 +542,21 @@ pub struct IvaItem {
     pub afectacion_descripcion: String,
     /// `dPropIVA`: taxed proportion, 0–100.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub proporcion: Decimal,
     /// `dTasaIVA`: 0, 5 or 10.
     pub tasa: u8,
     /// `dBasGravIVA`: taxable base.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub base_gravada: Decimal,
     /// `dLiqIVAItem`: IVA amount.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub liquidacion: Decimal,
     /// `dBasExe`: exempt base (gravado parcial), 0 otherwise.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub base_exenta: Decimal,
 }
 
@@ -618,75 +663,99 @@ pub struct Transportista {
 /// `gTotSub`: document totals, all computed by kuatia.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Totales {
     /// `dSubExe`: exempt subtotal (incl. exempt part of gravado parcial).
     #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub sub_exenta: Option<Decimal>,
     /// `dSubExo`: exonerated subtotal.
     #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub sub_exonerada: Option<Decimal>,
     /// `dSub5`: subtotal at 5 %.
     #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub sub_5: Option<Decimal>,
     /// `dSub10`: subtotal at 10 %.
     #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub sub_10: Option<Decimal>,
     /// `dTotOpe`: total of the operation.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub total_operacion: Decimal,
     /// `dTotDesc`: item discounts.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub total_descuento: Decimal,
     /// `dTotDescGlotem`: global discounts.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub total_descuento_global: Decimal,
     /// `dTotAntItem`: item advances.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub total_anticipo_item: Decimal,
     /// `dTotAnt`: global advances.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub total_anticipo: Decimal,
     /// `dPorcDescTotal`: global discount percentage.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub porcentaje_descuento_total: Decimal,
     /// `dDescTotal`: all discounts.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub descuento_total: Decimal,
     /// `dAnticipo`: all advances.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub anticipo: Decimal,
     /// `dRedon`: rounding (SEDECO 50-guaraní rule).
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub redondeo: Decimal,
     /// `dTotGralOpe`: grand total.
     #[cfg_attr(feature = "ts", ts(as = "String"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub total_general: Decimal,
     /// `dIVA5`.
     #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub iva_5: Option<Decimal>,
     /// `dIVA10`.
     #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub iva_10: Option<Decimal>,
     /// `dLiqTotIVA5`: IVA inside the rounding at 5 % (always 0, as every reference implementation).
     #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub liq_iva_5: Option<Decimal>,
     /// `dLiqTotIVA10`.
     #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub liq_iva_10: Option<Decimal>,
     /// `dTotIVA`.
     #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub total_iva: Option<Decimal>,
     /// `dBaseGrav5`.
     #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub base_gravada_5: Option<Decimal>,
     /// `dBaseGrav10`.
     #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub base_gravada_10: Option<Decimal>,
     /// `dTBasGraIVA`.
     #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub total_base_gravada: Option<Decimal>,
     /// `dTotalGs`: grand total in PYG (foreign currency only).
     #[cfg_attr(feature = "ts", ts(as = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub total_guaranies: Option<Decimal>,
 }
 

@@ -13,6 +13,8 @@ use std::fmt;
 
 /// State of an invoice in the service.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Estado {
     /// Created and signed, not yet received by SIFEN.
@@ -56,6 +58,8 @@ impl fmt::Display for Estado {
 
 /// One reason SIFEN gave for a rejection (the element of `sifen_errors`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SifenError {
     /// SIFEN's response code (`dCodRes`, e.g. `1003`, `0160`).
     pub code: String,
@@ -102,6 +106,8 @@ impl Trigger {
 
 /// Event kinds delivered to webhooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum EventKind {
     /// `factura.approved`.
     #[serde(rename = "factura.approved")]

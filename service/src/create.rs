@@ -5,11 +5,13 @@
 //! three in a row, so every host answers a create the same way.
 
 use super::{
-    apply_to, auth, body_error, code, created_response, err, findings_response, issue_error,
-    paraguay, random_id, receptor_ruc, sandbox_approval, sandbox_rejection, transmit, Environment,
-    Estado, Host, HttpRequest, HttpResponse, InvoiceRecord, SeedCodes, Service, Store,
-    StoreNumbering, Trigger, REPLAYED_HEADER,
+    apply_to, auth, body_error, code, err, findings_response, issue_error, paraguay, random_id,
+    receptor_ruc, sandbox_approval, sandbox_rejection, transmit, Environment, Estado, Host,
+    HttpRequest, HttpResponse, InvoiceRecord, SeedCodes, Service, Store, StoreNumbering, Trigger,
+    REPLAYED_HEADER,
 };
+use crate::document::DocumentParts;
+use crate::resource::Invoice;
 use kuatia_core::issue::{IssueError, Pending, Prepared, Stage, Ticket};
 use kuatia_core::lifecycle::EventKind;
 use kuatia_core::numbering::{Numbering, Reserved};
@@ -281,7 +283,9 @@ impl JobContext {
             // The documented machine accepts these sequences from `pending`; an error here would be a bug of ours.
             events.extend(apply_to(&mut record, step, ts).unwrap_or_default());
         }
-        let response = created_response(&self.base_url, &record, &issued.documento);
+        let parts = DocumentParts::of(issued.documento);
+        let response =
+            Invoice::of(&self.base_url, record.clone(), Some(Arc::new(parts))).response(201);
         Created {
             record,
             events,

@@ -9,12 +9,12 @@ impl<S: Store> Service<S> {
         match self.store.invoice_state(&caller.account.id, id) {
             Some(inv) if inv.environment == caller.env => {
                 // The signed XML is read only while its parts are not cached.
-                self.documents.get_or_load(&inv, || {
+                let parts = self.documents.get_or_load(&inv, || {
                     self.store
                         .invoice(&caller.account.id, id)
                         .map(|full| full.xml)
                 });
-                self.invoice_response(200, &inv)
+                Invoice::of(&self.config.base_url, inv, parts).response(200)
             }
             _ => err(404, code::NOT_FOUND, "no invoice with that id"),
         }
@@ -168,7 +168,10 @@ impl<S: Store> Service<S> {
                 })
             })
             .flatten();
-        let data: Vec<Value> = items.iter().map(|i| self.invoice_json(i)).collect();
+        let data: Vec<Invoice> = items
+            .into_iter()
+            .map(|i| self.invoice_resource(i))
+            .collect();
         respond(
             200,
             &json!({"ok": true, "data": data, "meta": {

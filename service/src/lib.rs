@@ -39,9 +39,14 @@ pub use accounts::{production_profile_findings, Principal};
 pub use http::{ApiError, HttpRequest, HttpResponse, RequestHead, REPLAYED_HEADER};
 pub use panel_compat::{PanelInvoice, PanelInvoices};
 pub use preflight::Check;
-pub use resource::{Deleted, ListMeta, Page};
+#[cfg(any(feature = "ts", feature = "schema"))]
+pub use resource::InvoiceShape;
+pub use resource::{
+    Deleted, Invoice, InvoiceCancellation, InvoiceDocument, InvoiceEmisor, InvoiceTimbrado,
+    InvoiceTransmission, ListMeta, Page,
+};
 pub use router::lookup_id;
-use {accounts::*, http::*, resource::*, sandbox::*};
+use {accounts::*, http::*, sandbox::*};
 
 use auth::{parse_key, Environment};
 use kuatia_core::error::{code, Finding};

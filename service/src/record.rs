@@ -85,6 +85,8 @@ impl InvoiceRecord {
 
 /// Where a cancellation stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CancellationStatus {
     /// The signed event waits for SIFEN's answer.

@@ -15,14 +15,13 @@
 //! - Failures back off ([`Config::sifen_retry`], by default [`RETRY_SCHEDULE`]: 30 s up to hourly) and never give
 //!   up: the invoice shows `transmission` (`attempts`, `last_error`, `next_attempt_at`) meanwhile.
 
-use super::{apply_to, rfc3339, Config, Host, Service, Store};
+use super::{apply_to, Config, Host, Service, Store};
 use crate::record::InvoiceRecord;
 use kuatia_core::cdc::Cdc;
 use kuatia_core::lifecycle::{Estado, Trigger};
 use kuatia_core::qr::Ambiente;
 use kuatia_core::sifen::{self, Action, Response};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 pub use crate::record::{backoff, Step, Transmission};
@@ -110,18 +109,6 @@ pub(super) fn event_id(host: &mut dyn Host) -> u64 {
 /// Whether a record still needs SIFEN: in flight, or approved with a cancellation to send.
 fn needs_sifen(r: &InvoiceRecord) -> bool {
     !r.transmission.is_idle() && (!r.status.is_final() || r.transmission.next == Step::SendEvent)
-}
-
-/// The transmission as shown in the invoice resource while something is left to do.
-pub(super) fn transmission_json(t: &Transmission) -> Option<Value> {
-    (!t.is_idle()).then(|| {
-        json!({
-            "attempts": t.attempts,
-            "last_error": t.last_error,
-            "lote": t.lote,
-            "next_attempt_at": rfc3339(t.due_at),
-        })
-    })
 }
 
 impl<S: Store> Service<S> {

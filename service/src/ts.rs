@@ -34,4 +34,24 @@ mod tests {
             .unwrap_or_else(|| panic!("SandboxDelivery not declared in\n{text}"));
         assert!(delivery.contains("next_attempt_at: number,"), "{delivery}");
     }
+
+    #[test]
+    fn the_invoice_declares_its_true_shape_under_its_public_name() {
+        let cfg = config();
+        // `Invoice` writes its own JSON: its declaration is its shape's, under the name users import.
+        let shape = Declaration::of::<crate::Invoice>(&cfg);
+        assert_eq!(shape.name, "InvoiceResource");
+        for member in [
+            "status: Estado,",
+            "sifen_errors?: Array<SifenError>,",
+            "cancellation?: InvoiceCancellation,",
+            "items?: Array<ItemDoc>,",
+            "receptor?: ReceptorDoc,",
+            "tipo_cambio?: string | null,",
+            "totales?: Totales | null,",
+            "xml_url: string | null,",
+        ] {
+            assert!(shape.text.contains(member), "{member} in\n{}", shape.text);
+        }
+    }
 }
