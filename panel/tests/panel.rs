@@ -293,3 +293,109 @@ fn nobody_locks_someone_else_out() {
         303
     );
 }
+
+/// The invoice pages over the service's invoices: a sandbox invoice issued through the API (the panel passes `/v1`
+/// on) shows in the list and on its page with the receiver as issued; once approved its KuDE and signed XML
+/// download as attachments; a KuDE not yet available is a page with the service's reason, an unknown id a 404.
+#[test]
+fn invoice_pages_show_the_document_and_download_it() {
+    let (mut svc, mut host, cookie, _) = signed_in(time::OffsetDateTime::now_utc());
+    let account = kuatia_service::Store::accounts(&svc.svc.store)[0]
+        .id
+        .clone();
+    let key = svc
+        .svc
+        .create_key(
+            &account,
+            kuatia_service::auth::Environment::Sandbox,
+            &mut host,
+        )
+        .unwrap();
+    let body = serde_json::json!({
+        "tipo_documento": 1,
+        "receptor": {"ruc": "80069563-1", "razon_social": "Cliente Ejemplo S.A."},
+        "items": [{"descripcion": "Servicio", "cantidad": 1, "precio_unitario": 1100000, "iva": 10}],
+        "condicion_pago": 1
+    });
+    let created = svc.handle(
+        &HttpRequest {
+            method: "POST".into(),
+            path: "/v1/facturas".into(),
+            headers: vec![
+                ("Authorization".into(), format!("Bearer {key}")),
+                ("X-Environment".into(), "sandbox".into()),
+                ("Content-Type".into(), "application/json".into()),
+            ],
+            body: body.to_string().into_bytes(),
+        },
+        &mut host,
+    );
+    assert_eq!(created.status, 201, "{}", text(&created));
+    let id = created.json()["data"]["id"].as_str().unwrap().to_string();
+    let get = |svc: &mut Site, host: &mut TestHost, path: &str| {
+        svc.handle(&request("GET", path, &cookie, vec![], ""), host)
+    };
+
+    // Pending: no KuDE yet, and the page says why with the service's status.
+    let kude = format!("/panel/facturas/{id}/kude?entorno=sandbox");
+    let r = get(&mut svc, &mut host, &kude);
+    assert_eq!(r.status, 409);
+    assert!(text(&r).contains("No disponible"), "{}", text(&r));
+
+    host.advance(10);
+    let list = text(&get(&mut svc, &mut host, "/panel/facturas?entorno=sandbox"));
+    assert!(
+        list.contains(&format!("/panel/facturas/{id}?entorno=sandbox")),
+        "{list}"
+    );
+    assert!(
+        list.contains("Cliente Ejemplo S.A.") && list.contains("1.100.000 PYG"),
+        "{list}"
+    );
+    let page = text(&get(
+        &mut svc,
+        &mut host,
+        &format!("/panel/facturas/{id}?entorno=sandbox"),
+    ));
+    assert!(page.contains("Aprobada"), "{page}");
+    assert!(
+        page.contains("Cliente Ejemplo S.A. (RUC 80069563-1)"),
+        "{page}"
+    );
+    assert!(
+        page.contains("Descargar KuDE (PDF)") && page.contains("Descargar XML firmado"),
+        "{page}"
+    );
+
+    let r = get(&mut svc, &mut host, &kude);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("Content-Type"), Some("application/pdf"));
+    assert!(r
+        .header("Content-Disposition")
+        .unwrap()
+        .starts_with("attachment; filename=\""));
+    assert!(r.body.starts_with(b"%PDF-"));
+    let r = get(
+        &mut svc,
+        &mut host,
+        &format!("/panel/facturas/{id}/xml?entorno=sandbox"),
+    );
+    assert_eq!(r.status, 200);
+    assert!(r
+        .header("Content-Disposition")
+        .unwrap()
+        .starts_with("attachment; filename=\""));
+    assert!(text(&r).contains("<rDE"));
+
+    // Another environment or an unknown id: not found.
+    let r = get(
+        &mut svc,
+        &mut host,
+        &format!("/panel/facturas/{id}?entorno=produccion"),
+    );
+    assert_eq!(r.status, 404);
+    assert_eq!(
+        get(&mut svc, &mut host, "/panel/facturas/fact_nope").status,
+        404
+    );
+}

@@ -37,7 +37,7 @@ mod webhooks;
 
 pub use accounts::{production_profile_findings, Principal};
 pub use http::{ApiError, HttpRequest, HttpResponse, RequestHead, REPLAYED_HEADER};
-pub use panel_compat::{PanelInvoice, PanelInvoices};
+pub use panel_compat::PanelInvoices;
 pub use preflight::Check;
 #[cfg(any(feature = "ts", feature = "schema"))]
 pub use resource::InvoiceShape;

@@ -1,27 +1,16 @@
 //! TEMPORARY ADAPTER (issue 30, A3), to delete when the typed invoice operations land (`list_invoices`, `invoice`,
-//! `kude`, `signed_xml` returning the typed `Invoice` resource and `ApiError`): what the account panel
+//! `kude`, `signed_xml` returning the typed [`Invoice`] resource or an [`ApiError`]): what the account panel
 //! (`kuatia-panel`) needs of the invoice routes, as typed values, so that the panel reads no JSON out of an answer.
 //! Only the panel calls it; it is hidden from the docs.
 
 use super::*;
-
-/// An invoice as the panel's list and page show it: the stored record and the receiver's name when the signed XML's
-/// parts are at hand (as the `/v1` resource's `receptor.razon_social`).
-#[doc(hidden)]
-#[derive(Debug, Clone)]
-pub struct PanelInvoice {
-    /// The stored invoice.
-    pub record: InvoiceRecord,
-    /// `receptor.razon_social` of the resource, `None` when the document's parts are not cached.
-    pub receptor: Option<String>,
-}
 
 /// A page of [`Service::panel_invoices`]: its invoices, the total and the cursor of the next page.
 #[doc(hidden)]
 #[derive(Debug, Clone)]
 pub struct PanelInvoices {
     /// The invoices of the page.
-    pub data: Vec<PanelInvoice>,
+    pub data: Vec<Invoice>,
     /// Invoices matching the filters.
     pub total: usize,
     /// `meta.next_cursor` of `GET /v1/facturas`.
@@ -67,7 +56,8 @@ impl<S: Store> Service<S> {
         let data = list
             .data
             .iter()
-            .filter_map(|row| self.panel_invoice(p, &row.id))
+            .filter_map(|row| self.store.invoice(&p.account.id, &row.id))
+            .map(|record| self.invoice_resource(record))
             .collect();
         Ok(PanelInvoices {
             data,
@@ -76,17 +66,15 @@ impl<S: Store> Service<S> {
         })
     }
 
-    /// One of the principal's invoices, typed (temporary, see the module).
+    /// One of the principal's invoices, typed, as `GET /v1/facturas/{id}` shows it (temporary, see the module).
     #[doc(hidden)]
-    pub fn panel_invoice(&self, p: &Principal, id: &str) -> Option<PanelInvoice> {
+    pub fn panel_invoice(&self, p: &Principal, id: &str) -> Option<Invoice> {
         let record = self
             .store
             .invoice(&p.account.id, id)
             .filter(|i| i.environment == p.env)?;
-        let receptor = self.invoice_json(&record)["receptor"]["razon_social"]
-            .as_str()
-            .map(String::from);
-        Some(PanelInvoice { record, receptor })
+        let parts = self.documents.get_or_load(&record, || Some(record.xml.clone()));
+        Some(Invoice::of(&self.config.base_url, record, parts))
     }
 
     /// `GET /v1/facturas/{id}/kude` (the PDF answer) or its error (temporary, see the module).

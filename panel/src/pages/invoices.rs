@@ -5,7 +5,7 @@ use crate::form::{self, Form};
 use crate::html::{esc, notice};
 use crate::{caller, Ctx, Session};
 use kuatia_service::auth::Environment;
-use kuatia_service::{rfc3339, HttpResponse, Principal, Store};
+use kuatia_service::{HttpResponse, Invoice, Principal, Store};
 
 pub(crate) fn status_label(s: &str) -> &'static str {
     match s {
@@ -51,13 +51,12 @@ impl<S: Store> Ctx<'_, S> {
                 (Vec::new(), 0, None)
             }
         };
-        for i in &data {
-            let inv = &i.record;
+        for inv in &data {
             rows.push_str(&format!(
                 "<tr><td><a href=\"/panel/facturas/{id}?entorno={e}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"wide\">{}</td></tr>",
                 esc(&inv.numero),
                 esc(&inv.fecha_emision),
-                esc(i.receptor.as_deref().unwrap_or("—")),
+                esc(receptor_name(inv)),
                 esc(&amount(inv.total.as_deref(), inv.moneda.as_deref())),
                 badge(inv.status.as_str()),
                 esc(&inv.cdc),
@@ -141,16 +140,15 @@ impl<S: Store> Ctx<'_, S> {
     pub(crate) fn invoice_page(&self, s: &Session, id: &str, q: &Form) -> HttpResponse {
         let caller = caller(s, q, Environment::Sandbox);
         // TEMPORARY ADAPTER (until the typed `invoice`): `Service::panel_invoice`.
-        let Some(found) = self.svc.panel_invoice(&caller, id) else {
+        let Some(inv) = self.svc.panel_invoice(&caller, id) else {
             return not_found();
         };
-        let inv = &found.record;
         let e = caller.env.as_str();
-        let errors = if inv.sifen_errors.is_empty() {
+        let sifen_errors = inv.sifen_errors.as_deref().unwrap_or_default();
+        let errors = if sifen_errors.is_empty() {
             String::new()
         } else {
-            let items: String = inv
-                .sifen_errors
+            let items: String = sifen_errors
                 .iter()
                 .map(|x| {
                     format!(
@@ -179,8 +177,6 @@ impl<S: Store> Ctx<'_, S> {
         let field = |label: &str, value: Option<&str>| {
             format!("<dt>{label}</dt><dd>{}</dd>", esc(value.unwrap_or("—")))
         };
-        let created = rfc3339(inv.created_at);
-        let approved = inv.approved_at.map(rfc3339);
         let tipo_dd = format!(
             "<dt>Tipo de documento</dt><dd>{}</dd>",
             esc(&tipo(inv.tipo_documento))
@@ -198,10 +194,10 @@ impl<S: Store> Ctx<'_, S> {
             field("Fecha de emisión", Some(&inv.fecha_emision)),
             total_dd,
             field("Moneda", inv.moneda.as_deref()),
-            esc(&format!("{} {}", found.receptor.as_deref().unwrap_or("—"), inv.receptor_ruc.as_ref().map(|r| format!("(RUC {r})")).unwrap_or_default())),
+            esc(&format!("{} {}", receptor_name(&inv), receptor_ruc(&inv).map(|r| format!("(RUC {r})")).unwrap_or_default())),
             field("Protocolo de SIFEN", inv.protocolo.as_deref()),
-            field("Creada", Some(&created)),
-            field("Aprobada", approved.as_deref()),
+            field("Creada", Some(&inv.created_at)),
+            field("Aprobada", inv.approved_at.as_deref()),
         );
         s.page(&format!("Factura {}", inv.numero), "/panel/facturas", &body)
     }
@@ -228,4 +224,16 @@ pub(crate) fn amount(total: Option<&str>, moneda: Option<&str>) -> String {
         },
         None => "—".into(),
     }
+}
+
+/// The receiver's name as issued, `—` when the document's parts are not at hand.
+fn receptor_name(inv: &Invoice) -> &str {
+    inv.document()
+        .map_or("—", |d| d.receptor.razon_social.as_str())
+}
+
+/// The receiver's RUC with its check digit (`80069563-1`), `None` for a receiver without RUC.
+fn receptor_ruc(inv: &Invoice) -> Option<String> {
+    let r = &inv.document()?.receptor;
+    Some(format!("{}-{}", r.ruc.as_deref()?, r.dv?))
 }
