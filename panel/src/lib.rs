@@ -288,29 +288,24 @@ impl<S: Store> Ctx<'_, S> {
             (["facturas"], false) => self.invoices_page(&session, query),
             (["facturas", id], false) => self.invoice_page(&session, id, &q),
             (["facturas", id, "kude"], false) => {
-                // TEMPORARY ADAPTER (until the typed `kude`): `Service::panel_kude`.
                 match self
                     .svc
-                    .panel_kude(&caller(&session, &q, Environment::Sandbox), id)
+                    .kude(&caller(&session, &q, Environment::Sandbox), id)
                 {
-                    Ok(mut r) => {
-                        for (k, v) in &mut r.headers {
-                            if k == "Content-Disposition" {
-                                *v = v.replacen("inline", "attachment", 1);
-                            }
-                        }
-                        r
-                    }
+                    Ok(kude) => download("application/pdf", &kude.file_name, kude.pdf),
                     Err(e) => unavailable(&session, &e),
                 }
             }
             (["facturas", id, "xml"], false) => {
-                // TEMPORARY ADAPTER (until the typed `signed_xml`): `Service::panel_signed_xml`.
                 match self
                     .svc
-                    .panel_signed_xml(&caller(&session, &q, Environment::Sandbox), id)
+                    .signed_xml(&caller(&session, &q, Environment::Sandbox), id)
                 {
-                    Ok(r) => r,
+                    Ok(xml) => download(
+                        "application/xml; charset=utf-8",
+                        &xml.file_name,
+                        xml.xml.into_bytes(),
+                    ),
                     Err(e) => unavailable(&session, &e),
                 }
             }
@@ -409,4 +404,19 @@ fn unavailable(session: &Session, e: &ApiError) -> HttpResponse {
         "",
         &html::notice("error", &html::esc(&e.message)),
     )
+}
+
+/// A file to save (the KuDE, the signed XML): `Content-Disposition: attachment`.
+fn download(content_type: &str, file_name: &str, body: Vec<u8>) -> HttpResponse {
+    HttpResponse {
+        status: 200,
+        headers: vec![
+            ("Content-Type".into(), content_type.into()),
+            (
+                "Content-Disposition".into(),
+                format!("attachment; filename=\"{file_name}\""),
+            ),
+        ],
+        body,
+    }
 }

@@ -1,11 +1,20 @@
-//! `POST /v1/facturas/{id}/cancel`: the cancellation event of an approved invoice.
+//! `POST /v1/facturas/{id}/cancel`: the cancellation event of an approved invoice ([`Service::cancel_invoice`]).
 
 use super::*;
 
+/// What cancels an invoice (`POST /v1/facturas/{id}/cancel`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct CancelInput {
+    /// The reason (`mOtEve`, 5 to 500 characters).
+    pub motivo: String,
+}
+
 impl<S: Store> Service<S> {
-    /// `POST /v1/facturas/:id/cancel {motivo}`: cancels an approved invoice within SIFEN's window (48 h for an FE,
-    /// 168 h for the other types, from the approval). Sandbox: at once. Production: the signed cancellation event
-    /// goes to SIFEN (`transmit`); the invoice becomes `cancelled` when SIFEN registers it (202 meanwhile).
+    /// `POST /v1/facturas/:id/cancel {motivo}`: [`Service::cancel_invoice`] of the JSON body; 200 once cancelled
+    /// (sandbox), 202 while SIFEN has the event (production). An unknown invoice is 404 before its body is read.
     pub(crate) fn cancel(
         &mut self,
         caller: &Caller,
@@ -13,38 +22,60 @@ impl<S: Store> Service<S> {
         req: &HttpRequest,
         host: &mut dyn Host,
     ) -> HttpResponse {
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Body {
-            motivo: String,
+        let result = match json_body::<CancelInput>(&req.body) {
+            Ok(input) => self.cancel_invoice(caller, id, input, host),
+            Err(r) if self.invoice_mine(caller, id) => return r,
+            Err(_) => Err(no_invoice()),
+        };
+        match result {
+            Ok(invoice) if invoice.status == Estado::Cancelled => answer(200, Ok(invoice)),
+            accepted => answer(202, accepted),
         }
+    }
+
+    /// Whether the principal has an invoice with this id in its environment.
+    fn invoice_mine(&self, principal: &Principal, id: &str) -> bool {
+        self.store
+            .invoice_state(&principal.account.id, id)
+            .is_some_and(|i| i.environment == principal.env)
+    }
+
+    /// Cancels one of the principal's approved invoices within SIFEN's window (48 h for an FE, 168 h for the other
+    /// types, from the approval). Sandbox: at once, the invoice `cancelled`. Production: the signed cancellation
+    /// event goes to SIFEN (`transmit`); the invoice stays `approved` with its `cancellation` pending until SIFEN
+    /// registers it.
+    pub fn cancel_invoice(
+        &mut self,
+        principal: &Principal,
+        id: &str,
+        input: CancelInput,
+        host: &mut dyn Host,
+    ) -> Result<Invoice, ApiError> {
+        let caller = principal;
         let Some(mut record) = self
             .store
             .invoice_for_update(&caller.account.id, id)
             .filter(|i| i.environment == caller.env)
         else {
-            return err(404, code::NOT_FOUND, "no invoice with that id");
+            return Err(no_invoice());
         };
-        let body: Body = match json_body(&req.body) {
-            Ok(b) => b,
-            Err(r) => return r,
-        };
+        let body = input;
         if record.cancellation.as_ref().map(|c| c.status) == Some(CancellationStatus::Pending) {
-            return err(
+            return Err(ApiError::new(
                 409,
                 code::CANCELLATION_PENDING,
                 "a cancellation of this invoice is waiting for SIFEN's answer",
-            );
+            ));
         }
         if record.status != Estado::Approved {
-            return err(
+            return Err(ApiError::new(
                 409,
                 code::NOT_CANCELLABLE,
                 &format!(
                     "only approved invoices can be cancelled; this one is '{}'",
                     record.status
                 ),
-            );
+            ));
         }
         let now_utc = host.now();
         let now = paraguay(now_utc);
@@ -56,10 +87,14 @@ impl<S: Store> Service<S> {
         if let Err(f) =
             kuatia_core::sifen::deadline::check_cancel_window(record.tipo_documento, approved, now)
         {
-            return findings_response(&[f]);
+            return Err(ApiError::findings(&[f]));
         }
         let Ok(cdc) = kuatia_core::cdc::Cdc::parse(&record.cdc) else {
-            return err(500, code::INVALID_CDC, "the stored CDC does not parse");
+            return Err(ApiError::new(
+                500,
+                code::INVALID_CDC,
+                "the stored CDC does not parse",
+            ));
         };
         let input = kuatia_core::sifen::event::EventoInput {
             id: transmit::event_id(host),
@@ -72,7 +107,7 @@ impl<S: Store> Service<S> {
         let rules = kuatia_core::sifen::event::validate(&input);
         if !rules.is_empty() {
             // The event's own paths (`motivo`) are the request's.
-            return findings_response(&rules);
+            return Err(ApiError::findings(&rules));
         }
         let mut cancellation = Cancellation {
             status: CancellationStatus::Pending,
@@ -88,22 +123,22 @@ impl<S: Store> Service<S> {
                 let events = apply_to(&mut record, &Trigger::Cancelled, ts).unwrap_or_default();
                 self.store.update_invoice(record.clone());
                 self.emit(&record, &events, host, ts);
-                ok(200, self.invoice_json(&record))
+                Ok(self.invoice_resource(record))
             }
             Environment::Production => {
                 let emisor = caller.account.profile(caller.env);
                 let ruc = emisor.and_then(|e| kuatia_core::ruc::Ruc::parse(&e.ruc).ok());
                 let (Some(ruc), Some(signer)) = (ruc, host.signer(&caller.account.id, caller.env))
                 else {
-                    return err(
+                    return Err(ApiError::new(
                         422,
                         code::CERTIFICATE_MISSING,
                         "load a valid P12 certificate for production",
-                    );
+                    ));
                 };
                 let signed = match kuatia_core::sifen::event::sign_event(&input, &ruc, signer) {
                     Ok(s) => s,
-                    Err(fs) => return findings_response(&fs.0),
+                    Err(fs) => return Err(ApiError::findings(&fs.0)),
                 };
                 cancellation.event_id = Some(signed.id);
                 cancellation.xml = Some(signed.xml);
@@ -114,8 +149,13 @@ impl<S: Store> Service<S> {
                     ..transmit::Transmission::default()
                 };
                 self.store.update_invoice(record.clone());
-                ok(202, self.invoice_json(&record))
+                Ok(self.invoice_resource(record))
             }
         }
     }
+}
+
+/// The 404 of an invoice the principal does not have.
+fn no_invoice() -> ApiError {
+    ApiError::new(404, code::NOT_FOUND, "no invoice with that id")
 }

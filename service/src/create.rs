@@ -12,6 +12,7 @@ use super::{
 };
 use crate::document::DocumentParts;
 use crate::resource::Invoice;
+use crate::ApiError;
 use kuatia_core::issue::{IssueError, Pending, Prepared, Stage, Ticket};
 use kuatia_core::lifecycle::EventKind;
 use kuatia_core::numbering::{Numbering, Reserved};
@@ -284,24 +285,24 @@ impl JobContext {
             events.extend(apply_to(&mut record, step, ts).unwrap_or_default());
         }
         let parts = DocumentParts::of(issued.documento);
-        let response =
-            Invoice::of(&self.base_url, record.clone(), Some(Arc::new(parts))).response(201);
+        let invoice = Invoice::of(&self.base_url, record.clone(), Some(Arc::new(parts)));
         Created {
             record,
             events,
             ticket,
-            response,
+            invoice,
         }
     }
 }
 
-/// A signed document ready to store: its record, the webhook events of its simulated steps, its number, the answer.
+/// A signed document ready to store: its record, the webhook events of its simulated steps, its number, the invoice
+/// the create answers.
 #[derive(Debug)]
 struct Created {
     record: InvoiceRecord,
     events: Vec<EventKind>,
     ticket: Ticket,
-    response: HttpResponse,
+    invoice: Invoice,
 }
 
 /// A create after [`CreateJob::sign`], for [`Service::finish_create`].
@@ -309,6 +310,13 @@ struct Created {
 pub struct SignedCreate {
     job: JobContext,
     outcome: Result<Created, IssueError>,
+}
+
+impl SignedCreate {
+    /// The invoice this create answers once [`Service::finish_create`] stores it (201); `None` when signing failed.
+    pub fn invoice(&self) -> Option<&Invoice> {
+        self.outcome.as_ref().ok().map(|c| &c.invoice)
+    }
 }
 
 impl<S: Store> Service<S> {
@@ -501,7 +509,9 @@ impl<S: Store> Service<S> {
             }
         }
         let response = match outcome {
-            Ok(created) => self.store_created(&job, created, host),
+            Ok(created) => self
+                .store_created(&job, created, host)
+                .map_or_else(|e| e.response(), |invoice| invoice.response(201)),
             Err(e) => issue_error(e),
         };
         self.remember(
@@ -514,18 +524,19 @@ impl<S: Store> Service<S> {
         response
     }
 
-    /// Stores a signed document's record, confirms its number and queues its webhooks.
+    /// Stores a signed document's record, confirms its number and queues its webhooks: the created invoice, or 503
+    /// when its number cannot be confirmed.
     fn store_created(
         &mut self,
         job: &JobContext,
         created: Created,
         host: &mut dyn Host,
-    ) -> HttpResponse {
+    ) -> Result<Invoice, ApiError> {
         let Created {
             record,
             events,
             ticket,
-            response,
+            invoice,
         } = created;
         let ts = job.now.unix_timestamp();
         self.store.insert_invoice(record.clone());
@@ -536,7 +547,7 @@ impl<S: Store> Service<S> {
         });
         if let Err(e) = confirmed {
             let why = e.findings.0.first().map_or("", |f| f.message.as_str());
-            return err(503, code::NUMBERING_UNAVAILABLE, why);
+            return Err(ApiError::new(503, code::NUMBERING_UNAVAILABLE, why));
         }
         self.schedule(&record);
         self.emit(&record, &events, host, ts);
@@ -548,7 +559,7 @@ impl<S: Store> Service<S> {
                 }
             }
         }
-        response
+        Ok(invoice)
     }
 }
 

@@ -190,9 +190,9 @@ pub(crate) fn issue_error(e: kuatia_core::issue::IssueError) -> HttpResponse {
     }
 }
 
-/// The 400 answer naming a query parameter and what it must be.
-pub(crate) fn bad_query(name: &str, why: &str) -> HttpResponse {
-    err(
+/// The 400 error naming a query parameter and what it must be.
+pub(crate) fn bad_query(name: &str, why: &str) -> ApiError {
+    ApiError::new(
         400,
         code::INVALID_QUERY,
         &format!("query parameter '{name}': {why}"),
@@ -200,7 +200,7 @@ pub(crate) fn bad_query(name: &str, why: &str) -> HttpResponse {
 }
 
 /// A positive integer parameter up to `max`.
-pub(crate) fn positive(name: &str, v: &str, max: usize) -> Result<usize, HttpResponse> {
+pub(crate) fn positive(name: &str, v: &str, max: usize) -> Result<usize, ApiError> {
     v.parse::<usize>()
         .ok()
         .filter(|n| (1..=max).contains(n))
@@ -228,7 +228,7 @@ pub(crate) fn percent_decode(s: &str) -> Option<String> {
 pub(crate) fn query_pairs(
     query: &str,
     allowed: &[&str],
-) -> Result<Vec<(String, String)>, HttpResponse> {
+) -> Result<Vec<(String, String)>, ApiError> {
     let mut out: Vec<(String, String)> = Vec::new();
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));

@@ -26,8 +26,6 @@ mod accounts;
 mod cancel;
 mod http;
 mod invoices;
-// Temporary, until the typed invoice operations: the panel's typed view of the invoice routes.
-mod panel_compat;
 mod preflight;
 mod record;
 mod resource;
@@ -36,8 +34,9 @@ mod sandbox;
 mod webhooks;
 
 pub use accounts::{production_profile_findings, Principal};
+pub use cancel::CancelInput;
 pub use http::{ApiError, HttpRequest, HttpResponse, RequestHead, REPLAYED_HEADER};
-pub use panel_compat::PanelInvoices;
+pub use invoices::{InvoiceFilter, Kude, ListOrder, SignedXml};
 pub use preflight::Check;
 #[cfg(any(feature = "ts", feature = "schema"))]
 pub use resource::InvoiceShape;
@@ -61,7 +60,9 @@ pub use store::{
     StoreNumbering,
 };
 use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
-use webhook::{Delivery, EventData, EventPayload, Webhook, WebhookInput, WebhookResource};
+use webhook::{
+    Delivery, DeliveryResource, EventData, EventPayload, Webhook, WebhookInput, WebhookResource,
+};
 
 pub use create::{CreateJob, SignedCreate, Step};
 

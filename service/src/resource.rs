@@ -15,6 +15,8 @@ use std::sync::Arc;
 
 /// One page of a list: the items and where the page stands.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Page<T> {
     /// The items of this page.
     pub data: Vec<T>,
@@ -24,19 +26,40 @@ pub struct Page<T> {
 
 /// Where a page of a list stands (`meta` of a list answer).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ListMeta {
-    /// This page's number, from 1.
-    pub page: usize,
+    /// This page's number, from 1; `null` on a page opened with a bare invoice id as `starting_after` (a
+    /// `next_cursor` carries the number).
+    pub page: Option<usize>,
     /// Items per page asked for.
     pub per_page: usize,
-    /// Items in the whole list.
+    /// Items in the whole list (that pass its filters).
     pub total: usize,
-    /// Whether a later page has items.
-    pub has_more: bool,
+    /// Whether a later page has items (lists of invoices and webhooks; absent from a delivery log's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub has_more: Option<bool>,
+    /// The `starting_after` of the next page, `null` on the last one (lists with cursors: the invoices').
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub next_cursor: Option<Option<String>>,
+}
+
+impl<T: Serialize> Page<T> {
+    /// `{"ok":true,"data":[…],"meta":{…}}`, 200 (members sorted by name, as every list has answered).
+    pub(crate) fn response(&self) -> HttpResponse {
+        respond(
+            200,
+            &json!({"ok": true, "data": self.data, "meta": self.meta}),
+        )
+    }
 }
 
 /// What a deletion answers: the id and that it is gone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Deleted {
     /// The deleted resource's id.
     pub id: String,
@@ -480,11 +503,6 @@ impl<S: Store> Service<S> {
     pub(crate) fn invoice_resource(&self, inv: InvoiceRecord) -> Invoice {
         let parts = self.documents.get(&inv);
         Invoice::of(&self.config.base_url, inv, parts)
-    }
-
-    /// [`Service::invoice_resource`] as a JSON value (the panel's pages read it so).
-    pub(crate) fn invoice_json(&self, inv: &InvoiceRecord) -> Value {
-        serde_json::to_value(self.invoice_resource(inv.clone())).unwrap_or_default()
     }
 }
 

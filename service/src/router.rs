@@ -234,28 +234,28 @@ impl<S: Store> Service<S> {
             }
         }
         if !route.query {
-            if let Err(r) = query_pairs(query, &[]) {
-                return Step::Done(r);
+            if let Err(e) = query_pairs(query, &[]) {
+                return Step::Done(e.response());
             }
         }
         let id = ids.first().copied().unwrap_or_default();
         Step::Done(match route.op {
             Op::CreateInvoice => return self.create_step(&caller, req, host),
             Op::Health => ok(200, json!({"status": "ok"})),
-            Op::ListInvoices => self.list_invoices(&caller, query),
+            Op::ListInvoices => self.list_invoices_route(&caller, query),
             Op::Invoice => self.invoice_lookup(&caller, id),
-            Op::Kude => self.kude(&caller, id),
-            Op::SignedXml => self.signed_xml(&caller, id),
+            Op::Kude => self.kude_route(&caller, id),
+            Op::SignedXml => self.signed_xml_route(&caller, id),
             Op::CancelInvoice => self.cancel(&caller, id, req, host),
             Op::RegisterWebhook => self.create_webhook(&caller, req, host),
             Op::ListWebhooks => self.list_webhooks_route(&caller, query, host),
             Op::Webhook => answer(200, self.webhook(&caller, id, host.now().unix_timestamp())),
             Op::DeleteWebhook => answer(200, self.delete_webhook(&caller, id)),
-            Op::RotateWebhook => self.rotate_webhook(&caller, id, host),
-            Op::Deliveries => self.deliveries(&caller, id, query),
+            Op::RotateWebhook => answer(200, self.rotate_webhook(&caller, id, host)),
+            Op::Deliveries => self.deliveries_route(&caller, id, query),
             Op::Redeliver => {
                 let delivery = ids.get(1).copied().unwrap_or_default();
-                self.redeliver(&caller, id, delivery, host)
+                answer(202, self.redeliver(&caller, id, delivery, host))
             }
             Op::NumberGaps => match self.number_gaps(&caller) {
                 Ok(gaps) => {
@@ -301,7 +301,7 @@ impl<S: Store> Service<S> {
         Some(match self.authenticate(req) {
             Ok(caller) => match query_pairs(query, &[]) {
                 Ok(_) => self.invoice_lookup(&caller, id),
-                Err(r) => r,
+                Err(e) => e.response(),
             },
             Err(r) => r,
         })

@@ -26,10 +26,11 @@ impl<S: Store> Service<S> {
         Page {
             data,
             meta: ListMeta {
-                page,
+                page: Some(page),
                 per_page,
                 total,
-                has_more,
+                has_more: Some(has_more),
+                next_cursor: None,
             },
         }
     }
@@ -41,55 +42,88 @@ impl<S: Store> Service<S> {
         query: &str,
         host: &mut dyn Host,
     ) -> HttpResponse {
-        let (page, per_page) = match query_pairs(query, &["page", "per_page", "limit"])
-            .and_then(|pairs| self.paging(&pairs))
-        {
-            Ok(p) => p,
-            Err(r) => return r,
-        };
-        let now = host.now().unix_timestamp();
-        let page = self.list_webhooks(caller, page, per_page, now);
-        respond(
-            200,
-            &json!({"ok": true, "data": page.data, "meta": page.meta}),
-        )
+        match self.list_paging(query) {
+            Ok((page, per_page)) => {
+                let now = host.now().unix_timestamp();
+                self.list_webhooks(caller, page, per_page, now).response()
+            }
+            Err(e) => e.response(),
+        }
     }
 
-    /// The delivery log of one of the caller's webhooks, newest first.
+    /// `page` and `per_page` of a list's query string (`page`, `per_page` or `limit`).
+    fn list_paging(&self, query: &str) -> Result<(usize, usize), ApiError> {
+        let pairs = query_pairs(query, &["page", "per_page", "limit"])?;
+        crate::invoices::paging(&pairs, self.config.max_per_page)
+    }
+
+    /// Whether the principal may read a webhook's delivery log: the webhook is theirs, or it was deleted and its
+    /// kept deliveries name their account and environment.
+    fn delivery_log_visible(&self, principal: &Principal, webhook_id: &str) -> bool {
+        let exists = self
+            .store
+            .webhook(&principal.account.id, principal.env, webhook_id)
+            .is_some();
+        exists || {
+            let (first, _) = self.store.webhook_deliveries(webhook_id, 0, 1);
+            first.first().is_some_and(|d| {
+                d.account_id == principal.account.id && d.environment == principal.env
+            })
+        }
+    }
+
+    /// The delivery log of one of the principal's webhooks, newest first, page `page` (from 1) of `per_page`.
     /// A deleted webhook's log stays readable: its deliveries are kept (the pending ones cancelled), and they name
     /// their account and environment.
-    pub(crate) fn deliveries(
+    pub fn deliveries(
+        &self,
+        principal: &Principal,
+        webhook_id: &str,
+        page: usize,
+        per_page: usize,
+    ) -> Result<Page<DeliveryResource>, ApiError> {
+        if !self.delivery_log_visible(principal, webhook_id) {
+            return Err(ApiError::new(
+                404,
+                code::NOT_FOUND,
+                "no webhook with that id",
+            ));
+        }
+        let offset = page.saturating_sub(1).saturating_mul(per_page);
+        let (items, total) = self.store.webhook_deliveries(webhook_id, offset, per_page);
+        Ok(Page {
+            data: items.iter().map(Delivery::resource).collect(),
+            meta: ListMeta {
+                page: Some(page),
+                per_page,
+                total,
+                has_more: None,
+                next_cursor: None,
+            },
+        })
+    }
+
+    /// `GET /v1/webhooks/:id/deliveries`: [`Service::deliveries`] a page at a time (an unknown webhook is 404 before
+    /// its query is read).
+    pub(crate) fn deliveries_route(
         &self,
         caller: &Caller,
         webhook_id: &str,
         query: &str,
     ) -> HttpResponse {
-        let exists = self
-            .store
-            .webhook(&caller.account.id, caller.env, webhook_id)
-            .is_some();
-        let deleted_with_log = || {
-            let (first, _) = self.store.webhook_deliveries(webhook_id, 0, 1);
-            first
-                .first()
-                .is_some_and(|d| d.account_id == caller.account.id && d.environment == caller.env)
+        let result = match self.list_paging(query) {
+            Ok((page, per_page)) => self.deliveries(caller, webhook_id, page, per_page),
+            Err(e) if self.delivery_log_visible(caller, webhook_id) => Err(e),
+            Err(_) => Err(ApiError::new(
+                404,
+                code::NOT_FOUND,
+                "no webhook with that id",
+            )),
         };
-        if !exists && !deleted_with_log() {
-            return err(404, code::NOT_FOUND, "no webhook with that id");
+        match result {
+            Ok(page) => page.response(),
+            Err(e) => e.response(),
         }
-        let (page, per_page) = match query_pairs(query, &["page", "per_page", "limit"])
-            .and_then(|pairs| self.paging(&pairs))
-        {
-            Ok(p) => p,
-            Err(r) => return r,
-        };
-        let offset = (page - 1).saturating_mul(per_page);
-        let (items, total) = self.store.webhook_deliveries(webhook_id, offset, per_page);
-        let data: Vec<Value> = items.iter().map(webhook::delivery_json).collect();
-        respond(
-            200,
-            &json!({"ok": true, "data": data, "meta": {"page": page, "per_page": per_page, "total": total}}),
-        )
     }
 
     pub(crate) fn emit(
@@ -286,17 +320,21 @@ impl<S: Store> Service<S> {
         })
     }
 
-    /// `POST /v1/webhooks/:id/rotate`: a new secret (shown once, in this answer); the previous one keeps signing
-    /// deliveries, beside the new one, for [`Config::webhook_secret_grace`] seconds, so receivers can switch without
-    /// losing an event. A second rotation within the grace period drops the oldest secret.
-    pub(crate) fn rotate_webhook(
+    /// A new signing secret for one of the principal's webhooks (shown once, in the answer); the previous one keeps
+    /// signing deliveries, beside the new one, for [`Config::webhook_secret_grace`] seconds, so receivers can switch
+    /// without losing an event. A second rotation within the grace period drops the oldest secret.
+    pub fn rotate_webhook(
         &mut self,
-        caller: &Caller,
+        principal: &Principal,
         id: &str,
         host: &mut dyn Host,
-    ) -> HttpResponse {
-        let Some(mut hook) = self.store.webhook(&caller.account.id, caller.env, id) else {
-            return err(404, code::NOT_FOUND, "no webhook with that id");
+    ) -> Result<WebhookResource, ApiError> {
+        let Some(mut hook) = self.store.webhook(&principal.account.id, principal.env, id) else {
+            return Err(ApiError::new(
+                404,
+                code::NOT_FOUND,
+                "no webhook with that id",
+            ));
         };
         let now = host.now().unix_timestamp();
         let expires = now.saturating_add(self.config.webhook_secret_grace.max(0));
@@ -304,38 +342,43 @@ impl<S: Store> Service<S> {
         hook.previous_secret = hook.secret.replace(secret.clone());
         hook.previous_secret_expires_at = Some(expires);
         self.store
-            .update_webhook(&caller.account.id, caller.env, hook.clone());
-        let mut v = hook.public_json(now);
-        v["secret"] = json!(secret);
-        v["previous_secret_expires_at"] = json!(rfc3339(expires));
-        ok(200, v)
+            .update_webhook(&principal.account.id, principal.env, hook.clone());
+        Ok(WebhookResource {
+            secret: Some(secret),
+            previous_secret_expires_at: Some(rfc3339(expires)),
+            ..hook.resource(now)
+        })
     }
 
-    /// `POST /v1/webhooks/:id/deliveries/:delivery_id/redeliver`: the same event (same `evt_` id and body) queued
-    /// again to the webhook's URL as a new delivery, due at once and signed when sent, with its own retries.
-    pub(crate) fn redeliver(
+    /// The same event (same `evt_` id and body) queued again to one of the principal's webhooks as a new delivery,
+    /// due at once and signed when sent, with its own retries.
+    pub fn redeliver(
         &mut self,
-        caller: &Caller,
+        principal: &Principal,
         webhook_id: &str,
         delivery_id: &str,
         host: &mut dyn Host,
-    ) -> HttpResponse {
+    ) -> Result<DeliveryResource, ApiError> {
         let Some(hook) = self
             .store
-            .webhook(&caller.account.id, caller.env, webhook_id)
+            .webhook(&principal.account.id, principal.env, webhook_id)
         else {
-            return err(404, code::NOT_FOUND, "no webhook with that id");
+            return Err(ApiError::new(
+                404,
+                code::NOT_FOUND,
+                "no webhook with that id",
+            ));
         };
         let Some(original) = self.store.delivery(delivery_id).filter(|d| {
             d.webhook_id == hook.id
-                && d.account_id == caller.account.id
-                && d.environment == caller.env
+                && d.account_id == principal.account.id
+                && d.environment == principal.env
         }) else {
-            return err(
+            return Err(ApiError::new(
                 404,
                 code::NOT_FOUND,
                 "no delivery with that id for this webhook",
-            );
+            ));
         };
         let now = host.now().unix_timestamp();
         let delivery = Delivery {
@@ -350,7 +393,7 @@ impl<S: Store> Service<S> {
             ..original
         };
         self.store.put_delivery(delivery.clone());
-        ok(202, webhook::delivery_json(&delivery))
+        Ok(delivery.resource())
     }
 
     /// One of the principal's webhooks; `now` (Unix time) decides whether a rotation's grace period still runs.

@@ -63,7 +63,7 @@ fn typed_webhook_operations_answer_what_the_routes_answer() {
     );
     assert_eq!(serde_json::to_value(&page.data).unwrap(), listed["data"]);
     assert_eq!(serde_json::to_value(&page.meta).unwrap(), listed["meta"]);
-    assert_eq!((page.meta.total, page.meta.has_more), (3, true));
+    assert_eq!((page.meta.total, page.meta.has_more), (3, Some(true)));
 
     let id = page.data[0].id.clone();
     let one = svc.webhook(&p, &id, now).unwrap();

@@ -5,7 +5,7 @@ use crate::form::{self, Form};
 use crate::html::{esc, notice};
 use crate::{caller, Ctx, Session};
 use kuatia_service::auth::Environment;
-use kuatia_service::{HttpResponse, Invoice, Principal, Store};
+use kuatia_service::{HttpResponse, Invoice, InvoiceFilter, Principal, Store};
 
 pub(crate) fn status_label(s: &str) -> &'static str {
     match s {
@@ -40,12 +40,13 @@ impl<S: Store> Ctx<'_, S> {
             account: s.account.clone(),
             env,
         };
-        // TEMPORARY ADAPTER (until the typed `list_invoices`): `Service::panel_invoices`.
-        let listed = self.svc.panel_invoices(&caller, &api_query.join("&"));
+        // The API's own filters and checks (the same 400 answers), then its list.
+        let listed = InvoiceFilter::from_query(&api_query.join("&"), self.svc.config.max_per_page)
+            .and_then(|filter| self.svc.list_invoices(&caller, &filter));
         let mut message = String::new();
         let mut rows = String::new();
         let (data, total, next_cursor) = match listed {
-            Ok(page) => (page.data, page.total, page.next_cursor),
+            Ok(page) => (page.data, page.meta.total, page.meta.next_cursor.flatten()),
             Err(e) => {
                 message = notice("error", &esc(&e.message));
                 (Vec::new(), 0, None)
@@ -139,8 +140,7 @@ impl<S: Store> Ctx<'_, S> {
 
     pub(crate) fn invoice_page(&self, s: &Session, id: &str, q: &Form) -> HttpResponse {
         let caller = caller(s, q, Environment::Sandbox);
-        // TEMPORARY ADAPTER (until the typed `invoice`): `Service::panel_invoice`.
-        let Some(inv) = self.svc.panel_invoice(&caller, id) else {
+        let Ok(inv) = self.svc.invoice(&caller, id) else {
             return not_found();
         };
         let e = caller.env.as_str();

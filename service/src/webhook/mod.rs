@@ -66,12 +66,8 @@ impl Webhook {
                 .previous_secret_expires_at
                 .filter(|t| self.previous_secret.is_some() && now < *t)
                 .map(super::rfc3339),
+            secret: None,
         }
-    }
-
-    /// [`Webhook::resource`] as JSON.
-    pub fn public_json(&self, now: i64) -> serde_json::Value {
-        serde_json::to_value(self.resource(now)).unwrap_or_default()
     }
 }
 
@@ -88,8 +84,11 @@ pub struct WebhookInput {
     pub description: Option<String>,
 }
 
-/// A webhook as the API shows it (`GET /v1/webhooks/{id}`, the list): never its secret.
+/// A webhook as the API shows it (`GET /v1/webhooks/{id}`, the list, a rotation): its secret only in the answer
+/// of a rotation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "Webhook"))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WebhookResource {
     /// `wh_…` identifier.
     pub id: String,
@@ -103,10 +102,16 @@ pub struct WebhookResource {
     pub created_at: String,
     /// When the previous secret stops signing, RFC 3339 UTC, while a rotation's grace period runs; else `null`.
     pub previous_secret_expires_at: Option<String>,
+    /// The new signing secret `whsec_…`, in the answer of a rotation only (shown once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub secret: Option<String>,
 }
 
 /// The JSON body POSTed to a webhook.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EventPayload {
     /// Event id `evt_…` (the same across retries: receivers deduplicate on it).
     pub id: String,
@@ -121,6 +126,8 @@ pub struct EventPayload {
 
 /// `data` of an event: the invoice's id, status and CDC.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EventData {
     /// Invoice id `fact_…`.
     pub id: String,
@@ -190,29 +197,85 @@ impl Attempt {
     }
 }
 
-/// A delivery as the delivery log shows it: what was sent, to where, and how it went (no headers: they carry the
-/// signature of one attempt).
-pub fn delivery_json(d: &Delivery) -> serde_json::Value {
-    let event: serde_json::Value = serde_json::from_str(&d.body).unwrap_or(serde_json::Value::Null);
-    serde_json::json!({
-        "id": d.id,
-        "webhook_id": d.webhook_id,
-        "event_id": d.event_id,
-        "type": event.get("type"),
-        "url": d.url,
-        "status": d.status,
-        "attempts": d.attempts,
-        "created_at": super::rfc3339(d.first_due_at),
-        "next_attempt_at": (d.status == "pending").then(|| super::rfc3339(d.next_attempt_at)),
-        "payload": event,
-        // Times as RFC 3339, like every other time of the API (the stored attempt keeps its Unix time).
-        "log": d.log.iter().map(|a| serde_json::json!({
-            "at": super::rfc3339(a.at),
-            "status": a.status,
-            "error": a.error,
-            "duration_ms": a.duration_ms,
-        })).collect::<Vec<_>>(),
-    })
+/// A delivery as the delivery log shows it (`GET /v1/webhooks/{id}/deliveries`, a redelivery): what was sent, to
+/// where, and how it went (no headers: they carry the signature of one attempt).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "WebhookDelivery"))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct DeliveryResource {
+    /// `dlv_…` identifier.
+    pub id: String,
+    /// The webhook it went to.
+    pub webhook_id: String,
+    /// `evt_…`: the same across retries and redeliveries (receivers deduplicate on it).
+    pub event_id: String,
+    /// The event's kind (`null` if its stored body does not read).
+    #[serde(rename = "type")]
+    pub kind: Option<EventKind>,
+    /// Target URL.
+    pub url: String,
+    /// `pending`, `delivered`, `failed` (the schedule ran out) or `cancelled` (its webhook was deleted).
+    pub status: String,
+    /// Attempts made.
+    pub attempts: u32,
+    /// When its first attempt was due, RFC 3339 UTC.
+    pub created_at: String,
+    /// When the next attempt is due while `pending`, RFC 3339 UTC; else `null`.
+    pub next_attempt_at: Option<String>,
+    /// The body POSTed (`null` if it does not read).
+    pub payload: Option<EventPayload>,
+    /// Every attempt, oldest first.
+    pub log: Vec<AttemptResource>,
+}
+
+/// One attempt of a delivery as its log shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(
+    feature = "ts",
+    derive(ts_rs::TS),
+    ts(rename = "WebhookDeliveryAttempt")
+)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct AttemptResource {
+    /// When it started, RFC 3339 UTC.
+    pub at: String,
+    /// The receiver's HTTP status, when it answered.
+    pub status: Option<u16>,
+    /// Why it failed, when it did (see [`Attempt::error`]).
+    pub error: Option<String>,
+    /// Milliseconds to the answer or the failure.
+    pub duration_ms: u64,
+}
+
+impl Delivery {
+    /// The delivery as its log shows it.
+    pub fn resource(&self) -> DeliveryResource {
+        let payload: Option<EventPayload> = serde_json::from_str(&self.body).ok();
+        DeliveryResource {
+            id: self.id.clone(),
+            webhook_id: self.webhook_id.clone(),
+            event_id: self.event_id.clone(),
+            kind: payload.as_ref().map(|p| p.kind),
+            url: self.url.clone(),
+            status: self.status.clone(),
+            attempts: self.attempts,
+            created_at: super::rfc3339(self.first_due_at),
+            next_attempt_at: (self.status == "pending")
+                .then(|| super::rfc3339(self.next_attempt_at)),
+            payload,
+            // Times as RFC 3339, like every other time of the API (the stored attempt keeps its Unix time).
+            log: self
+                .log
+                .iter()
+                .map(|a| AttemptResource {
+                    at: super::rfc3339(a.at),
+                    status: a.status,
+                    error: a.error.clone(),
+                    duration_ms: a.duration_ms,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Signature header value: `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`.
