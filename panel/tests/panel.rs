@@ -387,6 +387,57 @@ fn invoice_pages_show_the_document_and_download_it() {
         .starts_with("attachment; filename=\""));
     assert!(text(&r).contains("<rDE"));
 
+    // The list's filters are the API's, with its checks; a page of one links to the next by the API's cursor.
+    let r = get(
+        &mut svc,
+        &mut host,
+        "/panel/facturas?entorno=sandbox&numero=12",
+    );
+    assert_eq!(r.status, 400);
+    assert!(text(&r).contains("EEE-PPP-NNNNNNN"), "{}", text(&r));
+    assert!(!text(&r).contains(&id));
+    let second = svc.handle(
+        &HttpRequest {
+            method: "POST".into(),
+            path: "/v1/facturas".into(),
+            headers: vec![
+                ("Authorization".into(), format!("Bearer {key}")),
+                ("X-Environment".into(), "sandbox".into()),
+                ("Content-Type".into(), "application/json".into()),
+            ],
+            body: body.to_string().into_bytes(),
+        },
+        &mut host,
+    );
+    assert_eq!(second.status, 201);
+    let first_page = text(&get(
+        &mut svc,
+        &mut host,
+        "/panel/facturas?entorno=sandbox&per_page=1",
+    ));
+    assert!(first_page.contains("2 facturas"), "{first_page}");
+    assert!(first_page.contains("Página siguiente"), "{first_page}");
+    assert!(
+        !first_page.contains(&format!("/panel/facturas/{id}?")),
+        "newest first: {first_page}"
+    );
+    let next = first_page
+        .split("<a href=\"/panel/facturas?")
+        .nth(1)
+        .unwrap();
+    let next = next.split('"').next().unwrap().replace("&amp;", "&");
+    assert!(next.contains("starting_after="), "{next}");
+    let last_page = text(&get(
+        &mut svc,
+        &mut host,
+        &format!("/panel/facturas?{next}"),
+    ));
+    assert!(
+        last_page.contains(&format!("/panel/facturas/{id}?")),
+        "{last_page}"
+    );
+    assert!(!last_page.contains("Página siguiente"), "{last_page}");
+
     // Another environment or an unknown id: not found.
     let r = get(
         &mut svc,

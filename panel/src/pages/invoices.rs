@@ -30,7 +30,7 @@ impl<S: Store> Ctx<'_, S> {
     pub(crate) fn invoices_page(&self, s: &Session, query: &str) -> HttpResponse {
         let q = form::urlencoded(query.as_bytes());
         let env = env_param(q.get("entorno"), Environment::Sandbox);
-        // The API's own list and filters: every parameter but `entorno` goes to it as given.
+        // The API's own filters, checks and 400 messages: every parameter but `entorno` goes to it as given.
         let api_query: Vec<&str> = query
             .split('&')
             .filter(|p| !p.is_empty() && !p.starts_with("entorno="))
@@ -40,7 +40,6 @@ impl<S: Store> Ctx<'_, S> {
             account: s.account.clone(),
             env,
         };
-        // The API's own filters and checks (the same 400 answers), then its list.
         let listed = InvoiceFilter::from_query(&api_query.join("&"), self.svc.config.max_per_page)
             .and_then(|filter| self.svc.list_invoices(&caller, &filter));
         let mut message = String::new();
