@@ -1,6 +1,8 @@
 //! The wire snapshot (service/tests/api_golden.rs) with the account panel in front of the service, as `kuatia serve`
 //! runs them: the panel's own cases (`tests/fixtures/api/panel_*.json`: sign-in, redirects, session pages, CSRF) and
-//! every `/v1` case, which the panel passes to the service untouched, byte for byte as committed.
+//! every `/v1` case, which the panel passes to the service untouched, byte for byte as committed. (The included
+//! file's own test, the service alone, runs here too.) After an intended change of a panel page,
+//! `KUATIA_BLESS=1 cargo test -p kuatia-panel --test golden` rewrites the `panel_*` fixtures; review the diff.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "../../service/tests/api_golden.rs"]
@@ -21,6 +23,13 @@ fn the_panel_and_the_service_behind_it_answer_as_committed() {
     };
     let cases = record();
     assert_eq!(cases, record(), "two runs of the scenario differ");
+    if std::env::var_os("KUATIA_BLESS").is_some() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/api");
+        for (case, text) in cases.iter().filter(|(c, _)| c.starts_with("panel_")) {
+            std::fs::write(dir.join(format!("{case}.json")), text).unwrap();
+        }
+        return;
+    }
     let produced: Vec<String> = cases.keys().cloned().collect();
     assert!(produced.iter().any(|c| c.starts_with("panel_")));
     assert_eq!(
