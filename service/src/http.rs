@@ -338,8 +338,10 @@ mod body_serde_tests {
 }
 
 /// A refused operation: its HTTP status and the `error` member of the answer (`details` only when findings
-/// explain it).
+/// explain it). The typed calls of the WebAssembly `Sandbox` throw it as a JS `Error` named `ApiError`.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ApiError {
     /// HTTP status (404, 409, 422, 503, ...).
     pub status: u16,

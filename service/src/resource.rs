@@ -72,7 +72,8 @@ pub struct Deleted {
 ///
 /// Serialized as one JSON object: the fields below (in this order, with `cancellation`, `protocolo`, `sifen_errors`
 /// and `transmission` only when present), then the document's members ([`InvoiceDocument`]) when its XML could be
-/// read. Its JSON Schema and TypeScript type (`InvoiceResource`) are [`InvoiceShape`]'s.
+/// read. Its JSON Schema and TypeScript type (`InvoiceResource`) are those of `InvoiceShape` (features `ts`,
+/// `schema`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(
     feature = "ts",
@@ -545,6 +546,35 @@ mod schema_tests {
                 !required.contains(&optional),
                 "{optional} required: {required:?}"
             );
+        }
+    }
+
+    #[test]
+    fn every_resource_has_a_schema_and_answers_show_no_stored_secret() {
+        let mut g = schemars::generate::SchemaSettings::draft2020_12()
+            .for_serialize()
+            .into_generator();
+        let created = serde_json::to_value(g.root_schema_for::<crate::webhook::Webhook>()).unwrap();
+        assert_eq!(created["title"], "WebhookCreated");
+        let props = created["properties"].as_object().unwrap();
+        assert!(
+            props.contains_key("secret") && !props.contains_key("previous_secret"),
+            "{created}"
+        );
+        let page =
+            serde_json::to_value(g.root_schema_for::<crate::Page<crate::Invoice>>()).unwrap();
+        assert!(page["properties"]["meta"].is_object(), "{page}");
+        for schema in [
+            g.root_schema_for::<crate::webhook::WebhookResource>(),
+            g.root_schema_for::<crate::webhook::DeliveryResource>(),
+            g.root_schema_for::<crate::InvoiceFilter>(),
+            g.root_schema_for::<crate::ApiError>(),
+            g.root_schema_for::<crate::Deleted>(),
+            g.root_schema_for::<crate::CancelInput>(),
+            g.root_schema_for::<crate::webhook::WebhookInput>(),
+        ] {
+            let v = serde_json::to_value(&schema).unwrap();
+            assert!(v["properties"].is_object(), "{v}");
         }
     }
 }

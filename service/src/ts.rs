@@ -5,14 +5,50 @@
 use kuatia_core::ts::Declaration;
 use ts_rs::Config;
 
-/// The declarations of the service API as the in-page sandbox exposes it.
+/// The declarations of the service API as the in-page sandbox exposes it: its settings and outbox, and the
+/// resources its typed calls answer (the invoice, webhooks, deliveries, pages, the thrown `ApiError`).
 pub fn declarations(cfg: &Config) -> Vec<Declaration> {
+    use crate::{webhook, Invoice, Page};
+    use kuatia_core::{de, lifecycle};
     vec![
         Declaration::of::<crate::Config>(cfg),
         Declaration::of::<crate::transmit::SifenMode>(cfg),
-        Declaration::of::<crate::webhook::Delivery>(cfg),
-        Declaration::of::<crate::webhook::Attempt>(cfg),
+        Declaration::of::<webhook::Delivery>(cfg),
+        Declaration::of::<webhook::Attempt>(cfg),
         Declaration::of::<crate::auth::Environment>(cfg),
+        // The invoice resource (`InvoiceResource`) and the document parts it carries.
+        Declaration::of::<Invoice>(cfg),
+        Declaration::of::<lifecycle::Estado>(cfg),
+        Declaration::of::<lifecycle::SifenError>(cfg),
+        Declaration::of::<crate::InvoiceCancellation>(cfg),
+        Declaration::of::<crate::CancellationStatus>(cfg),
+        Declaration::of::<crate::InvoiceTransmission>(cfg),
+        Declaration::of::<crate::InvoiceEmisor>(cfg),
+        Declaration::of::<crate::InvoiceTimbrado>(cfg),
+        Declaration::of::<de::Coded>(cfg),
+        Declaration::of::<de::ReceptorDoc>(cfg),
+        Declaration::of::<de::ItemDoc>(cfg),
+        Declaration::of::<de::Condicion>(cfg),
+        Declaration::of::<de::PagoDoc>(cfg),
+        Declaration::of::<de::TarjetaDoc>(cfg),
+        Declaration::of::<de::ChequeDoc>(cfg),
+        Declaration::of::<de::CreditoDoc>(cfg),
+        Declaration::of::<de::CuotaDoc>(cfg),
+        // Lists and their filter.
+        Declaration::of::<Page<Invoice>>(cfg),
+        Declaration::of::<crate::ListMeta>(cfg),
+        Declaration::of::<crate::InvoiceFilter>(cfg),
+        Declaration::of::<crate::ListOrder>(cfg),
+        Declaration::of::<crate::Deleted>(cfg),
+        // Webhooks (`Webhook`) and their delivery log (`WebhookDelivery`).
+        Declaration::of::<webhook::WebhookResource>(cfg),
+        Declaration::of::<lifecycle::EventKind>(cfg),
+        Declaration::of::<webhook::DeliveryResource>(cfg),
+        Declaration::of::<webhook::AttemptResource>(cfg),
+        Declaration::of::<webhook::EventPayload>(cfg),
+        Declaration::of::<webhook::EventData>(cfg),
+        // What the typed calls throw.
+        Declaration::of::<crate::ApiError>(cfg),
     ]
 }
 

@@ -1415,6 +1415,815 @@ export type SandboxDeliveryAttempt = {
 export type Environment = "sandbox" | "production";
 
 /**
+ * An invoice as the API shows it (docs/api.md, "Invoice"): the record's state, and the document as issued, read
+ * from its signed XML (receiver, items with their computed values, totals and IVA, currency and rate).
+ *
+ * Serialized as one JSON object: the fields below (in this order, with `cancellation`, `protocolo`, `sifen_errors`
+ * and `transmission` only when present), then the document's members ([`InvoiceDocument`]) when its XML could be
+ * read. Its JSON Schema and TypeScript type (`InvoiceResource`) are those of `InvoiceShape` (features `ts`,
+ * `schema`).
+ */
+export type InvoiceResource = {
+  /**
+   * When SIFEN approved it, RFC 3339 UTC.
+   */
+  approved_at: string | null,
+  /**
+   * The cancellation asked for, if any.
+   */
+  cancellation?: InvoiceCancellation,
+  /**
+   * The CDC (44 digits).
+   */
+  cdc: string,
+  /**
+   * Creation time, RFC 3339 UTC.
+   */
+  created_at: string,
+  /**
+   * Emission date-time, Paraguay local time (`YYYY-MM-DDThh:mm:ss`).
+   */
+  fecha_emision: string,
+  /**
+   * `fact_…` identifier.
+   */
+  id: string,
+  /**
+   * URL of its KuDE (PDF).
+   */
+  kude_url: string,
+  /**
+   * Currency (none for remission notes).
+   */
+  moneda: string | null,
+  /**
+   * `EEE-PPP-NNNNNNN`.
+   */
+  numero: string,
+  /**
+   * SIFEN's authorization number once approved.
+   */
+  protocolo?: string,
+  /**
+   * The QR URL (`dCarQR`) printed on the KuDE.
+   */
+  qr: string,
+  /**
+   * When SIFEN received it, RFC 3339 UTC.
+   */
+  sent_at: string | null,
+  /**
+   * SIFEN's reasons, when `rejected`.
+   */
+  sifen_errors?: Array<SifenError>,
+  /**
+   * Whether its XML carries an XMLDSig signature.
+   */
+  signed: boolean,
+  /**
+   * Its state.
+   */
+  status: Estado,
+  /**
+   * Document type code (1, 4, 5, 6, 7).
+   */
+  tipo_documento: number,
+  /**
+   * 1 normal, 2 contingency.
+   */
+  tipo_emision: number,
+  /**
+   * Grand total as written in the XML (none for remission notes).
+   */
+  total: string | null,
+  /**
+   * Production: the next SIFEN step and when it is due, while one is left.
+   */
+  transmission?: InvoiceTransmission,
+  /**
+   * Time of the last state change, RFC 3339 UTC.
+   */
+  updated_at: string,
+  /**
+   * URL of the signed XML, once signed.
+   */
+  xml_url: string | null,
+  /**
+   * `gCamCond`: contado with its payments, or crédito (`null` for remission notes).
+   */
+  condicion?: Condicion | null,
+  /**
+   * The emitter as issued.
+   */
+  emisor?: InvoiceEmisor,
+  /**
+   * Items with their computed values (`valor`) and IVA (`iva`), as signed.
+   */
+  items?: Array<ItemDoc>,
+  /**
+   * The receiver as issued.
+   */
+  receptor?: ReceptorDoc,
+  /**
+   * The stamp and the number's parts.
+   */
+  timbrado?: InvoiceTimbrado,
+  /**
+   * Exchange rate to PYG (foreign currency only).
+   */
+  tipo_cambio?: string | null,
+  /**
+   * Subtotals per rate, `total_operacion`, `total_general`, IVA, bases (`null` for remission notes).
+   */
+  totales?: Totales | null,
+};
+
+/**
+ * State of an invoice in the service.
+ */
+export type Estado = "pending" | "sent" | "approved" | "rejected" | "cancelled";
+
+/**
+ * One reason SIFEN gave for a rejection (the element of `sifen_errors`).
+ */
+export type SifenError = {
+  /**
+   * SIFEN's response code (`dCodRes`, e.g. `1003`, `0160`).
+   */
+  code: string,
+  /**
+   * SIFEN's message (`dMsgRes`).
+   */
+  message: string,
+  /**
+   * The XML element or request field concerned, when known.
+   */
+  field?: string | null,
+};
+
+/**
+ * `cancellation` of an invoice: the cancellation event asked for and where it stands.
+ */
+export type InvoiceCancellation = {
+  /**
+   * SIFEN's reason for a refusal, else `null`.
+   */
+  error: SifenError | null,
+  /**
+   * The reason given (`mOtEve`).
+   */
+  motivo: string,
+  /**
+   * When it was asked for, RFC 3339 UTC.
+   */
+  requested_at: string,
+  /**
+   * Its state.
+   */
+  status: CancellationStatus,
+};
+
+/**
+ * Where a cancellation stands.
+ */
+export type CancellationStatus = "pending" | "approved" | "rejected";
+
+/**
+ * `transmission` of a production invoice: its transmission to SIFEN while a step is left.
+ */
+export type InvoiceTransmission = {
+  /**
+   * Failed attempts in a row.
+   */
+  attempts: number,
+  /**
+   * What went wrong last (transport messages and SIFEN codes), else `null`.
+   */
+  last_error: string | null,
+  /**
+   * `dProtConsLote` of the lot it travelled in, else `null`.
+   */
+  lote: string | null,
+  /**
+   * When the next SIFEN call is due, RFC 3339 UTC.
+   */
+  next_attempt_at: string,
+};
+
+/**
+ * `emisor` of an invoice: the emitter's legal name and RUC.
+ */
+export type InvoiceEmisor = {
+  /**
+   * `dNomEmi`.
+   */
+  razon_social: string,
+  /**
+   * `digits-DV`.
+   */
+  ruc: string,
+};
+
+/**
+ * `timbrado` of an invoice: the stamp and where the number was issued.
+ */
+export type InvoiceTimbrado = {
+  /**
+   * Establishment (`EEE`).
+   */
+  establecimiento: string,
+  /**
+   * Stamp number (`dNumTim`).
+   */
+  numero: string,
+  /**
+   * Point of issue (`PPP`).
+   */
+  punto: string,
+  /**
+   * Series (`dSerieNum`), when the numbering has one.
+   */
+  serie: string | null,
+};
+
+/**
+ * A code with its description, as SIFEN pairs them (`iXxx` + `dDesXxx`).
+ */
+export type Coded = {
+  /**
+   * The numeric code (city codes reach 99 999, hence `u32`).
+   */
+  codigo: number,
+  /**
+   * The description literal (exact XSD literal, or free text where the XSD allows it).
+   */
+  descripcion: string,
+};
+
+/**
+ * `gDatRec`: the receiver.
+ */
+export type ReceptorDoc = {
+  /**
+   * `iNatRec`: 1 contribuyente, 2 no contribuyente.
+   */
+  naturaleza: number,
+  /**
+   * `iTiOpe`: 1 B2B, 2 B2C, 3 B2G, 4 B2F.
+   */
+  tipo_operacion: number,
+  /**
+   * `cPaisRec`.
+   */
+  pais: string,
+  /**
+   * `dDesPaisRe`.
+   */
+  pais_descripcion: string,
+  /**
+   * `iTiContRec` (contribuyente only).
+   */
+  tipo_contribuyente: number | null,
+  /**
+   * `dRucRec` (contribuyente only): RUC body without DV.
+   */
+  ruc: string | null,
+  /**
+   * `dDVRec`.
+   */
+  dv: number | null,
+  /**
+   * `iTipIDRec` + `dDTipIDRec` (no contribuyente).
+   */
+  tipo_documento: Coded | null,
+  /**
+   * `dNumIDRec`.
+   */
+  numero_documento: string | null,
+  /**
+   * `dNomRec`.
+   */
+  razon_social: string,
+  /**
+   * `dNomFanRec`.
+   */
+  nombre_fantasia: string | null,
+  /**
+   * `dDirRec`.
+   */
+  direccion: string | null,
+  /**
+   * `dNumCasRec`.
+   */
+  numero_casa: number | null,
+  /**
+   * `cDepRec` + `dDesDepRec`.
+   */
+  departamento: Coded | null,
+  /**
+   * `cDisRec` + `dDesDisRec`.
+   */
+  distrito: Coded | null,
+  /**
+   * `cCiuRec` + `dDesCiuRec`.
+   */
+  ciudad: Coded | null,
+  /**
+   * `dTelRec`.
+   */
+  telefono: string | null,
+  /**
+   * `dCelRec`.
+   */
+  celular: string | null,
+  /**
+   * `dEmailRec`.
+   */
+  email: string | null,
+  /**
+   * `dCodCliente`.
+   */
+  codigo_cliente: string | null,
+};
+
+/**
+ * `gCamItem`: one line.
+ */
+export type ItemDoc = {
+  /**
+   * `dCodInt`.
+   */
+  codigo: string,
+  /**
+   * `dDesProSer`.
+   */
+  descripcion: string,
+  /**
+   * `cUniMed`.
+   */
+  unidad_medida: number,
+  /**
+   * `dDesUniMed`.
+   */
+  unidad_medida_descripcion: string,
+  /**
+   * `dCantProSer`.
+   */
+  cantidad: string,
+  /**
+   * `cPaisOrig` + `dDesPaisOrig`.
+   */
+  pais_origen: [string, string] | null,
+  /**
+   * `dInfItem`.
+   */
+  info: string | null,
+  /**
+   * `gValorItem` (all but NRE).
+   */
+  valor: ValorItem | null,
+  /**
+   * `gCamIVA` (FE, NCE, NDE).
+   */
+  iva: IvaItem | null,
+};
+
+/**
+ * `gCamCond`: contado with its payments, or crédito.
+ */
+export type Condicion = {
+  /**
+   * `iCondOpe`: 1 Contado, 2 Crédito.
+   */
+  tipo: number,
+  /**
+   * `gPaConEIni`: payments (contado, or the down payment of a crédito).
+   */
+  pagos: Array<PagoDoc>,
+  /**
+   * `gPagCred`.
+   */
+  credito: CreditoDoc | null,
+};
+
+/**
+ * `gPaConEIni`: one means of payment.
+ */
+export type PagoDoc = {
+  /**
+   * `iTiPago` + `dDesTiPag`.
+   */
+  tipo: Coded,
+  /**
+   * `dMonTiPag`.
+   */
+  monto: string,
+  /**
+   * `cMoneTiPag`.
+   */
+  moneda: string,
+  /**
+   * `dDMoneTiPag`.
+   */
+  moneda_descripcion: string,
+  /**
+   * `dTiCamTiPag` (foreign currency).
+   */
+  tipo_cambio: string | null,
+  /**
+   * `gPagTarCD` (card payments).
+   */
+  tarjeta: TarjetaDoc | null,
+  /**
+   * `gPagCheq` (cheques).
+   */
+  cheque: ChequeDoc | null,
+};
+
+/**
+ * `gPagTarCD`: card payment details.
+ */
+export type TarjetaDoc = {
+  /**
+   * `iDenTarj` + `dDesDenTarj`.
+   */
+  denominacion: Coded,
+  /**
+   * `dRSProTar`: card processor's legal name.
+   */
+  procesadora: string | null,
+  /**
+   * `iForProPa`: 1 POS, 2 Pago Electrónico, 9 Otro.
+   */
+  forma_procesamiento: number,
+  /**
+   * `dCodAuOpe`: authorization code.
+   */
+  codigo_autorizacion: string | null,
+  /**
+   * `dNumTarj`: last four digits.
+   */
+  ultimos_digitos: string | null,
+  /**
+   * `dNomTit`: card holder.
+   */
+  titular: string | null,
+};
+
+/**
+ * `gPagCheq`: cheque details.
+ */
+export type ChequeDoc = {
+  /**
+   * `dNumCheq`: 8 digits.
+   */
+  numero: string,
+  /**
+   * `dBcoEmi`: issuing bank.
+   */
+  banco: string,
+};
+
+/**
+ * `gPagCred`: credit terms.
+ */
+export type CreditoDoc = {
+  /**
+   * `iCondCred`: 1 Plazo, 2 Cuota.
+   */
+  tipo: number,
+  /**
+   * `dPlazoCre`: term text, e.g. `30 días`.
+   */
+  plazo: string | null,
+  /**
+   * `dCuotas`: number of instalments.
+   */
+  cantidad_cuotas: number | null,
+  /**
+   * `dMonEnt`: down payment.
+   */
+  entrega: string | null,
+  /**
+   * `gCuotas`.
+   */
+  cuotas: Array<CuotaDoc>,
+};
+
+/**
+ * `gCuotas`: one instalment.
+ */
+export type CuotaDoc = {
+  /**
+   * `cMoneCuo`.
+   */
+  moneda: string,
+  /**
+   * `dDMoneCuo`.
+   */
+  moneda_descripcion: string,
+  /**
+   * `dMonCuota`.
+   */
+  monto: string,
+  /**
+   * `dVencCuo`.
+   */
+  vencimiento: string | null,
+};
+
+/**
+ * One page of a list: the items and where the page stands.
+ */
+export type Page<T> = {
+  /**
+   * The items of this page.
+   */
+  data: Array<T>,
+  /**
+   * Its place in the whole list.
+   */
+  meta: ListMeta,
+};
+
+/**
+ * Where a page of a list stands (`meta` of a list answer).
+ */
+export type ListMeta = {
+  /**
+   * This page's number, from 1; `null` on a page opened with a bare invoice id as `starting_after` (a
+   * `next_cursor` carries the number).
+   */
+  page: number | null,
+  /**
+   * Items per page asked for.
+   */
+  per_page: number,
+  /**
+   * Items in the whole list (that pass its filters).
+   */
+  total: number,
+  /**
+   * Whether a later page has items (lists of invoices and webhooks; absent from a delivery log's).
+   */
+  has_more?: boolean,
+  /**
+   * The `starting_after` of the next page, `null` on the last one (lists with cursors: the invoices').
+   */
+  next_cursor?: string | null,
+};
+
+/**
+ * The filters, order and page of an invoice list (`GET /v1/facturas`, docs/api.md "Listing invoices"), as the
+ * query string gives them ([`InvoiceFilter::from_query`]); every value is checked by [`Service::list_invoices`].
+ */
+export type InvoiceFilter = {
+  /**
+   * Only invoices in this state.
+   */
+  status?: Estado,
+  /**
+   * Created at or after this RFC 3339 date-time.
+   */
+  created_from?: string,
+  /**
+   * Created before this RFC 3339 date-time.
+   */
+  created_to?: string,
+  /**
+   * Only this CDC.
+   */
+  cdc?: string,
+  /**
+   * Only this number, `EEE-PPP-NNNNNNN`.
+   */
+  numero?: string,
+  /**
+   * Only this receiver RUC, `digits-DV`.
+   */
+  receptor_ruc?: string,
+  /**
+   * Only this document type: 1, 4, 5, 6 or 7.
+   */
+  tipo_documento?: number,
+  /**
+   * Creation order: `desc` (newest first, the default) or `asc`.
+   */
+  order?: ListOrder,
+  /**
+   * Rows per page, 1 to the service's `max_per_page` (default 20); `per_page` is the same.
+   */
+  limit?: number,
+  /**
+   * Cursor: the previous page's `meta.next_cursor` (or an invoice id); not with `page`.
+   */
+  starting_after?: string,
+  /**
+   * Offset paging, from 1 (not with `starting_after`).
+   */
+  page?: number,
+  /**
+   * Rows per page (the same as `limit`; give one of them).
+   */
+  per_page?: number,
+};
+
+/**
+ * The order of a list by creation time.
+ */
+export type ListOrder = "asc" | "desc";
+
+/**
+ * What a deletion answers: the id and that it is gone.
+ */
+export type Deleted = {
+  /**
+   * The deleted resource's id.
+   */
+  id: string,
+  /**
+   * Always `true`.
+   */
+  deleted: boolean,
+};
+
+/**
+ * A webhook as the API shows it (`GET /v1/webhooks/{id}`, the list, a rotation): its secret only in the answer
+ * of a rotation.
+ */
+export type Webhook = {
+  /**
+   * `wh_…` identifier.
+   */
+  id: string,
+  /**
+   * HTTPS endpoint.
+   */
+  url: string,
+  /**
+   * Event kinds delivered to it.
+   */
+  events: Array<EventKind>,
+  /**
+   * Free-text label (`null` when none).
+   */
+  description: string | null,
+  /**
+   * Creation time, RFC 3339 UTC.
+   */
+  created_at: string,
+  /**
+   * When the previous secret stops signing, RFC 3339 UTC, while a rotation's grace period runs; else `null`.
+   */
+  previous_secret_expires_at: string | null,
+  /**
+   * The new signing secret `whsec_…`, in the answer of a rotation only (shown once).
+   */
+  secret?: string,
+};
+
+/**
+ * Event kinds delivered to webhooks.
+ */
+export type EventKind = "factura.approved" | "factura.rejected" | "factura.cancelled";
+
+/**
+ * A delivery as the delivery log shows it (`GET /v1/webhooks/{id}/deliveries`, a redelivery): what was sent, to
+ * where, and how it went (no headers: they carry the signature of one attempt).
+ */
+export type WebhookDelivery = {
+  /**
+   * `dlv_…` identifier.
+   */
+  id: string,
+  /**
+   * The webhook it went to.
+   */
+  webhook_id: string,
+  /**
+   * `evt_…`: the same across retries and redeliveries (receivers deduplicate on it).
+   */
+  event_id: string,
+  /**
+   * The event's kind (`null` if its stored body does not read).
+   */
+  type: EventKind | null,
+  /**
+   * Target URL.
+   */
+  url: string,
+  /**
+   * `pending`, `delivered`, `failed` (the schedule ran out) or `cancelled` (its webhook was deleted).
+   */
+  status: string,
+  /**
+   * Attempts made.
+   */
+  attempts: number,
+  /**
+   * When its first attempt was due, RFC 3339 UTC.
+   */
+  created_at: string,
+  /**
+   * When the next attempt is due while `pending`, RFC 3339 UTC; else `null`.
+   */
+  next_attempt_at: string | null,
+  /**
+   * The body POSTed (`null` if it does not read).
+   */
+  payload: EventPayload | null,
+  /**
+   * Every attempt, oldest first.
+   */
+  log: Array<WebhookDeliveryAttempt>,
+};
+
+/**
+ * One attempt of a delivery as its log shows it.
+ */
+export type WebhookDeliveryAttempt = {
+  /**
+   * When it started, RFC 3339 UTC.
+   */
+  at: string,
+  /**
+   * The receiver's HTTP status, when it answered.
+   */
+  status: number | null,
+  /**
+   * Why it failed, when it did (see [`Attempt::error`]).
+   */
+  error: string | null,
+  /**
+   * Milliseconds to the answer or the failure.
+   */
+  duration_ms: number,
+};
+
+/**
+ * The JSON body POSTed to a webhook.
+ */
+export type EventPayload = {
+  /**
+   * Event id `evt_…` (the same across retries: receivers deduplicate on it).
+   */
+  id: string,
+  /**
+   * Event kind, e.g. `factura.approved`.
+   */
+  type: EventKind,
+  /**
+   * Unix time the event was created.
+   */
+  created: number,
+  /**
+   * The invoice concerned.
+   */
+  data: EventData,
+};
+
+/**
+ * `data` of an event: the invoice's id, status and CDC.
+ */
+export type EventData = {
+  /**
+   * Invoice id `fact_…`.
+   */
+  id: string,
+  /**
+   * Invoice status after the event.
+   */
+  status: string,
+  /**
+   * CDC.
+   */
+  cdc: string,
+};
+
+/**
+ * A refused operation: its HTTP status and the `error` member of the answer (`details` only when findings
+ * explain it). The typed calls of the WebAssembly `Sandbox` throw it as a JS `Error` named `ApiError`.
+ */
+export type ApiError = {
+  /**
+   * HTTP status (404, 409, 422, 503, ...).
+   */
+  status: number,
+  /**
+   * Registry code (`kuatia_core::code`).
+   */
+  code: string,
+  /**
+   * Human message.
+   */
+  message: string,
+  /**
+   * The findings behind a 422, every one; empty otherwise.
+   */
+  details: Array<Finding>,
+};
+
+/**
  * Outcome of `check`: the validation report and, when the items can be computed, the totals.
  */
 export type CheckResult = {

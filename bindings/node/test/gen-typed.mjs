@@ -2,11 +2,50 @@
 // literals. `tsc --noEmit` then fails if a Rust field was renamed, added to an answer or typed differently than the
 // .d.ts says (object literals get excess-property checks): the declarations generated from the Rust types
 // (wasm/src/types.generated.d.ts) are checked against what the module really answers.
-import { mkdirSync, writeFileSync, readFileSync } from "node:fs";
+import { mkdirSync, writeFileSync, readFileSync, readdirSync } from "node:fs";
 import * as k from "../kude-node.js";
 import { cases } from "./cases.mjs";
 
 const NOW = "2025-03-10T10:11:00";
+
+// The `/v1` answers of the wire snapshot (tests/fixtures/api, service/tests/api_golden.rs) as literals of the resource
+// types the `Sandbox` calls return: the generated declarations must take every real invoice, page, webhook, delivery
+// and error (what an error answer throws as `ApiError`).
+function apiAnswers() {
+  const dir = new URL("../../../tests/fixtures/api/", import.meta.url);
+  const typeOf = (name) =>
+    name.startsWith("create_") || name.startsWith("factura_get") || name.startsWith("cancel")
+      ? "K.InvoiceResource"
+      : name.startsWith("facturas_list") ? "K.Page<K.InvoiceResource>"
+      : name === "webhook_get" || name === "webhook_rotate" ? "K.Webhook"
+      : name.startsWith("webhooks_list") ? "K.Page<K.Webhook>"
+      : name.startsWith("deliveries") ? "K.Page<K.WebhookDelivery>"
+      : name === "redeliver" ? "K.WebhookDelivery"
+      : name === "webhook_delete" ? "K.Deleted"
+      : null;
+  const out = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".json")).sort()) {
+    const name = file.slice(0, -5);
+    const answer = JSON.parse(readFileSync(new URL(file, dir), "utf8"));
+    let env;
+    try {
+      env = JSON.parse(answer.body);
+    } catch {
+      continue; // a PDF, an XML or a panel page
+    }
+    if (typeof env !== "object" || env === null || !("ok" in env)) continue;
+    if (!env.ok) {
+      const { code, message, details = [] } = env.error;
+      out.push(`export const api_${name}: K.ApiError = ${lit({ status: answer.status, code, message, details })};`);
+      continue;
+    }
+    const type = typeOf(name);
+    if (!type) continue; // health, numbering gaps, a registration (its own shape: the secret, no null members)
+    const data = type.startsWith("K.Page") ? { data: env.data, meta: env.meta } : env.data;
+    out.push(`export const api_${name}: ${type} = ${lit(data)};`);
+  }
+  return out.join("\n") + "\n";
+}
 const all = cases();
 const lit = (v) => JSON.stringify(v, null, 1);
 const valid = all.filter((c) => c.expected.ok);
@@ -31,7 +70,7 @@ export const cdcFields: K.CdcFieldsInput = ${lit(fields)};
 export const built: K.CdcBuilt = ${lit(k.cdcBuild(fields))};
 export const rucs: [K.RucDv, K.RucCheck, K.RucCheck] = ${lit([k.rucDv("80069563"), k.rucCheck("80069563-1"), k.rucCheck("1-1")])};
 export const verified: K.VerifyReport[] = ${lit([k.verify(signed, NOW), k.verify("<x/>")])};
-`;
+${apiAnswers()}`;
 mkdirSync(new URL("./generated/", import.meta.url), { recursive: true });
 writeFileSync(new URL("./generated/typed.ts", import.meta.url), out);
 console.log(`typed.ts: ${all.length} requests, ${valid.length} calculations`);

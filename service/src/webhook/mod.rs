@@ -18,6 +18,11 @@ pub const DEFAULT_TOLERANCE: i64 = 300;
 
 /// A registered webhook as returned by the API (`secret` only on creation).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename = "WebhookCreated")
+)]
 pub struct Webhook {
     /// `wh_…` identifier.
     pub id: String,
@@ -36,9 +41,13 @@ pub struct Webhook {
     /// The secret replaced by the last rotation, still signing deliveries until `previous_secret_expires_at`
     /// (stored only: answers never carry it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    // Never in an answer (see above).
+    #[cfg_attr(feature = "schema", schemars(skip))]
     pub previous_secret: Option<String>,
     /// Unix time the previous secret stops signing deliveries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    // Never in an answer (see above).
+    #[cfg_attr(feature = "schema", schemars(skip))]
     pub previous_secret_expires_at: Option<i64>,
 }
 
@@ -73,6 +82,7 @@ impl Webhook {
 
 /// What registers a webhook (`POST /v1/webhooks`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct WebhookInput {
     /// HTTPS endpoint.
