@@ -69,6 +69,18 @@ if grep -E '^[^a-z]*(argon2|password-hash|url|idna|axum|tokio|rusqlite|postgres|
   exit 1
 fi
 
+step "the engine carries no web app; the panel reads no API answer as JSON (issue 30: kuatia-service, kuatia-panel)"
+service_tree="$(cargo tree -p kuatia-service -e normal --locked)"
+if grep -E '^[^a-z]*(argon2|password-hash|kuatia-panel) v' <<<"$service_tree"; then
+  echo "kuatia-service's default dependency graph pulls the crates above (cargo tree -p kuatia-service -e normal)" >&2
+  exit 1
+fi
+# The panel calls the service's typed operations: no JSON value picked apart, no answer parsed, no request made up.
+if grep -rnE 'serde_json::Value|\["(data|error)"\]|\.json\(\)|HttpRequest \{' panel/src; then
+  echo "panel/src reads API answers as JSON or makes up requests (above): call the service's typed operations" >&2
+  exit 1
+fi
+
 step "docs"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 

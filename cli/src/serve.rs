@@ -516,7 +516,7 @@ pub fn accounts(command: AccountsCommand) -> Outcome {
                 Outcome::ok(&serde_json::json!({
                     "account": id,
                     "link": link,
-                    "expires_in": kuatia_service::panel::LINK_TTL,
+                    "expires_in": kuatia_panel::LINK_TTL,
                     "note": note,
                 }))
             }

@@ -94,7 +94,7 @@ pub fn panel_login(
         }
     };
     let link = engine
-        .transact(|svc, host| svc.panel_login_link(&id, host))?
+        .transact(|svc, host| kuatia_panel::login_link(svc, &id, host))?
         .ok_or_else(|| "the account vanished".to_string())?;
     Ok((id, link))
 }

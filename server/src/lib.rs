@@ -360,6 +360,8 @@ struct App {
     limits: conn::Limits,
     /// `--trusted-proxy`.
     trusted_proxies: Arc<[std::net::IpAddr]>,
+    /// The account panel at `/panel`: one per node, so a client's failed sign-ins count whichever engine serves it.
+    panel: kuatia_panel::Panel,
 }
 
 /// Binds, opens the data directory (creating the sandbox account on first start) and spawns the HTTP server, the
@@ -431,9 +433,6 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
                     more.host = SystemHost::new(Some(sandbox), production_signer.clone())?
                         .with_clock(setup.clock.clone());
                     more.host.set_seal_key(panel::server_key(&setup.data_dir)?);
-                    // One panel sign-in throttle per node: a client's failures count whichever engine serves it.
-                    more.service
-                        .set_panel_throttle(engine.service.panel_throttle().clone());
                     accounts::load_account_signers(&mut more)?;
                     others.push(more);
                 }
@@ -459,6 +458,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         max_body: config.max_body,
         limits: config.limits,
         trusted_proxies: config.trusted_proxies.clone().into(),
+        panel: kuatia_panel::Panel::new(),
     });
     tracing::info!(limits = ?config.limits, "connection limits");
     let http = tokio::spawn(conn::serve(listener, app, config.limits, stopped.clone()));
@@ -597,10 +597,12 @@ async fn serve(
     request: HttpRequest,
     client: Option<std::net::IpAddr>,
 ) -> Result<HttpResponse, commit::Failed> {
+    let panel = app.panel.clone();
     let (step, signer) = app
         .committer
         .call(move |svc, host| {
-            let step = svc.handle_step_from(&request, client, host);
+            // `/panel*` is the panel's, anything else the service's.
+            let step = panel.handle_step(svc, &request, client, host);
             // A P12 uploaded through the panel is written in the same transaction.
             panel::persist(svc, host);
             let signer = match &step {

@@ -1,5 +1,5 @@
-//! The host's part of the account panel (`/panel`, whose pages, sessions and rules are the core's
-//! [`kuatia_service::panel`]): keeping the P12 certificates uploaded through it.
+//! The host's part of the account panel (`/panel`, whose pages, sessions and rules are the crate [`kuatia_panel`]):
+//! keeping the P12 certificates uploaded through it.
 //!
 //! The password of an uploaded P12 must survive a restart, so `kuatia serve` can sign with it: it is sealed with
 //! ChaCha20-Poly1305 under the data directory's server key (`panel.key`, 32 random bytes, mode 0600, created on first

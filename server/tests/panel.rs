@@ -70,7 +70,9 @@ async fn post_link(http: &reqwest::Client, base: &str, token: &str) -> reqwest::
 impl Browser {
     async fn sign_in(server: &RunningServer, account_id: &str) -> Browser {
         let link = server
-            .with_engine(|e| e.transact(|svc, host| svc.panel_login_link(account_id, host)))
+            .with_engine(|e| {
+                e.transact(|svc, host| kuatia_panel::login_link(svc, account_id, host))
+            })
             .unwrap()
             .unwrap();
         let base = format!("http://{}", server.addr);
@@ -189,7 +191,7 @@ async fn one_time_links_csrf_and_account_isolation() {
 
     // The one-time link works once: a GET only shows the button, the POST signs in, a second POST is refused.
     let link = server
-        .with_engine(|e| e.transact(|svc, host| svc.panel_login_link(&a, host)))
+        .with_engine(|e| e.transact(|svc, host| kuatia_panel::login_link(svc, &a, host)))
         .unwrap()
         .unwrap();
     let token = token_of(&link);
@@ -574,7 +576,7 @@ async fn an_outsider_cannot_lock_anyone_out() {
     );
     // The holder's valid link works.
     let link = server
-        .with_engine(|e| e.transact(|svc, host| svc.panel_login_link(&account, host)))
+        .with_engine(|e| e.transact(|svc, host| kuatia_panel::login_link(svc, &account, host)))
         .unwrap()
         .unwrap();
     assert_eq!(

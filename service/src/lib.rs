@@ -16,8 +16,6 @@ pub mod auth;
 pub mod conformance;
 mod create;
 mod document;
-#[cfg(feature = "panel")]
-pub mod panel;
 pub mod storage;
 pub mod store;
 pub mod transmit;
@@ -225,9 +223,6 @@ pub struct Service<S: Store> {
     in_progress: create::InProgressKeys,
     /// The resource parts of recently read invoices' signed XML.
     documents: document::Parts,
-    /// Failed panel sign-ins by source and account (in memory, bounded).
-    #[cfg(feature = "panel")]
-    panel_throttle: panel::throttle::Throttles,
 }
 
 /// Paraguay has kept UTC-3 all year since October 2024.
@@ -241,7 +236,8 @@ fn paraguay(now: OffsetDateTime) -> PrimitiveDateTime {
     )
 }
 
-fn rfc3339(t: i64) -> String {
+/// A Unix time as RFC 3339 UTC (`2025-01-31T12:00:00Z`); empty when out of range.
+pub fn rfc3339(t: i64) -> String {
     OffsetDateTime::from_unix_timestamp(t)
         .ok()
         .and_then(|d| {
@@ -251,7 +247,8 @@ fn rfc3339(t: i64) -> String {
         .unwrap_or_default()
 }
 
-fn random_id(host: &mut dyn Host, prefix: &str, len: usize) -> String {
+/// `prefix` and `len` characters of `[0-9A-Za-z]` from the host's CSPRNG (ids, tokens, secrets).
+pub fn random_id(host: &mut dyn Host, prefix: &str, len: usize) -> String {
     const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
     let mut s = String::with_capacity(prefix.len() + len);
     s.push_str(prefix);
@@ -284,8 +281,6 @@ impl<S: Store> Service<S> {
             scheduled: false,
             in_progress: create::InProgressKeys::default(),
             documents: document::Parts::default(),
-            #[cfg(feature = "panel")]
-            panel_throttle: panel::throttle::Throttles::default(),
         }
     }
 }

@@ -505,12 +505,6 @@ impl<S: Store> Service<S> {
         let parts = self.documents.get(&inv);
         Invoice::of(&self.config.base_url, inv, parts)
     }
-
-    /// [`Service::invoice_resource`] as a JSON value (the panel's pages read it so).
-    #[cfg(feature = "panel")]
-    pub(crate) fn invoice_json(&self, inv: &InvoiceRecord) -> Value {
-        serde_json::to_value(self.invoice_resource(inv.clone())).unwrap_or_default()
-    }
 }
 
 #[cfg(all(test, feature = "schema"))]

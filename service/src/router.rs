@@ -213,8 +213,9 @@ pub(crate) fn resolve<'p>(
 }
 
 impl<S: Store> Service<S> {
-    /// [`Service::handle_step`] of a request from `client`, the peer address the host accepted it from: the panel
-    /// throttles failed sign-ins by it. `None` makes every client one source.
+    /// [`Service::handle_step`]; `client` is ignored since the account panel, which throttled sign-ins by it, is its
+    /// own crate (`kuatia_panel::Panel::handle_step` takes it).
+    #[deprecated(note = "use handle_step; the account panel is kuatia_panel::Panel::handle_step")]
     pub fn handle_step_from(
         &mut self,
         req: &HttpRequest,
@@ -223,11 +224,6 @@ impl<S: Store> Service<S> {
     ) -> Step {
         self.tick_due(host);
         let (path, query) = req.path.split_once('?').unwrap_or((req.path.as_str(), ""));
-        #[cfg(feature = "panel")]
-        if path == "/panel" || path.starts_with("/panel/") {
-            return Step::Done(self.panel(req, client, host));
-        }
-        #[cfg(not(feature = "panel"))]
         let _ = client;
         let segments = route_segments(path);
         let method = req.method.to_ascii_uppercase();
@@ -307,6 +303,7 @@ impl<S: Store> Service<S> {
     /// [`Service::handle`] up to the signature: every request but a create is answered ([`Step::Done`]); a create
     /// stops with its number reserved ([`Step::Sign`]), so that a host can sign it without holding its store, then
     /// finish it with [`Service::finish_create`].
+    #[allow(deprecated)]
     pub fn handle_step(&mut self, req: &HttpRequest, host: &mut dyn Host) -> Step {
         self.handle_step_from(req, None, host)
     }

@@ -1,20 +1,19 @@
 //! Wire snapshot of the `/v1` service and the panel's redirects: every route of the table (and its 401, 404, 405,
 //! 415, 400 and 422 answers) is driven through [`Service::handle`] with the fixed-clock, fixed-seed test host, and
-//! each answer's status, headers and body are compared byte for byte with `tests/fixtures/api/<case>.json`.
+//! each answer's status, headers and body are compared byte for byte with `tests/fixtures/api/<case>.json`. The
+//! `panel_*` cases are the account panel's (crate kuatia-panel): panel/tests/golden.rs runs this scenario with the
+//! panel in front of the service and compares every case.
 //!
 //! It guards the moves of issue 30 (the service crate, the route table, typed resources): none of them may change a
 //! byte on the wire. After an intended change of an answer, regenerate the fixtures with
 //! `KUATIA_BLESS=1 cargo test --test api_golden` and review the diff.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "common/client.rs"]
-mod client;
 #[path = "common/host.rs"]
-mod host;
+pub(crate) mod host;
 
-use client::{client, factura, Client};
 use host::TestHost;
-use kuatia_service::{HttpRequest, MemoryStore, Service};
+use kuatia_service::{Config, HttpRequest, HttpResponse, MemoryStore, Service};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -25,17 +24,22 @@ fn fixture_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/api")
 }
 
+/// How a host answers a request: the service alone, or the panel in front of it.
+pub(crate) type Handler =
+    Box<dyn FnMut(&mut Service<MemoryStore>, &HttpRequest, &mut TestHost) -> HttpResponse>;
+
 /// Drives the service and records every answer under its case name.
-struct Recorder {
-    svc: Service<MemoryStore>,
-    host: TestHost,
+pub(crate) struct Recorder {
+    pub(crate) svc: Service<MemoryStore>,
+    pub(crate) host: TestHost,
     key: String,
     cases: BTreeMap<String, String>,
+    handler: Handler,
 }
 
 impl Recorder {
     /// Sends a request and records it as `case`; returns the response body as JSON (Null when it is not JSON).
-    fn send(
+    pub(crate) fn send(
         &mut self,
         case: &str,
         method: &str,
@@ -52,7 +56,7 @@ impl Recorder {
                 .collect(),
             body: body.to_vec(),
         };
-        let r = self.svc.handle(&req, &mut self.host);
+        let r = (self.handler)(&mut self.svc, &req, &mut self.host);
         let body_value = match std::str::from_utf8(&r.body) {
             Ok(s) => json!(s),
             Err(_) => json!({
@@ -91,19 +95,42 @@ impl Recorder {
     }
 }
 
-/// Runs the whole scenario; every request is one case.
+fn factura(simulate: Option<&str>) -> Value {
+    let mut v = json!({
+        "tipo_documento": 1,
+        "receptor": {"ruc": "80069563-1", "razon_social": "Cliente Ejemplo S.A.", "email": "cliente@example.com"},
+        "items": [{"descripcion": "Servicio de consultoría", "cantidad": 1, "precio_unitario": 1100000, "iva": 10}],
+        "condicion_pago": 1
+    });
+    if let Some(s) = simulate {
+        v["_simulate"] = json!(s);
+    }
+    v
+}
+
+/// Runs the whole scenario through [`Service::handle`]; every request is one case.
 fn record() -> BTreeMap<String, String> {
-    let Client {
-        svc,
-        host,
-        key,
-        account,
-    } = client();
+    record_with(Box::new(|svc, req, host| svc.handle(req, host)), |_, _| {})
+}
+
+/// Runs the whole scenario through `handler`, then `tail` (more cases, given the account id).
+pub(crate) fn record_with(
+    handler: Handler,
+    tail: fn(&mut Recorder, &str),
+) -> BTreeMap<String, String> {
+    let mut host = TestHost::new();
+    let config = Config {
+        base_url: "https://api.example.test".into(),
+        ..Config::default()
+    };
+    let mut svc = Service::new(MemoryStore::default(), config);
+    let (account, key) = svc.create_account("Empresa de prueba", &mut host);
     let mut r = Recorder {
         svc,
         host,
         key,
         cases: BTreeMap::new(),
+        handler,
     };
     let auth = format!("Bearer {}", r.key);
     let sandbox_headers = [
@@ -352,116 +379,35 @@ fn record() -> BTreeMap<String, String> {
     );
     r.sandbox("webhooks_list_empty", "GET", "/v1/webhooks", None);
 
-    panel(&mut r, &account);
+    tail(&mut r, &account.id);
     r.cases
 }
 
-/// The panel's sign-in, redirects and session pages.
-#[cfg(feature = "panel")]
-fn panel(r: &mut Recorder, account: &str) {
-    r.send("panel_sign_in_page", "GET", "/panel", &[], b"");
-    r.send(
-        "panel_no_session_redirect",
-        "GET",
-        "/panel/facturas",
-        &[],
-        b"",
-    );
-    r.send("panel_put_405", "PUT", "/panel", &[], b"");
-    r.send(
-        "panel_post_no_session_403",
-        "POST",
-        "/panel/salir",
-        &[],
-        b"",
-    );
-    let link = r.svc.panel_login_link(account, &mut r.host).unwrap();
-    let token = link.split("token=").nth(1).unwrap().to_string();
-    r.send(
-        "panel_link_page",
-        "GET",
-        &format!("/panel/entrar?token={token}"),
-        &[],
-        b"",
-    );
-    let form = [("Content-Type", "application/x-www-form-urlencoded")];
-    let (status, _, headers) = r.send(
-        "panel_link_sign_in",
-        "POST",
-        "/panel/entrar",
-        &form,
-        format!("token={token}").as_bytes(),
-    );
-    assert_eq!(status, 303);
-    let set = headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("Set-Cookie"))
-        .unwrap();
-    let cookie = set.1.split(';').next().unwrap().to_string();
-    let with_cookie = [("Cookie", cookie.as_str())];
-    r.send("panel_readiness", "GET", "/panel", &with_cookie, b"");
-    r.send(
-        "panel_facturas",
-        "GET",
-        "/panel/facturas",
-        &with_cookie,
-        b"",
-    );
-    r.send(
-        "panel_webhooks",
-        "GET",
-        "/panel/webhooks?entorno=sandbox",
-        &with_cookie,
-        b"",
-    );
-    r.send(
-        "panel_unknown_page",
-        "GET",
-        "/panel/nope",
-        &with_cookie,
-        b"",
-    );
-    let page = r.svc.handle(
-        &HttpRequest {
-            method: "GET".into(),
-            path: "/panel".into(),
-            headers: vec![("Cookie".into(), cookie.clone())],
-            body: vec![],
-        },
-        &mut r.host,
-    );
-    let page = String::from_utf8(page.body).unwrap();
-    let at = page.find("name=\"csrf\" value=\"").unwrap() + 19;
-    let csrf = page[at..].split('"').next().unwrap().to_string();
-    let posted = [
-        ("Cookie", cookie.as_str()),
-        ("Content-Type", "application/x-www-form-urlencoded"),
-    ];
-    r.send(
-        "panel_post_bad_csrf_403",
-        "POST",
-        "/panel/ruc-habilitado",
-        &posted,
-        b"csrf=nope&habilitado=si",
-    );
-    r.send(
-        "panel_ruc_enabled_redirect",
-        "POST",
-        "/panel/ruc-habilitado",
-        &posted,
-        format!("csrf={csrf}&habilitado=si").as_bytes(),
-    );
-    r.send(
-        "panel_sign_out_redirect",
-        "POST",
-        "/panel/salir",
-        &posted,
-        format!("csrf={csrf}").as_bytes(),
-    );
+/// The case names of the committed fixtures, sorted.
+pub(crate) fn committed_cases() -> Vec<String> {
+    let dir = fixture_dir();
+    let mut committed: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e} (KUATIA_BLESS=1 writes it)", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    committed.sort();
+    committed
 }
 
-#[cfg(not(feature = "panel"))]
-fn panel(_: &mut Recorder, _: &str) {}
+/// The cases whose answer differs from its committed fixture.
+pub(crate) fn drifted(cases: &BTreeMap<String, String>) -> Vec<String> {
+    let dir = fixture_dir();
+    let mut drifted = vec![];
+    for (case, text) in cases {
+        let want = std::fs::read_to_string(dir.join(format!("{case}.json"))).unwrap();
+        if &want != text {
+            drifted.push(case.clone());
+        }
+    }
+    drifted
+}
 
 #[test]
 fn every_route_answers_byte_for_byte_as_committed() {
@@ -473,7 +419,11 @@ fn every_route_answers_byte_for_byte_as_committed() {
         std::fs::create_dir_all(&dir).unwrap();
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "json") {
+            // The panel's cases are panel/tests/golden.rs's to write.
+            let panel = path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("panel_"));
+            if path.extension().is_some_and(|e| e == "json") && !panel {
                 std::fs::remove_file(path).unwrap();
             }
         }
@@ -482,25 +432,16 @@ fn every_route_answers_byte_for_byte_as_committed() {
         }
         return;
     }
-    let mut committed: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e} (KUATIA_BLESS=1 writes it)", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+    let committed: Vec<String> = committed_cases()
+        .into_iter()
+        .filter(|c| !c.starts_with("panel_"))
         .collect();
-    committed.sort();
     let produced: Vec<String> = cases.keys().cloned().collect();
     assert_eq!(
         committed, produced,
         "the fixture files differ from the scenario's cases (KUATIA_BLESS=1 regenerates them)"
     );
-    let mut drifted = vec![];
-    for (case, text) in &cases {
-        let want = std::fs::read_to_string(dir.join(format!("{case}.json"))).unwrap();
-        if &want != text {
-            drifted.push(case.clone());
-        }
-    }
+    let drifted = drifted(&cases);
     assert!(
         drifted.is_empty(),
         "answers differ from tests/fixtures/api/ for {drifted:?} (after an intended change: KUATIA_BLESS=1 cargo test --test api_golden, then review the diff)"

@@ -13,7 +13,7 @@
 //!
 //! The state is in memory, pure (the time comes in as an argument) and bounded: at most [`MAX_TRACKED`] entries per
 //! table, expired windows dropped first and the oldest window after them. Clones share it, so a host with several
-//! engines gives them one ([`crate::Service::set_panel_throttle`]). Account ids are kept as their SHA-256, so
+//! engines gives them one ([`crate::Panel`], cloned). Account ids are kept as their SHA-256, so
 //! an unknown id costs as much as a known one and reveals nothing.
 
 use sha2::{Digest, Sha256};
@@ -137,7 +137,7 @@ impl<K: Ord + Clone> Counters<K> {
     }
 }
 
-/// The panel's sign-in throttle of a [`crate::Service`]; its clones share one state.
+/// The sign-in throttle of a [`crate::Panel`]; its clones share one state.
 #[derive(Debug, Clone, Default)]
 pub struct Throttles(Arc<Mutex<Tables>>);
 

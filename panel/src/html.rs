@@ -1,6 +1,6 @@
 //! The panel's markup: one layout, an escape function and the two embedded assets (no CDN, no framework).
 
-use super::super::HttpResponse;
+use kuatia_service::HttpResponse;
 
 /// The stylesheet, served at `/panel/estilo.css`.
 pub(crate) const CSS: &str = r#":root{--fg:#1a1a1a;--muted:#4a4a4a;--bg:#fff;--line:#c8c8c8;--brand:#0b4f8a;--ok:#0a6b2d;--okbg:#e3f4e8;--bad:#a1131b;--badbg:#fbe6e7;--warn:#7a4b00;--warnbg:#fff3d6}

@@ -1,15 +1,28 @@
 //! The account panel in-process (the HTTP face is server/tests/panel.rs): the certificate page's expiry warning and
 //! the refusal of an expired certificate, with the test clock moved to the test certificate's last days; sign-in
 //! throttling by client address that no outsider can turn against an account (issue 34).
-#![cfg(feature = "panel")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "common/host.rs"]
+#[path = "../../service/tests/common/host.rs"]
 mod host;
 
 use host::TestHost;
 use kuatia_core::profile::{Ambiente, Emisor};
+use kuatia_panel::Panel;
 use kuatia_service::{Config, HttpRequest, HttpResponse, MemoryStore, Service};
+
+/// A host's service with the panel in front of it, as `kuatia serve` runs them.
+struct Site {
+    svc: Service<MemoryStore>,
+    panel: Panel,
+}
+
+impl Site {
+    /// A request from no particular client (one source).
+    fn handle(&mut self, req: &HttpRequest, host: &mut TestHost) -> HttpResponse {
+        self.panel.handle(&mut self.svc, req, None, host)
+    }
+}
 
 const P12: &[u8] = include_bytes!("../../tests/fixtures/certs/sandbox.p12");
 
@@ -30,23 +43,26 @@ fn text(r: &HttpResponse) -> String {
 }
 
 /// A service with one account (production profile of the test certificate's RUC) and a signed-in session at `at`.
-fn signed_in(at: time::OffsetDateTime) -> (Service<MemoryStore>, TestHost, String, String) {
+fn signed_in(at: time::OffsetDateTime) -> (Site, TestHost, String, String) {
     let mut host = TestHost::new();
     host.now = at;
-    let mut svc = Service::new(
-        MemoryStore::default(),
-        Config {
-            base_url: "https://panel.example.test".into(),
-            ..Config::default()
-        },
-    );
-    let (account, _) = svc.create_account("Estudio", &mut host);
+    let mut svc = Site {
+        svc: Service::new(
+            MemoryStore::default(),
+            Config {
+                base_url: "https://panel.example.test".into(),
+                ..Config::default()
+            },
+        ),
+        panel: Panel::new(),
+    };
+    let (account, _) = svc.svc.create_account("Estudio", &mut host);
     let mut profile = Emisor::sandbox();
     profile.ambiente = Ambiente::Produccion;
-    let mut a = kuatia_service::Store::account(&svc.store, &account.id).unwrap();
+    let mut a = kuatia_service::Store::account(&svc.svc.store, &account.id).unwrap();
     a.production = Some(profile);
-    kuatia_service::Store::put_account(&mut svc.store, a);
-    let link = svc.panel_login_link(&account.id, &mut host).unwrap();
+    kuatia_service::Store::put_account(&mut svc.svc.store, a);
+    let link = kuatia_panel::login_link(&mut svc.svc, &account.id, &mut host).unwrap();
     let token = link.split("token=").nth(1).unwrap();
     let r = svc.handle(
         &request(
@@ -71,12 +87,7 @@ fn signed_in(at: time::OffsetDateTime) -> (Service<MemoryStore>, TestHost, Strin
     (svc, host, cookie, csrf)
 }
 
-fn upload(
-    svc: &mut Service<MemoryStore>,
-    host: &mut TestHost,
-    cookie: &str,
-    csrf: &str,
-) -> HttpResponse {
+fn upload(svc: &mut Site, host: &mut TestHost, cookie: &str, csrf: &str) -> HttpResponse {
     let mut body = format!(
         "--b\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{csrf}\r\n--b\r\nContent-Disposition: form-data; name=\"contrasena\"\r\n\r\nkuatia-test\r\n--b\r\nContent-Disposition: form-data; name=\"p12\"; filename=\"c.p12\"\r\n\r\n"
     )
@@ -145,7 +156,7 @@ fn an_expired_certificate_is_refused() {
 
 /// A form POST under `/panel` from a client address.
 fn post_from(
-    svc: &mut Service<MemoryStore>,
+    svc: &mut Site,
     host: &mut TestHost,
     client: &str,
     path: &str,
@@ -158,7 +169,10 @@ fn post_from(
         body.into_bytes(),
         "application/x-www-form-urlencoded",
     );
-    match svc.handle_step_from(&req, Some(client.parse().unwrap()), host) {
+    match svc
+        .panel
+        .handle_step(&mut svc.svc, &req, Some(client.parse().unwrap()), host)
+    {
         kuatia_service::Step::Done(r) => r,
         kuatia_service::Step::Sign(_) => panic!("a panel request is never a create"),
     }
@@ -182,7 +196,9 @@ fn nobody_locks_someone_else_out() {
         &mut host,
     );
     assert!(text(&r).contains("Contraseña guardada"), "{}", text(&r));
-    let account = kuatia_service::Store::accounts(&svc.store)[0].id.clone();
+    let account = kuatia_service::Store::accounts(&svc.svc.store)[0]
+        .id
+        .clone();
 
     // 20 bogus links from A: A is refused, with a page that tells the truth.
     for i in 0..20 {
@@ -205,10 +221,10 @@ fn nobody_locks_someone_else_out() {
     assert_eq!(refused.status, 429);
     assert!(text(&refused).contains("enlace de ingreso válido funciona siempre"));
     let retry: i64 = refused.header("Retry-After").unwrap().parse().unwrap();
-    assert!(retry > 0 && retry <= kuatia_service::panel::THROTTLE_WINDOW);
+    assert!(retry > 0 && retry <= kuatia_panel::THROTTLE_WINDOW);
     // B's valid link works, and so would a valid link presented by A.
     for client in [b, a] {
-        let link = svc.panel_login_link(&account, &mut host).unwrap();
+        let link = kuatia_panel::login_link(&mut svc.svc, &account, &mut host).unwrap();
         let token = link.split("token=").nth(1).unwrap();
         let r = post_from(
             &mut svc,
@@ -275,5 +291,162 @@ fn nobody_locks_someone_else_out() {
     assert_eq!(
         post_from(&mut svc, &mut host, b, "/panel/ingresar", right).status,
         303
+    );
+}
+
+/// The invoice pages over the service's invoices: a sandbox invoice issued through the API (the panel passes `/v1`
+/// on) shows in the list and on its page with the receiver as issued; once approved its KuDE and signed XML
+/// download as attachments; a KuDE not yet available is a page with the service's reason, an unknown id a 404.
+#[test]
+fn invoice_pages_show_the_document_and_download_it() {
+    let (mut svc, mut host, cookie, _) = signed_in(time::OffsetDateTime::now_utc());
+    let account = kuatia_service::Store::accounts(&svc.svc.store)[0]
+        .id
+        .clone();
+    let key = svc
+        .svc
+        .create_key(
+            &account,
+            kuatia_service::auth::Environment::Sandbox,
+            &mut host,
+        )
+        .unwrap();
+    let body = serde_json::json!({
+        "tipo_documento": 1,
+        "receptor": {"ruc": "80069563-1", "razon_social": "Cliente Ejemplo S.A."},
+        "items": [{"descripcion": "Servicio", "cantidad": 1, "precio_unitario": 1100000, "iva": 10}],
+        "condicion_pago": 1
+    });
+    let created = svc.handle(
+        &HttpRequest {
+            method: "POST".into(),
+            path: "/v1/facturas".into(),
+            headers: vec![
+                ("Authorization".into(), format!("Bearer {key}")),
+                ("X-Environment".into(), "sandbox".into()),
+                ("Content-Type".into(), "application/json".into()),
+            ],
+            body: body.to_string().into_bytes(),
+        },
+        &mut host,
+    );
+    assert_eq!(created.status, 201, "{}", text(&created));
+    let id = created.json()["data"]["id"].as_str().unwrap().to_string();
+    let get = |svc: &mut Site, host: &mut TestHost, path: &str| {
+        svc.handle(&request("GET", path, &cookie, vec![], ""), host)
+    };
+
+    // Pending: no KuDE yet, and the page says why with the service's status.
+    let kude = format!("/panel/facturas/{id}/kude?entorno=sandbox");
+    let r = get(&mut svc, &mut host, &kude);
+    assert_eq!(r.status, 409);
+    assert!(text(&r).contains("No disponible"), "{}", text(&r));
+
+    host.advance(10);
+    let list = text(&get(&mut svc, &mut host, "/panel/facturas?entorno=sandbox"));
+    assert!(
+        list.contains(&format!("/panel/facturas/{id}?entorno=sandbox")),
+        "{list}"
+    );
+    assert!(
+        list.contains("Cliente Ejemplo S.A.") && list.contains("1.100.000 PYG"),
+        "{list}"
+    );
+    let page = text(&get(
+        &mut svc,
+        &mut host,
+        &format!("/panel/facturas/{id}?entorno=sandbox"),
+    ));
+    assert!(page.contains("Aprobada"), "{page}");
+    assert!(
+        page.contains("Cliente Ejemplo S.A. (RUC 80069563-1)"),
+        "{page}"
+    );
+    assert!(
+        page.contains("Descargar KuDE (PDF)") && page.contains("Descargar XML firmado"),
+        "{page}"
+    );
+
+    let r = get(&mut svc, &mut host, &kude);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("Content-Type"), Some("application/pdf"));
+    assert!(r
+        .header("Content-Disposition")
+        .unwrap()
+        .starts_with("attachment; filename=\""));
+    assert!(r.body.starts_with(b"%PDF-"));
+    let r = get(
+        &mut svc,
+        &mut host,
+        &format!("/panel/facturas/{id}/xml?entorno=sandbox"),
+    );
+    assert_eq!(r.status, 200);
+    assert!(r
+        .header("Content-Disposition")
+        .unwrap()
+        .starts_with("attachment; filename=\""));
+    assert!(text(&r).contains("<rDE"));
+
+    // The list's filters are the API's, with its checks; a page of one links to the next by the API's cursor.
+    let r = get(
+        &mut svc,
+        &mut host,
+        "/panel/facturas?entorno=sandbox&numero=12",
+    );
+    assert_eq!(r.status, 400);
+    assert!(text(&r).contains("EEE-PPP-NNNNNNN"), "{}", text(&r));
+    assert!(!text(&r).contains(&id));
+    let second = svc.handle(
+        &HttpRequest {
+            method: "POST".into(),
+            path: "/v1/facturas".into(),
+            headers: vec![
+                ("Authorization".into(), format!("Bearer {key}")),
+                ("X-Environment".into(), "sandbox".into()),
+                ("Content-Type".into(), "application/json".into()),
+            ],
+            body: body.to_string().into_bytes(),
+        },
+        &mut host,
+    );
+    assert_eq!(second.status, 201);
+    let first_page = text(&get(
+        &mut svc,
+        &mut host,
+        "/panel/facturas?entorno=sandbox&per_page=1",
+    ));
+    assert!(first_page.contains("2 facturas"), "{first_page}");
+    assert!(first_page.contains("Página siguiente"), "{first_page}");
+    assert!(
+        !first_page.contains(&format!("/panel/facturas/{id}?")),
+        "newest first: {first_page}"
+    );
+    let next = first_page
+        .split("<a href=\"/panel/facturas?")
+        .nth(1)
+        .unwrap();
+    let next = next.split('"').next().unwrap().replace("&amp;", "&");
+    assert!(next.contains("starting_after="), "{next}");
+    let last_page = text(&get(
+        &mut svc,
+        &mut host,
+        &format!("/panel/facturas?{next}"),
+    ));
+    assert!(
+        last_page.contains(&format!("/panel/facturas/{id}?")),
+        "{last_page}"
+    );
+    assert!(!last_page.contains("Página siguiente"), "{last_page}");
+
+    // Another environment or an unknown id: not found.
+    let r = get(
+        &mut svc,
+        &mut host,
+        &format!("/panel/facturas/{id}?entorno=produccion"),
+    );
+    assert_eq!(r.status, 404);
+    assert_eq!(
+        get(&mut svc, &mut host, "/panel/facturas/fact_nope").status,
+        404
     );
 }
