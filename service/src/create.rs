@@ -2,17 +2,19 @@
 //! create's time): [`Service::handle_step`] (with the store: authentication, idempotency, the check, a reserved
 //! number), [`CreateJob::sign`] (no store: the DE, its signature, the QR) and [`Service::finish_create`] (with the
 //! store again: the record, the number's confirmation, webhooks, the idempotent reply). [`Service::handle`] runs the
-//! three in a row, so every host answers a create the same way.
+//! three in a row, so every host answers a create the same way. [`Service::create_invoice`] is the same pipeline
+//! typed, in one call, for in-process hosts.
 
 use super::{
-    apply_to, auth, body_error, code, err, findings_response, issue_error, paraguay, random_id,
-    receptor_ruc, sandbox_approval, sandbox_rejection, transmit, Environment, Estado, Host,
-    HttpRequest, HttpResponse, InvoiceRecord, SeedCodes, Service, Store, StoreNumbering, Trigger,
+    apply_to, auth, body_api_error, code, err, issue_api_error, paraguay, random_id, receptor_ruc,
+    sandbox_approval, sandbox_rejection, transmit, Environment, Estado, Host, HttpRequest,
+    HttpResponse, InvoiceRecord, SeedCodes, Service, Store, StoreNumbering, Trigger,
     REPLAYED_HEADER,
 };
 use crate::document::DocumentParts;
 use crate::resource::Invoice;
-use crate::ApiError;
+use crate::{ApiError, Principal};
+use kuatia_core::invoice::FacturaRequest;
 use kuatia_core::issue::{IssueError, Pending, Prepared, Stage, Ticket};
 use kuatia_core::lifecycle::EventKind;
 use kuatia_core::numbering::{Numbering, Reserved};
@@ -157,7 +159,7 @@ fn canonical(v: &serde_json::Value, out: &mut String) {
 /// A create refused before its signature, and whether a retry with its key gets the same answer (see
 /// [`Service::remember`]).
 struct Refused {
-    response: HttpResponse,
+    error: ApiError,
     /// The answer depends only on the request (its body, in the key's account and environment): a body that does
     /// not read as a request, `_simulate` in production.
     body_only: bool,
@@ -166,17 +168,17 @@ struct Refused {
 impl Refused {
     /// An answer a later retry must evaluate again: it depends on the account (its profile, certificate, the clock
     /// against its stamp, its numbering).
-    fn state(response: HttpResponse) -> Refused {
+    fn state(error: ApiError) -> Refused {
         Refused {
-            response,
+            error,
             body_only: false,
         }
     }
 
     /// An answer that depends only on the request.
-    fn body(response: HttpResponse) -> Refused {
+    fn body(error: ApiError) -> Refused {
         Refused {
-            response,
+            error,
             body_only: true,
         }
     }
@@ -361,14 +363,15 @@ impl<S: Store> Service<S> {
                 Step::Sign(job)
             }
             Err(refused) => {
+                let response = refused.error.response();
                 self.remember(
                     &caller.account.id,
                     caller.env,
                     idempotency.as_ref(),
-                    &refused.response,
+                    &response,
                     refused.body_only,
                 );
-                Step::Done(refused.response)
+                Step::Done(response)
             }
         }
     }
@@ -422,15 +425,15 @@ impl<S: Store> Service<S> {
         }
     }
 
-    /// The stages of the issuing pipeline before the document is built: check, certificate, a reserved number.
+    /// The body of a create read as a request, then [`Service::reserve_request`].
     fn reserve(
         &mut self,
         caller: &super::Caller,
         req: &HttpRequest,
         host: &mut dyn Host,
     ) -> Result<Box<CreateJob>, Refused> {
-        let request = match kuatia_core::invoice::read_request_bytes(&req.body) {
-            Ok(request) => request,
+        match kuatia_core::invoice::read_request_bytes(&req.body) {
+            Ok(request) => self.reserve_request(caller, request, host),
             // Every shape finding, and the rules' over the fields that read (with the profile, when there is one).
             // A body that does not read is refused whatever the account: the answer is replayed (its rule findings
             // are those of the first try).
@@ -442,17 +445,27 @@ impl<S: Store> Service<S> {
                     }
                     None => unread.findings,
                 };
-                return Err(Refused::body(body_error(findings)));
+                Err(Refused::body(body_api_error(findings)))
             }
-        };
+        }
+    }
+
+    /// The stages of the issuing pipeline before the document is built: check, certificate, a reserved number. The
+    /// one path of every create, the route's and [`Service::create_invoice`]'s.
+    fn reserve_request(
+        &mut self,
+        caller: &Principal,
+        request: FacturaRequest,
+        host: &mut dyn Host,
+    ) -> Result<Box<CreateJob>, Refused> {
         let production = caller.env == Environment::Production;
         if let Some(f) =
             kuatia_core::validate::check_simulate(request.simulate.as_deref(), production)
         {
-            return Err(Refused::body(findings_response(&[f])));
+            return Err(Refused::body(ApiError::findings(&[f])));
         }
         let Some(emisor) = caller.account.profile(caller.env).cloned() else {
-            return Err(Refused::state(err(
+            return Err(Refused::state(ApiError::new(
                 422,
                 code::PRODUCTION_NOT_CONFIGURED,
                 "this account has no production profile (certificate, stamp, CSC); see the preflight check",
@@ -472,7 +485,7 @@ impl<S: Store> Service<S> {
             paraguay(now),
             Simulate::Applied { production },
         )
-        .map_err(|e| Refused::state(issue_error(e)))?;
+        .map_err(|e| Refused::state(issue_api_error(e)))?;
         let key = prepared.key().clone();
         let numero = StoreNumbering {
             store: &mut self.store,
@@ -480,7 +493,7 @@ impl<S: Store> Service<S> {
             env: caller.env,
         }
         .reserve(&key)
-        .map_err(|f| Refused::state(issue_error(IssueError::at(Stage::Numbering)(f.into()))))?;
+        .map_err(|f| Refused::state(issue_api_error(IssueError::at(Stage::Numbering)(f.into()))))?;
         Ok(Box::new(CreateJob {
             prepared,
             reserved: Reserved::new(key, numero),
@@ -498,6 +511,27 @@ impl<S: Store> Service<S> {
         }))
     }
 
+    /// Issues an invoice for the principal in-process (for hosts that authenticated their user themselves: a panel,
+    /// an ERP embedding the service, tests): the pipeline of `POST /v1/facturas`, once (the check, the certificate,
+    /// a reserved number, the signature with the host's signer of the principal's account and environment on this
+    /// thread, then the record, the number's confirmation, webhooks and the sandbox's `_simulate` steps). Refused
+    /// requests get the error the route answers (code, status, every finding in `details`). There is no idempotency
+    /// key: HTTP idempotency (`Idempotency-Key`) belongs to the route; a host retrying this call issues a second
+    /// invoice.
+    pub fn create_invoice(
+        &mut self,
+        principal: &Principal,
+        request: FacturaRequest,
+        host: &mut dyn Host,
+    ) -> Result<Invoice, ApiError> {
+        let job = self
+            .reserve_request(principal, request, host)
+            .map_err(|r| r.error)?;
+        let signed = job.sign(host.signer(&principal.account.id, principal.env));
+        let SignedCreate { job, outcome } = signed;
+        self.complete(&job, outcome, host)
+    }
+
     /// Stores a signed create ([`CreateJob::sign`]) and answers it: 201 with the invoice, or the answer to a failed
     /// signature (its number stays reserved: a listed gap, never reused).
     pub fn finish_create(&mut self, signed: SignedCreate, host: &mut dyn Host) -> HttpResponse {
@@ -508,12 +542,9 @@ impl<S: Store> Service<S> {
                 return r;
             }
         }
-        let response = match outcome {
-            Ok(created) => self
-                .store_created(&job, created, host)
-                .map_or_else(|e| e.response(), |invoice| invoice.response(201)),
-            Err(e) => issue_error(e),
-        };
+        let response = self
+            .complete(&job, outcome, host)
+            .map_or_else(|e| e.response(), |invoice| invoice.response(201));
         self.remember(
             &job.account_id,
             job.env,
@@ -522,6 +553,17 @@ impl<S: Store> Service<S> {
             false,
         );
         response
+    }
+
+    /// The end of every create: a signed document stored ([`Service::store_created`]), or the error of its failed
+    /// signature (its number stays reserved: a listed gap, never reused).
+    fn complete(
+        &mut self,
+        job: &JobContext,
+        outcome: Result<Created, IssueError>,
+        host: &mut dyn Host,
+    ) -> Result<Invoice, ApiError> {
+        self.store_created(job, outcome.map_err(issue_api_error)?, host)
     }
 
     /// Stores a signed document's record, confirms its number and queues its webhooks: the created invoice, or 503

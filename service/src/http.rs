@@ -143,14 +143,19 @@ pub(crate) fn err(status: u16, code: &str, message: &str) -> HttpResponse {
     )
 }
 
-/// The answer to a body that could not be read: unreadable JSON or an oversized body is 400, a readable body whose
-/// fields are wrong 422 with every finding (the same classification for every route: core's JSON reader).
+/// The answer to a body that could not be read: [`body_api_error`] on the wire.
 pub(crate) fn body_error(findings: Vec<Finding>) -> HttpResponse {
+    body_api_error(findings).response()
+}
+
+/// The error of a body that could not be read: unreadable JSON or an oversized body is 400, a readable body whose
+/// fields are wrong 422 with every finding (the same classification for every route: core's JSON reader).
+pub(crate) fn body_api_error(findings: Vec<Finding>) -> ApiError {
     match findings.first() {
         Some(f) if f.code == code::MALFORMED_JSON || f.code == code::TOO_LARGE => {
-            err(400, &f.code, &f.message)
+            ApiError::new(400, &f.code, &f.message)
         }
-        _ => findings_response(&findings),
+        _ => ApiError::findings(&findings),
     }
 }
 
@@ -171,22 +176,22 @@ pub(crate) fn json_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T
     kuatia_core::shape::read_bytes(body_json(body), "").map_err(|u| body_error(u.findings))
 }
 
-/// The answer to a failed issue, by stage: the request's findings and certificate problems are 422, an exhausted
+/// The error of a failed issue, by stage: the request's findings and certificate problems are 422, an exhausted
 /// sequence 422, a store that cannot number 503, a failed signer 502.
-pub(crate) fn issue_error(e: kuatia_core::issue::IssueError) -> HttpResponse {
+pub(crate) fn issue_api_error(e: kuatia_core::issue::IssueError) -> ApiError {
     use kuatia_core::issue::Stage;
     let first = e.findings.0.first().cloned().unwrap_or_else(|| {
         Finding::new(code::INTERNAL_ERROR, "", "issuing failed without a finding")
     });
     match e.stage {
-        Stage::Check => findings_response(&e.findings.0),
-        Stage::Certificate => err(422, &first.code, &first.message),
+        Stage::Check => ApiError::findings(&e.findings.0),
+        Stage::Certificate => ApiError::new(422, &first.code, &first.message),
         Stage::Numbering if first.code == code::NUMBERING_EXHAUSTED => {
-            err(422, &first.code, &first.message)
+            ApiError::new(422, &first.code, &first.message)
         }
-        Stage::Numbering | Stage::Confirm => err(503, &first.code, &first.message),
+        Stage::Numbering | Stage::Confirm => ApiError::new(503, &first.code, &first.message),
         // Signing our own well-formed output fails only with a broken signer (token removed, HSM down).
-        _ => err(502, &first.code, &first.message),
+        _ => ApiError::new(502, &first.code, &first.message),
     }
 }
 
@@ -276,15 +281,6 @@ pub(crate) fn unsupported_media_type(req: &HttpRequest) -> Option<HttpResponse> 
             &format!("request bodies must be JSON (Content-Type: application/json), not '{media}'"),
         )
     })
-}
-
-/// The 422 answer of findings, every one in `details` (see [`ApiError::findings`]).
-pub(crate) fn findings_response(findings: &[Finding]) -> HttpResponse {
-    let (summary, message) = summary(findings);
-    respond(
-        422,
-        &json!({"ok": false, "error": {"code": summary, "message": message, "details": findings}}),
-    )
 }
 
 /// The summary code of findings, the most specific one the spec names (INVALID_TIMBRADO, INVALID_RUC, ...) else

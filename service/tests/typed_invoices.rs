@@ -1,12 +1,14 @@
-//! The typed invoice and delivery operations (`invoice`, `list_invoices` with an `InvoiceFilter`, `kude`,
-//! `signed_xml`, `cancel_invoice`, `rotate_webhook`, `deliveries`, `redeliver`) called directly, and checked against
-//! what their `/v1` routes answer: the same resource (the invoice byte for byte), the same page, the same error.
+//! The typed invoice and delivery operations (`create_invoice`, `invoice`, `list_invoices` with an `InvoiceFilter`,
+//! `kude`, `signed_xml`, `cancel_invoice`, `rotate_webhook`, `deliveries`, `redeliver`) called directly, and checked
+//! against what their `/v1` routes answer: the same resource (the invoice byte for byte), the same page, the same
+//! error.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "common/host.rs"]
 mod host;
 
 use host::TestHost;
+use kuatia_core::invoice::FacturaRequest;
 use kuatia_core::lifecycle::{Estado, EventKind};
 use kuatia_service::auth::Environment;
 use kuatia_service::webhook::WebhookInput;
@@ -51,19 +53,29 @@ impl World {
 
     /// Creates an invoice (`_simulate` as given) and returns its id.
     fn create(&mut self, simulate: Option<&str>) -> String {
-        let mut body = json!({
-            "tipo_documento": 1,
-            "receptor": {"ruc": "80069563-1", "razon_social": "Cliente Ejemplo S.A."},
-            "items": [{"descripcion": "Servicio", "cantidad": 2, "precio_unitario": 550000, "iva": 10}],
-            "condicion_pago": 1
-        });
-        if let Some(s) = simulate {
-            body["_simulate"] = json!(s);
-        }
-        let r = self.call("POST", "/v1/facturas", Some(body));
+        let r = self.call("POST", "/v1/facturas", Some(factura(simulate)));
         assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
         r.json()["data"]["id"].as_str().unwrap().to_string()
     }
+}
+
+/// A create's body (`_simulate` as given).
+fn factura(simulate: Option<&str>) -> Value {
+    let mut body = json!({
+        "tipo_documento": 1,
+        "receptor": {"ruc": "80069563-1", "razon_social": "Cliente Ejemplo S.A."},
+        "items": [{"descripcion": "Servicio", "cantidad": 2, "precio_unitario": 550000, "iva": 10}],
+        "condicion_pago": 1
+    });
+    if let Some(s) = simulate {
+        body["_simulate"] = json!(s);
+    }
+    body
+}
+
+/// A body read as the typed request `create_invoice` takes.
+fn request(body: &Value) -> FacturaRequest {
+    kuatia_core::invoice::parse_request(&body.to_string()).unwrap()
 }
 
 /// The `data` member of an answer written by `{"ok":true,"data":…}`, as the bytes it holds.
@@ -337,5 +349,124 @@ fn typed_rotation_deliveries_and_redelivery() {
             .unwrap_err()
             .status,
         404
+    );
+}
+
+#[test]
+fn a_typed_create_is_the_routes_create() {
+    // Two services with the same deterministic host: one creates through the route, the other in-process.
+    let mut routed = World::new();
+    let mut typed = World::new();
+    for simulate in [Some("approved"), None, Some("rejected")] {
+        let answer = routed.call("POST", "/v1/facturas", Some(factura(simulate)));
+        assert_eq!(
+            answer.status,
+            201,
+            "{}",
+            String::from_utf8_lossy(&answer.body)
+        );
+        let invoice = typed
+            .svc
+            .create_invoice(&typed.p, request(&factura(simulate)), &mut typed.host)
+            .unwrap();
+        let written = serde_json::to_string(&invoice).unwrap();
+        assert_eq!(written.as_bytes(), data_bytes(&answer), "{simulate:?}");
+        // The invoice it returns is the one a lookup reads afterwards, byte for byte.
+        let lookup = typed.call("GET", &format!("/v1/facturas/{}", invoice.id), None);
+        assert_eq!(lookup.status, 200);
+        assert_eq!(written.as_bytes(), data_bytes(&lookup), "{simulate:?}");
+        assert_eq!(invoice, typed.svc.invoice(&typed.p, &invoice.id).unwrap());
+        assert!(invoice.document().is_some(), "signed by the test host");
+    }
+    let listed = typed
+        .svc
+        .list_invoices(&typed.p, &InvoiceFilter::default())
+        .unwrap();
+    assert_eq!(listed.meta.total, 3);
+    assert_eq!(listed.data[2].status, Estado::Approved);
+    assert_eq!(listed.data[0].status, Estado::Rejected);
+}
+
+#[test]
+fn a_refused_typed_create_is_the_routes_error() {
+    let mut w = World::new();
+    let mut bad_ruc = factura(None);
+    bad_ruc["receptor"]["ruc"] = json!("80069563-2");
+    let mut no_items = factura(None);
+    no_items["items"] = json!([]);
+    let mut both = bad_ruc.clone();
+    both["items"] = json!([]);
+    let mut bad_stamp = factura(None);
+    bad_stamp["establecimiento"] = json!("999");
+    for (name, body, code) in [
+        ("bad RUC", &bad_ruc, "INVALID_RUC"),
+        ("no items", &no_items, "VALIDATION_ERROR"),
+        ("both", &both, "INVALID_RUC"),
+        ("no stamp", &bad_stamp, "INVALID_TIMBRADO"),
+    ] {
+        let typed = w
+            .svc
+            .create_invoice(&w.p, request(body), &mut w.host)
+            .unwrap_err();
+        let routed = w.call("POST", "/v1/facturas", Some(body.clone()));
+        assert_eq!((typed.status, typed.code.as_str()), (422, code), "{name}");
+        assert!(!typed.details.is_empty(), "{name}");
+        assert_eq!(routed.status, typed.status, "{name}");
+        assert_eq!(routed.json()["error"]["code"], typed.code, "{name}");
+        assert_eq!(
+            routed.json()["error"]["details"],
+            serde_json::to_value(&typed.details).unwrap(),
+            "{name}"
+        );
+        assert_eq!(typed.response().body, routed.body, "{name}");
+    }
+    assert_eq!(
+        w.svc
+            .list_invoices(&w.p, &InvoiceFilter::default())
+            .unwrap()
+            .meta
+            .total,
+        0,
+        "nothing issued"
+    );
+}
+
+#[test]
+fn a_typed_create_in_production_needs_a_profile() {
+    let mut w = World::new();
+    let live_key = w
+        .svc
+        .create_key(&w.p.account.id, Environment::Production, &mut w.host)
+        .unwrap();
+    let live = w
+        .svc
+        .principal(&w.p.account.id, Environment::Production)
+        .unwrap();
+    let refused = w
+        .svc
+        .create_invoice(&live, request(&factura(None)), &mut w.host)
+        .unwrap_err();
+    assert_eq!(
+        (refused.status, refused.code.as_str()),
+        (422, "PRODUCTION_NOT_CONFIGURED")
+    );
+    let routed = w.svc.handle(
+        &HttpRequest {
+            method: "POST".into(),
+            path: "/v1/facturas".into(),
+            headers: vec![("Authorization".into(), format!("Bearer {live_key}"))],
+            body: factura(None).to_string().into_bytes(),
+        },
+        &mut w.host,
+    );
+    assert_eq!(refused.response().body, routed.body);
+    // `_simulate` is the sandbox's: refused in production before the profile is looked at, as the route does.
+    let simulated = w
+        .svc
+        .create_invoice(&live, request(&factura(Some("approved"))), &mut w.host)
+        .unwrap_err();
+    assert_eq!(
+        (simulated.status, simulated.code.as_str()),
+        (422, "SIMULATE_NOT_ALLOWED")
     );
 }

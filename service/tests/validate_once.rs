@@ -1,7 +1,7 @@
 //! Validated once (issue 30): every create runs validation, the stamp choice and the certificate check exactly once,
 //! counted by the `probe` feature's per-thread counters, with a counting [`Signer`] (its `certificate_info` calls) as a
 //! second witness. The service's create in three phases (`handle_step` → `CreateJob::sign` → `finish_create`) in the
-//! sandbox and in production, `issue_pending`, and a create signed by another signer than the one it was checked
+//! sandbox and in production, the typed `Service::create_invoice`, `issue_pending`, and a create signed by another signer than the one it was checked
 //! with (checked then, once).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -175,6 +175,26 @@ fn handle_runs_each_decision_once() {
         assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
         assert_eq!(probe::take(), ONCE, "sandbox {is_sandbox}");
         assert_eq!(host.signer.as_ref().unwrap().take(), 1);
+    }
+}
+
+#[test]
+fn a_typed_create_runs_each_decision_once() {
+    let mut host = CountingHost {
+        inner: host::TestHost::new(),
+        signer: Some(Counting::new()),
+    };
+    let (mut svc, _, _) = service(&mut host);
+    let account = svc.store.accounts().into_iter().next().unwrap().id;
+    for env in [Environment::Sandbox, Environment::Production] {
+        let principal = svc.principal(&account, env).unwrap();
+        let request = kuatia_core::invoice::parse_request(&factura().to_string()).unwrap();
+        probe::take();
+        host.signer.as_ref().unwrap().take();
+        let invoice = svc.create_invoice(&principal, request, &mut host).unwrap();
+        assert!(invoice.document().is_some(), "{env:?}");
+        assert_eq!(probe::take(), ONCE, "{env:?}");
+        assert_eq!(host.signer.as_ref().unwrap().take(), 1, "{env:?}");
     }
 }
 
