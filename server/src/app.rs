@@ -1,0 +1,257 @@
+//! The HTTP face: the one catch-all handler, a request through the engine, and the engine's answer as a response.
+
+use crate::{commit, conn, panel, readers, signing};
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::response::Response;
+use kuatia_service::storage::StorageFault;
+use kuatia_service::{HttpRequest, HttpResponse, Step};
+use std::sync::Arc;
+use std::time::Instant;
+
+#[derive(Clone)]
+pub(crate) struct App {
+    pub(crate) committer: Arc<commit::Committer>,
+    /// Status lookups beside the writer (SQLite).
+    pub(crate) readers: Option<Arc<readers::Readers>>,
+    /// The threads that sign creates.
+    pub(crate) signing: Arc<signing::Signing>,
+    pub(crate) max_body: usize,
+    /// `--body-timeout` and `--request-timeout` ([`conn::Limits`]).
+    pub(crate) limits: conn::Limits,
+    /// `--trusted-proxy`.
+    pub(crate) trusted_proxies: Arc<[std::net::IpAddr]>,
+    /// The account panel at `/panel`: one per node, so a client's failed sign-ins count whichever engine serves it.
+    pub(crate) panel: kuatia_panel::Panel,
+}
+
+fn json_error(status: StatusCode, code: &str, message: &str) -> Response {
+    let body = serde_json::json!({"ok": false, "error": {"code": code, "message": message}});
+    let mut r = Response::new(Body::from(body.to_string()));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json; charset=utf-8"),
+    );
+    r
+}
+
+fn to_response(r: HttpResponse) -> Response {
+    let mut out = Response::new(Body::from(r.body));
+    *out.status_mut() = StatusCode::from_u16(r.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    for (k, v) in r.headers {
+        if let (Ok(k), Ok(v)) = (
+            HeaderName::from_bytes(k.as_bytes()),
+            HeaderValue::from_str(&v),
+        ) {
+            out.headers_mut().append(k, v);
+        }
+    }
+    out
+}
+
+/// Header naming each request in the answer and in the log (`req_` + 24 random hex digits).
+pub const REQUEST_ID_HEADER: &str = "Request-Id";
+
+fn request_id() -> String {
+    let mut b = [0u8; 12];
+    // A failed OS generator still yields a well-formed id; it only names a log line.
+    let _ = getrandom::fill(&mut b);
+    format!("req_{}", kuatia_service::auth::hex(&b))
+}
+
+/// Reads a request body to its end, keeping nothing.
+async fn drain(mut body: Body) {
+    use http_body_util::BodyExt;
+    while let Some(Ok(_)) = body.frame().await {}
+}
+
+/// The only handler: the request, whole, into [`Service::handle`]; every answer carries a `Request-Id`, also logged.
+/// An answer not ready within `--request-timeout` is 503 `REQUEST_TIMEOUT` (the work goes on: a create is stored and
+/// its `Idempotency-Key` finds it).
+///
+/// [`Service::handle`]: kuatia_service::Service::handle
+pub(crate) async fn handle(State(app): State<App>, req: Request) -> Response {
+    let id = request_id();
+    let deadline = app.limits.request;
+    let mut response = match tokio::time::timeout(deadline, handle_inner(app, req, &id)).await {
+        Ok(r) => r,
+        Err(_) => {
+            tracing::warn!(request_id = %id, "request timed out");
+            let mut r = json_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                kuatia_core::code::REQUEST_TIMEOUT,
+                &format!(
+                    "no answer within {} s; retry (a create with the same Idempotency-Key is not repeated)",
+                    deadline.as_secs_f64()
+                ),
+            );
+            r.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                HeaderValue::from_static("1"),
+            );
+            r
+        }
+    };
+    if let Ok(v) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert(REQUEST_ID_HEADER, v);
+    }
+    response
+}
+
+/// A request through the engine: its store work in the writer's next group; a create leaves it to be signed on a
+/// signing thread (its number reserved and committed) and comes back to be stored.
+async fn serve(
+    app: &App,
+    request: HttpRequest,
+    client: Option<std::net::IpAddr>,
+) -> Result<HttpResponse, commit::Failed> {
+    let panel = app.panel.clone();
+    let (step, signer) = app
+        .committer
+        .call(move |svc, host| {
+            // `/panel*` is the panel's, anything else the service's.
+            let step = panel.handle_step(svc, &request, client, host);
+            // A P12 uploaded through the panel is written in the same transaction.
+            panel::persist(svc, host);
+            let signer = match &step {
+                Step::Sign(job) => host.shared_signer(job.account_id(), job.environment()),
+                Step::Done(_) => None,
+            };
+            (step, signer)
+        })
+        .await?;
+    match step {
+        Step::Done(response) => Ok(response),
+        Step::Sign(job) => {
+            let signed = app
+                .signing
+                .sign(job, signer)
+                .await
+                .ok_or(commit::Failed::Panic)?;
+            app.committer
+                .call(move |svc, host| svc.finish_create(signed, host))
+                .await
+        }
+    }
+}
+
+async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
+    let started = Instant::now();
+    let (parts, body) = req.into_parts();
+    let client = parts.extensions.get::<conn::Peer>().map(|p| {
+        let forwarded = parts
+            .headers
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|v| v.to_str().ok());
+        conn::client_address(p.0.ip(), forwarded, &app.trusted_proxies)
+    });
+    // The body within `--body-timeout` of the head; a client that sends it slower is answered 408 and closed.
+    let timed_out = || {
+        let mut r = json_error(
+            StatusCode::REQUEST_TIMEOUT,
+            kuatia_core::code::REQUEST_TIMEOUT,
+            &format!(
+                "the request body did not arrive within {} s",
+                app.limits.body.as_secs_f64()
+            ),
+        );
+        r.headers_mut().insert(
+            axum::http::header::CONNECTION,
+            HeaderValue::from_static("close"),
+        );
+        r
+    };
+    let declared = parts
+        .headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    let too_large = || {
+        json_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            kuatia_core::code::TOO_LARGE,
+            &format!("request bodies are limited to {} bytes", app.max_body),
+        )
+    };
+    if let Some(n) = declared.filter(|n| *n > app.max_body) {
+        // A body up to four times the limit is read and dropped first, so the client (still sending) gets the 413
+        // rather than a broken pipe; a larger one is cut off.
+        if n <= app.max_body.saturating_mul(4)
+            && tokio::time::timeout(app.limits.body, drain(body))
+                .await
+                .is_err()
+        {
+            return timed_out();
+        }
+        return too_large();
+    }
+    let Ok(read) =
+        tokio::time::timeout(app.limits.body, axum::body::to_bytes(body, app.max_body)).await
+    else {
+        return timed_out();
+    };
+    let Ok(bytes) = read else {
+        return too_large();
+    };
+    let path = parts.uri.path().to_string();
+    let method = parts.method.to_string();
+    let request = HttpRequest {
+        method: method.clone(),
+        path: parts
+            .uri
+            .path_and_query()
+            .map(|p| p.as_str().to_string())
+            .unwrap_or_else(|| path.clone()),
+        // Header values that are not text (never sent by real clients) cannot carry anything the API reads.
+        headers: parts
+            .headers
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
+            .collect(),
+        body: bytes.to_vec(),
+    };
+    // A lookup from a reader takes tens of microseconds (a cached page, one row): answered here. Everything else
+    // waits for the writer's commit without holding a thread.
+    let outcome = match app.readers.as_ref().and_then(|r| r.lookup(&request)) {
+        Some(answer) => Ok(answer),
+        // A task of its own: a client that hangs up does not stop a create half-way (its number would be a gap).
+        None => {
+            let app = app.clone();
+            tokio::spawn(async move { serve(&app, request, client).await })
+                .await
+                .unwrap_or(Err(commit::Failed::Panic))
+        }
+    };
+    let response = match outcome {
+        Ok(r) => to_response(r),
+        Err(commit::Failed::Store(e)) => {
+            if e.fault == StorageFault::ShuttingDown {
+                tracing::warn!("shutting down; request refused");
+            } else {
+                tracing::error!(error = %e, fault = ?e.fault, "storage failure; request rolled back");
+            }
+            to_response(kuatia_service::storage::failure_response(e.fault))
+        }
+        Err(commit::Failed::Panic) => {
+            tracing::error!("request panicked; rolled back");
+            json_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                kuatia_core::code::INTERNAL_ERROR,
+                "internal error",
+            )
+        }
+    };
+    // Method, path and status only: headers carry keys and bodies carry customer data.
+    tracing::info!(
+        request_id,
+        %method,
+        %path,
+        status = response.status().as_u16(),
+        ms = started.elapsed().as_secs_f64() * 1e3,
+        "request"
+    );
+    response
+}
