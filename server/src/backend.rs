@@ -4,7 +4,6 @@
 //! checkpoints, PostgreSQL's setup lock) is a provided method the other leaves as it is.
 
 use crate::faults::StoreError;
-use crate::store::SqliteStore;
 use kuatia_service::Store;
 use sha2::{Digest, Sha256};
 
@@ -85,15 +84,12 @@ pub trait HostStore: Store + Send + std::fmt::Debug {
         false
     }
 
-    /// The SQLite store, when this is one (its readers and fault injection).
-    fn as_sqlite(&self) -> Option<&SqliteStore> {
-        None
-    }
+    /// The store as [`Any`](std::any::Any), so what only one engine has can be reached by its type
+    /// (`<dyn HostStore>::as_sqlite`: SQLite's readers and fault injection).
+    fn as_any(&self) -> &dyn std::any::Any;
 
-    /// The SQLite store, when this is one.
-    fn as_sqlite_mut(&mut self) -> Option<&mut SqliteStore> {
-        None
-    }
+    /// [`HostStore::as_any`], mutable.
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
 
     /// Stores (or replaces) an account's production P12 and the name of its password's environment variable, and
     /// changes [`CERTIFICATES_META`]: other engines (another node, a `kuatia accounts set-p12` while serving) see

@@ -11,7 +11,7 @@ use super::{
     HttpResponse, InvoiceRecord, SeedCodes, Service, Store, StoreNumbering, Trigger,
     REPLAYED_HEADER,
 };
-use crate::document::DocumentParts;
+use crate::resource::DocumentParts;
 use crate::resource::Invoice;
 use crate::{ApiError, Principal};
 use kuatia_core::invoice::FacturaRequest;

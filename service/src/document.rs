@@ -3,31 +3,13 @@
 //! parsed and serialized once.
 
 use super::InvoiceRecord;
-use crate::resource::InvoiceDocument;
+use crate::resource::DocumentParts;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// How many invoices' parts are kept (a few MB); beyond that the oldest half is dropped.
 const CAPACITY: usize = 4096;
-
-/// One invoice's document parts, typed and as serialized object members (no braces).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct DocumentParts {
-    /// The parts.
-    pub(crate) doc: InvoiceDocument,
-    /// `"k":v,…` of the same parts ([`InvoiceDocument::members`]).
-    pub(crate) members: String,
-}
-
-impl DocumentParts {
-    /// The parts of `de`, their members written once.
-    pub(crate) fn of(de: kuatia_core::de::DocumentoElectronico) -> DocumentParts {
-        let doc = InvoiceDocument::of(de);
-        let members = doc.members();
-        DocumentParts { doc, members }
-    }
-}
 
 /// Parts of recently read invoices, by invoice id (ids are never reused, and a signed XML never changes).
 #[derive(Debug, Clone, Default)]

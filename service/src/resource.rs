@@ -7,7 +7,6 @@
 //! order, so both give the same bytes.
 
 use super::*;
-use crate::document::DocumentParts;
 use kuatia_core::de::{Condicion, ItemDoc, ReceptorDoc, Totales};
 use rust_decimal::Decimal;
 use serde::ser::{Error as _, SerializeMap, Serializer};
@@ -576,5 +575,23 @@ mod schema_tests {
             let v = serde_json::to_value(&schema).unwrap();
             assert!(v["properties"].is_object(), "{v}");
         }
+    }
+}
+
+/// One invoice's document parts, typed and as serialized object members (no braces).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct DocumentParts {
+    /// The parts.
+    pub(crate) doc: InvoiceDocument,
+    /// `"k":v,…` of the same parts ([`InvoiceDocument::members`]).
+    pub(crate) members: String,
+}
+
+impl DocumentParts {
+    /// The parts of `de`, their members written once.
+    pub(crate) fn of(de: kuatia_core::de::DocumentoElectronico) -> DocumentParts {
+        let doc = InvoiceDocument::of(de);
+        let members = doc.members();
+        DocumentParts { doc, members }
     }
 }

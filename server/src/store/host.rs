@@ -141,11 +141,23 @@ impl HostStore for SqliteStore {
             .map_err(|e| e.to_string())
     }
 
-    fn as_sqlite(&self) -> Option<&SqliteStore> {
-        Some(self)
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 
-    fn as_sqlite_mut(&mut self) -> Option<&mut SqliteStore> {
-        Some(self)
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+impl dyn HostStore {
+    /// The SQLite store, when this is one (its readers and fault injection).
+    pub fn as_sqlite(&self) -> Option<&SqliteStore> {
+        self.as_any().downcast_ref()
+    }
+
+    /// The SQLite store, when this is one.
+    pub fn as_sqlite_mut(&mut self) -> Option<&mut SqliteStore> {
+        self.as_any_mut().downcast_mut()
     }
 }
