@@ -76,7 +76,8 @@ typedef enum kuatia_status {
 } kuatia_status;
 
 /**
- * Paper format of the KuDE. The numbers are part of the ABI.
+ * Paper format of the KuDE. The numbers are part of the ABI; [`kuatia_kude_pdf`] takes them as a `uint32_t` (a C enum
+ * is an `int`, and any number may arrive from a binding: an unknown one is an error, not undefined behaviour).
  */
 typedef enum kuatia_kude_format {
   /**
@@ -412,6 +413,7 @@ enum kuatia_status kuatia_invoice_issue(const uint8_t *request_json,
 /**
  * Renders the KuDE of a signed `rDE` (with its `gCamFuFD/dCarQR`, as [`crate::invoice::kuatia_invoice_issue`]
  * writes it) as a PDF. `preview` draws a "not valid" watermark for documents SIFEN has not approved yet.
+ * `format` is a [`kuatia_kude_format`] (0 A4, 1 ticket); another number fails with `INVALID_ARGUMENT` at `format`.
  * Fails with `INVALID_INPUT` (`MALFORMED_XML`, or `VALIDATION_ERROR.REQUIRED` at `dCarQR` when the QR is missing).
  *
  * # Safety
@@ -419,7 +421,7 @@ enum kuatia_status kuatia_invoice_issue(const uint8_t *request_json,
  */
 enum kuatia_status kuatia_kude_pdf(const uint8_t *xml,
                                    size_t xml_len,
-                                   enum kuatia_kude_format format,
+                                   uint32_t format,
                                    bool preview,
                                    struct kuatia_bytes *out_pdf,
                                    struct kuatia_error **err);

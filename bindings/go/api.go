@@ -356,15 +356,10 @@ const (
 
 // KudePDF renders the KuDE of a signed rDE as PDF; preview adds a "not valid" watermark.
 func KudePDF(xml string, format KudeFormat, preview bool) ([]byte, error) {
-	if format != KudeA4 && format != KudeTicket {
-		return nil, &Error{Status: StatusInvalidArgument, Code: "INVALID_ARGUMENT", Path: "format",
-			Message:  fmt.Sprintf("unknown KuDE format %d", int(format)),
-			Findings: []Finding{{Code: "INVALID_ARGUMENT", Path: "format", Message: "unknown KuDE format"}}}
-	}
 	var out C.kuatia_bytes
 	var cerr *C.kuatia_error
 	p, n := in([]byte(xml))
-	st := C.kuatia_kude_pdf(p, n, C.enum_kuatia_kude_format(format), C.bool(preview), &out, &cerr)
+	st := C.kuatia_kude_pdf(p, n, C.uint32_t(format), C.bool(preview), &out, &cerr)
 	if err := errorOf(st, cerr); err != nil {
 		return nil, err
 	}

@@ -1,9 +1,10 @@
 //! The KuDE (printed representation) of a signed DE as PDF.
 
-use crate::abi::{call, kuatia_bytes, kuatia_error, kuatia_status, out, put, text_in};
+use crate::abi::{call, kuatia_bytes, kuatia_error, kuatia_status, out, put, text_in, Error};
 use kuatia_core::kude::{Formato, KudeOptions};
 
-/// Paper format of the KuDE. The numbers are part of the ABI.
+/// Paper format of the KuDE. The numbers are part of the ABI; [`kuatia_kude_pdf`] takes them as a `uint32_t` (a C enum
+/// is an `int`, and any number may arrive from a binding: an unknown one is an error, not undefined behaviour).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(non_camel_case_types)]
@@ -16,6 +17,7 @@ pub enum kuatia_kude_format {
 
 /// Renders the KuDE of a signed `rDE` (with its `gCamFuFD/dCarQR`, as [`crate::invoice::kuatia_invoice_issue`]
 /// writes it) as a PDF. `preview` draws a "not valid" watermark for documents SIFEN has not approved yet.
+/// `format` is a [`kuatia_kude_format`] (0 A4, 1 ticket); another number fails with `INVALID_ARGUMENT` at `format`.
 /// Fails with `INVALID_INPUT` (`MALFORMED_XML`, or `VALIDATION_ERROR.REQUIRED` at `dCarQR` when the QR is missing).
 ///
 /// # Safety
@@ -24,22 +26,31 @@ pub enum kuatia_kude_format {
 pub unsafe extern "C" fn kuatia_kude_pdf(
     xml: *const u8,
     xml_len: usize,
-    format: kuatia_kude_format,
+    format: u32,
     preview: bool,
     out_pdf: *mut kuatia_bytes,
     err: *mut *mut kuatia_error,
 ) -> kuatia_status {
     call(err, || {
+        let formato = match format {
+            f if f == kuatia_kude_format::A4 as u32 => Formato::A4,
+            f if f == kuatia_kude_format::Ticket as u32 => Formato::Ticket,
+            f => {
+                return Err(Error::new(
+                    kuatia_status::InvalidArgument,
+                    kuatia_core::code::INVALID_ARGUMENT,
+                    "format",
+                    format!("format {f} is not a kuatia_kude_format (0 A4, 1 ticket)"),
+                ))
+            }
+        };
         // SAFETY: contract of this function.
         let xml = unsafe { text_in(xml, xml_len, "xml") }?;
         let slot = unsafe { out(out_pdf, "out_pdf") }?;
         let de = kuatia_core::xml::parse(xml)?;
         let dcarqr = kuatia_core::xml::extract_qr(xml).unwrap_or_default();
         let opts = KudeOptions {
-            formato: match format {
-                kuatia_kude_format::A4 => Formato::A4,
-                kuatia_kude_format::Ticket => Formato::Ticket,
-            },
+            formato,
             preview,
             ..KudeOptions::default()
         };

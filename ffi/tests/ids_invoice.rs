@@ -184,10 +184,35 @@ fn issue_matches_the_conformance_case_and_everything_downstream_works() {
     for format in [kuatia_kude_format::A4, kuatia_kude_format::Ticket] {
         let mut pdf = zero();
         assert_eq!(
-            unsafe { kuatia_kude_pdf(xml.as_ptr(), xml.len(), format, true, &mut pdf, null_mut()) },
+            unsafe {
+                kuatia_kude_pdf(
+                    xml.as_ptr(),
+                    xml.len(),
+                    format as u32,
+                    true,
+                    &mut pdf,
+                    null_mut(),
+                )
+            },
             kuatia_status::Ok
         );
         assert!(take(pdf).starts_with(b"%PDF-"));
+    }
+    // A number that is no format (a C enum is an int; a binding may pass anything) is an error, never UB.
+    for format in [2, 7, u32::MAX] {
+        let mut pdf = zero();
+        let mut err = null_mut();
+        assert_eq!(
+            unsafe { kuatia_kude_pdf(xml.as_ptr(), xml.len(), format, true, &mut pdf, &mut err) },
+            kuatia_status::InvalidArgument
+        );
+        assert!(pdf.ptr.is_null(), "nothing written for format {format}");
+        let (status, code, path) = err_parts(err);
+        assert_eq!(status, kuatia_status::InvalidArgument);
+        assert_eq!(
+            (code.as_str(), path.as_str()),
+            ("INVALID_ARGUMENT", "format")
+        );
     }
 
     let qr = exp["qr"].as_str().unwrap();

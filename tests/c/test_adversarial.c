@@ -388,6 +388,9 @@ static void test_nulls(const kuatia_signer *signer, const uint8_t *p12, size_t p
     expect_null("issue", "out_xml", kuatia_invoice_issue(S(req), NULL, 0, signer, S(NOW), 1, 1, NULL, &b, &err), &err);
     expect_null("issue", "out_json", kuatia_invoice_issue(S(req), NULL, 0, signer, S(NOW), 1, 1, &a, NULL, &err), &err);
     expect_null("kude_pdf", "out_pdf", kuatia_kude_pdf(S(xml), KUATIA_KUDE_FORMAT_A4, false, NULL, &err), &err);
+    /* A number that is no kuatia_kude_format (a C enum is an int: any value can arrive) is refused at `format`. */
+    expect_null("kude_pdf", "format", kuatia_kude_pdf(S(xml), 7, false, &a, &err), &err);
+    expect_null("kude_pdf", "format", kuatia_kude_pdf(S(xml), UINT32_MAX, false, &a, &err), &err);
     expect_null("xml_verify", "out_valid", kuatia_xml_verify(S(xml), NULL, 0, NULL, &a, &err), &err);
     expect_null("xml_verify", "out_report", kuatia_xml_verify(S(xml), NULL, 0, &valid, NULL, &err), &err);
     expect_null("sifen_parse_response", "out_json", kuatia_sifen_parse_response(S(xml), NULL, &err), &err);

@@ -79,7 +79,7 @@ enum kuatia_status kuatia_invoice_issue(const char *request_json, size_t request
     size_t profile_len, const struct kuatia_signer *signer, const char *now, size_t now_len, uint32_t numero,
     uint32_t codigo_seguridad, struct kuatia_bytes *out_xml, struct kuatia_bytes *out_json,
     struct kuatia_error **err);
-enum kuatia_status kuatia_kude_pdf(const char *xml, size_t xml_len, enum kuatia_kude_format format, bool preview,
+enum kuatia_status kuatia_kude_pdf(const char *xml, size_t xml_len, uint32_t format, bool preview,
     struct kuatia_bytes *out_pdf, struct kuatia_error **err);
 enum kuatia_status kuatia_qr_build(const char *fields_json, size_t fields_len, struct kuatia_bytes *out_qr,
     struct kuatia_error **err);

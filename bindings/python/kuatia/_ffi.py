@@ -93,7 +93,7 @@ _sig(
     ctypes.c_int,
     *(_u8, c_size_t, _u8, c_size_t, c_void_p, _u8, c_size_t, c_uint32, c_uint32, _bytes_p, _bytes_p, _err_p),
 )
-_sig("kuatia_kude_pdf", ctypes.c_int, _u8, c_size_t, ctypes.c_int, c_bool, _bytes_p, _err_p)
+_sig("kuatia_kude_pdf", ctypes.c_int, _u8, c_size_t, ctypes.c_uint32, c_bool, _bytes_p, _err_p)
 _sig("kuatia_sifen_request", ctypes.c_int, _u8, c_size_t, _u8, c_size_t, c_uint64, c_bool, _bytes_p, _err_p)
 _sig("kuatia_sifen_event_sign", ctypes.c_int, _u8, c_size_t, _u8, c_size_t, c_void_p, _bytes_p, _err_p)
 _sig("kuatia_sifen_parse_response", ctypes.c_int, _u8, c_size_t, _bytes_p, _err_p)
