@@ -138,3 +138,76 @@ fn typed_webhook_operations_answer_what_the_routes_answer() {
         "https://erp.example/typed"
     );
 }
+
+#[test]
+fn a_test_event_is_queued_signed_and_logged_like_any_event() {
+    let mut host = TestHost::new();
+    let mut svc = Service::new(MemoryStore::default(), Config::default());
+    let (account, key) = svc.create_account("Prueba", &mut host);
+    let p = svc.principal(&account.id, Environment::Sandbox).unwrap();
+    let input = WebhookInput {
+        url: "https://erp.example/hook".into(),
+        events: vec!["factura.approved".into()],
+        description: None,
+    };
+    let hook = svc.register_webhook(&p, input, &mut host).unwrap();
+
+    let queued = svc.send_test_event(&p, &hook.id, &mut host).unwrap();
+    assert_eq!(
+        (queued.webhook_id.as_str(), queued.status.as_str()),
+        (hook.id.as_str(), "pending")
+    );
+    assert!(
+        queued.event_id.starts_with("evt_") && queued.id.starts_with("dlv_"),
+        "{queued:?}"
+    );
+
+    // Due now, to the webhook's URL, signed, with the shape of every event and the webhook named in `data`.
+    let now = host.now.unix_timestamp();
+    let due = svc.due_deliveries(now);
+    assert_eq!(due.len(), 1, "{due:?}");
+    assert_eq!(
+        (due[0].id.as_str(), due[0].url.as_str()),
+        (queued.id.as_str(), "https://erp.example/hook")
+    );
+    let body: Value = serde_json::from_str(&due[0].body).unwrap();
+    assert_eq!(body["type"], "webhook.test");
+    assert_eq!(body["id"], queued.event_id.as_str());
+    assert_eq!(body["created"], now);
+    assert_eq!(body["data"], json!({"webhook_id": hook.id}));
+    assert!(
+        due[0]
+            .headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("Kuatia-Signature")),
+        "{:?}",
+        due[0].headers
+    );
+
+    // The webhook's delivery log lists it, as the route answers it.
+    let log = call(
+        &mut svc,
+        &mut host,
+        &key,
+        "GET",
+        &format!("/v1/webhooks/{}/deliveries", hook.id),
+        None,
+    );
+    assert_eq!(log["data"][0]["id"], queued.id.as_str(), "{log}");
+
+    // Another environment's principal, or an unknown id, finds no webhook.
+    let live = svc.principal(&account.id, Environment::Production).unwrap();
+    assert_eq!(
+        svc.send_test_event(&live, &hook.id, &mut host)
+            .unwrap_err()
+            .status,
+        404
+    );
+    assert_eq!(
+        svc.send_test_event(&p, "wh_nope", &mut host)
+            .unwrap_err()
+            .status,
+        404
+    );
+    assert_eq!(svc.due_deliveries(now).len(), 1);
+}

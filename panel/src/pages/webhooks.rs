@@ -6,8 +6,8 @@ use crate::form::{self, Form};
 use crate::html::{csrf_field, esc, notice};
 use crate::{Ctx, Session};
 use kuatia_service::auth::Environment;
-use kuatia_service::webhook::{Delivery, WebhookInput};
-use kuatia_service::{random_id, rfc3339, Host, HttpResponse, Principal, Store};
+use kuatia_service::webhook::WebhookInput;
+use kuatia_service::{rfc3339, Host, HttpResponse, Principal, Store};
 use serde::Deserialize;
 use zeroize::Zeroizing;
 
@@ -150,27 +150,17 @@ impl<S: Store> Ctx<'_, S> {
         let env = env_param(f.get("entorno"), Environment::Production);
         let now = host.now().unix_timestamp();
         let q = form::urlencoded(format!("entorno={}", env.as_str()).as_bytes());
-        let Some(hook) = self.svc.store.webhook(&s.account.id, env, &f.text("id")) else {
+        let principal = Principal {
+            account: s.account.clone(),
+            env,
+        };
+        if self
+            .svc
+            .send_test_event(&principal, &f.text("id"), host)
+            .is_err()
+        {
             return not_found();
-        };
-        let event_id = random_id(host, "evt_", 24);
-        let body = serde_json::json!({"id": event_id, "type": "webhook.test", "created": now, "data": {"webhook_id": hook.id}});
-        let delivery = Delivery {
-            id: random_id(host, "dlv_", 24),
-            account_id: s.account.id.clone(),
-            environment: env,
-            webhook_id: hook.id.clone(),
-            url: hook.url.clone(),
-            event_id,
-            body: body.to_string(),
-            headers: Vec::new(),
-            attempts: 0,
-            next_attempt_at: now,
-            first_due_at: now,
-            status: "pending".into(),
-            log: Vec::new(),
-        };
-        self.svc.store.put_delivery(delivery);
+        }
         self.webhooks_page(
             s,
             &q,
