@@ -1,11 +1,11 @@
 //! Invoices: the filtered list and one invoice (state, SIFEN's reasons of a rejection, KuDE and XML downloads).
 
-use super::{env_param, not_found};
+use super::not_found;
 use crate::form::{self, Form};
 use crate::html::{esc, notice};
 use crate::{caller, Ctx, Session};
 use kuatia_service::auth::Environment;
-use kuatia_service::{HttpResponse, Invoice, InvoiceFilter, Principal, Store};
+use kuatia_service::{HttpResponse, Invoice, InvoiceFilter, Store};
 
 pub(crate) fn status_label(s: &str) -> &'static str {
     match s {
@@ -29,17 +29,14 @@ pub(crate) fn badge(s: &str) -> String {
 impl<S: Store> Ctx<'_, S> {
     pub(crate) fn invoices_page(&self, s: &Session, query: &str) -> HttpResponse {
         let q = form::urlencoded(query.as_bytes());
-        let env = env_param(q.get("entorno"), Environment::Sandbox);
+        let caller = caller(s, &q, Environment::Sandbox);
+        let env = caller.env;
         // The API's own filters, checks and 400 messages: every parameter but `entorno` goes to it as given.
         let api_query: Vec<&str> = query
             .split('&')
             .filter(|p| !p.is_empty() && !p.starts_with("entorno="))
             .filter(|p| !p.ends_with('='))
             .collect();
-        let caller = Principal {
-            account: s.account.clone(),
-            env,
-        };
         let listed = InvoiceFilter::from_query(&api_query.join("&"), self.svc.config.max_per_page)
             .and_then(|filter| self.svc.list_invoices(&caller, &filter));
         let mut message = String::new();

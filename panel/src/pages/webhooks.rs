@@ -1,13 +1,13 @@
 //! Webhooks of an environment: register (the secret shown once), delete, queue a test event, and each one's latest
 //! deliveries.
 
-use super::{env_label, env_param, findings_html, not_found};
+use super::{env_label, findings_html, not_found};
 use crate::form::{self, Form};
 use crate::html::{csrf_field, esc, notice};
-use crate::{Ctx, Session};
+use crate::{caller, Ctx, Session};
 use kuatia_service::auth::Environment;
 use kuatia_service::webhook::WebhookInput;
-use kuatia_service::{rfc3339, Host, HttpResponse, Principal, Store};
+use kuatia_service::{rfc3339, Host, HttpResponse, Store};
 use serde::Deserialize;
 use zeroize::Zeroizing;
 
@@ -29,11 +29,8 @@ impl<S: Store> Ctx<'_, S> {
         message: &str,
         now: i64,
     ) -> HttpResponse {
-        let env = env_param(q.get("entorno"), Environment::Production);
-        let principal = Principal {
-            account: s.account.clone(),
-            env,
-        };
+        let principal = caller(s, q, Environment::Production);
+        let env = principal.env;
         let mut list = String::new();
         for w in self.svc.list_webhooks(&principal, 1, usize::MAX, now).data {
             let events: Vec<String> = w.events.iter().map(|e| e.as_str().to_string()).collect();
@@ -105,15 +102,12 @@ impl<S: Store> Ctx<'_, S> {
         f: &Form,
         host: &mut dyn Host,
     ) -> HttpResponse {
-        let env = env_param(f.get("entorno"), Environment::Production);
+        let principal = caller(s, f, Environment::Production);
+        let env = principal.env;
         let input = WebhookInput {
             url: f.text("url"),
             events: f.all("eventos"),
             description: Some(f.text("descripcion")).filter(|d| !d.is_empty()),
-        };
-        let principal = Principal {
-            account: s.account.clone(),
-            env,
         };
         // The API's own registration: the same rules, findings and secret.
         let registered = self.svc.register_webhook(&principal, input, host);
@@ -147,13 +141,10 @@ impl<S: Store> Ctx<'_, S> {
         f: &Form,
         host: &mut dyn Host,
     ) -> HttpResponse {
-        let env = env_param(f.get("entorno"), Environment::Production);
+        let principal = caller(s, f, Environment::Production);
+        let env = principal.env;
         let now = host.now().unix_timestamp();
         let q = form::urlencoded(format!("entorno={}", env.as_str()).as_bytes());
-        let principal = Principal {
-            account: s.account.clone(),
-            env,
-        };
         if self
             .svc
             .send_test_event(&principal, &f.text("id"), host)
@@ -170,11 +161,8 @@ impl<S: Store> Ctx<'_, S> {
     }
 
     pub(crate) fn delete_webhook_page(&mut self, s: &Session, f: &Form, now: i64) -> HttpResponse {
-        let env = env_param(f.get("entorno"), Environment::Production);
-        let principal = Principal {
-            account: s.account.clone(),
-            env,
-        };
+        let principal = caller(s, f, Environment::Production);
+        let env = principal.env;
         let r = self.svc.delete_webhook(&principal, &f.text("id"));
         let q = form::urlencoded(format!("entorno={}", env.as_str()).as_bytes());
         let msg = if r.is_ok() {
