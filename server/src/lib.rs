@@ -31,6 +31,7 @@ macro_rules! select_invoices {
 pub mod accounts;
 mod app;
 pub mod backend;
+pub mod backup;
 pub mod commit;
 mod config;
 pub mod conn;
