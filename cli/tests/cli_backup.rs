@@ -56,7 +56,11 @@ fn call(addr: &str, key: &str, method: &str, path: &str, body: Option<&str>) -> 
 
 fn factura(i: usize) -> String {
     // A third approved at once, the rest left to the simulated SIFEN (its ticks write beside the creates).
-    let simulate = if i.is_multiple_of(3) { Some("approved") } else { None };
+    let simulate = if i.is_multiple_of(3) {
+        Some("approved")
+    } else {
+        None
+    };
     let mut f = serde_json::json!({
         "tipo_documento": 1,
         "receptor": {"ruc": "80069563-1", "razon_social": "Cliente", "email": "c@example.com"},
