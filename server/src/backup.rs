@@ -147,7 +147,8 @@ pub fn backup(data: &Path, to: &Path) -> Result<BackupReport, String> {
         .map_err(|e| format!("{}: {e}", data.display()))?
         .filter_map(Result::ok)
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !MEMBERS.contains(&n.as_str()))
+        // The WAL's files are in the copy (it reads through them).
+        .filter(|n| !MEMBERS.contains(&n.as_str()) && !n.starts_with(&format!("{DB_FILE}-")))
         .collect::<Vec<_>>();
     let mut skipped = skipped;
     skipped.sort();
