@@ -106,6 +106,16 @@ fn round_trip_keeps_the_database_and_the_key_private() {
         assert_eq!(mode(&to.join(DB_FILE)), 0o600);
         assert_eq!(mode(&to), 0o700);
     }
+    // A P12 password sealed under the original key opens under the restored one.
+    let sealed =
+        crate::panel::seal(&crate::panel::server_key(&data).unwrap(), "acct_1", "pw").unwrap();
+    let key = crate::panel::server_key(&to).unwrap();
+    assert_eq!(
+        crate::panel::unseal(&key, "acct_1", &sealed)
+            .unwrap()
+            .as_str(),
+        "pw"
+    );
     let conn = Connection::open(to.join(DB_FILE)).unwrap();
     let v: Vec<String> = conn
         .prepare("SELECT v FROM drill ORDER BY rowid")
