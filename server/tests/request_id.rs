@@ -190,3 +190,29 @@ async fn an_unsafe_client_request_id_is_replaced_by_a_fresh_one() {
     assert!(!raw.contains("stolen"), "{raw}");
     assert!(!raw.contains("request-id: abc"), "{raw}");
 }
+
+#[tokio::test]
+async fn an_answer_the_host_makes_itself_carries_the_request_id_too() {
+    // Every request past its deadline: the 503 REQUEST_TIMEOUT is written by the HTTP host, not the engine.
+    let dir = common::temp_dir("reqid-deadline");
+    let mut config = common::api::config(&dir);
+    config.limits.request = std::time::Duration::from_nanos(1);
+    let server = kuatia_server::start(config).await.unwrap();
+    let api = common::api::Api::sandbox(&server);
+    let r = api
+        .send(
+            Method::POST,
+            "/v1/facturas",
+            Some(&factura(None)),
+            &[
+                ("X-Request-Id", "deadline-7"),
+                ("Idempotency-Key", "deadline-7"),
+            ],
+        )
+        .await;
+    let (status, id, body) = answer(r).await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["error"]["code"], "REQUEST_TIMEOUT", "{body}");
+    assert_eq!(id, "deadline-7");
+    assert_eq!(body["error"]["request_id"], "deadline-7", "{body}");
+}
