@@ -32,6 +32,9 @@ pub struct ServeArgs {
     /// This node's name in PostgreSQL's `application_name` and the logs (default: <addr>/<pid>).
     #[arg(long)]
     pub node_id: Option<String>,
+    /// Log lines on stderr: text for people, or json (one JSON object per line, for a log collector).
+    #[arg(long, value_enum, default_value = "text")]
+    pub log_format: LogFormat,
     /// PostgreSQL: database connections of this node, each serving one request at a time (SQLite: always one).
     #[arg(long, default_value_t = 4)]
     pub db_pool: usize,
@@ -119,6 +122,15 @@ pub struct ServeArgs {
     /// suites, CBC and RSA key exchange included; accepts renegotiation). The key stays in the signer either way.
     #[arg(long, value_enum, default_value = "rustls")]
     pub sifen_tls: SifenTlsArg,
+}
+
+/// `--log-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// One line of text per event: time, level, the request's span (`request{request_id=…}`), message, fields.
+    Text,
+    /// One JSON object per line: `timestamp`, `level`, the event's fields at the top, the request's in `span`.
+    Json,
 }
 
 /// `--sifen-tls`.
@@ -260,11 +272,22 @@ pub fn run(args: ServeArgs) -> Outcome {
         let (stderr, _flush) = tracing_appender::non_blocking::NonBlockingBuilder::default()
             .lossy(false)
             .finish(std::io::stderr());
-        let _ = tracing_subscriber::fmt()
+        let logs = tracing_subscriber::fmt()
             .with_writer(stderr)
-            .with_target(false)
-            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-            .try_init();
+            .with_target(false);
+        let _ = match args.log_format {
+            LogFormat::Text => logs
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+                .try_init(),
+            // The innermost span only (`request`, with its `request_id`): one level, so a collector finds the id at
+            // `span.request_id` on every line of a request.
+            LogFormat::Json => logs
+                .json()
+                .flatten_event(true)
+                .with_current_span(true)
+                .with_span_list(false)
+                .try_init(),
+        };
         let production_profile = match &args.production_profile {
             Some(_) => Some(crate::invoice::profile(&args.production_profile)?),
             None => None,

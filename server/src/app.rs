@@ -3,12 +3,13 @@
 use crate::{commit, conn, panel, readers, signing};
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::Response;
 use kuatia_service::storage::StorageFault;
 use kuatia_service::{HttpRequest, HttpResponse, Step};
 use std::sync::Arc;
 use std::time::Instant;
+use tracing::Instrument;
 
 #[derive(Clone)]
 pub(crate) struct App {
@@ -54,7 +55,29 @@ fn to_response(r: HttpResponse) -> Response {
 /// Header naming each request in the answer and in the log (`req_` + 24 random hex digits).
 pub const REQUEST_ID_HEADER: &str = "Request-Id";
 
-fn request_id() -> String {
+/// Header a client (or its proxy) names its request with; a sane value becomes the [`REQUEST_ID_HEADER`].
+pub const CLIENT_REQUEST_ID_HEADER: &str = "X-Request-Id";
+
+/// Longest client request id taken.
+pub const MAX_REQUEST_ID: usize = 128;
+
+/// A client's request id fit for a header and a log line: 1 to [`MAX_REQUEST_ID`] characters of `A-Z a-z 0-9 . _ : -`.
+pub fn sane_request_id(id: &str) -> bool {
+    (1..=MAX_REQUEST_ID).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'))
+}
+
+/// The request's id: the client's `X-Request-Id` when it sent exactly one and it is [sane](sane_request_id), else a
+/// fresh one (anything else the client sent is ignored, never echoed).
+fn request_id(headers: &HeaderMap) -> String {
+    let mut sent = headers.get_all(CLIENT_REQUEST_ID_HEADER).iter();
+    if let (Some(v), None) = (sent.next(), sent.next()) {
+        if let Some(id) = v.to_str().ok().filter(|v| sane_request_id(v)) {
+            return id.to_string();
+        }
+    }
     let mut b = [0u8; 12];
     // A failed OS generator still yields a well-formed id; it only names a log line.
     let _ = getrandom::fill(&mut b);
@@ -67,18 +90,24 @@ async fn drain(mut body: Body) {
     while let Some(Ok(_)) = body.frame().await {}
 }
 
-/// The only handler: the request, whole, into [`Service::handle`]; every answer carries a `Request-Id`, also logged.
+/// The only handler: the request, whole, into [`Service::handle`]; every answer carries a `Request-Id` (also in its
+/// error body), and every log line of the request its `request` span with the `request_id`; one access line ends it.
 /// An answer not ready within `--request-timeout` is 503 `REQUEST_TIMEOUT` (the work goes on: a create is stored and
 /// its `Idempotency-Key` finds it).
 ///
 /// [`Service::handle`]: kuatia_service::Service::handle
 pub(crate) async fn handle(State(app): State<App>, req: Request) -> Response {
-    let id = request_id();
+    let started = Instant::now();
+    let id = request_id(req.headers());
+    let span = tracing::info_span!("request", request_id = %id);
+    // Method and path only (no query string): headers carry keys and bodies carry customer data.
+    let (method, path) = (req.method().clone(), req.uri().path().to_string());
     let deadline = app.limits.request;
-    let mut response = match tokio::time::timeout(deadline, handle_inner(app, req, &id)).await {
+    let inner = handle_inner(app, req).instrument(span.clone());
+    let mut response = match tokio::time::timeout(deadline, inner).await {
         Ok(r) => r,
         Err(_) => {
-            tracing::warn!(request_id = %id, "request timed out");
+            span.in_scope(|| tracing::warn!("request timed out"));
             let mut r = json_error(
                 StatusCode::SERVICE_UNAVAILABLE,
                 kuatia_core::code::REQUEST_TIMEOUT,
@@ -94,10 +123,38 @@ pub(crate) async fn handle(State(app): State<App>, req: Request) -> Response {
             r
         }
     };
+    if response.status().is_client_error() || response.status().is_server_error() {
+        response = with_request_id(response, &id).await;
+    }
     if let Ok(v) = HeaderValue::from_str(&id) {
         response.headers_mut().insert(REQUEST_ID_HEADER, v);
     }
+    span.in_scope(|| {
+        tracing::info!(
+            %method,
+            %path,
+            status = response.status().as_u16(),
+            duration_ms = started.elapsed().as_secs_f64() * 1e3,
+            "request"
+        );
+    });
     response
+}
+
+/// An error answer with `request_id` in its `error` object ([`kuatia_service::error_body_with_request_id`]); its body
+/// is already in memory (built here or by the engine), so reading it does not wait.
+async fn with_request_id(response: Response, id: &str) -> Response {
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return Response::from_parts(parts, Body::empty());
+    };
+    match kuatia_service::error_body_with_request_id(&bytes, id) {
+        Some(stamped) => {
+            parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+            Response::from_parts(parts, Body::from(stamped))
+        }
+        None => Response::from_parts(parts, Body::from(bytes)),
+    }
 }
 
 /// A request through the engine: its store work in the writer's next group; a create leaves it to be signed on a
@@ -137,8 +194,7 @@ async fn serve(
     }
 }
 
-async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
-    let started = Instant::now();
+async fn handle_inner(app: App, req: Request) -> Response {
     let (parts, body) = req.into_parts();
     let client = parts.extensions.get::<conn::Peer>().map(|p| {
         let forwarded = parts
@@ -196,15 +252,13 @@ async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
     let Ok(bytes) = read else {
         return too_large();
     };
-    let path = parts.uri.path().to_string();
-    let method = parts.method.to_string();
     let request = HttpRequest {
-        method: method.clone(),
+        method: parts.method.to_string(),
         path: parts
             .uri
             .path_and_query()
             .map(|p| p.as_str().to_string())
-            .unwrap_or_else(|| path.clone()),
+            .unwrap_or_else(|| parts.uri.path().to_string()),
         // Header values that are not text (never sent by real clients) cannot carry anything the API reads.
         headers: parts
             .headers
@@ -220,12 +274,12 @@ async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
         // A task of its own: a client that hangs up does not stop a create half-way (its number would be a gap).
         None => {
             let app = app.clone();
-            tokio::spawn(async move { serve(&app, request, client).await })
+            tokio::spawn(async move { serve(&app, request, client).await }.in_current_span())
                 .await
                 .unwrap_or(Err(commit::Failed::Panic))
         }
     };
-    let response = match outcome {
+    match outcome {
         Ok(r) => to_response(r),
         Err(commit::Failed::Store(e)) => {
             if e.fault == StorageFault::ShuttingDown {
@@ -243,15 +297,5 @@ async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
                 "internal error",
             )
         }
-    };
-    // Method, path and status only: headers carry keys and bodies carry customer data.
-    tracing::info!(
-        request_id,
-        %method,
-        %path,
-        status = response.status().as_u16(),
-        ms = started.elapsed().as_secs_f64() * 1e3,
-        "request"
-    );
-    response
+    }
 }

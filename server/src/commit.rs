@@ -113,9 +113,11 @@ impl Committer {
                     message: "the committer has stopped".into(),
                 }));
             }
+            // The caller's span (the request and its `request_id`) on what the work logs on the writer's thread.
+            let span = tracing::Span::current();
             queue.jobs.push(Job {
                 work: Box::new(move |svc, host| {
-                    let value = work(svc, host);
+                    let value = span.in_scope(|| work(svc, host));
                     *out.lock().unwrap_or_else(|p| p.into_inner()) = Some(value);
                 }),
                 done,

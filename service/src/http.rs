@@ -303,6 +303,29 @@ fn summary(findings: &[Finding]) -> (&'static str, String) {
 }
 
 #[cfg(test)]
+mod request_id_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn only_an_error_body_gets_the_request_id() {
+        let e = ApiError::new(404, code::NOT_FOUND, "no such invoice").response();
+        let stamped = error_body_with_request_id(&e.body, "abc-123").unwrap();
+        let v: Value = serde_json::from_slice(&stamped).unwrap();
+        assert_eq!(v["error"]["request_id"], "abc-123");
+        assert_eq!(v["error"]["code"], code::NOT_FOUND);
+        assert_eq!(v["ok"], false);
+        let ok = ok(200, json!({"id": "fact_1"}));
+        assert_eq!(error_body_with_request_id(&ok.body, "abc-123"), None);
+        assert_eq!(error_body_with_request_id(b"%PDF-1.7", "abc-123"), None);
+        assert_eq!(
+            error_body_with_request_id(br#"{"ok":false,"error":"x"}"#, "abc"),
+            None
+        );
+    }
+}
+
+#[cfg(test)]
 mod body_serde_tests {
     #![allow(clippy::unwrap_used)]
     use super::HttpResponse;
@@ -382,6 +405,21 @@ impl ApiError {
             &json!({"ok": false, "error": {"code": self.code, "message": self.message, "details": self.details}}),
         )
     }
+}
+
+/// The error body `{"ok": false, "error": {…}}` with `request_id` added to its `error` object: how a host that names
+/// its requests (`kuatia serve`'s `Request-Id`) lets an integrator quote the failed one. `None` for any other body (a
+/// success, a PDF, a panel page), which the host sends unchanged; the in-process faces name no request and add nothing.
+pub fn error_body_with_request_id(body: &[u8], request_id: &str) -> Option<Vec<u8>> {
+    let mut answer: Value = serde_json::from_slice(body).ok()?;
+    if answer.get("ok") != Some(&Value::Bool(false)) {
+        return None;
+    }
+    answer
+        .get_mut("error")?
+        .as_object_mut()?
+        .insert("request_id".into(), Value::String(request_id.into()));
+    serde_json::to_vec(&answer).ok()
 }
 
 /// The `/v1` answer of a typed operation: `{"ok": true, "data": …}` with `status`, or its error.

@@ -38,7 +38,9 @@ mod webhooks;
 
 pub use accounts::{production_profile_findings, Principal};
 pub use cancel::CancelInput;
-pub use http::{ApiError, HttpRequest, HttpResponse, RequestHead, REPLAYED_HEADER};
+pub use http::{
+    error_body_with_request_id, ApiError, HttpRequest, HttpResponse, RequestHead, REPLAYED_HEADER,
+};
 pub use invoices::{InvoiceFilter, Kude, ListOrder, SignedXml};
 pub use preflight::Check;
 #[cfg(any(feature = "ts", feature = "schema"))]

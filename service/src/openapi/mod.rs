@@ -296,7 +296,9 @@ or `{ok: false, error: {code, message, details}}`; error codes are listed in doc
 each operation lists, any route may answer 400 `SANDBOX_HEADER_REQUIRED` / `LIVE_KEY_IN_SANDBOX` (the key and \
 `X-Environment` disagree), 400 `INVALID_QUERY` (a query parameter a route does not take), 405 `METHOD_NOT_ALLOWED` \
 with `Allow`, 413 `TOO_LARGE`, 415 `UNSUPPORTED_MEDIA_TYPE` (a body declared as anything but JSON), 503 \
-`STORAGE_UNAVAILABLE` with `Retry-After` and 500 `STORAGE_ERROR` (docs/api.md, \"Requests and answers\").";
+`STORAGE_UNAVAILABLE` with `Retry-After` and 500 `STORAGE_ERROR` (docs/api.md, \"Requests and answers\"). `kuatia \
+serve` names every answer with a `Request-Id` header (the client's `X-Request-Id` when it is 1 to 128 characters of \
+`A-Za-z0-9._:-`, else a fresh `req_…`), also in an error's `request_id` and in its log lines.";
 
 /// `{"ok": false, "error": {code, message[, details]}}`, `details` the findings.
 fn error_schema(output: &mut SchemaGenerator) -> Result<Value, String> {
@@ -315,6 +317,9 @@ fn error_schema(output: &mut SchemaGenerator) -> Result<Value, String> {
                     "message": {"type": "string"},
                     "details": {"type": "array", "items": finding,
                         "description": "Every finding behind a 422."},
+                    "request_id": {"type": "string", "pattern": "^[A-Za-z0-9._:-]{1,128}$",
+                        "description": "The answer's `Request-Id` (the client's `X-Request-Id` when sane), to quote to \
+    support; set by `kuatia serve`, absent from in-process answers."},
                 },
             },
         },
