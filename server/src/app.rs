@@ -24,6 +24,8 @@ pub(crate) struct App {
     pub(crate) trusted_proxies: Arc<[std::net::IpAddr]>,
     /// The account panel at `/panel`: one per node, so a client's failed sign-ins count whichever engine serves it.
     pub(crate) panel: kuatia_panel::Panel,
+    /// Request counts and latencies, storage faults (`--metrics-addr`).
+    pub(crate) metrics: Arc<crate::metrics::Metrics>,
 }
 
 fn json_error(status: StatusCode, code: &str, message: &str) -> Response {
@@ -75,6 +77,8 @@ async fn drain(mut body: Body) {
 pub(crate) async fn handle(State(app): State<App>, req: Request) -> Response {
     let id = request_id();
     let deadline = app.limits.request;
+    let (started, metrics) = (Instant::now(), app.metrics.clone());
+    let (method, path) = (req.method().clone(), req.uri().path().to_string());
     let mut response = match tokio::time::timeout(deadline, handle_inner(app, req, &id)).await {
         Ok(r) => r,
         Err(_) => {
@@ -97,6 +101,8 @@ pub(crate) async fn handle(State(app): State<App>, req: Request) -> Response {
     if let Ok(v) = HeaderValue::from_str(&id) {
         response.headers_mut().insert(REQUEST_ID_HEADER, v);
     }
+    let status = response.status().as_u16();
+    metrics.request(method.as_str(), &path, status, started.elapsed());
     response
 }
 
@@ -228,6 +234,7 @@ async fn handle_inner(app: App, req: Request, request_id: &str) -> Response {
     let response = match outcome {
         Ok(r) => to_response(r),
         Err(commit::Failed::Store(e)) => {
+            app.metrics.storage_fault(e.fault);
             if e.fault == StorageFault::ShuttingDown {
                 tracing::warn!("shutting down; request refused");
             } else {

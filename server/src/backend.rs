@@ -39,6 +39,22 @@ impl<'a> CertificateRow<'a> {
     }
 }
 
+/// What `GET /metrics` reads of the store at each scrape ([`HostStore::backlog`]): one grouped query per table.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Backlog {
+    /// Invoices by `(environment, status)`: how many, and the oldest one's `created_at` (Unix time).
+    pub invoices: Vec<(String, String, i64, i64)>,
+    /// Webhook deliveries by status: how many, and the oldest one's first due time (Unix time).
+    pub deliveries: Vec<(String, i64, i64)>,
+}
+
+/// The statement of [`Backlog::invoices`], the same on both stores.
+pub const BACKLOG_INVOICES: &str =
+    "SELECT environment, status, COUNT(*), MIN(created_at) FROM invoices GROUP BY environment, status";
+/// The statement of [`Backlog::deliveries`], the same on both stores.
+pub const BACKLOG_DELIVERIES: &str =
+    "SELECT status, COUNT(*), MIN(created_at) FROM deliveries GROUP BY status";
+
 /// SQLite or PostgreSQL, chosen once at start.
 pub type Backend = Box<dyn HostStore>;
 
@@ -69,6 +85,8 @@ pub trait HostStore: Store + Send + std::fmt::Debug {
     fn certificates(&self) -> Vec<(String, Vec<u8>, String)>;
     /// Number of stored invoices (all accounts).
     fn invoice_count(&self) -> usize;
+    /// Invoices and webhook deliveries counted by state, with the oldest of each (`GET /metrics`).
+    fn backlog(&self) -> Result<Backlog, StoreError>;
 
     /// Leaves WAL checkpoints to a [`crate::store::Checkpointer`] (SQLite; PostgreSQL checkpoints by itself).
     fn defer_checkpoints(&self) -> Result<(), String> {

@@ -75,6 +75,8 @@ pub struct ServerConfig {
     /// Reverse proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`); the panel throttles sign-ins
     /// by client address.
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// Where to serve `GET /metrics` (`--metrics-addr`); `None`: nowhere. Never on the public listener.
+    pub metrics_addr: Option<SocketAddr>,
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -119,6 +121,7 @@ impl ServerConfig {
             db_pool: 1,
             limits: conn::Limits::default(),
             trusted_proxies: Vec::new(),
+            metrics_addr: None,
         }
     }
 }

@@ -38,6 +38,7 @@ mod delivery;
 mod engine;
 pub mod faults;
 pub mod host;
+pub mod metrics;
 pub mod numbering;
 pub mod panel;
 pub mod pg;
@@ -84,6 +85,8 @@ pub struct RunningServer {
     pub account_id: String,
     /// The sandbox key created on first start (print it once); `None` on later starts.
     pub new_sandbox_key: Option<String>,
+    /// Where `GET /metrics` is served (`--metrics-addr`), if anywhere.
+    pub metrics_addr: Option<SocketAddr>,
     engine: Arc<Mutex<Engine>>,
     committer: Arc<commit::Committer>,
     stop: watch::Sender<bool>,
@@ -124,6 +127,15 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         .await
         .map_err(|e| format!("{}: {e}", config.addr))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let metrics_listener = match config.metrics_addr {
+        Some(a) => Some(metrics::bind(a).await?),
+        None => None,
+    };
+    let metrics_addr = match &metrics_listener {
+        Some(l) => Some(l.local_addr().map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let figures = Arc::new(metrics::Metrics::new());
     let base_url = config
         .base_url
         .clone()
@@ -207,7 +219,8 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
     let app = Router::new().fallback(app::handle).with_state(app::App {
         committer: committer.clone(),
         readers,
-        signing: Arc::new(signing::Signing::start(cores)?),
+        signing: Arc::new(signing::Signing::start(cores, figures.signing_queue())?),
+        metrics: figures.clone(),
         max_body: config.max_body,
         limits: config.limits,
         trusted_proxies: config.trusted_proxies.clone().into(),
@@ -238,7 +251,20 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         sifen_clients,
         config.sifen.clone(),
         stopped.clone(),
+        figures.clone(),
     )));
+    if let Some(listener) = metrics_listener {
+        let scrape = metrics::Scrape {
+            metrics: figures.clone(),
+            engine: engine.clone(),
+            clock: config.clock.clone(),
+        };
+        tasks.push(tokio::spawn(metrics::serve(
+            listener,
+            scrape,
+            stopped.clone(),
+        )));
+    }
     if config.deliver_webhooks {
         let client =
             delivery::webhook_client(config.webhook_timeout, config.allow_private_webhooks)?;
@@ -257,6 +283,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
             },
             stopped,
             config.clock.clone(),
+            figures,
         )));
     }
     tracing::info!(%addr, base_url = %base_url, data = %config.data_dir.display(), "kuatia serve listening");
@@ -265,6 +292,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         base_url,
         account_id,
         new_sandbox_key,
+        metrics_addr,
         engine,
         committer,
         stop,

@@ -104,6 +104,26 @@ impl HostStore for PgStore {
         self.count("SELECT COUNT(*) FROM invoices", &[])
     }
 
+    fn backlog(&self) -> Result<crate::backend::Backlog, StoreError> {
+        use crate::backend::{BACKLOG_DELIVERIES, BACKLOG_INVOICES};
+        self.run(|c| {
+            let invoices = c
+                .query(BACKLOG_INVOICES, &[])?
+                .iter()
+                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?, r.try_get(3)?)))
+                .collect::<Result<Vec<_>, postgres::Error>>()?;
+            let deliveries = c
+                .query(BACKLOG_DELIVERIES, &[])?
+                .iter()
+                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
+                .collect::<Result<Vec<_>, postgres::Error>>()?;
+            Ok(crate::backend::Backlog {
+                invoices,
+                deliveries,
+            })
+        })
+    }
+
     /// Holds the setup lock until the transaction ends (nodes starting together create one first account).
     fn lock_setup(&mut self) {
         self.write(

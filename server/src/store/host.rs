@@ -133,6 +133,24 @@ impl HostStore for SqliteStore {
         .unwrap_or(0)
     }
 
+    fn backlog(&self) -> Result<crate::backend::Backlog, StoreError> {
+        use crate::backend::{BACKLOG_DELIVERIES, BACKLOG_INVOICES};
+        let invoices = self
+            .conn
+            .prepare_cached(BACKLOG_INVOICES)?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let deliveries = self
+            .conn
+            .prepare_cached(BACKLOG_DELIVERIES)?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(crate::backend::Backlog {
+            invoices,
+            deliveries,
+        })
+    }
+
     /// Leaves checkpoints to a [`Checkpointer`]: this connection checkpoints only when the WAL passes 64 MB (a
     /// checkpointer that stopped), not every 4 MB in the middle of a commit.
     fn defer_checkpoints(&self) -> Result<(), String> {
