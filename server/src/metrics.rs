@@ -199,7 +199,9 @@ impl Metrics {
         );
         // Present at 0 from the start, so a rate over them needs no first fault.
         for fault in ["full", "read_only", "busy", "io", "shutting_down", "other"] {
-            m.storage_faults.get_or_create(&FaultLabels { fault });
+            m.storage_faults
+                .get_or_create(&FaultLabels { fault })
+                .inc_by(0);
         }
         Metrics { registry, ..m }
     }

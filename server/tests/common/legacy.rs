@@ -214,3 +214,32 @@ pub fn check<S: Store>(s: &mut S) {
     assert_eq!(s.reserve_number("acct_old", env, &k), Ok(3));
     assert_eq!(s.panel_record(PANEL.0).as_deref(), Some(PANEL.1));
 }
+
+/// What `HostStore::backlog` (`GET /metrics`) reads of these records, sorted: each invoice by environment and state
+/// with its creation time, each delivery by status with its first due time.
+pub fn backlog() -> (Vec<(String, String, i64, i64)>, Vec<(String, i64, i64)>) {
+    let mut invoices: Vec<_> = invoices()
+        .iter()
+        .map(|i| {
+            let env = i.environment.as_str().to_string();
+            (env, i.status.as_str().to_string(), 1, i.created_at)
+        })
+        .collect();
+    invoices.sort();
+    let mut deliveries: Vec<_> = deliveries()
+        .iter()
+        .map(|d| (d.status.clone(), 1, d.first_due_at))
+        .collect();
+    deliveries.sort();
+    (invoices, deliveries)
+}
+
+/// `backlog` as a store read it, sorted.
+pub fn sorted(
+    mut invoices: Vec<(String, String, i64, i64)>,
+    mut deliveries: Vec<(String, i64, i64)>,
+) -> (Vec<(String, String, i64, i64)>, Vec<(String, i64, i64)>) {
+    invoices.sort();
+    deliveries.sort();
+    (invoices, deliveries)
+}

@@ -1,0 +1,117 @@
+//! `GET /metrics` of a running server (docs/operations.md, "Metrics"): served on its own listener only, a storage
+//! fault's 503 counted under its fault and its route, the stored figures read at the scrape, and a scrape whose
+//! store query fails still answered (the failure counted). scripts/metrics-check.sh checks the rest of the figures
+//! against a real `kuatia serve` with the Prometheus project's own parser, on SQLite and PostgreSQL.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::api::{config, factura, Api};
+use common::temp_dir;
+use kuatia_server::faults::{FaultPlan, Injected};
+use kuatia_server::{start, RunningServer, ServerConfig};
+
+/// Sets (or with `None` ends) the fault plan of the server's SQLite store.
+fn inject(server: &RunningServer, plan: Option<FaultPlan>) {
+    server.with_engine(|e| {
+        e.service
+            .store
+            .as_sqlite()
+            .expect("SQLite")
+            .inject_faults(plan);
+    });
+}
+
+/// The Prometheus text of the server's metrics listener.
+async fn scrape(server: &RunningServer) -> String {
+    let addr = server.metrics_addr.expect("--metrics-addr given");
+    let r = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap()
+        .get(format!("http://{addr}/metrics"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.headers()["content-type"],
+        "text/plain; version=0.0.4; charset=utf-8"
+    );
+    r.text().await.unwrap()
+}
+
+/// The value of the sample line `series` (name and labels as written), `None` when absent.
+fn sample(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+        .map(|v| v.parse().unwrap())
+}
+
+#[test]
+fn metrics_are_off_unless_asked_for() {
+    assert_eq!(ServerConfig::new("data".into()).metrics_addr, None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_storage_fault_is_counted_under_its_fault_and_its_route() {
+    let dir = temp_dir("metrics-faults");
+    let mut c = config(&dir);
+    // Nothing moves by itself: the invoice stays pending.
+    c.sandbox_send_after = 3600;
+    c.metrics_addr = Some("127.0.0.1:0".parse().unwrap());
+    let server = start(c).await.unwrap();
+    let api = Api::sandbox(&server);
+
+    // The public listener does not serve the metrics.
+    let (status, _) = api.get("/metrics").await;
+    assert_eq!(status, 404);
+
+    let (status, v) = api.post("/v1/facturas", &factura(None)).await;
+    assert_eq!(status, 201, "{v}");
+    // The disk is full from the next store call on: the create is refused 503.
+    inject(&server, Some(FaultPlan::from_call(1, Injected::Full)));
+    let (status, v) = api.post("/v1/facturas", &factura(None)).await;
+    assert_eq!(status, 503, "{v}");
+
+    // A scrape while the store fails is still answered, its stored figures as they were; the failure is counted.
+    let text = scrape(&server).await;
+    assert_eq!(
+        sample(&text, "kuatia_metrics_store_failures_total"),
+        Some(1.0),
+        "{text}"
+    );
+    inject(&server, None);
+
+    let text = scrape(&server).await;
+    let expected = [
+        ("kuatia_storage_faults_total{fault=\"full\"}", 1.0),
+        ("kuatia_storage_faults_total{fault=\"busy\"}", 0.0),
+        (
+            "kuatia_http_requests_total{method=\"POST\",route=\"/v1/facturas\",status=\"503\"}",
+            1.0,
+        ),
+        (
+            "kuatia_http_requests_total{method=\"POST\",route=\"/v1/facturas\",status=\"201\"}",
+            1.0,
+        ),
+        (
+            "kuatia_http_requests_total{method=\"GET\",route=\"unmatched\",status=\"404\"}",
+            1.0,
+        ),
+        (
+            "kuatia_http_request_duration_seconds_count{method=\"POST\",route=\"/v1/facturas\",status=\"503\"}",
+            1.0,
+        ),
+        (
+            "kuatia_invoices{environment=\"sandbox\",state=\"pending\"}",
+            1.0,
+        ),
+        ("kuatia_metrics_store_failures_total", 1.0),
+        ("kuatia_signing_queue_depth", 0.0),
+    ];
+    for (series, want) in expected {
+        assert_eq!(sample(&text, series), Some(want), "{series} in\n{text}");
+    }
+    server.shutdown().await;
+}
