@@ -215,9 +215,12 @@ pub fn check<S: Store>(s: &mut S) {
     assert_eq!(s.panel_record(PANEL.0).as_deref(), Some(PANEL.1));
 }
 
+/// Invoices by (environment, state, count, oldest creation) and deliveries by (status, count, oldest due time).
+pub type Backlog = (Vec<(String, String, i64, i64)>, Vec<(String, i64, i64)>);
+
 /// What `HostStore::backlog` (`GET /metrics`) reads of these records, sorted: each invoice by environment and state
 /// with its creation time, each delivery by status with its first due time.
-pub fn backlog() -> (Vec<(String, String, i64, i64)>, Vec<(String, i64, i64)>) {
+pub fn backlog() -> Backlog {
     let mut invoices: Vec<_> = invoices()
         .iter()
         .map(|i| {
@@ -238,7 +241,7 @@ pub fn backlog() -> (Vec<(String, String, i64, i64)>, Vec<(String, i64, i64)>) {
 pub fn sorted(
     mut invoices: Vec<(String, String, i64, i64)>,
     mut deliveries: Vec<(String, i64, i64)>,
-) -> (Vec<(String, String, i64, i64)>, Vec<(String, i64, i64)>) {
+) -> Backlog {
     invoices.sort();
     deliveries.sort();
     (invoices, deliveries)
