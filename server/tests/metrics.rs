@@ -7,7 +7,7 @@
 mod common;
 
 use common::api::{config, factura, Api};
-use common::temp_dir;
+use common::{metric as sample, scrape_metrics as scrape, temp_dir};
 use kuatia_server::faults::{FaultPlan, Injected};
 use kuatia_server::{start, RunningServer, ServerConfig};
 
@@ -20,32 +20,6 @@ fn inject(server: &RunningServer, plan: Option<FaultPlan>) {
             .expect("SQLite")
             .inject_faults(plan);
     });
-}
-
-/// The Prometheus text of the server's metrics listener.
-async fn scrape(server: &RunningServer) -> String {
-    let addr = server.metrics_addr.expect("--metrics-addr given");
-    let r = reqwest::Client::builder()
-        .no_proxy()
-        .build()
-        .unwrap()
-        .get(format!("http://{addr}/metrics"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    assert_eq!(
-        r.headers()["content-type"],
-        "text/plain; version=0.0.4; charset=utf-8"
-    );
-    r.text().await.unwrap()
-}
-
-/// The value of the sample line `series` (name and labels as written), `None` when absent.
-fn sample(text: &str, series: &str) -> Option<f64> {
-    text.lines()
-        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
-        .map(|v| v.parse().unwrap())
 }
 
 #[test]
