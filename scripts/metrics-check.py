@@ -3,19 +3,21 @@
 Starts `kuatia serve` (SQLite in a fresh data directory, or PostgreSQL with `--database URL`) with the simulated SIFEN
 and the metrics listener on a free loopback port, scrapes it, makes a known set of requests (creates that stay
 pending, approved and rejected ones, a 422, a 404 on a known route and one on no route, a 405, a 401), lets the
-webhook worker fail to deliver the approvals to a closed port, scrapes again, and checks every figure moved exactly
-as the requests did. Both scrapes are parsed by the Prometheus project's Python client: the Prometheus text format
+webhook worker deliver the approvals to a receiver on loopback and fail to deliver them to a closed port, scrapes
+again, and checks every figure moved exactly as the requests did. Both scrapes are parsed by the Prometheus project's Python client: the Prometheus text format
 (0.0.4, the default answer) with `prometheus_client.parser`, and OpenMetrics 1.0 (asked for with `Accept`) with
 `prometheus_client.openmetrics.parser`; both must give the same samples. Exits non-zero on the first failed check.
 
     python3 metrics-check.py KUATIA_BINARY WORK_DIR [--database URL [--database-ca FILE]]
 """
 
+import http.server
 import json
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -89,6 +91,22 @@ class Server:
             return status, None
 
 
+class Receiver(http.server.BaseHTTPRequestHandler):
+    """A webhook receiver on loopback: takes every POST (200), counts them."""
+
+    received = 0
+
+    def do_POST(self):  # noqa: N802 (the name http.server calls)
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        Receiver.received += 1
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
 def scrape(url):
     """Both formats, parsed and compared: {(sample name, frozenset of labels): value}."""
     def get(accept):
@@ -114,10 +132,19 @@ def scrape(url):
                 out[(s.name, frozenset(labels.items()))] = s.value
         return out
 
-    classic = samples(parse_text(text))
-    openmetrics = samples(parse_openmetrics(om))
-    # The same samples in both formats (timing-free: nothing moves between the two reads but the scrape itself,
-    # which is not counted on its own listener).
+    # The same samples in both formats. The server goes on (the webhook worker, the ages' clock) between two reads:
+    # a pair is compared when a second classic read, after the OpenMetrics one, found nothing moved.
+    deadline = time.monotonic() + HANG_GUARD
+    while True:
+        classic = samples(parse_text(text))
+        openmetrics = samples(parse_openmetrics(om))
+        _, again = get(None)
+        if samples(parse_text(again)) == classic:
+            break
+        if time.monotonic() > deadline:
+            fail(f"the figures never held still for two reads in {HANG_GUARD} s")
+        text = again
+        _, om = get("application/openmetrics-text; version=1.0.0")
     if classic != openmetrics:
         diff = set(classic.items()) ^ set(openmetrics.items())
         fail(f"the two formats disagree: {sorted(diff, key=str)[:6]}")
@@ -166,7 +193,13 @@ def check(server):
     closed = free_port()  # nothing listens there: every delivery attempt fails to connect
     status, hook = server.call("POST", "/v1/webhooks", {
         "url": f"https://127.0.0.1:{closed}/hook", "events": ["factura.approved"]})
-    expect("webhook registered", status, 201)
+    expect("webhook registered (nothing listening)", status, 201)
+    # A receiver that takes every delivery (plain HTTP on loopback: --insecure-webhooks-http).
+    receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    status, hook = server.call("POST", "/v1/webhooks", {
+        "url": f"https://127.0.0.1:{receiver.server_address[1]}/hook", "events": ["factura.approved"]})
+    expect("webhook registered (a receiver)", status, 201)
     created = {"pending": 3, "approved": 2, "rejected": 1}
     for state, n in created.items():
         for _ in range(n):
@@ -181,21 +214,26 @@ def check(server):
     expect("PUT on the invoices", server.call("PUT", "/v1/facturas", {})[0], 405)
     expect("a list without a key", server.call("GET", "/v1/facturas", key=False)[0], 401)
 
-    # The webhook worker tries both approvals (and fails to connect): waited for, with a hang guard.
+    # The webhook worker delivers both approvals to the receiver and tries them on the closed port (failing to
+    # connect): waited for, with a hang guard.
     deadline = time.monotonic() + HANG_GUARD
     while True:
         after = scrape(server.metrics)
         tried = value(after, "kuatia_webhook_delivery_attempts_total", outcome="connect")
-        if tried >= created["approved"]:
+        delivered = value(after, "kuatia_webhook_delivery_attempts_total", outcome="delivered")
+        stored = value(after, "kuatia_webhook_deliveries", status="delivered")
+        if tried >= created["approved"] and delivered >= created["approved"] and stored >= created["approved"]:
             break
         if time.monotonic() > deadline:
-            fail(f"the webhook worker made {tried} attempts in {HANG_GUARD} s")
+            fail(f"in {HANG_GUARD} s the webhook worker made {tried} failed attempts, {delivered} deliveries "
+                 f"({stored} stored as delivered)")
         time.sleep(0.1)
+    receiver.shutdown()
 
     def moved(route, status, method):
         return requests_total(after, route, status, method) - requests_total(before, route, status, method)
 
-    expect("POST /v1/webhooks 201", moved("/v1/webhooks", 201, "POST"), 1)
+    expect("POST /v1/webhooks 201", moved("/v1/webhooks", 201, "POST"), 2)
     expect("POST /v1/facturas 201", moved("/v1/facturas", 201, "POST"), sum(created.values()))
     expect("POST /v1/facturas 422", moved("/v1/facturas", 422, "POST"), 1)
     expect("GET /v1/facturas/{id} 404", moved("/v1/facturas/{id}", 404, "GET"), 2)
@@ -225,10 +263,13 @@ def check(server):
         fail(f"oldest pending invoice age {age}")
     expect("oldest sent invoice age (none sent)",
            value(after, "kuatia_invoice_oldest_age_seconds", environment="sandbox", state="sent"), 0)
-    expect("webhook deliveries pending", value(after, "kuatia_webhook_deliveries", status="pending"),
+    expect("webhook deliveries pending (the closed port's)",
+           value(after, "kuatia_webhook_deliveries", status="pending"), created["approved"])
+    expect("webhook deliveries delivered (the receiver's)",
+           value(after, "kuatia_webhook_deliveries", status="delivered"), created["approved"])
+    expect("delivered attempts", value(after, "kuatia_webhook_delivery_attempts_total", outcome="delivered"),
            created["approved"])
-    expect("webhook deliveries delivered", value(after, "kuatia_webhook_deliveries", status="delivered"), 0)
-    expect("delivered attempts", value(after, "kuatia_webhook_delivery_attempts_total", outcome="delivered"), 0)
+    expect("POSTs the receiver took", Receiver.received, created["approved"])
     expect("signing queue once the creates are answered", value(after, "kuatia_signing_queue_depth"), 0)
     for fault in ["full", "read_only", "busy", "io", "shutting_down", "other"]:
         expect(f"storage faults ({fault})", value(after, "kuatia_storage_faults_total", fault=fault), 0)
