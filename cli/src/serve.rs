@@ -22,6 +22,10 @@ pub struct ServeArgs {
     /// default, and never on --addr.
     #[arg(long)]
     pub metrics_addr: Option<SocketAddr>,
+    /// Name of an environment variable holding a token that scrapes of /metrics must send as `Authorization:
+    /// Bearer <token>` (for a metrics address reachable beyond this machine).
+    #[arg(long, requires = "metrics_addr")]
+    pub metrics_token_env: Option<String>,
     /// Data directory (SQLite database; created if missing).
     #[arg(long, default_value = "kuatia-data")]
     pub data: PathBuf,
@@ -289,6 +293,15 @@ pub fn run(args: ServeArgs) -> Outcome {
         config.db_pool = args.db_pool.max(1);
         config.addr = args.addr;
         config.metrics_addr = args.metrics_addr;
+        if let Some(var) = &args.metrics_token_env {
+            let token = std::env::var(var)
+                .ok()
+                .filter(|t| !t.is_empty())
+                .ok_or_else(|| {
+                    Outcome::unreadable(format!("environment variable {var} is not set"))
+                })?;
+            config.metrics_token = Some(token);
+        }
         config.base_url = args.base_url.clone();
         config.sandbox_send_after = args.sandbox_send_after;
         config.sandbox_answer_after = args.sandbox_answer_after;

@@ -154,6 +154,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
     // The stores block (PostgreSQL's client on a runtime of its own): opened and set up off the async threads.
     let setup = ServerConfig {
         production_signer: None,
+        metrics_token: None,
         production_profile: None,
         sifen: config.sifen.clone(),
         sifen_retry: config.sifen_retry.clone(),
@@ -258,6 +259,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
             metrics: figures.clone(),
             engine: engine.clone(),
             clock: config.clock.clone(),
+            token: config.metrics_token.as_deref().map(Arc::from),
         };
         tasks.push(tokio::spawn(metrics::serve(
             listener,

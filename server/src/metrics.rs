@@ -349,6 +349,17 @@ pub(crate) struct Scrape {
     pub(crate) metrics: Arc<Metrics>,
     pub(crate) engine: Arc<Mutex<Engine>>,
     pub(crate) clock: Clock,
+    /// `--metrics-token-env`: the bearer token a scrape must present, if any.
+    pub(crate) token: Option<Arc<str>>,
+}
+
+/// Whether `headers` carry `Authorization: Bearer <token>` (compared in constant time).
+fn authorized(headers: &axum::http::HeaderMap, token: &str) -> bool {
+    headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .is_some_and(|given| kuatia_service::auth::ct_eq(given.as_bytes(), token.as_bytes()))
 }
 
 /// `GET /metrics`: the store's figures read, then everything encoded in the format the `Accept` header asks for.
@@ -356,6 +367,17 @@ async fn metrics_handler(
     axum::extract::State(scrape): axum::extract::State<Scrape>,
     headers: axum::http::HeaderMap,
 ) -> axum::response::Response {
+    if let Some(token) = &scrape.token {
+        if !authorized(&headers, token) {
+            let mut r = axum::response::Response::new(axum::body::Body::from("unauthorized\n"));
+            *r.status_mut() = axum::http::StatusCode::UNAUTHORIZED;
+            r.headers_mut().insert(
+                axum::http::header::WWW_AUTHENTICATE,
+                axum::http::HeaderValue::from_static("Bearer"),
+            );
+            return r;
+        }
+    }
     let openmetrics = headers
         .get_all(axum::http::header::ACCEPT)
         .iter()

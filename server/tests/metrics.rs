@@ -89,3 +89,37 @@ async fn a_storage_fault_is_counted_under_its_fault_and_its_route() {
     }
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_token_a_scrape_without_it_is_refused() {
+    let dir = temp_dir("metrics-token");
+    let mut c = config(&dir);
+    c.metrics_addr = Some("127.0.0.1:0".parse().unwrap());
+    c.metrics_token = Some("s3cret-scrape-token".into());
+    let server = start(c).await.unwrap();
+    let url = format!("http://{}/metrics", server.metrics_addr.unwrap());
+    let http = reqwest::Client::builder().no_proxy().build().unwrap();
+    for given in [None, Some("Bearer wrong"), Some("s3cret-scrape-token")] {
+        let mut r = http.get(&url);
+        if let Some(v) = given {
+            r = r.header("Authorization", v);
+        }
+        let r = r.send().await.unwrap();
+        assert_eq!(r.status(), 401, "{given:?}");
+        assert_eq!(r.headers()["www-authenticate"], "Bearer");
+        assert!(!r.text().await.unwrap().contains("kuatia_"));
+    }
+    let r = http
+        .get(&url)
+        .header("Authorization", "Bearer s3cret-scrape-token")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r
+        .text()
+        .await
+        .unwrap()
+        .contains("kuatia_signing_queue_depth 0\n"));
+    server.shutdown().await;
+}
