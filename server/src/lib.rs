@@ -219,7 +219,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let app = Router::new().fallback(app::handle).with_state(app::App {
         committer: committer.clone(),
-        readers,
+        readers: readers.clone(),
         signing: Arc::new(signing::Signing::start(cores, figures.signing_queue())?),
         metrics: figures.clone(),
         max_body: config.max_body,
@@ -258,6 +258,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         let scrape = metrics::Scrape {
             metrics: figures.clone(),
             engine: engine.clone(),
+            readers,
             clock: config.clock.clone(),
             token: config.metrics_token.as_deref().map(Arc::from),
         };

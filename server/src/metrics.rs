@@ -75,12 +75,6 @@ struct InvoiceLabels {
     state: String,
 }
 
-/// `status` of stored webhook deliveries.
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct DeliveryLabels {
-    status: String,
-}
-
 type FloatGauge = Gauge<f64, AtomicU64>;
 
 /// The figures of one server and their registry (docs/operations.md, "Metrics", lists every one).
@@ -96,7 +90,7 @@ pub struct Metrics {
     signing_queue: Gauge,
     invoices: Family<InvoiceLabels, Gauge>,
     oldest_waiting: Family<InvoiceLabels, FloatGauge>,
-    deliveries: Family<DeliveryLabels, Gauge>,
+    pending_deliveries: Gauge,
     oldest_undelivered: FloatGauge,
     scrape_failures: Counter,
     /// One scrape at a time: the store's figures are written into shared gauges, then encoded.
@@ -127,7 +121,7 @@ impl Metrics {
             signing_queue: Gauge::default(),
             invoices: Family::default(),
             oldest_waiting: Family::default(),
-            deliveries: Family::default(),
+            pending_deliveries: Gauge::default(),
             oldest_undelivered: FloatGauge::default(),
             scrape_failures: Counter::default(),
             scraping: tokio::sync::Mutex::new(()),
@@ -177,14 +171,14 @@ impl Metrics {
         );
         r.register_with_unit(
             "invoice_oldest_age",
-            "Age of the oldest invoice still pending or sent, by environment and state (0: none)",
+            "Age of the oldest invoice waiting for SIFEN, pending or sent, by environment and state (0: none)",
             Unit::Seconds,
             m.oldest_waiting.clone(),
         );
         r.register(
-            "webhook_deliveries",
-            "Stored webhook deliveries by status (pending, delivered, failed, cancelled)",
-            m.deliveries.clone(),
+            "webhook_deliveries_pending",
+            "Webhook deliveries not yet delivered and still to be tried (read from the store at the scrape)",
+            m.pending_deliveries.clone(),
         );
         r.register_with_unit(
             "webhook_oldest_undelivered_age",
@@ -269,41 +263,35 @@ impl Metrics {
 
     /// Writes what the store holds into the gauges, as of `now` (Unix time).
     fn set_backlog(&self, backlog: &crate::backend::Backlog, now: i64) {
-        self.invoices.clear();
-        self.oldest_waiting.clear();
         let age = |oldest: i64| (now.saturating_sub(oldest)).max(0) as f64;
-        for env in ENVIRONMENTS {
-            for state in WAITING {
-                self.oldest_waiting
-                    .get_or_create(&InvoiceLabels {
-                        environment: env.to_string(),
-                        state: state.to_string(),
-                    })
-                    .set(0.0);
-            }
-        }
-        for (environment, state, count, oldest) in &backlog.invoices {
+        self.invoices.clear();
+        for (environment, state, count) in &backlog.invoices {
             let labels = InvoiceLabels {
                 environment: environment.clone(),
                 state: state.clone(),
             };
             self.invoices.get_or_create(&labels).set(*count);
-            if WAITING.contains(&state.as_str()) {
-                self.oldest_waiting.get_or_create(&labels).set(age(*oldest));
+        }
+        self.oldest_waiting.clear();
+        for env in ENVIRONMENTS {
+            for state in WAITING {
+                let labels = InvoiceLabels {
+                    environment: env.to_string(),
+                    state: state.to_string(),
+                };
+                self.oldest_waiting.get_or_create(&labels).set(0.0);
             }
         }
-        self.deliveries.clear();
-        self.oldest_undelivered.set(0.0);
-        for (status, count, oldest) in &backlog.deliveries {
-            self.deliveries
-                .get_or_create(&DeliveryLabels {
-                    status: status.clone(),
-                })
-                .set(*count);
-            if status == "pending" {
-                self.oldest_undelivered.set(age(*oldest));
-            }
+        for (environment, state, oldest) in &backlog.oldest_waiting {
+            let labels = InvoiceLabels {
+                environment: environment.clone(),
+                state: state.clone(),
+            };
+            self.oldest_waiting.get_or_create(&labels).set(age(*oldest));
         }
+        let (pending, oldest) = backlog.pending_deliveries;
+        self.pending_deliveries.set(pending);
+        self.oldest_undelivered.set(oldest.map_or(0.0, age));
     }
 
     /// The registry as text: OpenMetrics 1.0 when `openmetrics`, else the Prometheus text format 0.0.4.
@@ -348,6 +336,8 @@ fn route_label(path: &str) -> String {
 pub(crate) struct Scrape {
     pub(crate) metrics: Arc<Metrics>,
     pub(crate) engine: Arc<Mutex<Engine>>,
+    /// SQLite's read connections: the store's figures are read there, beside the writer.
+    pub(crate) readers: Option<Arc<crate::readers::Readers>>,
     pub(crate) clock: Clock,
     /// `--metrics-token-env`: the bearer token a scrape must present, if any.
     pub(crate) token: Option<Arc<str>>,
@@ -384,10 +374,15 @@ async fn metrics_handler(
         .filter_map(|v| v.to_str().ok())
         .any(|v| v.contains("application/openmetrics-text"));
     let _one = scrape.metrics.scraping.lock().await;
-    let engine = scrape.engine.clone();
-    let read =
-        tokio::task::spawn_blocking(move || lock(&engine).transact(|svc, _| svc.store.backlog()))
-            .await;
+    let (engine, readers) = (scrape.engine.clone(), scrape.readers.clone());
+    let read = tokio::task::spawn_blocking(move || {
+        // SQLite: from a reader, so the writer does not wait; PostgreSQL: in a transaction of the first engine.
+        match readers.and_then(|r| r.backlog()) {
+            Some(b) => Ok(b),
+            None => lock(&engine).transact(|svc, _| svc.store.backlog()),
+        }
+    })
+    .await;
     match read {
         Ok(Ok(Ok(backlog))) => scrape
             .metrics
@@ -474,10 +469,11 @@ mod tests {
         let m = Metrics::new();
         let backlog = crate::backend::Backlog {
             invoices: vec![
-                ("sandbox".into(), "pending".into(), 3, 1_000),
-                ("sandbox".into(), "approved".into(), 7, 500),
+                ("sandbox".into(), "pending".into(), 3),
+                ("sandbox".into(), "approved".into(), 7),
             ],
-            deliveries: vec![("pending".into(), 2, 1_100), ("delivered".into(), 5, 10)],
+            oldest_waiting: vec![("sandbox".into(), "pending".into(), 1_000)],
+            pending_deliveries: (2, Some(1_100)),
         };
         m.set_backlog(&backlog, 1_200);
         let text = m.encode(false);
@@ -486,7 +482,7 @@ mod tests {
             "kuatia_invoices{environment=\"sandbox\",state=\"approved\"} 7\n",
             "kuatia_invoice_oldest_age_seconds{environment=\"sandbox\",state=\"pending\"} 200.0\n",
             "kuatia_invoice_oldest_age_seconds{environment=\"production\",state=\"sent\"} 0.0\n",
-            "kuatia_webhook_deliveries{status=\"delivered\"} 5\n",
+            "kuatia_webhook_deliveries_pending 2\n",
             "kuatia_webhook_oldest_undelivered_age_seconds 100.0\n",
         ] {
             assert!(text.contains(line), "{line} not in\n{text}");
@@ -495,5 +491,22 @@ mod tests {
         let text = m.encode(false);
         assert!(!text.contains("state=\"approved\""), "{text}");
         assert!(text.contains("kuatia_webhook_oldest_undelivered_age_seconds 0.0\n"));
+        assert!(text.contains("kuatia_webhook_deliveries_pending 0\n"));
+    }
+
+    #[test]
+    fn counts_per_account_are_summed() {
+        let rows = vec![
+            ("sandbox".into(), "approved".into(), 2),
+            ("production".into(), "sent".into(), 1),
+            ("sandbox".into(), "approved".into(), 5),
+        ];
+        assert_eq!(
+            crate::backend::Backlog::sum_counts(rows),
+            vec![
+                ("production".into(), "sent".into(), 1),
+                ("sandbox".into(), "approved".into(), 7)
+            ]
+        );
     }
 }

@@ -105,21 +105,21 @@ impl HostStore for PgStore {
     }
 
     fn backlog(&self) -> Result<crate::backend::Backlog, StoreError> {
-        use crate::backend::{BACKLOG_DELIVERIES, BACKLOG_INVOICES};
+        use crate::backend::{Backlog, BACKLOG_COUNTS, BACKLOG_DELIVERIES, BACKLOG_WAITING};
         self.run(|c| {
-            let invoices = c
-                .query(BACKLOG_INVOICES, &[])?
-                .iter()
-                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?, r.try_get(3)?)))
-                .collect::<Result<Vec<_>, postgres::Error>>()?;
-            let deliveries = c
-                .query(BACKLOG_DELIVERIES, &[])?
-                .iter()
-                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
-                .collect::<Result<Vec<_>, postgres::Error>>()?;
-            Ok(crate::backend::Backlog {
-                invoices,
-                deliveries,
+            let triples = |rows: Vec<postgres::Row>| {
+                rows.iter()
+                    .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
+                    .collect::<Result<Vec<_>, postgres::Error>>()
+            };
+            let counts = triples(c.query(BACKLOG_COUNTS, &[])?)?;
+            let waiting = BACKLOG_WAITING.replace("{in_flight}", "in_flight");
+            let oldest_waiting = triples(c.query(&waiting, &[])?)?;
+            let row = c.query_one(BACKLOG_DELIVERIES, &[])?;
+            Ok(Backlog {
+                invoices: Backlog::sum_counts(counts),
+                oldest_waiting,
+                pending_deliveries: (row.try_get(0)?, row.try_get(1)?),
             })
         })
     }

@@ -134,20 +134,25 @@ impl HostStore for SqliteStore {
     }
 
     fn backlog(&self) -> Result<crate::backend::Backlog, StoreError> {
-        use crate::backend::{BACKLOG_DELIVERIES, BACKLOG_INVOICES};
-        let invoices = self
+        use crate::backend::{Backlog, BACKLOG_COUNTS, BACKLOG_DELIVERIES, BACKLOG_WAITING};
+        let counts = self
             .conn
-            .prepare_cached(BACKLOG_INVOICES)?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        let deliveries = self
-            .conn
-            .prepare_cached(BACKLOG_DELIVERIES)?
+            .prepare_cached(BACKLOG_COUNTS)?
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
             .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(crate::backend::Backlog {
-            invoices,
-            deliveries,
+        let oldest_waiting = self
+            .conn
+            .prepare_cached(&BACKLOG_WAITING.replace("{in_flight}", "in_flight = 1"))?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let pending_deliveries = self
+            .conn
+            .prepare_cached(BACKLOG_DELIVERIES)?
+            .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(Backlog {
+            invoices: Backlog::sum_counts(counts),
+            oldest_waiting,
+            pending_deliveries,
         })
     }
 

@@ -215,34 +215,40 @@ pub fn check<S: Store>(s: &mut S) {
     assert_eq!(s.panel_record(PANEL.0).as_deref(), Some(PANEL.1));
 }
 
-/// Invoices by (environment, state, count, oldest creation) and deliveries by (status, count, oldest due time).
-pub type Backlog = (Vec<(String, String, i64, i64)>, Vec<(String, i64, i64)>);
+/// `HostStore::backlog` as fields: invoices by (environment, state, count), the oldest waiting for SIFEN by
+/// (environment, state, created_at), pending deliveries (count, oldest first due time).
+pub type Backlog = (
+    Vec<(String, String, i64)>,
+    Vec<(String, String, i64)>,
+    (i64, Option<i64>),
+);
 
-/// What `HostStore::backlog` (`GET /metrics`) reads of these records, sorted: each invoice by environment and state
-/// with its creation time, each delivery by status with its first due time.
+/// What `HostStore::backlog` (`GET /metrics`) reads of these records: each invoice counted by environment and state,
+/// both waiting for SIFEN (the sandbox one in flight, the production one with a query due), one delivery pending.
 pub fn backlog() -> Backlog {
-    let mut invoices: Vec<_> = invoices()
-        .iter()
-        .map(|i| {
-            let env = i.environment.as_str().to_string();
-            (env, i.status.as_str().to_string(), 1, i.created_at)
-        })
-        .collect();
-    invoices.sort();
-    let mut deliveries: Vec<_> = deliveries()
-        .iter()
-        .map(|d| (d.status.clone(), 1, d.first_due_at))
-        .collect();
-    deliveries.sort();
-    (invoices, deliveries)
+    let pending = deliveries()
+        .into_iter()
+        .find(|d| d.status == "pending")
+        .map(|d| d.first_due_at);
+    let by_state = |n: fn(&InvoiceRecord) -> i64| {
+        invoices()
+            .iter()
+            .map(|i| {
+                let env = i.environment.as_str().to_string();
+                (env, i.status.as_str().to_string(), n(i))
+            })
+            .collect::<Vec<_>>()
+    };
+    sorted(by_state(|_| 1), by_state(|i| i.created_at), (1, pending))
 }
 
-/// `backlog` as a store read it, sorted.
+/// A store's backlog fields, its lists sorted.
 pub fn sorted(
-    mut invoices: Vec<(String, String, i64, i64)>,
-    mut deliveries: Vec<(String, i64, i64)>,
+    mut invoices: Vec<(String, String, i64)>,
+    mut oldest_waiting: Vec<(String, String, i64)>,
+    pending_deliveries: (i64, Option<i64>),
 ) -> Backlog {
     invoices.sort();
-    deliveries.sort();
-    (invoices, deliveries)
+    oldest_waiting.sort();
+    (invoices, oldest_waiting, pending_deliveries)
 }
