@@ -18,6 +18,14 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
+    /// Serve `GET /metrics` (Prometheus text) on this address, a listener of its own (e.g. 127.0.0.1:9464); off by
+    /// default, and never on --addr.
+    #[arg(long)]
+    pub metrics_addr: Option<SocketAddr>,
+    /// Name of an environment variable holding a token that scrapes of /metrics must send as `Authorization:
+    /// Bearer <token>` (for a metrics address reachable beyond this machine).
+    #[arg(long, requires = "metrics_addr")]
+    pub metrics_token_env: Option<String>,
     /// Data directory (SQLite database; created if missing).
     #[arg(long, default_value = "kuatia-data")]
     pub data: PathBuf,
@@ -307,6 +315,16 @@ pub fn run(args: ServeArgs) -> Outcome {
         });
         config.db_pool = args.db_pool.max(1);
         config.addr = args.addr;
+        config.metrics_addr = args.metrics_addr;
+        if let Some(var) = &args.metrics_token_env {
+            let token = std::env::var(var)
+                .ok()
+                .filter(|t| !t.is_empty())
+                .ok_or_else(|| {
+                    Outcome::unreadable(format!("environment variable {var} is not set"))
+                })?;
+            config.metrics_token = Some(token);
+        }
         config.base_url = args.base_url.clone();
         config.sandbox_send_after = args.sandbox_send_after;
         config.sandbox_answer_after = args.sandbox_answer_after;
@@ -355,6 +373,7 @@ pub fn run(args: ServeArgs) -> Outcome {
             let started = serde_json::json!({
                 "listening": server.addr.to_string(),
                 "base_url": server.base_url,
+                "metrics": server.metrics_addr.map(|a| a.to_string()),
                 "account_id": server.account_id,
                 // Shown once, on the first start of a data directory; only its hash is stored.
                 "sandbox_key": server.new_sandbox_key,

@@ -25,6 +25,8 @@ pub(crate) struct App {
     pub(crate) trusted_proxies: Arc<[std::net::IpAddr]>,
     /// The account panel at `/panel`: one per node, so a client's failed sign-ins count whichever engine serves it.
     pub(crate) panel: kuatia_panel::Panel,
+    /// Request counts and latencies, storage faults (`--metrics-addr`).
+    pub(crate) metrics: Arc<crate::metrics::Metrics>,
 }
 
 fn json_error(status: StatusCode, code: &str, message: &str) -> Response {
@@ -103,6 +105,7 @@ pub(crate) async fn handle(State(app): State<App>, req: Request) -> Response {
     // Method and path only (no query string): headers carry keys and bodies carry customer data.
     let (method, path) = (req.method().clone(), req.uri().path().to_string());
     let deadline = app.limits.request;
+    let metrics = app.metrics.clone();
     let inner = handle_inner(app, req).instrument(span.clone());
     let mut response = match tokio::time::timeout(deadline, inner).await {
         Ok(r) => r,
@@ -129,14 +132,11 @@ pub(crate) async fn handle(State(app): State<App>, req: Request) -> Response {
     if let Ok(v) = HeaderValue::from_str(&id) {
         response.headers_mut().insert(REQUEST_ID_HEADER, v);
     }
+    let status = response.status().as_u16();
+    let elapsed = started.elapsed();
+    metrics.request(method.as_str(), &path, status, elapsed);
     span.in_scope(|| {
-        tracing::info!(
-            %method,
-            %path,
-            status = response.status().as_u16(),
-            duration_ms = started.elapsed().as_secs_f64() * 1e3,
-            "request"
-        );
+        tracing::info!(%method, %path, status, duration_ms = elapsed.as_secs_f64() * 1e3, "request");
     });
     response
 }
@@ -282,6 +282,7 @@ async fn handle_inner(app: App, req: Request) -> Response {
     match outcome {
         Ok(r) => to_response(r),
         Err(commit::Failed::Store(e)) => {
+            app.metrics.storage_fault(e.fault);
             if e.fault == StorageFault::ShuttingDown {
                 tracing::warn!("shutting down; request refused");
             } else {

@@ -39,6 +39,44 @@ impl<'a> CertificateRow<'a> {
     }
 }
 
+/// What `GET /metrics` reads of the store at each scrape ([`HostStore::backlog`]): three statements, each served
+/// by an index (no scan of the records), the same on both stores but for the in-flight flag's type.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Backlog {
+    /// Invoices by `(environment, status)`: how many.
+    pub invoices: Vec<(String, String, i64)>,
+    /// Invoices waiting for SIFEN (the simulated one's in flight, or a SIFEN step due) by `(environment, status)`:
+    /// the oldest one's `created_at` (Unix time).
+    pub oldest_waiting: Vec<(String, String, i64)>,
+    /// Webhook deliveries still pending: how many, and the oldest one's first due time.
+    pub pending_deliveries: (i64, Option<i64>),
+}
+
+impl Backlog {
+    /// [`Backlog::invoices`] from rows per account (`BACKLOG_COUNTS`), summed by environment and status.
+    pub fn sum_counts(rows: Vec<(String, String, i64)>) -> Vec<(String, String, i64)> {
+        let mut sums = std::collections::BTreeMap::<(String, String), i64>::new();
+        for (env, status, n) in rows {
+            *sums.entry((env, status)).or_default() += n;
+        }
+        sums.into_iter().map(|((e, s), n)| (e, s, n)).collect()
+    }
+}
+
+/// Invoices counted per account, environment and status: the order of the `invoices_by_status` index, which covers
+/// it (a scan of the index, no temporary sort); [`Backlog::sum_counts`] sums the accounts.
+pub const BACKLOG_COUNTS: &str =
+    "SELECT environment, status, COUNT(*) FROM invoices GROUP BY account_id, environment, status";
+/// The oldest invoice waiting for SIFEN per environment and status, through the two partial indexes of the
+/// background work (`{in_flight}`: the dialect's test of the flag).
+pub const BACKLOG_WAITING: &str = "SELECT environment, status, MIN(created_at) FROM (
+         SELECT environment, status, created_at FROM invoices WHERE {in_flight}
+         UNION ALL SELECT environment, status, created_at FROM invoices WHERE sifen_due_at IS NOT NULL) w
+     WHERE status IN ('pending', 'sent') GROUP BY environment, status";
+/// The pending webhook deliveries (the `deliveries_due` partial index): how many, and the oldest.
+pub const BACKLOG_DELIVERIES: &str =
+    "SELECT COUNT(*), MIN(created_at) FROM deliveries WHERE status = 'pending'";
+
 /// SQLite or PostgreSQL, chosen once at start.
 pub type Backend = Box<dyn HostStore>;
 
@@ -69,6 +107,8 @@ pub trait HostStore: Store + Send + std::fmt::Debug {
     fn certificates(&self) -> Vec<(String, Vec<u8>, String)>;
     /// Number of stored invoices (all accounts).
     fn invoice_count(&self) -> usize;
+    /// Invoices and webhook deliveries counted by state, with the oldest of each (`GET /metrics`).
+    fn backlog(&self) -> Result<Backlog, StoreError>;
 
     /// Leaves WAL checkpoints to a [`crate::store::Checkpointer`] (SQLite; PostgreSQL checkpoints by itself).
     fn defer_checkpoints(&self) -> Result<(), String> {

@@ -75,6 +75,10 @@ pub struct ServerConfig {
     /// Reverse proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`); the panel throttles sign-ins
     /// by client address.
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// Where to serve `GET /metrics` (`--metrics-addr`); `None`: nowhere. Never on the public listener.
+    pub metrics_addr: Option<SocketAddr>,
+    /// A bearer token every scrape of `GET /metrics` must present (`--metrics-token-env`); `None`: none asked.
+    pub metrics_token: Option<String>,
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -84,6 +88,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("data_dir", &self.data_dir)
             .field("base_url", &self.base_url)
             .field("production_signer", &self.production_signer.is_some())
+            .field("metrics_token", &self.metrics_token.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -119,6 +124,8 @@ impl ServerConfig {
             db_pool: 1,
             limits: conn::Limits::default(),
             trusted_proxies: Vec::new(),
+            metrics_addr: None,
+            metrics_token: None,
         }
     }
 }

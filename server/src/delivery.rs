@@ -52,6 +52,7 @@ pub(crate) async fn webhook_loop(
     policy: WebhookPolicy,
     mut stop: watch::Receiver<bool>,
     clock: Clock,
+    metrics: Arc<crate::metrics::Metrics>,
 ) {
     let in_flight = Arc::new(Mutex::new(InFlight::default()));
     loop {
@@ -101,9 +102,11 @@ pub(crate) async fn webhook_loop(
         };
         for d in due {
             let (client, engine, in_flight) = (client.clone(), engine.clone(), in_flight.clone());
+            let metrics = metrics.clone();
             let at = clock.now().unix_timestamp();
             tokio::spawn(async move {
                 let attempt = post(&client, &d, policy, at).await;
+                metrics.webhook_attempt(&attempt);
                 let id = d.id.clone();
                 let r = tokio::task::spawn_blocking(move || {
                     lock(&engine).transact(|svc, _| svc.report_attempt(&id, attempt))

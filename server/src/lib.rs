@@ -39,6 +39,7 @@ mod delivery;
 mod engine;
 pub mod faults;
 pub mod host;
+pub mod metrics;
 pub mod numbering;
 pub mod panel;
 pub mod pg;
@@ -85,6 +86,8 @@ pub struct RunningServer {
     pub account_id: String,
     /// The sandbox key created on first start (print it once); `None` on later starts.
     pub new_sandbox_key: Option<String>,
+    /// Where `GET /metrics` is served (`--metrics-addr`), if anywhere.
+    pub metrics_addr: Option<SocketAddr>,
     engine: Arc<Mutex<Engine>>,
     committer: Arc<commit::Committer>,
     stop: watch::Sender<bool>,
@@ -125,6 +128,15 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         .await
         .map_err(|e| format!("{}: {e}", config.addr))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let metrics_listener = match config.metrics_addr {
+        Some(a) => Some(metrics::bind(a).await?),
+        None => None,
+    };
+    let metrics_addr = match &metrics_listener {
+        Some(l) => Some(l.local_addr().map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let figures = Arc::new(metrics::Metrics::new());
     let base_url = config
         .base_url
         .clone()
@@ -143,6 +155,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
     // The stores block (PostgreSQL's client on a runtime of its own): opened and set up off the async threads.
     let setup = ServerConfig {
         production_signer: None,
+        metrics_token: None,
         production_profile: None,
         sifen: config.sifen.clone(),
         sifen_retry: config.sifen_retry.clone(),
@@ -207,8 +220,9 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let app = Router::new().fallback(app::handle).with_state(app::App {
         committer: committer.clone(),
-        readers,
-        signing: Arc::new(signing::Signing::start(cores)?),
+        readers: readers.clone(),
+        signing: Arc::new(signing::Signing::start(cores, figures.signing_queue())?),
+        metrics: figures.clone(),
         max_body: config.max_body,
         limits: config.limits,
         trusted_proxies: config.trusted_proxies.clone().into(),
@@ -239,7 +253,22 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         sifen_clients,
         config.sifen.clone(),
         stopped.clone(),
+        figures.clone(),
     )));
+    if let Some(listener) = metrics_listener {
+        let scrape = metrics::Scrape {
+            metrics: figures.clone(),
+            engine: engine.clone(),
+            readers,
+            clock: config.clock.clone(),
+            token: config.metrics_token.as_deref().map(Arc::from),
+        };
+        tasks.push(tokio::spawn(metrics::serve(
+            listener,
+            scrape,
+            stopped.clone(),
+        )));
+    }
     if config.deliver_webhooks {
         let client =
             delivery::webhook_client(config.webhook_timeout, config.allow_private_webhooks)?;
@@ -258,6 +287,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
             },
             stopped,
             config.clock.clone(),
+            figures,
         )));
     }
     tracing::info!(%addr, base_url = %base_url, data = %config.data_dir.display(), "kuatia serve listening");
@@ -266,6 +296,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         base_url,
         account_id,
         new_sandbox_key,
+        metrics_addr,
         engine,
         committer,
         stop,

@@ -4,6 +4,8 @@
 //! the writer after each transaction): then a lookup through the writer would move nothing either, and the answer is
 //! the same. Anything else, or a lookup when every reader is busy or a read fails, goes through the writer.
 
+use crate::backend::Backlog;
+use crate::faults::StoreError;
 use crate::{Engine, ServerConfig};
 use kuatia_service::{HttpRequest, HttpResponse, Service};
 use std::sync::{Arc, Mutex};
@@ -84,5 +86,18 @@ impl Readers {
             };
         }
         None
+    }
+
+    /// What `GET /metrics` reads of the store, from a read connection in one snapshot (the writer goes on).
+    pub fn backlog(&self) -> Option<Result<Backlog, StoreError>> {
+        let engine = self.engines.first()?;
+        let engine = engine.lock().unwrap_or_else(|p| p.into_inner());
+        let sqlite = engine.service.store.as_sqlite()?;
+        let snapshot = sqlite.begin_read();
+        let backlog = engine.service.store.backlog();
+        if snapshot {
+            sqlite.end_read();
+        }
+        Some(backlog)
     }
 }

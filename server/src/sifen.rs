@@ -661,6 +661,7 @@ pub(crate) async fn sifen_loop(
     clients: SifenClients,
     transport: SifenTransport,
     mut stop: watch::Receiver<bool>,
+    metrics: Arc<crate::metrics::Metrics>,
 ) {
     loop {
         tokio::select! {
@@ -709,6 +710,12 @@ pub(crate) async fn sifen_loop(
                 SifenOutcome::Timeout => "timeout".to_string(),
                 SifenOutcome::Failed { message } => message.clone(),
             };
+            let class = match &outcome {
+                SifenOutcome::Answer { status, .. } if (200..300).contains(status) => "ok",
+                SifenOutcome::Answer { .. } => "http_error",
+                SifenOutcome::Timeout => "timeout",
+                SifenOutcome::Failed { .. } => "failed",
+            };
             let e = engine.clone();
             let r = tokio::task::spawn_blocking(move || {
                 lock(&e).transact(|svc, host| {
@@ -719,6 +726,12 @@ pub(crate) async fn sifen_loop(
             .await;
             match r {
                 Ok(Ok((job, progress))) => {
+                    // A document whose call failed and is due again (failed attempts in a row, work left).
+                    let retries = progress
+                        .iter()
+                        .filter(|p| p.transmission.attempts > 0 && !p.transmission.is_idle())
+                        .count();
+                    metrics.sifen_call(job.service.as_str(), class, retries as u64);
                     for p in progress {
                         // Ids, states and SIFEN's codes only: no document content, no key material.
                         tracing::info!(

@@ -12,6 +12,7 @@
 
 use kuatia_core::sign::Signer;
 use kuatia_service::{CreateJob, SignedCreate};
+use prometheus_client::metrics::gauge::Gauge;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
@@ -28,21 +29,23 @@ struct Task {
 #[derive(Debug)]
 pub struct Signing {
     queue: Sender<Task>,
+    /// Creates sent and not yet taken by a thread (`kuatia_signing_queue_depth`).
+    waiting: Gauge,
 }
 
 impl Signing {
-    /// `threads` signing threads (at least one).
-    pub fn start(threads: usize) -> Result<Signing, String> {
+    /// `threads` signing threads (at least one); `waiting` counts the creates not yet taken by one.
+    pub fn start(threads: usize, waiting: Gauge) -> Result<Signing, String> {
         let (queue, tasks) = channel::<Task>();
         let tasks = Arc::new(Mutex::new(tasks));
         for i in 0..threads.max(1) {
-            let tasks = tasks.clone();
+            let (tasks, waiting) = (tasks.clone(), waiting.clone());
             std::thread::Builder::new()
                 .name(format!("kuatia-sign-{i}"))
-                .spawn(move || sign_loop(&tasks))
+                .spawn(move || sign_loop(&tasks, &waiting))
                 .map_err(|e| format!("starting a signing thread: {e}"))?;
         }
-        Ok(Signing { queue })
+        Ok(Signing { queue, waiting })
     }
 
     /// Signs `job` on a signing thread; `None` if it could not be signed (the threads are gone, or a bug of ours
@@ -54,13 +57,17 @@ impl Signing {
     ) -> Option<SignedCreate> {
         let (done, signed) = oneshot::channel();
         let task = Task { job, signer, done };
-        self.queue.send(task).ok()?;
+        self.waiting.inc();
+        if self.queue.send(task).is_err() {
+            self.waiting.dec();
+            return None;
+        }
         signed.await.ok()
     }
 }
 
 /// One signing thread: takes the next create (in arrival order), signs it, hands it back.
-fn sign_loop(tasks: &Mutex<Receiver<Task>>) {
+fn sign_loop(tasks: &Mutex<Receiver<Task>>, waiting: &Gauge) {
     yield_to_latency_threads();
     loop {
         // The lock is held only while waiting for the next task; a poisoned one still guards a valid receiver.
@@ -68,6 +75,7 @@ fn sign_loop(tasks: &Mutex<Receiver<Task>>) {
         let Ok(Task { job, signer, done }) = next else {
             return;
         };
+        waiting.dec();
         // A panic drops `done`: the request is answered 500 and its reserved number stays a listed gap.
         if let Ok(signed) = catch_unwind(AssertUnwindSafe(|| job.sign(signer.as_deref()))) {
             let _ = done.send(signed);
@@ -118,7 +126,7 @@ mod tests {
     #[test]
     fn signing_threads_run_below_the_rest_of_the_process() {
         let own = nice_in(std::path::Path::new("/proc/thread-self/stat"));
-        let _signing = super::Signing::start(2).unwrap();
+        let _signing = super::Signing::start(2, Default::default()).unwrap();
         let mut seen = Vec::new();
         for _ in 0..200 {
             seen = nice_of("kuatia-sign-");

@@ -148,6 +148,10 @@ fn a_database_made_by_94cdda2_opens_with_its_records_and_the_new_schema() {
     let mut s = open(&url);
     legacy::check(&mut s);
     legacy::check_host(s.meta(legacy::META.0), s.certificates());
+    // What `GET /metrics` reads of it.
+    let b = s.backlog().unwrap();
+    let read = legacy::sorted(b.invoices, b.oldest_waiting, b.pending_deliveries);
+    assert_eq!(read, legacy::backlog());
     assert_eq!(s.take_error(), None);
     let fresh = fresh_database("new");
     drop(open(&fresh));

@@ -16,7 +16,7 @@ mod fake_sifen_tls;
 
 use common::api::Api;
 use common::pki::{openssl, pki, Pki};
-use common::{next_event, receiver, wait_for};
+use common::{metric, next_event, receiver, scrape_metrics, wait_for};
 use fake_sifen_tls::{fake_sifen, fake_sifen_accepting, fake_sifen_openssl, Fake, OpensslMode};
 
 use fake_sifen::{Fault, REJECT_MARKER};
@@ -60,6 +60,7 @@ async fn server(
     c.sifen_mode = mode;
     c.sifen_lot_poll_after = 1;
     c.sifen_retry = vec![1];
+    c.metrics_addr = Some("127.0.0.1:0".parse().unwrap());
     c.sifen = SifenTransport {
         timeout: Duration::from_secs(1),
         interval: Duration::from_millis(100),
@@ -186,6 +187,10 @@ async fn production_invoices_reach_sifen_over_mutual_tls(tls: SifenTls) {
     assert_eq!(ev["data"]["id"], json!(id));
     assert_eq!(ev["data"]["cdc"], json!(cdc));
     let approved = id.clone();
+    // The call is counted once reported: it was, the invoice is approved.
+    let text = scrape_metrics(&server).await;
+    let ok = "kuatia_sifen_calls_total{service=\"recibe\",outcome=\"ok\"}";
+    assert_eq!(metric(&text, ok), Some(1.0), "{text}");
     {
         let wire = fake.wire.lock().unwrap();
         assert_eq!(
@@ -342,6 +347,34 @@ async fn a_refused_client_certificate_keeps_the_invoice_pending_with_the_reason(
         .as_str()
         .unwrap_or_default();
     assert!(err.starts_with("transport:"), "{inv}");
+    // Each failed call is counted (the send, then queries by CDC: a failed send may have arrived), and each left
+    // the document to retry.
+    // The sum of the samples whose line starts with `series` and contains `with`.
+    let total = |text: &str, series: &str, with: &str| -> f64 {
+        let lines = text
+            .lines()
+            .filter(|l| l.starts_with(series) && l.contains(with));
+        lines
+            .map(|l| l.rsplit(' ').next().unwrap().parse::<f64>().unwrap())
+            .sum()
+    };
+    wait_for("two failed SIFEN calls counted", || async {
+        let text = scrape_metrics(&server).await;
+        let failed = metric(
+            &text,
+            "kuatia_sifen_calls_total{service=\"recibe\",outcome=\"failed\"}",
+        );
+        let all_failed = total(&text, "kuatia_sifen_calls_total{", "outcome=\"failed\"");
+        match failed {
+            Some(1.0)
+                if all_failed >= 2.0 && total(&text, "kuatia_sifen_retries_total{", "") >= 2.0 =>
+            {
+                Ok(())
+            }
+            _ => Err(text),
+        }
+    })
+    .await;
     {
         let wire = fake.wire.lock().unwrap();
         assert!(wire.handshakes_failed >= 2);

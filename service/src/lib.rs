@@ -49,9 +49,9 @@ pub use resource::{
     Deleted, Invoice, InvoiceCancellation, InvoiceDocument, InvoiceEmisor, InvoiceTimbrado,
     InvoiceTransmission, ListMeta, Page,
 };
-pub use router::lookup_id;
 #[cfg(feature = "openapi-doc")]
 pub use router::OPENAPI_JSON;
+pub use router::{lookup_id, route_template};
 use {accounts::*, http::*, sandbox::*};
 
 use auth::{parse_key, Environment};

@@ -342,6 +342,30 @@ pub fn lookup_id(req: &HttpRequest) -> Option<&str> {
     }
 }
 
+/// The route template a path matches (`/v1/facturas/{id}`, whatever the method), `None` for a path no route has: a
+/// bounded label for a host's per-route metrics, read from the one route table. Ids are `{id}`, a second one
+/// `{delivery_id}`.
+pub fn route_template(path: &str) -> Option<String> {
+    let path = path.split_once('?').map_or(path, |(p, _)| p);
+    let segments = route_segments(path);
+    let route = ROUTES
+        .iter()
+        .find(|r| matches(r.pattern, &segments).is_some())?;
+    let mut out = String::new();
+    let mut params = 0;
+    for seg in route.pattern {
+        out.push('/');
+        match seg {
+            Lit(text) => out.push_str(text),
+            Param => {
+                out.push_str(if params == 0 { "{id}" } else { "{delivery_id}" });
+                params += 1;
+            }
+        }
+    }
+    Some(out)
+}
+
 /// The segments of a route's path after the leading `/` (a trailing `/` ignored): `["v1", "facturas", id]`.
 pub(crate) fn route_segments(path: &str) -> Vec<&str> {
     path.trim_end_matches('/').split('/').skip(1).collect()
@@ -372,6 +396,24 @@ mod tests {
                 .collect();
             assert!(same.windows(2).all(|w| w[1] == w[0] + 1), "{:?}", a.pattern);
         }
+    }
+
+    #[test]
+    fn route_templates_name_the_pattern_not_the_ids() {
+        assert_eq!(
+            route_template("/v1/facturas/fact_1/kude?x=1").as_deref(),
+            Some("/v1/facturas/{id}/kude")
+        );
+        assert_eq!(
+            route_template("/v1/webhooks/wh_1/deliveries/dlv_2/redeliver").as_deref(),
+            Some("/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver")
+        );
+        assert_eq!(
+            route_template("/v1/facturas/").as_deref(),
+            Some("/v1/facturas")
+        );
+        assert_eq!(route_template("/v1/nope"), None);
+        assert_eq!(route_template("/"), None);
     }
 
     #[test]

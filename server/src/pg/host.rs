@@ -104,6 +104,26 @@ impl HostStore for PgStore {
         self.count("SELECT COUNT(*) FROM invoices", &[])
     }
 
+    fn backlog(&self) -> Result<crate::backend::Backlog, StoreError> {
+        use crate::backend::{Backlog, BACKLOG_COUNTS, BACKLOG_DELIVERIES, BACKLOG_WAITING};
+        self.run(|c| {
+            let triples = |rows: Vec<postgres::Row>| {
+                rows.iter()
+                    .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
+                    .collect::<Result<Vec<_>, postgres::Error>>()
+            };
+            let counts = triples(c.query(BACKLOG_COUNTS, &[])?)?;
+            let waiting = BACKLOG_WAITING.replace("{in_flight}", "in_flight");
+            let oldest_waiting = triples(c.query(&waiting, &[])?)?;
+            let row = c.query_one(BACKLOG_DELIVERIES, &[])?;
+            Ok(Backlog {
+                invoices: Backlog::sum_counts(counts),
+                oldest_waiting,
+                pending_deliveries: (row.try_get(0)?, row.try_get(1)?),
+            })
+        })
+    }
+
     /// Holds the setup lock until the transaction ends (nodes starting together create one first account).
     fn lock_setup(&mut self) {
         self.write(

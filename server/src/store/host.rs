@@ -133,6 +133,29 @@ impl HostStore for SqliteStore {
         .unwrap_or(0)
     }
 
+    fn backlog(&self) -> Result<crate::backend::Backlog, StoreError> {
+        use crate::backend::{Backlog, BACKLOG_COUNTS, BACKLOG_DELIVERIES, BACKLOG_WAITING};
+        let counts = self
+            .conn
+            .prepare_cached(BACKLOG_COUNTS)?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let oldest_waiting = self
+            .conn
+            .prepare_cached(&BACKLOG_WAITING.replace("{in_flight}", "in_flight = 1"))?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let pending_deliveries = self
+            .conn
+            .prepare_cached(BACKLOG_DELIVERIES)?
+            .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(Backlog {
+            invoices: Backlog::sum_counts(counts),
+            oldest_waiting,
+            pending_deliveries,
+        })
+    }
+
     /// Leaves checkpoints to a [`Checkpointer`]: this connection checkpoints only when the WAL passes 64 MB (a
     /// checkpointer that stopped), not every 4 MB in the middle of a commit.
     fn defer_checkpoints(&self) -> Result<(), String> {

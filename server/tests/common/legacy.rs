@@ -214,3 +214,41 @@ pub fn check<S: Store>(s: &mut S) {
     assert_eq!(s.reserve_number("acct_old", env, &k), Ok(3));
     assert_eq!(s.panel_record(PANEL.0).as_deref(), Some(PANEL.1));
 }
+
+/// `HostStore::backlog` as fields: invoices by (environment, state, count), the oldest waiting for SIFEN by
+/// (environment, state, created_at), pending deliveries (count, oldest first due time).
+pub type Backlog = (
+    Vec<(String, String, i64)>,
+    Vec<(String, String, i64)>,
+    (i64, Option<i64>),
+);
+
+/// What `HostStore::backlog` (`GET /metrics`) reads of these records: each invoice counted by environment and state,
+/// both waiting for SIFEN (the sandbox one in flight, the production one with a query due), one delivery pending.
+pub fn backlog() -> Backlog {
+    let pending = deliveries()
+        .into_iter()
+        .find(|d| d.status == "pending")
+        .map(|d| d.first_due_at);
+    let by_state = |n: fn(&InvoiceRecord) -> i64| {
+        invoices()
+            .iter()
+            .map(|i| {
+                let env = i.environment.as_str().to_string();
+                (env, i.status.as_str().to_string(), n(i))
+            })
+            .collect::<Vec<_>>()
+    };
+    sorted(by_state(|_| 1), by_state(|i| i.created_at), (1, pending))
+}
+
+/// A store's backlog fields, its lists sorted.
+pub fn sorted(
+    mut invoices: Vec<(String, String, i64)>,
+    mut oldest_waiting: Vec<(String, String, i64)>,
+    pending_deliveries: (i64, Option<i64>),
+) -> Backlog {
+    invoices.sort();
+    oldest_waiting.sort();
+    (invoices, oldest_waiting, pending_deliveries)
+}

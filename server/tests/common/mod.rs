@@ -154,3 +154,29 @@ impl Release {
         let _ = self.0.send(true);
     }
 }
+
+/// The Prometheus text of a server's metrics listener (`ServerConfig::metrics_addr` given).
+pub async fn scrape_metrics(server: &kuatia_server::RunningServer) -> String {
+    let addr = server.metrics_addr.expect("metrics_addr given");
+    let r = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap()
+        .get(format!("http://{addr}/metrics"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.headers()["content-type"],
+        "text/plain; version=0.0.4; charset=utf-8"
+    );
+    r.text().await.unwrap()
+}
+
+/// The value of the sample line `series` (name and labels as written), `None` when absent.
+pub fn metric(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+        .map(|v| v.parse().unwrap())
+}
