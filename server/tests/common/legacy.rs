@@ -102,6 +102,17 @@ pub fn reply() -> HttpResponse {
     }
 }
 
+/// The kept key as migration 8 reads the old row: the status and invoice of its answer, its invoice's creation time.
+pub fn kept_reply() -> kuatia_service::IdempotentReply {
+    kuatia_service::IdempotentReply {
+        body_hash: "hash-old".into(),
+        status: 201,
+        invoice_id: Some("fact_old_1".into()),
+        stored_at: 1_700_000_001,
+        response: Some(reply()),
+    }
+}
+
 pub fn deliveries() -> [Delivery; 2] {
     let d = |n: i64, status: &str| Delivery {
         id: format!("dlv_old_{n}"),
@@ -139,13 +150,7 @@ pub fn fill<S: Store>(s: &mut S) {
         s.insert_invoice(i);
     }
     s.insert_webhook("acct_old", Environment::Sandbox, webhook());
-    s.put_idempotent(
-        "acct_old",
-        Environment::Sandbox,
-        "idem-old",
-        "hash-old".into(),
-        reply(),
-    );
+    s.put_idempotent("acct_old", Environment::Sandbox, "idem-old", kept_reply());
     for d in deliveries() {
         s.put_delivery(d);
     }
@@ -194,7 +199,7 @@ pub fn check<S: Store>(s: &mut S) {
     );
     assert_eq!(
         s.idempotent("acct_old", Environment::Sandbox, "idem-old"),
-        Some(("hash-old".into(), reply()))
+        Some(kept_reply())
     );
     let [pending, delivered] = deliveries();
     assert_eq!(s.due_deliveries(i64::MAX), vec![pending.clone()]);
