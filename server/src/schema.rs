@@ -246,9 +246,9 @@ pub const SHARED: &[(i64, &str)] = &[
         8,
         // Idempotency keys outlive their stored answer (issue 33; docs/operations.md, "Idempotency keys"): each key
         // keeps its answer's status, the invoice it created and when, and the answer only until the sweep drops it
-        // (`response` NULL). A kept answer gets its status and invoice from its JSON and the invoice's creation
-        // time (a refusal, or an answer whose invoice is not there, time 0: swept at the next tick; an answer whose
-        // invoice is not found keeps its body, as it cannot be rebuilt).
+        // (`response` NULL). A kept answer gets its status and invoice from its JSON, and its invoice's creation
+        // time; a kept refusal gets time 0 (forgotten at the first sweep); a 2xx whose invoice is not found gets no
+        // invoice and keeps its body (it could not be rebuilt).
         "{idempotency_pkey_aside}
          ALTER TABLE idempotency RENAME TO idempotency_v2;
          CREATE TABLE idempotency (

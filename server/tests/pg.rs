@@ -162,6 +162,26 @@ fn a_database_made_by_94cdda2_opens_with_its_records_and_the_new_schema() {
     assert_eq!(new_versions, old_versions);
 }
 
+/// Migration 8 on keys an old database held (a refusal, an answer whose invoice is gone, one whose invoice is there),
+/// then the sweep: as on SQLite.
+#[test]
+fn migration_8_keeps_each_old_key_as_the_sweep_needs_it() {
+    let url = old_database("old_keys", true);
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    for (key, response) in legacy::old_keys() {
+        db.execute(
+            "INSERT INTO idempotency (account_id, environment, key, body_hash, response)
+             VALUES ('acct_old', 'sandbox', $1, 'hash-old', $2)",
+            &[&key, &response],
+        )
+        .unwrap();
+    }
+    drop(db);
+    let mut s = open(&url);
+    legacy::check_old_keys(&mut s);
+    assert_eq!(s.take_error(), None);
+}
+
 /// Every method of the store contract on a database made before the schema was unified.
 #[test]
 fn a_database_made_by_94cdda2_keeps_the_whole_contract() {
