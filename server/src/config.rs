@@ -48,6 +48,8 @@ pub struct ServerConfig {
     pub webhook_concurrency: usize,
     /// Seconds a rotated webhook secret keeps signing beside the new one (`--webhook-secret-grace`).
     pub webhook_secret_grace: i64,
+    /// Seconds an idempotency key's first answer is replayed byte for byte before the sweep drops it (24 h).
+    pub idempotency_window: i64,
     /// Whether the webhook worker runs (off: deliveries stay queued in SQLite).
     pub deliver_webhooks: bool,
     /// Signer of production invoices (a P12); `None`: live keys get the core's `CERTIFICATE_MISSING`.
@@ -112,6 +114,7 @@ impl ServerConfig {
             allow_private_webhooks: false,
             webhook_concurrency: 4,
             webhook_secret_grace: core.webhook_secret_grace,
+            idempotency_window: core.idempotency_window,
             deliver_webhooks: true,
             production_signer: None,
             production_profile: None,

@@ -25,7 +25,7 @@ use kuatia_core::numbering::{self, Gap, NumberingKey, MAX_NUMERO};
 use kuatia_core::Finding;
 use kuatia_service::auth::{Environment, StoredKey};
 use kuatia_service::webhook::{Delivery, Webhook};
-use kuatia_service::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
+use kuatia_service::{Account, IdempotentReply, InvoiceQuery, InvoiceRecord, Store};
 use postgres::types::ToSql;
 use postgres::{Client, Row};
 use serde::de::DeserializeOwned;
@@ -607,12 +607,7 @@ impl Store for PgStore {
             .collect()
     }
 
-    fn idempotent(
-        &self,
-        account_id: &str,
-        env: Environment,
-        key: &str,
-    ) -> Option<(String, HttpResponse)> {
+    fn idempotent(&self, account_id: &str, env: Environment, key: &str) -> Option<IdempotentReply> {
         // Requests with one key queue here, across nodes, until the first one's transaction ends; then the row it
         // stored is visible (READ COMMITTED reads as of each statement).
         let lock = format!("{account_id}\u{1f}{}\u{1f}{key}", env.as_str());
@@ -621,14 +616,30 @@ impl Store for PgStore {
             &[&lock],
         );
         let rows = self.rows(
-            "SELECT body_hash, response FROM idempotency
+            "SELECT body_hash, status, invoice_id, stored_at, response FROM idempotency
              WHERE account_id = $1 AND environment = $2 AND key = $3",
             &[&account_id, &env.as_str(), &key],
         );
         let row = rows.first()?;
-        let hash: String = self.get(row, 0)?;
-        let json: String = self.get(row, 1)?;
-        Some((hash, self.decode(&json)?))
+        let status: i64 = self.get(row, 1)?;
+        let json: Option<String> = self.get(row, 4)?;
+        let response = match json {
+            Some(json) => Some(self.decode(&json)?),
+            None => None,
+        };
+        Some(IdempotentReply {
+            body_hash: self.get(row, 0)?,
+            status: match u16::try_from(status) {
+                Ok(s) => s,
+                Err(e) => {
+                    self.remember(StoreError::other(format!("stored status {status}: {e}")));
+                    return None;
+                }
+            },
+            invoice_id: self.get(row, 2)?,
+            stored_at: self.get(row, 3)?,
+            response,
+        })
     }
 
     fn put_idempotent(
@@ -636,17 +647,35 @@ impl Store for PgStore {
         account_id: &str,
         env: Environment,
         key: &str,
-        body_hash: String,
-        response: HttpResponse,
+        reply: IdempotentReply,
     ) {
-        let json = self.encode(&response);
+        let json = reply.response.as_ref().map(|r| self.encode(r));
+        let status = i64::from(reply.status);
         // The primary key is the unique constraint: a second answer for one key fails the whole transaction (so
         // its invoice and number are not kept) and the client's retry replays the first answer.
         self.write(
-            "INSERT INTO idempotency (account_id, environment, key, body_hash, response)
-             VALUES ($1, $2, $3, $4, $5)",
-            &[&account_id, &env.as_str(), &key, &body_hash, &json],
+            "INSERT INTO idempotency (account_id, environment, key, body_hash, status, invoice_id, stored_at, response)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            &[
+                &account_id,
+                &env.as_str(),
+                &key,
+                &reply.body_hash,
+                &status,
+                &reply.invoice_id,
+                &reply.stored_at,
+                &json,
+            ],
         );
+    }
+
+    fn expire_idempotent(&mut self, before: i64, limit: usize) -> usize {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        schema::expire_idempotent(Dialect::Postgres)
+            .iter()
+            .map(|sql| self.write(sql, &[&before, &limit]))
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+            .sum()
     }
 
     fn put_delivery(&mut self, delivery: Delivery) {

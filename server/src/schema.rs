@@ -35,6 +35,19 @@ impl Dialect {
                 // SQLite numbers every row itself (`rowid`); PostgreSQL needs a column for the accounts' order.
                 ("{accounts_seq}", ""),
                 ("{accounts_tie}", "id"),
+                // Migration 8: the status and the created invoice's id of a stored answer (its JSON).
+                (
+                    "{reply_status}",
+                    "COALESCE(json_extract(response, '$.status'), 0)",
+                ),
+                (
+                    "{reply_invoice}",
+                    "CASE WHEN json_extract(response, '$.status') BETWEEN 200 AND 299
+                          AND json_type(response, '$.body') = 'text'
+                          AND json_valid(json_extract(response, '$.body'))
+                     THEN json_extract(json_extract(response, '$.body'), '$.data.id') END",
+                ),
+                ("{idempotency_pkey_aside}", ""),
             ],
             Dialect::Postgres => &[
                 ("{serial}", "BIGSERIAL PRIMARY KEY"),
@@ -45,6 +58,21 @@ impl Dialect {
                 ("{in_flight}", "in_flight"),
                 ("{accounts_seq}", "seq BIGSERIAL, "),
                 ("{accounts_tie}", "seq"),
+                (
+                    "{reply_status}",
+                    "COALESCE((response::jsonb ->> 'status')::int, 0)",
+                ),
+                (
+                    "{reply_invoice}",
+                    "CASE WHEN (response::jsonb ->> 'status')::int BETWEEN 200 AND 299
+                          AND jsonb_typeof(response::jsonb -> 'body') = 'string'
+                     THEN (response::jsonb ->> 'body')::jsonb -> 'data' ->> 'id' END",
+                ),
+                // A renamed table keeps its primary key's index name, which the new table's needs.
+                (
+                    "{idempotency_pkey_aside}",
+                    "ALTER INDEX idempotency_pkey RENAME TO idempotency_v2_pkey;",
+                ),
             ],
         }
     }
@@ -86,6 +114,30 @@ pub fn put_certificate(d: Dialect) -> String {
              subject = excluded.subject, not_after = excluded.not_after, stored_at = excluded.stored_at",
         p.join(", ")
     )
+}
+
+/// The statements of [`kuatia_service::Store::expire_idempotent`], parameters `before, limit`: kept refusals
+/// stored before `before` go whole, then created invoices' answers as old are dropped (the key, its hash, status and
+/// invoice stay); each the oldest `limit` first, through the index `idempotency_expiring`.
+pub fn expire_idempotent(d: Dialect) -> [String; 2] {
+    let (before, limit) = (d.param(1), d.param(2));
+    let due = |kind: &str| {
+        format!(
+            "(account_id, environment, key) IN (SELECT account_id, environment, key FROM idempotency
+                 WHERE response IS NOT NULL AND stored_at < {before} AND {kind}
+                 ORDER BY stored_at LIMIT {limit})"
+        )
+    };
+    [
+        format!(
+            "DELETE FROM idempotency WHERE {}",
+            due("invoice_id IS NULL AND status NOT BETWEEN 200 AND 299")
+        ),
+        format!(
+            "UPDATE idempotency SET response = NULL WHERE {}",
+            due("invoice_id IS NOT NULL")
+        ),
+    ]
 }
 
 /// The numbering contract's tables: the last number handed out per sequence and each reservation, a gap until its
@@ -152,8 +204,12 @@ pub const TABLES: &str = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NO
          environment TEXT NOT NULL,
          key TEXT NOT NULL,
          body_hash TEXT NOT NULL,
-         response TEXT NOT NULL,
+         status {int} NOT NULL,
+         invoice_id TEXT,
+         stored_at {int} NOT NULL,
+         response TEXT,
          PRIMARY KEY (account_id, environment, key));
+     CREATE INDEX idempotency_expiring ON idempotency (stored_at) WHERE response IS NOT NULL;
      CREATE TABLE deliveries (
          id TEXT PRIMARY KEY,
          status TEXT NOT NULL,
@@ -176,15 +232,48 @@ pub const FIRST_SHARED: i64 = 7;
 /// Migrations from [`FIRST_SHARED`] on, in order, once for both engines. A new one also changes [`TABLES`] (or what
 /// it includes): a new database runs none of them, it gets [`TABLES`]. The old-database tests (`store/tests.rs`,
 /// `tests/pg.rs`) check that a migrated database and a new one have the same columns and indexes.
-pub const SHARED: &[(i64, &str)] = &[(
-    7,
-    // The background work's indexes in one shape (they differed: SQLite's served no ORDER BY, PostgreSQL's in-flight
-    // index ordered by `seq` while the scan reads in id order).
-    "DROP INDEX IF EXISTS invoices_in_flight;
-     DROP INDEX IF EXISTS invoices_sifen_due;
-     DROP INDEX IF EXISTS deliveries_due;
-     {work_indexes}",
-)];
+pub const SHARED: &[(i64, &str)] = &[
+    (
+        7,
+        // The background work's indexes in one shape (they differed: SQLite's served no ORDER BY, PostgreSQL's
+        // in-flight index ordered by `seq` while the scan reads in id order).
+        "DROP INDEX IF EXISTS invoices_in_flight;
+         DROP INDEX IF EXISTS invoices_sifen_due;
+         DROP INDEX IF EXISTS deliveries_due;
+         {work_indexes}",
+    ),
+    (
+        8,
+        // Idempotency keys outlive their stored answer (issue 33; docs/operations.md, "Idempotency keys"): each key
+        // keeps its answer's status, the invoice it created and when, and the answer only until the sweep drops it
+        // (`response` NULL). A kept answer gets its status and invoice from its JSON, and its invoice's creation
+        // time; a kept refusal gets time 0 (forgotten at the first sweep); a 2xx whose invoice is not found gets no
+        // invoice and keeps its body (it could not be rebuilt).
+        "{idempotency_pkey_aside}
+         ALTER TABLE idempotency RENAME TO idempotency_v2;
+         CREATE TABLE idempotency (
+             account_id TEXT NOT NULL,
+             environment TEXT NOT NULL,
+             key TEXT NOT NULL,
+             body_hash TEXT NOT NULL,
+             status {int} NOT NULL,
+             invoice_id TEXT,
+             stored_at {int} NOT NULL,
+             response TEXT,
+             PRIMARY KEY (account_id, environment, key));
+         INSERT INTO idempotency (account_id, environment, key, body_hash, status, invoice_id, stored_at, response)
+             SELECT account_id, environment, key, body_hash, {reply_status}, {reply_invoice}, 0, response
+             FROM idempotency_v2;
+         UPDATE idempotency SET invoice_id = NULL
+             WHERE invoice_id IS NOT NULL
+               AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.id = idempotency.invoice_id);
+         UPDATE idempotency
+             SET stored_at = (SELECT i.created_at FROM invoices i WHERE i.id = idempotency.invoice_id)
+             WHERE invoice_id IS NOT NULL;
+         DROP TABLE idempotency_v2;
+         CREATE INDEX idempotency_expiring ON idempotency (stored_at) WHERE response IS NOT NULL;",
+    ),
+];
 
 /// SQLite's own history before the schema was unified (only databases made before run them; version 1 made the
 /// first tables, which any such database has). Migration 3 also runs [`NUMBERING_TABLES`] and moves the stored
@@ -573,15 +662,19 @@ mod tests {
     fn a_new_database_records_every_version_and_an_old_one_runs_what_it_misses() {
         let fresh = plan(Dialect::Sqlite, &[]);
         assert_eq!(fresh.len(), 1);
-        assert_eq!(fresh[0].versions, [1, 2, 3, 4, 5, 6, 7]);
-        assert_eq!(plan(Dialect::Postgres, &[])[0].versions, [1, 2, 7]);
+        assert_eq!(fresh[0].versions, [1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(plan(Dialect::Postgres, &[])[0].versions, [1, 2, 7, 8]);
         let steps = |d, r: &[i64]| -> Vec<Vec<i64>> {
             plan(d, r).into_iter().map(|s| s.versions).collect()
         };
-        assert_eq!(steps(Dialect::Sqlite, &[1, 2, 3]), [[4], [5], [6], [7]]);
-        assert_eq!(steps(Dialect::Sqlite, &[1, 2, 3, 4, 5, 6]), [[7]]);
-        assert_eq!(steps(Dialect::Postgres, &[1]), [[2], [7]]);
-        assert!(steps(Dialect::Postgres, &[1, 2, 7]).is_empty());
+        assert_eq!(
+            steps(Dialect::Sqlite, &[1, 2, 3]),
+            [[4], [5], [6], [7], [8]]
+        );
+        assert_eq!(steps(Dialect::Sqlite, &[1, 2, 3, 4, 5, 6]), [[7], [8]]);
+        assert_eq!(steps(Dialect::Postgres, &[1]), [[2], [7], [8]]);
+        assert_eq!(steps(Dialect::Postgres, &[1, 2, 7]), [[8]]);
+        assert!(steps(Dialect::Postgres, &[1, 2, 7, 8]).is_empty());
     }
 
     #[test]

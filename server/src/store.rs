@@ -16,7 +16,7 @@ use kuatia_core::Finding;
 use kuatia_service::auth::{Environment, StoredKey};
 use kuatia_service::store::DELIVERY_BATCH;
 use kuatia_service::webhook::{Delivery, Webhook};
-use kuatia_service::{Account, HttpResponse, InvoiceQuery, InvoiceRecord, Store};
+use kuatia_service::{Account, IdempotentReply, InvoiceQuery, InvoiceRecord, Store};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::de::DeserializeOwned;
 use std::cell::RefCell;
@@ -637,26 +637,37 @@ impl Store for SqliteStore {
         numbering::gaps(&self.conn, account_id, env.as_str())
     }
 
-    fn idempotent(
-        &self,
-        account_id: &str,
-        env: Environment,
-        key: &str,
-    ) -> Option<(String, HttpResponse)> {
+    fn idempotent(&self, account_id: &str, env: Environment, key: &str) -> Option<IdempotentReply> {
         let r = self
             .conn
             .prepare_cached(
-                "SELECT body_hash, response FROM idempotency
+                "SELECT body_hash, status, invoice_id, stored_at, response FROM idempotency
                  WHERE account_id = ?1 AND environment = ?2 AND key = ?3",
             )
             .and_then(|mut st| {
                 st.query_row([account_id, env.as_str(), key], |r| {
-                    Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, u16>(1)?,
+                        r.get::<_, Option<String>>(2)?,
+                        r.get::<_, i64>(3)?,
+                        r.get::<_, Option<String>>(4)?,
+                    ))
                 })
                 .optional()
             });
-        let (hash, json) = self.read(r).flatten()?;
-        Some((hash, self.decode(&json)?))
+        let (body_hash, status, invoice_id, stored_at, json) = self.read(r).flatten()?;
+        let response = match json {
+            Some(json) => Some(self.decode(&json)?),
+            None => None,
+        };
+        Some(IdempotentReply {
+            body_hash,
+            status,
+            invoice_id,
+            stored_at,
+            response,
+        })
     }
 
     fn put_idempotent(
@@ -664,16 +675,39 @@ impl Store for SqliteStore {
         account_id: &str,
         env: Environment,
         key: &str,
-        body_hash: String,
-        response: HttpResponse,
+        reply: IdempotentReply,
     ) {
-        let json = self.encode(&response);
+        let json = reply.response.as_ref().map(|r| self.encode(r));
         self.write(
-            "INSERT INTO idempotency (account_id, environment, key, body_hash, response) VALUES (?1, ?2, ?3, ?4, ?5)
+            "INSERT INTO idempotency (account_id, environment, key, body_hash, status, invoice_id, stored_at, response)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
              ON CONFLICT(account_id, environment, key)
-             DO UPDATE SET body_hash = excluded.body_hash, response = excluded.response",
-            &[&account_id, &env.as_str(), &key, &body_hash, &json],
+             DO UPDATE SET body_hash = excluded.body_hash, status = excluded.status,
+                 invoice_id = excluded.invoice_id, stored_at = excluded.stored_at, response = excluded.response",
+            &[
+                &account_id,
+                &env.as_str(),
+                &key,
+                &reply.body_hash,
+                &reply.status,
+                &reply.invoice_id,
+                &reply.stored_at,
+                &json,
+            ],
         );
+    }
+
+    fn expire_idempotent(&mut self, before: i64, limit: usize) -> usize {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let mut changed = 0;
+        for sql in schema::expire_idempotent(schema::Dialect::Sqlite) {
+            let r = self
+                .conn
+                .prepare_cached(&sql)
+                .and_then(|mut st| st.execute(params![before, limit]));
+            changed += self.read(r).unwrap_or(0);
+        }
+        changed
     }
 
     fn put_delivery(&mut self, delivery: Delivery) {

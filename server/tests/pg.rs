@@ -12,7 +12,7 @@ use kuatia_service::auth::Environment;
 use kuatia_service::store::conformance::{self, OwnedNumbering};
 use kuatia_service::transmit::Transmission;
 use kuatia_service::webhook::Delivery;
-use kuatia_service::{HttpResponse, InvoiceRecord, Store};
+use kuatia_service::{HttpResponse, IdempotentReply, InvoiceRecord, Store};
 #[path = "../../service/tests/common/fake_sifen.rs"]
 mod fake_sifen;
 #[path = "../../service/tests/common/host.rs"]
@@ -162,8 +162,28 @@ fn a_database_made_by_94cdda2_opens_with_its_records_and_the_new_schema() {
         &"CREATE INDEX deliveries_due ON public.deliveries USING btree (next_attempt_at, id) WHERE (status = 'pending'::text)"
             .to_string()
     ), "{old_shape:#?}");
-    assert_eq!(old_versions, [1, 2, 7]);
+    assert_eq!(old_versions, [1, 2, 7, 8]);
     assert_eq!(new_versions, old_versions);
+}
+
+/// Migration 8 on keys an old database held (a refusal, an answer whose invoice is gone, one whose invoice is there),
+/// then the sweep: as on SQLite.
+#[test]
+fn migration_8_keeps_each_old_key_as_the_sweep_needs_it() {
+    let url = old_database("old_keys", true);
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    for (key, response) in legacy::old_keys() {
+        db.execute(
+            "INSERT INTO idempotency (account_id, environment, key, body_hash, response)
+             VALUES ('acct_old', 'sandbox', $1, 'hash-old', $2)",
+            &[&key, &response],
+        )
+        .unwrap();
+    }
+    drop(db);
+    let mut s = open(&url);
+    legacy::check_old_keys(&mut s);
+    assert_eq!(s.take_error(), None);
 }
 
 /// Every method of the store contract on a database made before the schema was unified.
@@ -283,28 +303,8 @@ fn concurrent_nodes_never_share_a_number_and_rolled_back_ones_are_reused_not_los
                         .unwrap();
                     if i % 10 == 3 {
                         // A request that fails after reserving: its transaction (and number) is rolled back.
-                        s.put_idempotent(
-                            "acct",
-                            Environment::Production,
-                            "dup",
-                            "h".into(),
-                            HttpResponse {
-                                status: 201,
-                                headers: Vec::new(),
-                                body: Vec::new(),
-                            },
-                        );
-                        s.put_idempotent(
-                            "acct",
-                            Environment::Production,
-                            "dup",
-                            "h".into(),
-                            HttpResponse {
-                                status: 201,
-                                headers: Vec::new(),
-                                body: Vec::new(),
-                            },
-                        );
+                        s.put_idempotent("acct", Environment::Production, "dup", dup_reply());
+                        s.put_idempotent("acct", Environment::Production, "dup", dup_reply());
                         assert!(s.finish().is_err(), "a duplicate idempotency key fails");
                         continue;
                     }
@@ -353,20 +353,36 @@ fn a_second_node_with_the_same_idempotency_key_waits_and_replays_the_first_answe
         headers: vec![("Content-Type".into(), "application/json".into())],
         body: b"{\"ok\":true}".to_vec(),
     };
-    a.put_idempotent(
-        "acct",
-        Environment::Sandbox,
-        "k1",
-        "hash".into(),
-        answer.clone(),
-    );
+    let reply = IdempotentReply {
+        body_hash: "hash".into(),
+        status: 201,
+        invoice_id: Some("fact_1".into()),
+        stored_at: 1_000,
+        response: Some(answer),
+    };
+    a.put_idempotent("acct", Environment::Sandbox, "k1", reply.clone());
     a.finish().unwrap();
-    assert_eq!(second.join().unwrap(), Some(("hash".to_string(), answer)));
+    assert_eq!(second.join().unwrap(), Some(reply));
     // The key is scoped by environment: a live key does not see the sandbox answer.
     let b = open(&url);
     assert!(b
         .idempotent("acct", Environment::Production, "k1")
         .is_none());
+}
+
+/// A kept create's key for the duplicate-key test.
+fn dup_reply() -> IdempotentReply {
+    IdempotentReply {
+        body_hash: "h".into(),
+        status: 201,
+        invoice_id: Some("fact_dup".into()),
+        stored_at: 0,
+        response: Some(HttpResponse {
+            status: 201,
+            headers: Vec::new(),
+            body: Vec::new(),
+        }),
+    }
 }
 
 fn production_invoice(n: usize, due: i64) -> InvoiceRecord {

@@ -278,8 +278,8 @@ async fn a_request_past_its_deadline_is_503_and_its_create_completes() {
                     "deadline-1",
                 )
             });
-            if let Some((_, response)) = found {
-                return response.status;
+            if let Some(kept) = found {
+                return kept.status;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }

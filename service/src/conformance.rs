@@ -7,7 +7,9 @@
 //! (a durable store drops it and opens its file or database again; an in-memory one hands the instance back).
 
 use super::auth::{Environment, StoredKey};
-use super::store::{Account, InvoiceQuery, InvoiceRecord, Store, StoreNumbering, DELIVERY_BATCH};
+use super::store::{
+    Account, IdempotentReply, InvoiceQuery, InvoiceRecord, Store, StoreNumbering, DELIVERY_BATCH,
+};
 use super::transmit::{Step, Transmission};
 use super::webhook::{Attempt, Delivery, Webhook};
 use super::HttpResponse;

@@ -13,7 +13,7 @@ use super::{
 };
 use crate::resource::DocumentParts;
 use crate::resource::Invoice;
-use crate::{ApiError, Principal};
+use crate::{ApiError, IdempotentReply, Principal};
 use kuatia_core::invoice::FacturaRequest;
 use kuatia_core::issue::{IssueError, Pending, Prepared, Stage, Ticket};
 use kuatia_core::lifecycle::EventKind;
@@ -25,6 +25,9 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use time::OffsetDateTime;
+
+/// How many keys of each kind one [`Service::sweep_idempotency`] changes at most (one transaction's worth).
+pub const IDEMPOTENCY_SWEEP_BATCH: usize = 500;
 
 /// What [`Service::handle_step`] leaves to do.
 #[derive(Debug)]
@@ -364,51 +367,77 @@ impl<S: Store> Service<S> {
             }
             Err(refused) => {
                 let response = refused.error.response();
+                let now = host.now();
                 self.remember(
                     &caller.account.id,
                     caller.env,
                     idempotency.as_ref(),
                     &response,
+                    None,
                     refused.body_only,
+                    now,
                 );
                 Step::Done(response)
             }
         }
     }
 
-    /// The stored reply to an idempotency key: the same body gets it again, another body a conflict.
+    /// The answer to a kept idempotency key: the same request gets the first answer again (byte for byte inside the
+    /// replay window; after it, the invoice it created as it is now, with the first answer's status), another
+    /// request a conflict.
     fn replay(
         &self,
         account_id: &str,
         env: Environment,
         idem: &Idempotency,
     ) -> Option<HttpResponse> {
-        let (hash, response) = self.store.idempotent(account_id, env, &idem.key)?;
-        Some(if idem.same_request(&hash) {
-            let mut replay = response;
-            replay.headers.push((REPLAYED_HEADER.into(), "true".into()));
-            replay
-        } else {
-            err(
+        let kept = self.store.idempotent(account_id, env, &idem.key)?;
+        if !idem.same_request(&kept.body_hash) {
+            return Some(err(
                 409,
                 code::IDEMPOTENCY_CONFLICT,
                 "this Idempotency-Key was used with a different request body",
-            )
-        })
+            ));
+        }
+        let mut replay = match (kept.response, kept.invoice_id) {
+            (Some(first), _) => first,
+            (None, Some(id)) => match self.store.invoice(account_id, &id) {
+                Some(record) => self.invoice_resource(record).response(kept.status),
+                // Invoices are never deleted; a key whose invoice is missing is a broken store, not a new request.
+                None => {
+                    return Some(
+                        ApiError::new(
+                            500,
+                            code::STORAGE_ERROR,
+                            "the invoice of this Idempotency-Key is missing",
+                        )
+                        .response(),
+                    )
+                }
+            },
+            // Never stored: a refusal keeps its answer until the whole key goes.
+            (None, None) => return None,
+        };
+        replay.headers.push((REPLAYED_HEADER.into(), "true".into()));
+        Some(replay)
     }
 
     /// Keeps the reply of a keyed create for its retries (docs/api.md, "Idempotency"): an answer that created
-    /// something (2xx), and a 400 or 422 that depends only on the request (`body_only`: the body does not read as a
-    /// request, `_simulate` in production). Never an answer a retry should evaluate again: one that depends on the
+    /// something (2xx: the key and its invoice as long as the invoice, the answer itself for the replay window), and
+    /// a 400 or 422 that depends only on the request (`body_only`: the body does not read as a request, `_simulate`
+    /// in production; for the replay window). Never an answer a retry should evaluate again: one that depends on the
     /// account's state (no production profile, its certificate, its stamp and the clock, an exhausted sequence) or a
     /// failure of ours (5xx).
+    #[allow(clippy::too_many_arguments)]
     fn remember(
         &mut self,
         account_id: &str,
         env: Environment,
         idem: Option<&Idempotency>,
         response: &HttpResponse,
+        invoice_id: Option<&str>,
         body_only: bool,
+        now: OffsetDateTime,
     ) {
         if let Some(idem) = idem {
             let keep = (200..300).contains(&response.status)
@@ -418,11 +447,27 @@ impl<S: Store> Service<S> {
                     account_id,
                     env,
                     &idem.key,
-                    idem.body_hash.clone(),
-                    response.clone(),
+                    IdempotentReply {
+                        body_hash: idem.body_hash.clone(),
+                        status: response.status,
+                        invoice_id: invoice_id.map(String::from),
+                        stored_at: now.unix_timestamp(),
+                        response: Some(response.clone()),
+                    },
                 );
             }
         }
+    }
+
+    /// The idempotency sweep (docs/operations.md, "Idempotency keys"), at `now` (hosts call it from their
+    /// background tick): drops the first answers of keys older than [`crate::Config::idempotency_window`] (a retry
+    /// then gets the invoice rebuilt) and forgets kept refusals as old, at most [`IDEMPOTENCY_SWEEP_BATCH`] of each
+    /// kind. Whether a full batch was swept (call again: more may be due).
+    pub fn sweep_idempotency(&mut self, now: i64) -> bool {
+        let before = now.saturating_sub(self.config.idempotency_window.max(0));
+        self.store
+            .expire_idempotent(before, IDEMPOTENCY_SWEEP_BATCH)
+            >= IDEMPOTENCY_SWEEP_BATCH
     }
 
     /// The body of a create read as a request, then [`Service::reserve_request`].
@@ -542,15 +587,19 @@ impl<S: Store> Service<S> {
                 return r;
             }
         }
-        let response = self
-            .complete(&job, outcome, host)
-            .map_or_else(|e| e.response(), |invoice| invoice.response(201));
+        let created = self.complete(&job, outcome, host);
+        let response = match &created {
+            Ok(invoice) => invoice.response(201),
+            Err(e) => e.response(),
+        };
         self.remember(
             &job.account_id,
             job.env,
             job.idempotency.as_ref(),
             &response,
+            created.as_ref().ok().map(|i| i.id.as_str()),
             false,
+            job.now,
         );
         response
     }

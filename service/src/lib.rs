@@ -63,15 +63,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 pub use store::{
-    Account, Cancellation, CancellationStatus, InvoiceQuery, InvoiceRecord, MemoryStore, Store,
-    StoreNumbering,
+    Account, Cancellation, CancellationStatus, IdempotentReply, InvoiceQuery, InvoiceRecord,
+    MemoryStore, Store, StoreNumbering,
 };
 use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
 use webhook::{
     Delivery, DeliveryResource, EventData, EventPayload, Webhook, WebhookInput, WebhookResource,
 };
 
-pub use create::{CreateJob, SignedCreate, Step};
+pub use create::{CreateJob, SignedCreate, Step, IDEMPOTENCY_SWEEP_BATCH};
 
 /// What the host provides: the clock, a CSPRNG, and the signer of an account's environment.
 pub trait Host {
@@ -172,6 +172,10 @@ pub struct Config {
     /// Seconds a webhook's previous secret keeps signing deliveries after a rotation (both secrets sign meanwhile).
     #[cfg_attr(feature = "ts", ts(skip))]
     pub webhook_secret_grace: i64,
+    /// Seconds an `Idempotency-Key`'s first answer is kept byte for byte (docs/operations.md, "Idempotency keys");
+    /// after it a retry gets the invoice as it is then, and the key itself stays as long as the invoice.
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub idempotency_window: i64,
 }
 
 impl Default for Config {
@@ -187,12 +191,16 @@ impl Default for Config {
             sifen_retry: transmit::RETRY_SCHEDULE.to_vec(),
             allow_private_webhooks: false,
             webhook_secret_grace: DEFAULT_WEBHOOK_SECRET_GRACE,
+            idempotency_window: DEFAULT_IDEMPOTENCY_WINDOW,
         }
     }
 }
 
 /// Default of [`Config::webhook_secret_grace`]: 24 hours.
 pub const DEFAULT_WEBHOOK_SECRET_GRACE: i64 = 86_400;
+
+/// Default of [`Config::idempotency_window`]: 24 hours.
+pub const DEFAULT_IDEMPOTENCY_WINDOW: i64 = 86_400;
 
 /// Receiver RUC bodies the simulated SIFEN treats as unknown, so a sandbox rejection can be provoked on purpose
 /// (like a payment sandbox's test card numbers): `88888801-5` and `80000005-6`.

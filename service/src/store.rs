@@ -184,23 +184,22 @@ pub trait Store {
     ) -> Result<(), Finding>;
     /// Reserved numbers of an account's environment that never became a document.
     fn number_gaps(&self, account_id: &str, env: Environment) -> Result<Vec<Gap>, Finding>;
-    /// A stored idempotent response of an account's environment: the request body's hash and the response. Keys are
-    /// scoped by account *and* environment, so a sandbox answer is never replayed to a live key.
-    fn idempotent(
-        &self,
-        account_id: &str,
-        env: Environment,
-        key: &str,
-    ) -> Option<(String, HttpResponse)>;
-    /// Stores an idempotent response.
+    /// A kept idempotency key of an account's environment ([`IdempotentReply`]). Keys are scoped by account *and*
+    /// environment, so a sandbox answer is never replayed to a live key.
+    fn idempotent(&self, account_id: &str, env: Environment, key: &str) -> Option<IdempotentReply>;
+    /// Keeps an idempotency key and what its retries are answered with.
     fn put_idempotent(
         &mut self,
         account_id: &str,
         env: Environment,
         key: &str,
-        body_hash: String,
-        response: HttpResponse,
+        reply: IdempotentReply,
     );
+    /// Forgets what keys stored before `before` no longer need (docs/operations.md, "Idempotency keys"): the stored
+    /// answer of a key that created an invoice (the key, its hash, its status and the invoice stay, as long as the
+    /// invoice), and the whole key of a kept refusal (it created nothing). At most `limit` keys of each kind, the
+    /// oldest first; how many keys it changed.
+    fn expire_idempotent(&mut self, before: i64, limit: usize) -> usize;
     /// Queues a delivery.
     fn put_delivery(&mut self, delivery: Delivery);
     /// Deliveries with status `pending` due at or before `now`: the earliest due first (ties by id), at most
@@ -247,6 +246,32 @@ impl<S: Store + ?Sized> Numbering for StoreNumbering<'_, S> {
     }
 }
 
+/// A kept `Idempotency-Key` (docs/api.md, "Idempotency"): what a retry with the key is answered from. The key, its
+/// request's hash, the status and the invoice it created are kept as long as the invoice; the exact answer only for
+/// the replay window ([`crate::Config::idempotency_window`]), after which a retry gets the invoice as it is then.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdempotentReply {
+    /// The hash of the key's first request (`create.rs`, `canonical_hash`).
+    pub body_hash: String,
+    /// The status of the first answer (201 for a create).
+    pub status: u16,
+    /// The invoice the first request created; `None` for a kept refusal (a 400 or 422 that depends only on the body).
+    pub invoice_id: Option<String>,
+    /// Unix time the key was stored (its request's time).
+    pub stored_at: i64,
+    /// The first answer, byte for byte, until [`Store::expire_idempotent`] drops it.
+    pub response: Option<HttpResponse>,
+}
+
+impl IdempotentReply {
+    /// Whether [`Store::expire_idempotent`] changes this key once it is old enough: its answer is still stored and
+    /// either it created an invoice (the answer is rebuilt from it) or it is a refusal (a status outside 2xx: the key
+    /// goes). A 2xx without an invoice (never written by a create) keeps its answer.
+    pub fn expires(&self) -> bool {
+        self.response.is_some() && (self.invoice_id.is_some() || !(200..300).contains(&self.status))
+    }
+}
+
 /// In-memory [`Store`].
 #[derive(Debug, Default, Clone)]
 pub struct MemoryStore {
@@ -256,7 +281,7 @@ pub struct MemoryStore {
     order: Vec<String>,
     webhooks: Vec<(String, Environment, Webhook)>,
     numbering: HashMap<(String, Environment), MemoryNumbering>,
-    idempotency: HashMap<(String, Environment, String), (String, HttpResponse)>,
+    idempotency: HashMap<(String, Environment, String), IdempotentReply>,
     deliveries: BTreeMap<String, Delivery>,
     /// Ids of sandbox invoices the simulator still moves, so a request does not scan every invoice.
     in_flight: std::collections::BTreeSet<String>,
@@ -369,12 +394,7 @@ impl<S: Store + ?Sized> Store for Box<S> {
     fn number_gaps(&self, account_id: &str, env: Environment) -> Result<Vec<Gap>, Finding> {
         (**self).number_gaps(account_id, env)
     }
-    fn idempotent(
-        &self,
-        account_id: &str,
-        env: Environment,
-        key: &str,
-    ) -> Option<(String, HttpResponse)> {
+    fn idempotent(&self, account_id: &str, env: Environment, key: &str) -> Option<IdempotentReply> {
         (**self).idempotent(account_id, env, key)
     }
     fn put_idempotent(
@@ -382,10 +402,12 @@ impl<S: Store + ?Sized> Store for Box<S> {
         account_id: &str,
         env: Environment,
         key: &str,
-        body_hash: String,
-        response: HttpResponse,
+        reply: IdempotentReply,
     ) {
-        (**self).put_idempotent(account_id, env, key, body_hash, response)
+        (**self).put_idempotent(account_id, env, key, reply)
+    }
+    fn expire_idempotent(&mut self, before: i64, limit: usize) -> usize {
+        (**self).expire_idempotent(before, limit)
     }
     fn put_delivery(&mut self, delivery: Delivery) {
         (**self).put_delivery(delivery)
@@ -582,12 +604,7 @@ impl Store for MemoryStore {
         }
     }
 
-    fn idempotent(
-        &self,
-        account_id: &str,
-        env: Environment,
-        key: &str,
-    ) -> Option<(String, HttpResponse)> {
+    fn idempotent(&self, account_id: &str, env: Environment, key: &str) -> Option<IdempotentReply> {
         self.idempotency
             .get(&(account_id.to_string(), env, key.to_string()))
             .cloned()
@@ -598,13 +615,43 @@ impl Store for MemoryStore {
         account_id: &str,
         env: Environment,
         key: &str,
-        body_hash: String,
-        response: HttpResponse,
+        reply: IdempotentReply,
     ) {
-        self.idempotency.insert(
-            (account_id.to_string(), env, key.to_string()),
-            (body_hash, response),
-        );
+        self.idempotency
+            .insert((account_id.to_string(), env, key.to_string()), reply);
+    }
+
+    fn expire_idempotent(&mut self, before: i64, limit: usize) -> usize {
+        let mut changed = 0;
+        // Two kinds, each the oldest `limit` first: kept refusals go, created invoices' answers are dropped.
+        for refusal in [true, false] {
+            let mut due: Vec<(i64, (String, Environment, String))> = self
+                .idempotency
+                .iter()
+                .filter(|(_, r)| {
+                    r.stored_at < before && r.expires() && r.invoice_id.is_none() == refusal
+                })
+                .map(|(k, r)| (r.stored_at, k.clone()))
+                .collect();
+            due.sort_by(|a, b| {
+                (a.0, &a.1 .0, a.1 .1.as_str(), &a.1 .2).cmp(&(
+                    b.0,
+                    &b.1 .0,
+                    b.1 .1.as_str(),
+                    &b.1 .2,
+                ))
+            });
+            due.truncate(limit);
+            changed += due.len();
+            for (_, k) in &due {
+                if refusal {
+                    self.idempotency.remove(k);
+                } else if let Some(r) = self.idempotency.get_mut(k) {
+                    r.response = None;
+                }
+            }
+        }
+        changed
     }
 
     fn put_delivery(&mut self, delivery: Delivery) {

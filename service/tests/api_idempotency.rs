@@ -192,7 +192,7 @@ fn an_idempotent_answer_stored_before_the_canonical_hash_still_replays() {
     let body = factura(None).to_string();
     let first = c.create_raw(&body, "old-1", None);
     assert_eq!(first.status, 201);
-    let (_, stored) = c
+    let stored = c
         .svc
         .store
         .idempotent(&c.account, Environment::Sandbox, "old-1")
@@ -202,9 +202,15 @@ fn an_idempotent_answer_stored_before_the_canonical_hash_still_replays() {
         .map(|b| format!("{b:02x}"))
         .collect();
     let account = c.account.clone();
-    c.svc
-        .store
-        .put_idempotent(&account, Environment::Sandbox, "old-2", old_hash, stored);
+    c.svc.store.put_idempotent(
+        &account,
+        Environment::Sandbox,
+        "old-2",
+        kuatia_service::IdempotentReply {
+            body_hash: old_hash,
+            ..stored
+        },
+    );
     let r = c.create_raw(&body, "old-2", None);
     assert_eq!(
         (r.status, r.header("Idempotent-Replayed")),
@@ -214,4 +220,75 @@ fn an_idempotent_answer_stored_before_the_canonical_hash_still_replays() {
     // Another body against the old row is still a conflict.
     let r = c.create_raw(&factura(Some("approved")).to_string(), "old-2", None);
     assert_eq!(r.status, 409);
+}
+
+/// Issue 33, bounded storage: inside the replay window a retry gets the first answer byte for byte; the sweep after
+/// it drops the stored answer (the key, its hash and its invoice stay) and forgets a kept refusal; a retry after any
+/// time then gets the invoice as it is now (201, `Idempotent-Replayed`) and creates nothing; another body is still a
+/// conflict.
+#[test]
+fn after_the_replay_window_a_retry_gets_the_invoice_and_creates_nothing() {
+    use kuatia_service::DEFAULT_IDEMPOTENCY_WINDOW;
+    let mut c = client();
+    let key = c.key.clone();
+    let first = c.create_once(factura(None), "order-33", &key, true);
+    assert_eq!(first.status, 201);
+    let id = first.json()["data"]["id"].as_str().unwrap().to_string();
+    // A refusal that depends only on the body is kept for the window too.
+    let bad = c.create_raw("{", "bad-33", None);
+    assert_eq!(bad.status, 400);
+    let kept =
+        |c: &client::Client, k: &str| c.svc.store.idempotent(&c.account, Environment::Sandbox, k);
+
+    c.host.advance(DEFAULT_IDEMPOTENCY_WINDOW - 1);
+    c.svc.tick(&mut c.host);
+    let now = c.host.now.unix_timestamp();
+    assert!(!c.svc.sweep_idempotency(now));
+    let inside = c.create_once(factura(None), "order-33", &key, true);
+    assert_eq!((inside.status, &inside.body), (201, &first.body));
+    assert_eq!(inside.header("Idempotent-Replayed"), Some("true"));
+    assert_eq!(c.create_raw("{", "bad-33", None).body, bad.body);
+    assert!(kept(&c, "order-33").unwrap().response.is_some());
+
+    c.host.advance(2);
+    let now = c.host.now.unix_timestamp();
+    assert!(
+        !c.svc.sweep_idempotency(now),
+        "two keys are less than a batch"
+    );
+    let swept = kept(&c, "order-33").unwrap();
+    assert_eq!(swept.response, None, "the answer outlived its window");
+    assert_eq!(
+        (swept.status, swept.invoice_id.as_deref()),
+        (201, Some(id.as_str()))
+    );
+    assert_eq!(
+        kept(&c, "bad-33"),
+        None,
+        "a refusal created nothing to keep"
+    );
+
+    // Years later the key still finds its invoice, as it is now (approved by the simulated SIFEN meanwhile).
+    c.host.advance(10 * 365 * 86_400);
+    let later = c.create_once(factura(None), "order-33", &key, true);
+    assert_eq!(later.status, 201);
+    assert_eq!(later.header("Idempotent-Replayed"), Some("true"));
+    assert_eq!(later.header("Content-Type"), first.header("Content-Type"));
+    let now_resource = c.sandbox("GET", &format!("/v1/facturas/{id}"), None);
+    assert_eq!(later.json(), now_resource.json());
+    assert_eq!(later.json()["data"]["status"], "approved");
+    assert_eq!(first.json()["data"]["status"], "pending");
+    assert_eq!(
+        c.sandbox("GET", "/v1/facturas", None).json()["meta"]["total"],
+        json!(1),
+        "a replay after the window created a second invoice"
+    );
+    let conflict = c.create_once(factura(Some("approved")), "order-33", &key, true);
+    assert_eq!(conflict.code(), (409, json!("IDEMPOTENCY_CONFLICT")));
+    // The refusal's key is free: the same bad body is evaluated again (the same answer, not a replay).
+    let again = c.create_raw("{", "bad-33", None);
+    assert_eq!(
+        (again.status, again.header("Idempotent-Replayed")),
+        (400, None)
+    );
 }

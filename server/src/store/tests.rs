@@ -308,12 +308,12 @@ fn a_database_made_by_94cdda2_opens_with_its_records_and_the_new_schema() {
         &"index deliveries_due: CREATE INDEX deliveries_due ON deliveries (next_attempt_at, id) WHERE status = 'pending'"
             .to_string()
     ));
-    assert_eq!(versions(&s), [1, 2, 3, 4, 5, 6, 7]);
+    assert_eq!(versions(&s), [1, 2, 3, 4, 5, 6, 7, 8]);
     assert_eq!(versions(&fresh), versions(&s));
     // Opened again: nothing left to run.
     drop(s);
     let s = super::SqliteStore::open(&dir).unwrap();
-    assert_eq!(versions(&s), [1, 2, 3, 4, 5, 6, 7]);
+    assert_eq!(versions(&s), [1, 2, 3, 4, 5, 6, 7, 8]);
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&fresh_dir);
 }
@@ -336,4 +336,25 @@ fn a_database_made_by_94cdda2_keeps_the_whole_contract() {
         let _ = std::fs::remove_dir_all(d);
     }
     assert_eq!(result, Ok(()));
+}
+
+/// Migration 8 on keys an old database held (a refusal, an answer whose invoice is gone, one whose invoice is there),
+/// then the sweep.
+#[test]
+fn migration_8_keeps_each_old_key_as_the_sweep_needs_it() {
+    let dir = old_database("old-keys", true);
+    let db = rusqlite::Connection::open(dir.join(super::DB_FILE)).unwrap();
+    for (key, response) in legacy::old_keys() {
+        db.execute(
+            "INSERT INTO idempotency (account_id, environment, key, body_hash, response)
+             VALUES ('acct_old', 'sandbox', ?1, 'hash-old', ?2)",
+            [key, response.as_str()],
+        )
+        .unwrap();
+    }
+    drop(db);
+    let mut s = super::SqliteStore::open(&dir).unwrap();
+    legacy::check_old_keys(&mut s);
+    assert_eq!(s.take_error(), None);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -102,6 +102,17 @@ pub fn reply() -> HttpResponse {
     }
 }
 
+/// The kept key as migration 8 reads the old row: the status and invoice of its answer, its invoice's creation time.
+pub fn kept_reply() -> kuatia_service::IdempotentReply {
+    kuatia_service::IdempotentReply {
+        body_hash: "hash-old".into(),
+        status: 201,
+        invoice_id: Some("fact_old_1".into()),
+        stored_at: 1_700_000_001,
+        response: Some(reply()),
+    }
+}
+
 pub fn deliveries() -> [Delivery; 2] {
     let d = |n: i64, status: &str| Delivery {
         id: format!("dlv_old_{n}"),
@@ -139,13 +150,7 @@ pub fn fill<S: Store>(s: &mut S) {
         s.insert_invoice(i);
     }
     s.insert_webhook("acct_old", Environment::Sandbox, webhook());
-    s.put_idempotent(
-        "acct_old",
-        Environment::Sandbox,
-        "idem-old",
-        "hash-old".into(),
-        reply(),
-    );
+    s.put_idempotent("acct_old", Environment::Sandbox, "idem-old", kept_reply());
     for d in deliveries() {
         s.put_delivery(d);
     }
@@ -194,7 +199,7 @@ pub fn check<S: Store>(s: &mut S) {
     );
     assert_eq!(
         s.idempotent("acct_old", Environment::Sandbox, "idem-old"),
-        Some(("hash-old".into(), reply()))
+        Some(kept_reply())
     );
     let [pending, delivered] = deliveries();
     assert_eq!(s.due_deliveries(i64::MAX), vec![pending.clone()]);
@@ -251,4 +256,52 @@ pub fn sorted(
     invoices.sort();
     oldest_waiting.sort();
     (invoices, oldest_waiting, pending_deliveries)
+}
+
+/// Keys an old database may hold besides [`reply`]'s, as `(key, answer)`: a kept refusal, and a 201 whose invoice is
+/// not in the database. Written into the old table (`account_id, environment, key, body_hash, response`) under
+/// `acct_old`, sandbox, hash `hash-old`.
+pub fn old_keys() -> Vec<(&'static str, String)> {
+    let refusal = HttpResponse {
+        status: 422,
+        headers: vec![("Content-Type".into(), "application/json".into())],
+        body: br#"{"ok":false,"error":{"code":"VALIDATION_ERROR"}}"#.to_vec(),
+    };
+    let ghost = HttpResponse {
+        status: 201,
+        headers: vec![("Content-Type".into(), "application/json".into())],
+        body: br#"{"ok":true,"data":{"id":"fact_gone"}}"#.to_vec(),
+    };
+    vec![
+        ("idem-refused", serde_json::to_string(&refusal).unwrap()),
+        ("idem-ghost", serde_json::to_string(&ghost).unwrap()),
+    ]
+}
+
+/// Migration 8 read [`old_keys`] and [`fill`]'s key (status, invoice, time from the invoice), and the sweep then forgets
+/// the refusal, drops the answer of the key whose invoice is there, and keeps the ghost's (it cannot be rebuilt).
+pub fn check_old_keys<S: Store>(s: &mut S) {
+    let old = |k: &str| s.idempotent("acct_old", Environment::Sandbox, k);
+    let [(_, refusal), (_, ghost)]: [(&str, String); 2] = old_keys().try_into().unwrap();
+    let as_kept = |status: u16, json: &str| kuatia_service::IdempotentReply {
+        body_hash: "hash-old".into(),
+        status,
+        invoice_id: None,
+        stored_at: 0,
+        response: Some(serde_json::from_str(json).unwrap()),
+    };
+    assert_eq!(old("idem-refused"), Some(as_kept(422, &refusal)));
+    assert_eq!(old("idem-ghost"), Some(as_kept(201, &ghost)));
+    assert_eq!(old("idem-old"), Some(kept_reply()));
+    assert_eq!(s.expire_idempotent(1_800_000_000, 100), 2);
+    let old = |k: &str| s.idempotent("acct_old", Environment::Sandbox, k);
+    assert_eq!(old("idem-refused"), None);
+    assert_eq!(old("idem-ghost"), Some(as_kept(201, &ghost)));
+    assert_eq!(
+        old("idem-old"),
+        Some(kuatia_service::IdempotentReply {
+            response: None,
+            ..kept_reply()
+        })
+    );
 }

@@ -2,7 +2,8 @@
 
 // Every path through the parent's imports, so that moving the folder changes only those.
 use super::{
-    expect, Attempt, Delivery, Environment, EventKind, HttpResponse, Store, Webhook, DELIVERY_BATCH,
+    expect, Attempt, Delivery, Environment, EventKind, HttpResponse, IdempotentReply, Store,
+    Webhook, DELIVERY_BATCH,
 };
 
 fn webhook(id: &str, url: &str) -> Webhook {
@@ -100,7 +101,9 @@ pub fn webhooks<S: Store>(reopen: &mut dyn FnMut(Option<S>) -> S) -> Result<(), 
     Ok(())
 }
 
-/// Idempotent answers: scoped by account, environment and key; replayed byte for byte (a binary body too).
+/// Idempotent answers: scoped by account, environment and key; replayed byte for byte (a binary body too);
+/// [`Store::expire_idempotent`] drops the answers of keys older than its time that created an invoice (the key, its
+/// hash, status and invoice stay) and removes old kept refusals, the oldest first, at most its limit of each kind.
 pub fn idempotency<S: Store>(reopen: &mut dyn FnMut(Option<S>) -> S) -> Result<(), String> {
     let (sb, prod) = (Environment::Sandbox, Environment::Production);
     let mut s = reopen(None);
@@ -120,20 +123,66 @@ pub fn idempotency<S: Store>(reopen: &mut dyn FnMut(Option<S>) -> S) -> Result<(
         headers: vec![("Content-Type".into(), "application/pdf".into())],
         body: vec![0x25, 0x50, 0xff, 0x00, 0xfe],
     };
-    s.put_idempotent("acct_a", sb, "k1", "hash-1".into(), json.clone());
-    s.put_idempotent("acct_a", prod, "k1", "hash-2".into(), binary.clone());
-    s.put_idempotent("acct_b", sb, "k1", "hash-3".into(), binary.clone());
-    let s = reopen(Some(s));
-    for (acct, env, hash, resp) in [
-        ("acct_a", sb, "hash-1", &json),
-        ("acct_a", prod, "hash-2", &binary),
-        ("acct_b", sb, "hash-3", &binary),
-    ] {
-        let got = s.idempotent(acct, env, "k1");
-        expect(
-            got.as_ref().is_some_and(|(h, r)| h == hash && r == resp),
-            || format!("{acct} {env:?} replays {got:?}"),
-        )?;
+    let refusal = HttpResponse {
+        status: 422,
+        headers: vec![("Content-Type".into(), "application/json".into())],
+        body: br#"{"ok":false}"#.to_vec(),
+    };
+    let reply = |hash: &str, r: &HttpResponse, invoice: Option<&str>, at: i64| IdempotentReply {
+        body_hash: hash.into(),
+        status: r.status,
+        invoice_id: invoice.map(String::from),
+        stored_at: at,
+        response: Some(r.clone()),
+    };
+    let kept = [
+        (
+            "acct_a",
+            sb,
+            "k1",
+            reply("hash-1", &json, Some("fact_1"), 1_000),
+        ),
+        (
+            "acct_a",
+            prod,
+            "k1",
+            reply("hash-2", &binary, Some("fact_2"), 1_001),
+        ),
+        ("acct_b", sb, "k1", reply("hash-3", &binary, None, 1_002)),
+        (
+            "acct_a",
+            sb,
+            "bad-1",
+            reply("hash-4", &refusal, None, 1_003),
+        ),
+        (
+            "acct_a",
+            sb,
+            "bad-2",
+            reply("hash-5", &refusal, None, 1_004),
+        ),
+        (
+            "acct_a",
+            sb,
+            "k3",
+            reply("hash-6", &json, Some("fact_3"), 1_005),
+        ),
+        (
+            "acct_a",
+            sb,
+            "k4",
+            reply("hash-7", &json, Some("fact_4"), 2_000),
+        ),
+    ];
+    for (acct, env, key, r) in &kept {
+        s.put_idempotent(acct, *env, key, r.clone());
+    }
+    let mut s = reopen(Some(s));
+    for (acct, env, key, r) in &kept {
+        let got = s.idempotent(acct, *env, key);
+        expect(got.as_ref() == Some(r), || {
+            format!("{acct} {env:?} {key} replays {got:?}")
+        })?;
     }
     expect(s.idempotent("acct_a", sb, "k2").is_none(), || {
         "another key replays".into()
@@ -141,6 +190,51 @@ pub fn idempotency<S: Store>(reopen: &mut dyn FnMut(Option<S>) -> S) -> Result<(
     expect(s.idempotent("acct_c", sb, "k1").is_none(), || {
         "another account replays".into()
     })?;
+    // Before 1 005, one of each kind at most: the oldest answer (k1 sandbox) and the oldest refusal (bad-1).
+    let changed = s.expire_idempotent(1_005, 1);
+    expect(changed == 2, || format!("a sweep of 1 changed {changed}"))?;
+    let mut s = reopen(Some(s));
+    let answer_gone = |r: &IdempotentReply| IdempotentReply {
+        response: None,
+        ..r.clone()
+    };
+    let got = s.idempotent("acct_a", sb, "k1");
+    expect(got == Some(answer_gone(&kept[0].3)), || {
+        format!("the oldest answer is not dropped alone: {got:?}")
+    })?;
+    expect(s.idempotent("acct_a", sb, "bad-1").is_none(), || {
+        "the oldest refusal stays".into()
+    })?;
+    expect(
+        s.idempotent("acct_a", sb, "bad-2") == Some(kept[4].3.clone()),
+        || "a second refusal went in a sweep of 1".into(),
+    )?;
+    // Then everything before 1 005: the production answer and bad-2; k3 (at 1 005) and k4 are kept; a 2xx without an
+    // invoice keeps its answer (it cannot be rebuilt).
+    let changed = s.expire_idempotent(1_005, 100);
+    expect(changed == 2, || {
+        format!("the second sweep changed {changed}")
+    })?;
+    let changed = s.expire_idempotent(1_005, 100);
+    expect(changed == 0, || {
+        format!("a repeated sweep changed {changed}")
+    })?;
+    let s = reopen(Some(s));
+    let want = [
+        ("acct_a", sb, "k1", Some(answer_gone(&kept[0].3))),
+        ("acct_a", prod, "k1", Some(answer_gone(&kept[1].3))),
+        ("acct_b", sb, "k1", Some(kept[2].3.clone())),
+        ("acct_a", sb, "bad-1", None),
+        ("acct_a", sb, "bad-2", None),
+        ("acct_a", sb, "k3", Some(kept[5].3.clone())),
+        ("acct_a", sb, "k4", Some(kept[6].3.clone())),
+    ];
+    for (acct, env, key, r) in want {
+        let got = s.idempotent(acct, env, key);
+        expect(got == r, || {
+            format!("{acct} {env:?} {key} after the sweeps: {got:?}")
+        })?;
+    }
     drop(reopen(Some(s)));
     Ok(())
 }
