@@ -328,7 +328,10 @@ where
             .write_all(line.as_bytes())
             .map_err(|e| io_error(INDEX_NAME, e))
     };
-    put(&mut w, &csv_line(INDEX_COLUMNS.iter().map(|c| c.to_string())))?;
+    put(
+        &mut w,
+        &csv_line(INDEX_COLUMNS.iter().map(|c| c.to_string())),
+    )?;
     for record in walk(None) {
         put(&mut w, &csv_line(row(&record)?))?;
         summary.documents += 1;
@@ -367,7 +370,10 @@ where
         .write_all(manifest.as_bytes())
         .map_err(|e| io_error(MANIFEST_NAME, e))?;
     summary.members = w.sums.len() + 1;
-    let out = w.zip.finish().map_err(|e| io_error("central directory", e))?;
+    let out = w
+        .zip
+        .finish()
+        .map_err(|e| io_error("central directory", e))?;
     Ok((out, summary))
 }
 
@@ -395,7 +401,8 @@ fn about(record: &InvoiceRecord, f: Finding) -> Finding {
 /// One row of `index.csv`, in [`INDEX_COLUMNS`]' order.
 fn row(record: &InvoiceRecord) -> Result<Vec<String>, Finding> {
     let de = parse(record)?;
-    let amount = |d: Option<rust_decimal::Decimal>| d.map(kuatia_core::fmt::dec).unwrap_or_default();
+    let amount =
+        |d: Option<rust_decimal::Decimal>| d.map(kuatia_core::fmt::dec).unwrap_or_default();
     let t = de.totales.as_ref();
     let receiver = &de.receptor;
     let ruc = match (&receiver.ruc, receiver.dv) {
@@ -520,7 +527,16 @@ mod tests {
                 month: 11
             })
         );
-        for bad in ["2026-13", "2026-00", "26-11", "2026-1", "2026/11", "", "1979-12", "2026-11-01"] {
+        for bad in [
+            "2026-13",
+            "2026-00",
+            "26-11",
+            "2026-1",
+            "2026/11",
+            "",
+            "1979-12",
+            "2026-11-01",
+        ] {
             assert_eq!(Month::parse(bad), None, "{bad}");
         }
         let nov = Month::parse("2026-11").map(Month::created_window);
@@ -537,7 +553,13 @@ mod tests {
 
     #[test]
     fn csv_quotes_what_rfc_4180_asks() {
-        let line = csv_line(["a".into(), "b,c".into(), "say \"hi\"".into(), "x\ny".into(), "Ñandutí".into()]);
+        let line = csv_line([
+            "a".into(),
+            "b,c".into(),
+            "say \"hi\"".into(),
+            "x\ny".into(),
+            "Ñandutí".into(),
+        ]);
         assert_eq!(line, "a,\"b,c\",\"say \"\"hi\"\"\",\"x\ny\",Ñandutí\r\n");
     }
 }

@@ -108,13 +108,8 @@ pub fn check_archive<R: Read + Seek>(input: R, at: Option<PrimitiveDateTime>) ->
         Err(e) => return ArchiveCheck::refused(bad(format!("not a zip archive: {e}"))),
     };
     let manifest: Manifest = match read_member(&mut zip, MANIFEST_NAME).and_then(|b| {
-        serde_json::from_slice(&b).map_err(|e| {
-            Finding::new(
-                code::MALFORMED_JSON,
-                "",
-                format!("{MANIFEST_NAME}: {e}"),
-            )
-        })
+        serde_json::from_slice(&b)
+            .map_err(|e| Finding::new(code::MALFORMED_JSON, "", format!("{MANIFEST_NAME}: {e}")))
     }) {
         Ok(m) => m,
         Err(f) => return ArchiveCheck::refused(f),
@@ -156,7 +151,9 @@ pub fn check_archive<R: Read + Seek>(input: R, at: Option<PrimitiveDateTime>) ->
             valid: false,
             sha256: None,
             signature: None,
-            error: Some(bad(format!("{name}: in the archive but not in the manifest"))),
+            error: Some(bad(format!(
+                "{name}: in the archive but not in the manifest"
+            ))),
         });
     }
     let error = members.iter().find_map(|m| m.error.clone());
@@ -214,7 +211,11 @@ fn check_member<R: Read + Seek>(
         };
         if check.error.is_none() {
             check.error = match (&report.error, report.reference_id.as_deref()) {
-                (Some(f), _) => Some(Finding::new(&f.code, &f.path, format!("{name}: {}", f.message))),
+                (Some(f), _) => Some(Finding::new(
+                    &f.code,
+                    &f.path,
+                    format!("{name}: {}", f.message),
+                )),
                 (None, Some(id)) if id != cdc => Some(Finding::new(
                     code::SIGNATURE_INVALID,
                     "",
