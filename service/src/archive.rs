@@ -514,6 +514,68 @@ impl<S: Store> crate::Service<S> {
     }
 }
 
+/// Most documents one `GET /v1/archivo` answer holds: the sans-IO engine answers with the whole zip in memory (about
+/// 50 KB a document), so a larger month is made on the host with `kuatia archive`, which streams it to a file.
+pub const API_ARCHIVE_LIMIT: usize = 500;
+
+/// The pattern of a month, `YYYY-MM` from 1980-01 to 2107-12 (`mes` of `GET /v1/archivo`).
+pub const MONTH_PATTERN: &str = "^(19[89][0-9]|20[0-9][0-9]|210[0-7])-(0[1-9]|1[0-2])$";
+
+impl<S: Store> crate::Service<S> {
+    /// `GET /v1/archivo?mes=YYYY-MM`: the archive of the caller's documents emitted that month, as an attachment;
+    /// 400 `INVALID_QUERY` for a missing or malformed `mes` and for a month of more than [`API_ARCHIVE_LIMIT`]
+    /// documents.
+    pub(crate) fn archive_route(
+        &self,
+        caller: &crate::Principal,
+        query: &str,
+        now: i64,
+    ) -> crate::HttpResponse {
+        use crate::http::{bad_query, query_pairs};
+        let pairs = match query_pairs(query, &["mes"]) {
+            Ok(p) => p,
+            Err(e) => return e.response(),
+        };
+        let Some(text) = pairs.iter().find(|(k, _)| k == "mes").map(|(_, v)| v) else {
+            return bad_query("mes", "required: the month of emission, YYYY-MM").response();
+        };
+        let Some(month) = Month::parse(text) else {
+            return bad_query(
+                "mes",
+                "a month YYYY-MM from 1980-01 to 2107-12, e.g. 2026-11",
+            )
+            .response();
+        };
+        let count = month_documents(&self.store, &caller.account.id, caller.env, month, None)
+            .take(API_ARCHIVE_LIMIT + 1)
+            .count();
+        if count > API_ARCHIVE_LIMIT {
+            return bad_query(
+                "mes",
+                &format!(
+                    "more than {API_ARCHIVE_LIMIT} documents were emitted that month: the API answers smaller archives; \
+                     the operator makes this one with `kuatia archive` on the server"
+                ),
+            )
+            .response();
+        }
+        match self.archive(caller, month, now, std::io::Cursor::new(Vec::new())) {
+            Ok((zip, _)) => crate::HttpResponse {
+                status: 200,
+                headers: vec![
+                    ("Content-Type".into(), "application/zip".into()),
+                    (
+                        "Content-Disposition".into(),
+                        format!("attachment; filename=\"kuatia-{month}.zip\""),
+                    ),
+                ],
+                body: zip.into_inner(),
+            },
+            Err(f) => crate::ApiError::new(500, &f.code, &f.message).response(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
