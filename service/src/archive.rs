@@ -218,11 +218,34 @@ pub struct ArchiveSummary {
     pub members: usize,
 }
 
-/// One member's line of the manifest.
-struct Sum {
-    name: String,
-    sha256: [u8; 32],
-    bytes: u64,
+/// The manifest's lines so far: every name in one string and a fixed-size entry per member (two allocations that
+/// grow by doubling, rather than a small one per member among each document's transient buffers).
+#[derive(Default)]
+struct Sums {
+    names: String,
+    /// End of the name in `names`, SHA-256, size.
+    entries: Vec<(usize, [u8; 32], u64)>,
+}
+
+impl Sums {
+    fn push(&mut self, name: &str, sha256: [u8; 32], bytes: u64) {
+        self.names.push_str(name);
+        self.entries.push((self.names.len(), sha256, bytes));
+    }
+
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// `(name, sha256, bytes)` in the order written.
+    fn iter(&self) -> impl Iterator<Item = (&str, &[u8; 32], u64)> {
+        let mut start = 0;
+        self.entries.iter().map(move |(end, sha, bytes)| {
+            let name = self.names.get(start..*end).unwrap_or_default();
+            start = *end;
+            (name, sha, *bytes)
+        })
+    }
 }
 
 /// A zip member's time: a Paraguay local date-time, or the zip epoch when out of range.
@@ -258,7 +281,7 @@ fn io_error(what: &str, e: impl std::fmt::Display) -> Finding {
 /// The zip being written and the sums of its members so far.
 struct Writer<W: Write + Seek> {
     zip: ZipWriter<W>,
-    sums: Vec<Sum>,
+    sums: Sums,
 }
 
 impl<W: Write + Seek> Writer<W> {
@@ -286,11 +309,8 @@ impl<W: Write + Seek> Writer<W> {
     ) -> Result<(), Finding> {
         self.start(&name, at, deflate)?;
         self.zip.write_all(bytes).map_err(|e| io_error(&name, e))?;
-        self.sums.push(Sum {
-            sha256: Sha256::digest(bytes).into(),
-            bytes: bytes.len() as u64,
-            name,
-        });
+        self.sums
+            .push(&name, Sha256::digest(bytes).into(), bytes.len() as u64);
         Ok(())
     }
 }
@@ -313,7 +333,7 @@ where
     let made = local(head.generated_at).map_or_else(zip::DateTime::default, zip_time);
     let mut w = Writer {
         zip: ZipWriter::new(out),
-        sums: Vec::new(),
+        sums: Sums::default(),
     };
     let mut summary = ArchiveSummary::default();
     // index.csv, streamed: each row is hashed and written as it is made.
@@ -338,11 +358,7 @@ where
         summary.cancelled += usize::from(record.status == Estado::Cancelled);
         last = Some(record.id);
     }
-    w.sums.push(Sum {
-        name: INDEX_NAME.into(),
-        sha256: sha.finalize().into(),
-        bytes: size,
-    });
+    w.sums.push(INDEX_NAME, sha.finalize().into(), size);
     // The documents of the index, each XML and KuDE written and dropped.
     if let Some(last) = last {
         for record in walk(Some(&last)) {
@@ -364,11 +380,12 @@ where
             }
         }
     }
-    let manifest = manifest(head, &summary, &w.sums);
     w.start(MANIFEST_NAME, made, true)?;
-    w.zip
-        .write_all(manifest.as_bytes())
+    let mut buffered = std::io::BufWriter::new(&mut w.zip);
+    write_manifest(&mut buffered, head, &summary, &w.sums)
+        .and_then(|()| buffered.flush())
         .map_err(|e| io_error(MANIFEST_NAME, e))?;
+    drop(buffered);
     summary.members = w.sums.len() + 1;
     let out = w
         .zip
@@ -465,30 +482,49 @@ pub fn csv_line(fields: impl IntoIterator<Item = String>) -> String {
     line
 }
 
-/// `manifest.json`: the archive's description and the SHA-256 of every other member, in the order written.
-fn manifest(head: &ArchiveHead, summary: &ArchiveSummary, sums: &[Sum]) -> String {
-    let files: Vec<serde_json::Value> = sums
-        .iter()
-        .map(|s| {
-            let hex: String = s.sha256.iter().map(|b| format!("{b:02x}")).collect();
-            serde_json::json!({"nombre": s.name, "sha256": hex, "bytes": s.bytes})
-        })
-        .collect();
-    let doc = serde_json::json!({
-        "formato": MANIFEST_FORMAT,
-        "cuenta": head.account_id,
-        "entorno": head.environment.as_str(),
-        "mes": head.month.to_string(),
-        "fecha": "dFeEmiDE (fecha de emisión), hora local de Paraguay (America/Asuncion, UTC-03:00)",
-        "generado": crate::rfc3339(head.generated_at),
-        "documentos": summary.documents,
-        "kudes": summary.kudes,
-        "anulados": summary.cancelled,
-        "archivos": files,
-    });
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    text.push('\n');
-    text
+/// Writes `manifest.json` (the archive's description and the SHA-256 of every other member, in the order written)
+/// line by line: one line per member, no document tree of them all in memory.
+fn write_manifest(
+    out: &mut impl Write,
+    head: &ArchiveHead,
+    summary: &ArchiveSummary,
+    sums: &Sums,
+) -> std::io::Result<()> {
+    let text = |v: &str| serde_json::Value::from(v).to_string();
+    writeln!(out, "{{")?;
+    writeln!(out, "  \"formato\": {},", text(MANIFEST_FORMAT))?;
+    writeln!(out, "  \"cuenta\": {},", text(&head.account_id))?;
+    writeln!(out, "  \"entorno\": {},", text(head.environment.as_str()))?;
+    writeln!(out, "  \"mes\": {},", text(&head.month.to_string()))?;
+    writeln!(
+        out,
+        "  \"fecha\": {},",
+        text("dFeEmiDE (fecha de emisión), hora local de Paraguay (America/Asuncion, UTC-03:00)")
+    )?;
+    writeln!(
+        out,
+        "  \"generado\": {},",
+        text(&crate::rfc3339(head.generated_at))
+    )?;
+    writeln!(out, "  \"documentos\": {},", summary.documents)?;
+    writeln!(out, "  \"kudes\": {},", summary.kudes)?;
+    writeln!(out, "  \"anulados\": {},", summary.cancelled)?;
+    writeln!(out, "  \"archivos\": [")?;
+    let mut hex = String::with_capacity(64);
+    for (n, (name, sha, bytes)) in sums.iter().enumerate() {
+        hex.clear();
+        for b in sha {
+            hex.push_str(&format!("{b:02x}"));
+        }
+        let comma = if n + 1 < sums.len() { "," } else { "" };
+        writeln!(
+            out,
+            "    {{\"nombre\": {}, \"sha256\": \"{hex}\", \"bytes\": {bytes}}}{comma}",
+            text(name)
+        )?;
+    }
+    writeln!(out, "  ]")?;
+    writeln!(out, "}}")
 }
 
 impl<S: Store> crate::Service<S> {
