@@ -557,10 +557,64 @@ pub const API_ARCHIVE_LIMIT: usize = 500;
 /// The pattern of a month, `YYYY-MM` from 1980-01 to 2107-12 (`mes` of `GET /v1/archivo`).
 pub const MONTH_PATTERN: &str = "^(19[89][0-9]|20[0-9][0-9]|210[0-7])-(0[1-9]|1[0-2])$";
 
+/// A month's archive held in memory, as the API and the account panel hand it out ([`crate::Service::month_archive`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MonthArchive {
+    /// `kuatia-YYYY-MM.zip`.
+    pub file_name: String,
+    /// The zip.
+    pub zip: Vec<u8>,
+    /// What it holds.
+    pub summary: ArchiveSummary,
+}
+
 impl<S: Store> crate::Service<S> {
-    /// `GET /v1/archivo?mes=YYYY-MM`: the archive of the caller's documents emitted that month, as an attachment;
-    /// 400 `INVALID_QUERY` for a missing or malformed `mes` and for a month of more than [`API_ARCHIVE_LIMIT`]
-    /// documents.
+    /// The archive of the principal's documents emitted in the month `mes` (`YYYY-MM`), in memory: 400
+    /// `INVALID_QUERY` (naming `mes`) for a malformed month and for a month of more than [`API_ARCHIVE_LIMIT`]
+    /// documents (the host's `kuatia archive` streams those to a file), 500 when it cannot be written.
+    pub fn month_archive(
+        &self,
+        principal: &crate::Principal,
+        mes: &str,
+        now: i64,
+    ) -> Result<MonthArchive, crate::ApiError> {
+        use crate::http::bad_query;
+        let Some(month) = Month::parse(mes) else {
+            return Err(bad_query(
+                "mes",
+                "a month YYYY-MM from 1980-01 to 2107-12, e.g. 2026-11",
+            ));
+        };
+        let count = month_documents(
+            &self.store,
+            &principal.account.id,
+            principal.env,
+            month,
+            None,
+        )
+        .take(API_ARCHIVE_LIMIT + 1)
+        .count();
+        if count > API_ARCHIVE_LIMIT {
+            return Err(bad_query(
+                "mes",
+                &format!(
+                    "more than {API_ARCHIVE_LIMIT} documents were emitted that month: the API answers smaller archives; \
+                     the operator makes this one with `kuatia archive` on the server"
+                ),
+            ));
+        }
+        let (zip, summary) = self
+            .archive(principal, month, now, std::io::Cursor::new(Vec::new()))
+            .map_err(|f| crate::ApiError::new(500, &f.code, &f.message))?;
+        Ok(MonthArchive {
+            file_name: format!("kuatia-{month}.zip"),
+            zip: zip.into_inner(),
+            summary,
+        })
+    }
+
+    /// `GET /v1/archivo?mes=YYYY-MM`: [`crate::Service::month_archive`] as an attachment; 400 `INVALID_QUERY` for a
+    /// missing `mes` or another parameter.
     pub(crate) fn archive_route(
         &self,
         caller: &crate::Principal,
@@ -572,42 +626,22 @@ impl<S: Store> crate::Service<S> {
             Ok(p) => p,
             Err(e) => return e.response(),
         };
-        let Some(text) = pairs.iter().find(|(k, _)| k == "mes").map(|(_, v)| v) else {
+        let Some(mes) = pairs.iter().find(|(k, _)| k == "mes").map(|(_, v)| v) else {
             return bad_query("mes", "required: the month of emission, YYYY-MM").response();
         };
-        let Some(month) = Month::parse(text) else {
-            return bad_query(
-                "mes",
-                "a month YYYY-MM from 1980-01 to 2107-12, e.g. 2026-11",
-            )
-            .response();
-        };
-        let count = month_documents(&self.store, &caller.account.id, caller.env, month, None)
-            .take(API_ARCHIVE_LIMIT + 1)
-            .count();
-        if count > API_ARCHIVE_LIMIT {
-            return bad_query(
-                "mes",
-                &format!(
-                    "more than {API_ARCHIVE_LIMIT} documents were emitted that month: the API answers smaller archives; \
-                     the operator makes this one with `kuatia archive` on the server"
-                ),
-            )
-            .response();
-        }
-        match self.archive(caller, month, now, std::io::Cursor::new(Vec::new())) {
-            Ok((zip, _)) => crate::HttpResponse {
+        match self.month_archive(caller, mes, now) {
+            Ok(a) => crate::HttpResponse {
                 status: 200,
                 headers: vec![
                     ("Content-Type".into(), "application/zip".into()),
                     (
                         "Content-Disposition".into(),
-                        format!("attachment; filename=\"kuatia-{month}.zip\""),
+                        format!("attachment; filename=\"{}\"", a.file_name),
                     ),
                 ],
-                body: zip.into_inner(),
+                body: a.zip,
             },
-            Err(f) => crate::ApiError::new(500, &f.code, &f.message).response(),
+            Err(e) => e.response(),
         }
     }
 }
