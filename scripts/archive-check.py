@@ -141,6 +141,18 @@ z2 = zipfile.ZipFile(out2)
 rows2 = list(csv.DictReader(io.StringIO(z2.read("index.csv").decode("utf-8"), newline="")))
 assert [r["cdc"] for r in rows2] == [invoices[other_id]["cdc"]], rows2
 
+# The same month from the API (GET /v1/archivo): the same index and documents, and it verifies too.
+req = urllib.request.Request(BASE + f"/v1/archivo?mes={month}",
+                             headers={"Authorization": f"Bearer {KEY}", "X-Environment": "sandbox"})
+with urllib.request.urlopen(req) as r:
+    assert r.headers["Content-Type"] == "application/zip", r.headers
+    api_zip = f"{WORK}/api-{month}.zip"
+    with open(api_zip, "wb") as f:
+        f.write(r.read())
+run(KUATIA, "verify", api_zip)
+za = zipfile.ZipFile(api_zip)
+assert za.namelist() == names and za.read("index.csv") == z.read("index.csv"), za.namelist()
+
 # A member changed after the fact: kuatia verify refuses the archive and names the member.
 tampered = f"{WORK}/tampered.zip"
 victim = f"{invoices[ids[0]]['cdc']}.xml"
@@ -156,4 +168,4 @@ bad = [m["file"] for m in json.loads(r.stdout)["members"] if not m["valid"]]
 assert bad == [victim], bad
 
 print(f"archive: {month}: 5 documents (3 KuDEs, 1 cancelled) verified by kuatia verify, xmlsec1, qpdf, zipfile, "
-      f"unzip and csv; {other_month}: 1 document; a tampered member refused")
+      f"unzip and csv, the API's the same; {other_month}: 1 document; a tampered member refused")
