@@ -2,7 +2,9 @@
 # The month's archive (issue 33) against a real `kuatia serve`: a fresh data directory and a sandbox key, invoices
 # issued over HTTP, then `kuatia archive` checked by `kuatia verify`, Python's zipfile and csv, `unzip -t`, `xmlsec1
 # --verify` (sandbox certificate) on every XML and `qpdf --check` on every PDF (scripts/archive-check.py says what it
-# asserts). Needs python3 (standard library only), curl, unzip, xmlsec1 and qpdf (.ci/run installs them).
+# asserts). Then the same over PostgreSQL (scripts/pg-test.sh; KUATIA_DATABASE_URL makes `kuatia serve`, `accounts` and
+# `archive` use it): both stores must give the same archive. Needs python3 (standard library only), curl, unzip,
+# xmlsec1, qpdf and postgresql (.ci/run installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGET_DIR="${CARGO_TARGET_DIR:-target}"
@@ -31,3 +33,9 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 python3 scripts/archive-check.py "$KUATIA" "$BASE" "$KEY" "$DATA" "$WORK" tests/fixtures/certs/sandbox.cert.pem "$ACCOUNT"
+kill $SERVER; wait $SERVER 2>/dev/null || true
+if [ -z "${KUATIA_DATABASE_URL:-}" ]; then
+  echo "--> the same over PostgreSQL"
+  bash scripts/pg-test.sh bash -c 'KUATIA_DATABASE_URL=$KUATIA_TEST_DATABASE_URL \
+    KUATIA_DATABASE_CA=$KUATIA_TEST_DATABASE_CA bash scripts/archive-check.sh'
+fi
