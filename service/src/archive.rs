@@ -6,7 +6,7 @@
 //! The month is of `dFeEmiDE`, the emission date written in the signed XML, which is Paraguay's local time
 //! (`America/Asuncion`, UTC−03:00 all year since October 2024). Sans-IO and streaming: the documents are read a page
 //! at a time ([`month_documents`]) and each member is written and dropped; what stays in memory grows only by the
-//! zip's central directory and the manifest's sums (about 250 bytes per member, docs/benchmarks.md).
+//! zip's central directory and the manifest's sums (about 300 bytes per member, docs/benchmarks.md).
 
 use crate::auth::Environment;
 use crate::store::{InvoiceQuery, InvoiceRecord, Store};
