@@ -220,3 +220,61 @@ fn a_bad_month_is_400() {
     let r = w.call("POST", "/v1/archivo?mes=2025-03", None);
     assert_eq!(r.status, 405);
 }
+
+/// The archive's members copied into a new zip, `drop` left out and `extra` added.
+fn repack(body: &[u8], drop: &str, extra: Option<(&str, &[u8])>) -> Vec<u8> {
+    use std::io::Write;
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(body.to_vec())).unwrap();
+    let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let names: Vec<String> = zip
+        .file_names_raw()
+        .map(|n| String::from_utf8_lossy(n).into_owned())
+        .collect();
+    for name in names.iter().filter(|n| *n != drop) {
+        let bytes = member(&mut zip, name);
+        out.start_file(name.as_str(), zip::write::SimpleFileOptions::default())
+            .unwrap();
+        out.write_all(&bytes).unwrap();
+    }
+    if let Some((name, bytes)) = extra {
+        out.start_file(name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        out.write_all(bytes).unwrap();
+    }
+    out.finish().unwrap().into_inner()
+}
+
+#[test]
+fn the_check_refuses_a_missing_or_an_unlisted_member_and_a_missing_manifest() {
+    let mut w = World::new();
+    let a = w.create(Some("approved"), None, "Cliente");
+    let body = w.call("GET", "/v1/archivo?mes=2025-03", None).body;
+    assert!(check_archive(std::io::Cursor::new(body.clone()), None).valid);
+    let xml = format!("{}.xml", a["cdc"].as_str().unwrap());
+
+    let missing = check_archive(std::io::Cursor::new(repack(&body, &xml, None)), None);
+    assert!(!missing.valid);
+    let bad: Vec<&str> = missing
+        .members
+        .iter()
+        .filter(|m| !m.valid)
+        .map(|m| m.file.as_str())
+        .collect();
+    assert_eq!(bad, vec![xml.as_str()]);
+
+    let extra = repack(&body, "", Some(("otro.xml", b"<x/>")));
+    let unlisted = check_archive(std::io::Cursor::new(extra), None);
+    assert!(!unlisted.valid);
+    assert_eq!(
+        unlisted.error.map(|f| f.message),
+        Some("otro.xml: in the archive but not in the manifest".to_string())
+    );
+
+    let bare = check_archive(
+        std::io::Cursor::new(repack(&body, "manifest.json", None)),
+        None,
+    );
+    assert!(!bare.valid && bare.members.is_empty(), "{bare:?}");
+    let not_zip = check_archive(std::io::Cursor::new(b"not a zip".to_vec()), None);
+    assert!(!not_zip.valid);
+}
