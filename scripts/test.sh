@@ -106,6 +106,7 @@ step "WebAssembly (build, node tests, tsc, size budget, browser demo)"; KUATIA_W
 step "Account panel in headless Chromium (walk of a new issuer, screenshots)"; bash scripts/panel-check.sh
 
 step "GET /metrics of kuatia serve (counters as the requests moved them; SQLite and PostgreSQL)"; bash scripts/metrics-check.sh
+step "Monthly archive (kuatia archive on a real server, SQLite and PostgreSQL: kuatia verify, xmlsec1, qpdf, unzip, csv)"; bash scripts/archive-check.sh
 
 # docs/openapi.json validated (openapi-spec-validator), then Schemathesis against a real `kuatia serve` with a
 # sandbox key: positive and negative data, bounded examples, a fixed seed, under a timeout (~30 s on 2 cores).

@@ -46,7 +46,9 @@ impl Chosen {
 pub fn wants_mimalloc<'a>(mut args: impl Iterator<Item = &'a [u8]>) -> bool {
     match args.next() {
         None => false,
-        Some(b"serve") => true,
+        // `archive` runs long too, and glibc's heap grew with every document of it (transient PDF and XML buffers
+        // around the few bytes each member keeps: docs/benchmarks.md, "Monthly archive").
+        Some(b"serve" | b"archive") => true,
         Some(first) => std::iter::once(first)
             .chain(args)
             .any(|a| a == b"--batch" || a.starts_with(b"--batch=")),
@@ -145,6 +147,7 @@ mod tests {
         assert!(wants("issue --batch=lote.jsonl"));
         assert!(!wants("issue examples/factura.json --out d"));
         assert!(!wants("verify doc.xml"));
+        assert!(wants("archive --month 2026-11 --out a.zip"));
         assert!(!wants(""));
         // Only the first argument names the command: a file called `serve` is not the server.
         assert!(!wants("issue serve"));

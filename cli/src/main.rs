@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod alloc;
+mod archive;
 mod backup;
 mod ids;
 mod invoice;
@@ -69,8 +70,9 @@ enum Command {
     /// inutilización. Example: kuatia numbering gaps --out kuatia-out
     #[command(subcommand, after_help = AFTER_HELP)]
     Numbering(issue::NumberingCommand),
-    /// Verify the XMLDSig signature of signed DEs or events: one file, several, or folders (their *.xml); exit 0
-    /// only when every one is valid. Example: kuatia verify kuatia-out/*.xml
+    /// Verify the XMLDSig signature of signed DEs or events: one file, several, or folders (their *.xml), or a
+    /// month's archive (FILE.zip: every sum of its manifest and every XML's signature); exit 0 only when every one is
+    /// valid. Example: kuatia verify kuatia-out/*.xml
     #[command(after_help = AFTER_HELP)]
     Verify {
         /// Signed XML files or folders of them, or - for standard input. Several: one report per file and a summary.
@@ -105,6 +107,10 @@ enum Command {
     /// Example: kuatia restore --from kuatia.backup.tar --data ./kuatia-data-restored
     #[command(after_help = AFTER_HELP)]
     Restore(backup::RestoreArgs),
+    /// The month's archive for the accountant: every signed XML and KuDE emitted that month, index.csv and
+    /// manifest.json in one zip. Example: kuatia archive --data ./kuatia-data --month 2026-11 --out 2026-11.zip
+    #[command(after_help = AFTER_HELP)]
+    Archive(archive::ArchiveArgs),
     // Return an `output::Outcome` so exit codes and error lines stay uniform.
 }
 
@@ -121,6 +127,7 @@ fn run(command: Command) -> output::Outcome {
         Command::Serve(a) => serve::run(*a),
         Command::Keys(c) => serve::keys(c),
         Command::Accounts(c) => serve::accounts(c),
+        Command::Archive(a) => archive::run(a),
         Command::Sifen(c) => sifen::run(c),
         Command::Backup(a) => backup::run_backup(a),
         Command::Restore(a) => backup::run_restore(a),

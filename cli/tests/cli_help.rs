@@ -24,6 +24,7 @@ fn help_lists_every_subcommand_with_an_example() {
         .collect();
     for want in [
         "ruc", "cdc", "validate", "totals", "issue", "verify", "kude", "sifen", "serve", "keys",
+        "archive",
     ] {
         assert!(names.contains(&want), "{want} missing from:\n{text}");
     }

@@ -309,6 +309,16 @@ impl<S: Store> Ctx<'_, S> {
                     Err(e) => unavailable(&session, &e),
                 }
             }
+            (["archivo"], false) => {
+                let principal = caller(&session, &q, Environment::Sandbox);
+                match self
+                    .svc
+                    .month_archive(&principal, q.get("mes").unwrap_or_default(), now)
+                {
+                    Ok(a) => download("application/zip", &a.file_name, a.zip),
+                    Err(e) => unavailable(&session, &e),
+                }
+            }
             _ => not_found(),
         }
     }

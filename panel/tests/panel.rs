@@ -387,6 +387,28 @@ fn invoice_pages_show_the_document_and_download_it() {
         .starts_with("attachment; filename=\""));
     assert!(text(&r).contains("<rDE"));
 
+    // The month's archive for the accountant: the invoices page offers it; it is the service's zip, which verifies.
+    assert!(list.contains("Descargar archivo del mes"), "{list}");
+    let local = host.now - time::Duration::hours(3);
+    let month = format!("{:04}-{:02}", local.year(), u8::from(local.month()));
+    let r = get(
+        &mut svc,
+        &mut host,
+        &format!("/panel/archivo?entorno=sandbox&mes={month}"),
+    );
+    assert_eq!(r.status, 200, "{}", text(&r));
+    assert_eq!(r.header("Content-Type"), Some("application/zip"));
+    let check =
+        kuatia_service::archive::check::check_archive(std::io::Cursor::new(r.body.clone()), None);
+    assert!(check.valid && check.signatures == 1, "{check:?}");
+    let r = get(
+        &mut svc,
+        &mut host,
+        "/panel/archivo?entorno=sandbox&mes=2026-13",
+    );
+    assert_ne!(r.status, 200);
+    assert!(text(&r).contains("YYYY-MM"), "{}", text(&r));
+
     // The list's filters are the API's, with its checks; a page of one links to the next by the API's cursor.
     let r = get(
         &mut svc,

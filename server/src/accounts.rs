@@ -17,7 +17,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use zeroize::Zeroizing;
 
-fn engine(data_dir: PathBuf) -> Result<Engine, String> {
+/// The engine of a data directory (or of the database `KUATIA_DATABASE_URL` names), for administration commands.
+pub(crate) fn engine(data_dir: PathBuf) -> Result<Engine, String> {
     let mut config = ServerConfig::new(data_dir);
     // The same database `kuatia serve --database` uses, when the operator keeps it in the environment.
     if let Some(url) = std::env::var(crate::DATABASE_ENV)

@@ -9,7 +9,7 @@ use kuatia_service::{Config, Service, Store};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Meta key of the account created on first start.
-const ACCOUNT_META: &str = "default_account_id";
+pub(crate) const ACCOUNT_META: &str = "default_account_id";
 
 /// The service, its store and the host, used under one lock.
 pub struct Engine {

@@ -30,6 +30,7 @@ macro_rules! select_invoices {
 
 pub mod accounts;
 mod app;
+pub mod archive;
 pub mod backend;
 pub mod backup;
 pub mod commit;

@@ -12,6 +12,8 @@
 //! this crate is the engine of the API on top of it, with no I/O of its own.
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "archive")]
+pub mod archive;
 pub mod auth;
 pub mod conformance;
 mod create;

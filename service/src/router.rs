@@ -56,6 +56,9 @@ pub(crate) enum Op {
     Redeliver,
     /// `GET /v1/numbering/gaps`.
     NumberGaps,
+    /// `GET /v1/archivo?mes=YYYY-MM`: the month's archive (feature `archive`).
+    #[cfg(feature = "archive")]
+    Archive,
 }
 
 /// One route: a method, a path pattern and its operation.
@@ -168,6 +171,8 @@ pub(crate) const ROUTES: &[Route] = &[
         Op::NumberGaps,
         false,
     ),
+    #[cfg(feature = "archive")]
+    route("GET", &[Lit("v1"), Lit("archivo")], Op::Archive, true),
 ];
 
 /// The ids a path gives a pattern's [`Seg::Param`]s, in order; `None` when the path does not match it.
@@ -285,6 +290,8 @@ impl<S: Store> Service<S> {
                 }
                 Err(e) => e.response(),
             },
+            #[cfg(feature = "archive")]
+            Op::Archive => self.archive_route(&caller, query, host.now().unix_timestamp()),
         })
     }
 

@@ -38,6 +38,12 @@ pub fn run_verify(inputs: &[PathBuf], at: &Option<String>) -> Outcome {
     };
     let mut verifier = kuatia_core::sign::Verifier::new();
     if let [one] = inputs {
+        if one
+            .extension()
+            .is_some_and(|x| x.eq_ignore_ascii_case("zip"))
+        {
+            return crate::archive::verify(one, when);
+        }
         if !one.is_dir() {
             return verify_one(&mut verifier, one, when).unwrap_or_else(|o| o);
         }

@@ -113,7 +113,13 @@ impl<S: Store> Ctx<'_, S> {
 <label for=\"tipo_documento\">Tipo de documento</label><select id=\"tipo_documento\" name=\"tipo_documento\"><option value=\"\">Todos</option><option value=\"1\"{t1}>1 Factura electrónica</option><option value=\"4\"{t4}>4 Autofactura</option><option value=\"5\"{t5}>5 Nota de crédito</option><option value=\"6\"{t6}>6 Nota de débito</option><option value=\"7\"{t7}>7 Nota de remisión</option></select>\
 <label for=\"created_from\">Creadas desde (RFC 3339, p. ej. 2025-01-31T00:00:00-03:00)</label><input type=\"text\" id=\"created_from\" name=\"created_from\" value=\"{cf}\">\
 <label for=\"created_to\">Creadas hasta</label><input type=\"text\" id=\"created_to\" name=\"created_to\" value=\"{ct}\">\
-<button type=\"submit\">Filtrar</button></fieldset></form>{table}",
+<button type=\"submit\">Filtrar</button></fieldset></form>{table}\
+<form method=\"get\" action=\"/panel/archivo\"><fieldset><legend>Archivo del mes para el contador</legend>\
+<p class=\"hint\">Un zip con el XML firmado y el KuDE de cada documento emitido en el mes (fecha de emisión, hora de Paraguay), index.csv y manifest.json con la suma SHA-256 de cada archivo.</p>\
+<input type=\"hidden\" name=\"entorno\" value=\"{env}\">\
+<label for=\"mes\">Mes de emisión (AAAA-MM)</label><input type=\"month\" id=\"mes\" name=\"mes\" required pattern=\"[0-9]{{4}}-[0-9]{{2}}\" placeholder=\"2026-11\">\
+<button type=\"submit\">Descargar archivo del mes</button></fieldset></form>",
+            env = env.as_str(),
             es = sel("entorno", "sandbox"),
             ep = sel("entorno", "produccion"),
             numero = esc(&q.text("numero")),

@@ -501,9 +501,47 @@ impl Op {
                     UNAUTHORIZED,
                 ],
             },
+            #[cfg(feature = "archive")]
+            Op::Archive => Operation {
+                id: "archive",
+                summary: "The month's archive for the accountant: every signed XML and KuDE emitted that month, \
+                          index.csv and manifest.json (SHA-256 of each member) in one zip",
+                auth: true,
+                path: vec![],
+                query: vec![MONTH],
+                headers: vec![],
+                body: None,
+                answers: vec![
+                    Answer {
+                        status: 200,
+                        description: "The zip, as an attachment (docs/operations.md, Archives); 500 \
+                                      `STORAGE_ERROR` when it cannot be written",
+                        content: Content::Bytes("application/zip"),
+                    },
+                    error(
+                        400,
+                        "`INVALID_QUERY`: `mes` missing or not a month YYYY-MM, an unknown parameter, or more \
+                         documents that month than the API answers (500: `kuatia archive` on the server makes it)",
+                    ),
+                    UNAUTHORIZED,
+                ],
+            },
         }
     }
 }
+
+#[cfg(feature = "archive")]
+fn month_schema() -> Value {
+    json!({"type": "string", "pattern": crate::archive::MONTH_PATTERN, "examples": ["2026-11"]})
+}
+
+#[cfg(feature = "archive")]
+const MONTH: Param = Param {
+    name: "mes",
+    description: "The month of emission (`dFeEmiDE`, Paraguay's local time), `YYYY-MM`.",
+    required: true,
+    schema: month_schema,
+};
 
 /// The create request of docs/api.md: one line of consulting, approved at once by the simulated SIFEN.
 fn create_example() -> Value {
