@@ -13,7 +13,7 @@ use crate::{open_engine, Engine, ServerConfig};
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::Response;
-use kuatia_service::archive::{archive_headers, is_archive_route};
+use kuatia_service::archive::{archive_headers, is_archive_route, ArchiveOrder};
 use kuatia_service::storage::{failure_response, StorageFault};
 use kuatia_service::{HttpRequest, HttpResponse};
 use std::io::{Seek, SeekFrom, Write};
@@ -32,9 +32,14 @@ pub const ARCHIVE_BUILDS: usize = 2;
 /// Bytes of the file per frame of the answer's body.
 pub const ARCHIVE_CHUNK: usize = 64 * 1024;
 
-/// The request deadline of `method path`: [`ARCHIVE_TIMEOUT`] for `GET /v1/archivo`, `limit` for the rest.
+/// Whether `method path` is an archive this module streams: `GET /v1/archivo` or the panel's `GET /panel/archivo`.
+fn streamed(method: &str, path: &str) -> bool {
+    is_archive_route(method, path) || kuatia_panel::is_archive_download(method, path)
+}
+
+/// The request deadline of `method path`: [`ARCHIVE_TIMEOUT`] for an archive, `limit` for the rest.
 pub(crate) fn deadline(method: &str, path: &str, limit: Duration) -> Duration {
-    match is_archive_route(method, path) {
+    match streamed(method, path) {
         true => limit.max(ARCHIVE_TIMEOUT),
         false => limit,
     }
@@ -67,10 +72,11 @@ impl ArchiveSource {
     }
 }
 
-/// The answer to `GET /v1/archivo` (`None` for any other request): the archive streamed from a temporary file, or
-/// the error the engine would give.
+/// The answer to `GET /v1/archivo` or the panel's `GET /panel/archivo`: the archive streamed from a temporary file,
+/// or the error the engine would give. `None` for any other request, and for a panel download the panel answers
+/// itself (no session, a malformed month): the engine takes those.
 pub(crate) async fn answer(app: &App, request: &HttpRequest) -> Option<Response> {
-    if !is_archive_route(&request.method, &request.path) {
+    if !streamed(&request.method, &request.path) {
         return None;
     }
     // Every request first advances the simulated SIFEN (through the writer, a moment): the states are current.
@@ -93,8 +99,9 @@ pub(crate) async fn answer(app: &App, request: &HttpRequest) -> Option<Response>
         .ok()
     };
     Some(match built.await {
-        Some(Ok(spool)) => spool.response(),
-        Some(Err(r)) => crate::app::to_response(r),
+        Some(Some(Ok(spool))) => spool.response(),
+        Some(Some(Err(r))) => crate::app::to_response(r),
+        Some(None) => return None,
         None => crate::app::to_response(failure_response(StorageFault::Other)),
     })
 }
@@ -127,20 +134,36 @@ impl Spool {
     }
 }
 
-/// Authenticates, then writes the archive into a spool file (blocking: the store's reads and the zip).
-fn build(source: &ArchiveSource, request: &HttpRequest) -> Result<Spool, HttpResponse> {
-    let unavailable = |e: String| {
-        tracing::error!(error = %e, "an archive's store connection or file failed");
-        failure_response(StorageFault::Other)
-    };
-    let mut engine = source.open().map_err(unavailable)?;
-    let order = match engine.service.archive_order(request) {
-        Some(Ok(order)) => order,
-        Some(Err(r)) => return Err(r),
-        None => return Err(failure_response(StorageFault::Other)),
+/// Authenticates, then writes the archive into a spool file (blocking: the store's reads and the zip); `None` when
+/// the panel answers the request itself.
+fn build(source: &ArchiveSource, request: &HttpRequest) -> Option<Result<Spool, HttpResponse>> {
+    let mut engine = match source.open() {
+        Ok(e) => e,
+        Err(e) => return Some(Err(unavailable(e))),
     };
     let now = kuatia_service::Host::now(&mut engine.host).unix_timestamp();
-    let file = spool_file(&source.config.data_dir).map_err(unavailable)?;
+    let order = match engine.service.archive_order(request) {
+        Some(Ok(order)) => order,
+        Some(Err(r)) => return Some(Err(r)),
+        None => kuatia_panel::archive_order(&engine.service, request, now)?,
+    };
+    Some(write(&engine, &order, now, &source.config.data_dir))
+}
+
+fn unavailable(e: String) -> HttpResponse {
+    tracing::error!(error = %e, "an archive's store connection or file failed");
+    failure_response(StorageFault::Other)
+}
+
+/// The archive of `order` written by the one builder ([`kuatia_service::Service::archive`]) into a spool file in
+/// `dir`, rewound.
+fn write(
+    engine: &Engine,
+    order: &ArchiveOrder,
+    now: i64,
+    dir: &Path,
+) -> Result<Spool, HttpResponse> {
+    let file = spool_file(dir).map_err(unavailable)?;
     let written = engine.service.archive(
         &order.principal,
         order.month,
