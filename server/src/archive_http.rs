@@ -1,9 +1,11 @@
-//! `GET /v1/archivo` served by `kuatia serve` for a month of any size in bounded memory. The engine's own route builds
-//! the zip in memory and is capped (`Config::archive_limit`); here the host intercepts the route instead: the
-//! service authenticates the caller and reads the query ([`Service::archive_order`], the same code `handle` runs), a
-//! store connection of the archive's own (a SQLite reader, or a PostgreSQL connection) feeds the one builder
-//! ([`Service::archive`], `write_archive`) into a temporary file in the data directory, and the file is streamed as
-//! the answer. The writer is held only for the simulated SIFEN's tick that any request makes first.
+//! `GET /v1/archivo` (and the panel's `GET /panel/archivo`) served by `kuatia serve` for a month of any size in
+//! bounded memory. The engine's own route builds the zip in memory and is capped (`Config::archive_limit`); here the
+//! host intercepts the route instead: the service authenticates the caller and reads the query
+//! ([`Service::archive_order`], the same code `handle` runs; the panel's download through
+//! `kuatia_panel::archive_order`), a store connection of the archive's own (a SQLite reader, or a PostgreSQL
+//! connection) feeds the one builder ([`Service::archive`], `write_archive`) into a temporary file in the data
+//! directory, and the file is streamed as the answer. The writer is held only for the simulated SIFEN's tick that
+//! any request makes first.
 //!
 //! [`Service::archive_order`]: kuatia_service::Service::archive_order
 //! [`Service::archive`]: kuatia_service::Service::archive
@@ -288,6 +290,8 @@ mod tests {
         );
         assert_eq!(deadline("GET", "/v1/facturas", limit), limit);
         assert_eq!(deadline("POST", "/v1/archivo", limit), limit);
+        assert_eq!(deadline("GET", "/panel/archivo?mes=2026-11", limit), ARCHIVE_TIMEOUT);
+        assert_eq!(deadline("GET", "/panel/facturas", limit), limit);
     }
 
     /// The answer's body is read from the file a chunk at a time, never held whole (a `Full` body would come as one
