@@ -523,8 +523,8 @@ impl Op {
                     error(
                         400,
                         "`INVALID_QUERY`: `mes` missing or not a month YYYY-MM, an unknown parameter, or, from \
-                         an in-process face only (C `kuatia_service_handle`, WASM: the zip in memory), more \
-                         documents that month than its `archive_limit` (default 500)",
+                         the in-process C ABI only (`kuatia_service_handle`: the zip in memory), more documents \
+                         that month than its `archive_limit` (default 500)",
                     ),
                     UNAUTHORIZED,
                 ],
