@@ -276,6 +276,7 @@ impl http_body::Body for FileBody {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
     use http_body::Body as _;
     use http_body_util::BodyExt;
