@@ -291,7 +291,10 @@ mod tests {
         );
         assert_eq!(deadline("GET", "/v1/facturas", limit), limit);
         assert_eq!(deadline("POST", "/v1/archivo", limit), limit);
-        assert_eq!(deadline("GET", "/panel/archivo?mes=2026-11", limit), ARCHIVE_TIMEOUT);
+        assert_eq!(
+            deadline("GET", "/panel/archivo?mes=2026-11", limit),
+            ARCHIVE_TIMEOUT
+        );
         assert_eq!(deadline("GET", "/panel/facturas", limit), limit);
     }
 
