@@ -167,5 +167,64 @@ assert r.returncode == 1, (r.returncode, r.stdout[-500:])
 bad = [m["file"] for m in json.loads(r.stdout)["members"] if not m["valid"]]
 assert bad == [victim], bad
 
+# More documents than an archive built in memory holds (500, the in-process faces' limit): `kuatia serve` writes it
+# into a spool file and streams it, from the API and from the panel, with its length announced; nothing is left in
+# the data directory. The same documents and index as `kuatia archive`.
+import concurrent.futures
+import http.client
+import os
+import urllib.parse
+
+BIG = 520
+with concurrent.futures.ThreadPoolExecutor(4) as pool:
+    list(pool.map(lambda _: create(), range(BIG - 5)))
+out_big = f"{WORK}/big-{month}.zip"
+made = json.loads(run(KUATIA, "archive", "--data", DATA, "--account", ACCOUNT, "--month", month, "--out",
+                      out_big).stdout)
+assert made["documents"] == BIG, made
+zb = zipfile.ZipFile(out_big)
+
+
+def fetch(path, headers, name):
+    url = urllib.parse.urlsplit(BASE)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=600)
+    conn.request("GET", path, headers=headers)
+    r = conn.getresponse()
+    assert r.status == 200, (path, r.status, r.read()[:500])
+    assert r.getheader("Content-Type") == "application/zip", r.getheaders()
+    assert r.getheader("Content-Disposition") == f'attachment; filename="kuatia-{month}.zip"', r.getheaders()
+    length = int(r.getheader("Content-Length"))
+    target = f"{WORK}/{name}"
+    with open(target, "wb") as f:
+        f.write(r.read())
+    conn.close()
+    assert os.path.getsize(target) == length, (length, os.path.getsize(target))
+    run(KUATIA, "verify", target)
+    zapi = zipfile.ZipFile(target)
+    assert json.loads(zapi.read("manifest.json"))["documentos"] == BIG
+    assert zapi.namelist() == zb.namelist() and zapi.read("index.csv") == zb.read("index.csv"), name
+    return length
+
+
+api_bytes = fetch(f"/v1/archivo?mes={month}", {"Authorization": f"Bearer {KEY}", "X-Environment": "sandbox"},
+                  "api-big.zip")
+
+# The panel's "Descargar archivo del mes": a one-time link, its sign-in, then the download with the session.
+link = json.loads(run(KUATIA, "accounts", "panel-login", ACCOUNT, "--base-url", BASE, "--data", DATA).stdout)["link"]
+token = urllib.parse.parse_qs(urllib.parse.urlsplit(link).query)["token"][0]
+url = urllib.parse.urlsplit(BASE)
+conn = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
+conn.request("POST", "/panel/entrar", body=urllib.parse.urlencode({"token": token}),
+             headers={"Content-Type": "application/x-www-form-urlencoded"})
+signed_in = conn.getresponse()
+signed_in.read()
+cookie = signed_in.getheader("Set-Cookie")
+assert signed_in.status in (302, 303) and cookie, (signed_in.status, signed_in.getheaders())
+conn.close()
+fetch(f"/panel/archivo?mes={month}&entorno=sandbox", {"Cookie": cookie.split(";")[0]}, "panel-big.zip")
+left = [n for n in os.listdir(DATA) if n.startswith(".archive-")]
+assert not left, left
+
 print(f"archive: {month}: 5 documents (3 KuDEs, 1 cancelled) verified by kuatia verify, xmlsec1, qpdf, zipfile, "
-      f"unzip and csv, the API's the same; {other_month}: 1 document; a tampered member refused")
+      f"unzip and csv, the API's the same; {other_month}: 1 document; a tampered member refused; {BIG} documents "
+      f"streamed by kuatia serve ({api_bytes} bytes) from the API and the panel, the same as kuatia archive's")

@@ -153,6 +153,46 @@ pub fn is_panel_path(path: &str) -> bool {
     path == "/panel" || path.starts_with("/panel/")
 }
 
+/// Whether `method path` is the panel's month archive download (`GET /panel/archivo`, a query aside).
+pub fn is_archive_download(method: &str, path: &str) -> bool {
+    let path = path.split_once('?').map_or(path, |(p, _)| p);
+    method.eq_ignore_ascii_case("GET") && path.trim_end_matches('/') == "/panel/archivo"
+}
+
+/// The panel's month archive download (`GET /panel/archivo?mes=YYYY-MM[&entorno=...]`) read without writing: the
+/// signed-in account, its environment and the month, for a host that writes the archive itself
+/// ([`Service::archive`]: `kuatia serve` streams it from a file, with no limit). `None` for any other request, and for
+/// one without a live session or with a malformed month: [`Panel::handle_step`] answers those (a sign-in redirect,
+/// the page's notice) exactly as before.
+pub fn archive_order<S: Store>(
+    svc: &Service<S>,
+    req: &HttpRequest,
+    now: i64,
+) -> Option<kuatia_service::archive::ArchiveOrder> {
+    if !is_archive_download(&req.method, &req.path) {
+        return None;
+    }
+    let sid = cookie(req)?;
+    let text = svc
+        .store
+        .panel_record(&format!("session:{}", digest(&sid)))?;
+    let record: SessionRecord = serde_json::from_str(&text).ok()?;
+    if record.expires_at <= now {
+        return None;
+    }
+    let account = svc.store.account(&record.account_id)?;
+    let query = req.path.split_once('?').map_or("", |(_, q)| q);
+    let q = form::urlencoded(query.as_bytes());
+    let month = kuatia_service::archive::Month::parse(q.get("mes")?)?;
+    Some(kuatia_service::archive::ArchiveOrder {
+        principal: Principal {
+            account,
+            env: pages::env_param(q.get("entorno"), Environment::Sandbox),
+        },
+        month,
+    })
+}
+
 /// A one-time sign-in link to the panel for an account (`kuatia accounts panel-login`): valid [`LINK_TTL`] seconds,
 /// once, under the service's [`kuatia_service::Config::base_url`]. `None` for an unknown account. Only the token's
 /// SHA-256 is stored.

@@ -408,6 +408,28 @@ fn invoice_pages_show_the_document_and_download_it() {
     );
     assert_ne!(r.status, 200);
     assert!(text(&r).contains("YYYY-MM"), "{}", text(&r));
+    // What `kuatia serve` streams instead: the session's account and environment and the month, read without
+    // writing; nothing for a bad month or no session (the panel answers those), nor for another page.
+    let now = host.now.unix_timestamp();
+    let order = |path: &str, cookie: &str| {
+        kuatia_panel::archive_order(&svc.svc, &request("GET", path, cookie, vec![], ""), now)
+    };
+    let o = order(
+        &format!("/panel/archivo?entorno=sandbox&mes={month}"),
+        &cookie,
+    )
+    .unwrap();
+    assert_eq!(
+        (o.principal.env, o.month.to_string(), o.file_name()),
+        (
+            kuatia_service::auth::Environment::Sandbox,
+            month.clone(),
+            format!("kuatia-{month}.zip")
+        )
+    );
+    assert!(order("/panel/archivo?entorno=sandbox&mes=2026-13", &cookie).is_none());
+    assert!(order(&format!("/panel/archivo?mes={month}"), "kp_session=nope").is_none());
+    assert!(order(&format!("/panel/facturas?mes={month}"), &cookie).is_none());
 
     // The list's filters are the API's, with its checks; a page of one links to the next by the API's cursor.
     let r = get(

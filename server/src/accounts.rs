@@ -72,7 +72,9 @@ pub fn panel_login(
     account: &str,
     base_url: &str,
 ) -> Result<(String, String), String> {
-    let mut engine = open_engine(&ServerConfig::new(data_dir), base_url)?;
+    // The database of KUATIA_DATABASE_URL when set, as the other administration commands.
+    let mut engine = engine(data_dir)?;
+    engine.service.config.base_url = base_url.to_string();
     let id = match engine.service.store.account(account) {
         Some(a) => a.id,
         None => {

@@ -27,6 +27,8 @@ pub(crate) struct App {
     pub(crate) panel: kuatia_panel::Panel,
     /// Request counts and latencies, storage faults (`--metrics-addr`).
     pub(crate) metrics: Arc<crate::metrics::Metrics>,
+    /// `GET /v1/archivo`, streamed from a file ([`crate::archive_http`]).
+    pub(crate) archive: Arc<crate::archive_http::ArchiveSource>,
 }
 
 fn json_error(status: StatusCode, code: &str, message: &str) -> Response {
@@ -40,7 +42,7 @@ fn json_error(status: StatusCode, code: &str, message: &str) -> Response {
     r
 }
 
-fn to_response(r: HttpResponse) -> Response {
+pub(crate) fn to_response(r: HttpResponse) -> Response {
     let mut out = Response::new(Body::from(r.body));
     *out.status_mut() = StatusCode::from_u16(r.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     for (k, v) in r.headers {
@@ -104,7 +106,7 @@ pub(crate) async fn handle(State(app): State<App>, req: Request) -> Response {
     let span = tracing::info_span!("request", request_id = %id);
     // Method and path only (no query string): headers carry keys and bodies carry customer data.
     let (method, path) = (req.method().clone(), req.uri().path().to_string());
-    let deadline = app.limits.request;
+    let deadline = crate::archive_http::deadline(method.as_str(), &path, app.limits.request);
     let metrics = app.metrics.clone();
     let inner = handle_inner(app, req).instrument(span.clone());
     let mut response = match tokio::time::timeout(deadline, inner).await {
@@ -267,6 +269,9 @@ async fn handle_inner(app: App, req: Request) -> Response {
             .collect(),
         body: bytes.to_vec(),
     };
+    if let Some(answer) = crate::archive_http::answer(&app, &request).await {
+        return answer;
+    }
     // A lookup from a reader takes tens of microseconds (a cached page, one row): answered here. Everything else
     // waits for the writer's commit without holding a thread.
     let outcome = match app.readers.as_ref().and_then(|r| r.lookup(&request)) {

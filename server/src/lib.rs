@@ -31,6 +31,7 @@ macro_rules! select_invoices {
 pub mod accounts;
 mod app;
 pub mod archive;
+mod archive_http;
 pub mod backend;
 pub mod backup;
 pub mod commit;
@@ -170,7 +171,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
     let base = base_url.clone();
     let window = Arc::new(readers::TickWindow::default());
     let writer_window = window.clone();
-    let (engine, others, readers, account_id, new_sandbox_key) =
+    let (engine, others, readers, account_id, new_sandbox_key, setup) =
         tokio::task::spawn_blocking(move || {
             let mut engine = open_engine(&setup, &base)?;
             engine.tick_window = Some(writer_window);
@@ -209,7 +210,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
                 None => Some(Arc::new(readers::Readers::open(&setup, &base, window)?)),
                 Some(_) => None,
             };
-            Ok::<_, String>((engine, others, readers, account_id, new_sandbox_key))
+            Ok::<_, String>((engine, others, readers, account_id, new_sandbox_key, setup))
         })
         .await
         .map_err(|e| format!("opening the store: {e}"))??;
@@ -222,6 +223,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
     let app = Router::new().fallback(app::handle).with_state(app::App {
         committer: committer.clone(),
         readers: readers.clone(),
+        archive: Arc::new(archive_http::ArchiveSource::new(setup, base_url.clone())),
         signing: Arc::new(signing::Signing::start(cores, figures.signing_queue())?),
         metrics: figures.clone(),
         max_body: config.max_body,

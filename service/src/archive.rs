@@ -550,8 +550,10 @@ impl<S: Store> crate::Service<S> {
     }
 }
 
-/// Most documents one `GET /v1/archivo` answer holds: the sans-IO engine answers with the whole zip in memory (about
-/// 50 KB a document), so a larger month is made on the host with `kuatia archive`, which streams it to a file.
+/// Default of [`crate::Config::archive_limit`], the most documents an archive built in memory holds (the in-process
+/// faces' `GET /v1/archivo`, the panel's download): the sans-IO engine answers with the whole zip in memory (about 50
+/// KB a document). `kuatia serve` streams the route from a file instead ([`crate::Service::archive_order`]), and
+/// `kuatia archive` writes one on the host: neither has a limit.
 pub const API_ARCHIVE_LIMIT: usize = 500;
 
 /// The pattern of a month, `YYYY-MM` from 1980-01 to 2107-12 (`mes` of `GET /v1/archivo`).
@@ -568,23 +570,89 @@ pub struct MonthArchive {
     pub summary: ArchiveSummary,
 }
 
+/// A `GET /v1/archivo` authenticated and read ([`crate::Service::archive_order`]): whose archive, of which month, for
+/// a host that writes it itself ([`crate::Service::archive`]) rather than in memory.
+#[derive(Debug, Clone)]
+pub struct ArchiveOrder {
+    /// The caller: its account and environment.
+    pub principal: crate::Principal,
+    /// The month of emission.
+    pub month: Month,
+}
+
+impl ArchiveOrder {
+    /// The attachment's name, `kuatia-YYYY-MM.zip`.
+    pub fn file_name(&self) -> String {
+        file_name(self.month)
+    }
+}
+
+fn file_name(month: Month) -> String {
+    format!("kuatia-{month}.zip")
+}
+
+/// `mes` as a month, or 400 `INVALID_QUERY` naming it.
+fn parse_mes(mes: &str) -> Result<Month, crate::ApiError> {
+    Month::parse(mes).ok_or_else(|| {
+        crate::http::bad_query(
+            "mes",
+            "a month YYYY-MM from 1980-01 to 2107-12, e.g. 2026-11",
+        )
+    })
+}
+
+/// The month of `GET /v1/archivo`'s query: 400 `INVALID_QUERY` for a missing or malformed `mes` or another parameter.
+fn archive_query(query: &str) -> Result<Month, crate::ApiError> {
+    let pairs = crate::http::query_pairs(query, &["mes"])?;
+    let Some(mes) = pairs.iter().find(|(k, _)| k == "mes").map(|(_, v)| v) else {
+        return Err(crate::http::bad_query(
+            "mes",
+            "required: the month of emission, YYYY-MM",
+        ));
+    };
+    parse_mes(mes)
+}
+
+/// Whether `method` and `path` (its query included or not) are `GET /v1/archivo`: lets a host send only those to
+/// [`crate::Service::archive_order`], before touching a store.
+pub fn is_archive_route(method: &str, path: &str) -> bool {
+    let path = path.split_once('?').map_or(path, |(p, _)| p);
+    method.eq_ignore_ascii_case("GET")
+        && crate::router::route_segments(path)[..] == ["v1", "archivo"]
+}
+
 impl<S: Store> crate::Service<S> {
+    /// `GET /v1/archivo` authenticated and its query read exactly as [`crate::Service::handle`] does, writing
+    /// nothing: the order, or the error answer `handle` would give (401, 400 `INVALID_QUERY`, ...). `None` for any
+    /// other request. For a host that writes the archive itself with [`crate::Service::archive`] (to a file, then
+    /// streamed: `kuatia serve`), so the route has no [`crate::Config::archive_limit`] there.
+    pub fn archive_order(
+        &self,
+        req: &crate::HttpRequest,
+    ) -> Option<Result<ArchiveOrder, crate::HttpResponse>> {
+        if !is_archive_route(&req.method, &req.path) {
+            return None;
+        }
+        let query = req.path.split_once('?').map_or("", |(_, q)| q);
+        Some(self.authenticate(req).and_then(|principal| {
+            archive_query(query)
+                .map(|month| ArchiveOrder { principal, month })
+                .map_err(|e| e.response())
+        }))
+    }
+
     /// The archive of the principal's documents emitted in the month `mes` (`YYYY-MM`), in memory: 400
-    /// `INVALID_QUERY` (naming `mes`) for a malformed month and for a month of more than [`API_ARCHIVE_LIMIT`]
-    /// documents (the host's `kuatia archive` streams those to a file), 500 when it cannot be written.
+    /// `INVALID_QUERY` (naming `mes`) for a malformed month and for a month of more than
+    /// [`crate::Config::archive_limit`] documents (`kuatia serve` and `kuatia archive` stream those to a file), 500
+    /// when it cannot be written.
     pub fn month_archive(
         &self,
         principal: &crate::Principal,
         mes: &str,
         now: i64,
     ) -> Result<MonthArchive, crate::ApiError> {
-        use crate::http::bad_query;
-        let Some(month) = Month::parse(mes) else {
-            return Err(bad_query(
-                "mes",
-                "a month YYYY-MM from 1980-01 to 2107-12, e.g. 2026-11",
-            ));
-        };
+        let month = parse_mes(mes)?;
+        let limit = self.config.archive_limit;
         let count = month_documents(
             &self.store,
             &principal.account.id,
@@ -592,14 +660,14 @@ impl<S: Store> crate::Service<S> {
             month,
             None,
         )
-        .take(API_ARCHIVE_LIMIT + 1)
+        .take(limit.saturating_add(1))
         .count();
-        if count > API_ARCHIVE_LIMIT {
-            return Err(bad_query(
+        if count > limit {
+            return Err(crate::http::bad_query(
                 "mes",
                 &format!(
-                    "more than {API_ARCHIVE_LIMIT} documents were emitted that month: the API answers smaller archives; \
-                     the operator makes this one with `kuatia archive` on the server"
+                    "more than {limit} documents were emitted that month: this face answers smaller archives; \
+                     `kuatia serve` streams any month, and `kuatia archive` writes it on the server"
                 ),
             ));
         }
@@ -607,7 +675,7 @@ impl<S: Store> crate::Service<S> {
             .archive(principal, month, now, std::io::Cursor::new(Vec::new()))
             .map_err(|f| crate::ApiError::new(500, &f.code, &f.message))?;
         Ok(MonthArchive {
-            file_name: format!("kuatia-{month}.zip"),
+            file_name: file_name(month),
             zip: zip.into_inner(),
             summary,
         })
@@ -621,29 +689,31 @@ impl<S: Store> crate::Service<S> {
         query: &str,
         now: i64,
     ) -> crate::HttpResponse {
-        use crate::http::{bad_query, query_pairs};
-        let pairs = match query_pairs(query, &["mes"]) {
-            Ok(p) => p,
+        let month = match archive_query(query) {
+            Ok(m) => m,
             Err(e) => return e.response(),
         };
-        let Some(mes) = pairs.iter().find(|(k, _)| k == "mes").map(|(_, v)| v) else {
-            return bad_query("mes", "required: the month of emission, YYYY-MM").response();
-        };
-        match self.month_archive(caller, mes, now) {
+        match self.month_archive(caller, &month.to_string(), now) {
             Ok(a) => crate::HttpResponse {
                 status: 200,
-                headers: vec![
-                    ("Content-Type".into(), "application/zip".into()),
-                    (
-                        "Content-Disposition".into(),
-                        format!("attachment; filename=\"{}\"", a.file_name),
-                    ),
-                ],
+                headers: archive_headers(&a.file_name),
                 body: a.zip,
             },
             Err(e) => e.response(),
         }
     }
+}
+
+/// The headers of an archive's answer (`Content-Type: application/zip`, `Content-Disposition: attachment; ...`), for
+/// the engine and for hosts that stream it.
+pub fn archive_headers(file_name: &str) -> Vec<(String, String)> {
+    vec![
+        ("Content-Type".into(), "application/zip".into()),
+        (
+            "Content-Disposition".into(),
+            format!("attachment; filename=\"{file_name}\""),
+        ),
+    ]
 }
 
 #[cfg(test)]

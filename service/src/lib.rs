@@ -178,6 +178,11 @@ pub struct Config {
     /// after it a retry gets the invoice as it is then, and the key itself stays as long as the invoice.
     #[cfg_attr(feature = "ts", ts(skip))]
     pub idempotency_window: i64,
+    /// Most documents an archive built in memory holds ([`Service::month_archive`]: `GET /v1/archivo` through
+    /// [`Service::handle`], the panel's download); `kuatia serve` streams the route from a file instead, with no limit.
+    #[cfg(feature = "archive")]
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub archive_limit: usize,
 }
 
 impl Default for Config {
@@ -194,6 +199,8 @@ impl Default for Config {
             allow_private_webhooks: false,
             webhook_secret_grace: DEFAULT_WEBHOOK_SECRET_GRACE,
             idempotency_window: DEFAULT_IDEMPOTENCY_WINDOW,
+            #[cfg(feature = "archive")]
+            archive_limit: archive::API_ARCHIVE_LIMIT,
         }
     }
 }

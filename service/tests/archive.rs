@@ -221,6 +221,64 @@ fn a_bad_month_is_400() {
     assert_eq!(r.status, 405);
 }
 
+/// The in-memory route is capped by `Config::archive_limit` (the in-process faces); `archive_order`, what
+/// `kuatia serve` streams from a file, reads the same request with the same answers and no cap.
+#[test]
+fn the_in_memory_route_is_capped_and_the_order_for_a_streaming_host_is_not() {
+    let mut w = World::new();
+    w.svc.config.archive_limit = 2;
+    for _ in 0..3 {
+        w.create(Some("approved"), None, "Cliente");
+    }
+    let r = w.call("GET", "/v1/archivo?mes=2025-03", None);
+    assert_eq!(r.status, 400, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json()["error"]["code"], "INVALID_QUERY");
+    let request = |path: &str, key: &str| HttpRequest {
+        method: "GET".into(),
+        path: path.into(),
+        headers: vec![
+            ("Authorization".into(), format!("Bearer {key}")),
+            ("X-Environment".into(), "sandbox".into()),
+        ],
+        body: Vec::new(),
+    };
+    let order = w
+        .svc
+        .archive_order(&request("/v1/archivo?mes=2025-03", &w.key))
+        .unwrap()
+        .unwrap();
+    assert_eq!(order.file_name(), "kuatia-2025-03.zip");
+    let (zip, summary) = w
+        .svc
+        .archive(
+            &order.principal,
+            order.month,
+            0,
+            std::io::Cursor::new(Vec::new()),
+        )
+        .unwrap();
+    assert_eq!(summary.documents, 3);
+    assert!(check_archive(std::io::Cursor::new(zip.into_inner()), None).valid);
+    // The engine's own answers for a bad query or key; nothing for another route.
+    for (path, key, status) in [
+        ("/v1/archivo?mes=2025-13", w.key.as_str(), 400),
+        ("/v1/archivo", w.key.as_str(), 400),
+        ("/v1/archivo?mes=2025-03", "dk_test_nope", 401),
+    ] {
+        let mine = w
+            .svc
+            .archive_order(&request(path, key))
+            .unwrap()
+            .unwrap_err();
+        let theirs = w.svc.handle(&request(path, key), &mut w.host);
+        assert_eq!((mine.status, &mine.body), (status, &theirs.body), "{path}");
+    }
+    assert!(w
+        .svc
+        .archive_order(&request("/v1/facturas", &w.key))
+        .is_none());
+}
+
 /// The archive's members copied into a new zip, `drop` left out and `extra` added.
 fn repack(body: &[u8], drop: &str, extra: Option<(&str, &[u8])>) -> Vec<u8> {
     use std::io::Write;

@@ -514,14 +514,17 @@ impl Op {
                 answers: vec![
                     Answer {
                         status: 200,
-                        description: "The zip, as an attachment (docs/operations.md, Archives); 500 \
-                                      `STORAGE_ERROR` when it cannot be written",
+                        description: "The zip, as an attachment (`Content-Disposition: attachment; \
+                                      filename=\"kuatia-YYYY-MM.zip\"`; docs/operations.md, Archives): `kuatia \
+                                      serve` streams it from a file with its `Content-Length`, for a month of any \
+                                      size; 500 `STORAGE_ERROR` when it cannot be written",
                         content: Content::Bytes("application/zip"),
                     },
                     error(
                         400,
-                        "`INVALID_QUERY`: `mes` missing or not a month YYYY-MM, an unknown parameter, or more \
-                         documents that month than the API answers (500: `kuatia archive` on the server makes it)",
+                        "`INVALID_QUERY`: `mes` missing or not a month YYYY-MM, an unknown parameter, or, from \
+                         the in-process C ABI only (`kuatia_service_handle`: the zip in memory), more documents \
+                         that month than its `archive_limit` (default 500)",
                     ),
                     UNAUTHORIZED,
                 ],
