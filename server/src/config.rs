@@ -75,6 +75,14 @@ pub struct ServerConfig {
     /// Reverse proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`); the panel throttles sign-ins
     /// by client address.
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// E-mail to buyers (`--smtp-url`, `--smtp-from`); `None`: messages are stored `captured`, never sent.
+    pub smtp: Option<crate::email::SmtpSettings>,
+    /// Period of the e-mail worker.
+    pub email_interval: Duration,
+    /// Seconds a claimed e-mail stays with the node sending it (a whole send: connect, TLS, AUTH, data).
+    pub email_lease: i64,
+    /// Seconds to wait after the 1st, 2nd, … temporary SMTP failure; past the last, the message is `failed`.
+    pub email_retry: Vec<i64>,
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -119,6 +127,10 @@ impl ServerConfig {
             db_pool: 1,
             limits: conn::Limits::default(),
             trusted_proxies: Vec::new(),
+            smtp: None,
+            email_interval: Duration::from_millis(500),
+            email_lease: 600,
+            email_retry: core.email_retry,
         }
     }
 }

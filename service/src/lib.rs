@@ -16,6 +16,7 @@ pub mod auth;
 pub mod conformance;
 mod create;
 mod document;
+pub mod email;
 pub mod storage;
 pub mod store;
 pub mod transmit;
@@ -170,6 +171,13 @@ pub struct Config {
     /// Seconds a webhook's previous secret keeps signing deliveries after a rotation (both secrets sign meanwhile).
     #[cfg_attr(feature = "ts", ts(skip))]
     pub webhook_secret_grace: i64,
+    /// Whether the host sends e-mail to buyers (`kuatia serve --smtp-url`): messages are queued `pending` for its
+    /// worker. Off: every message is stored `captured`, never sent (the sandbox, a host without SMTP settings).
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub email_outbox: bool,
+    /// Seconds to wait after the 1st, 2nd, … temporary e-mail failure; past the last, the message is `failed`.
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub email_retry: Vec<i64>,
 }
 
 impl Default for Config {
@@ -185,6 +193,8 @@ impl Default for Config {
             sifen_retry: transmit::RETRY_SCHEDULE.to_vec(),
             allow_private_webhooks: false,
             webhook_secret_grace: DEFAULT_WEBHOOK_SECRET_GRACE,
+            email_outbox: false,
+            email_retry: email::RETRY_SCHEDULE.to_vec(),
         }
     }
 }

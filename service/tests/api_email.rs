@@ -1,0 +1,189 @@
+//! E-mail to the buyer in the sans-IO service (issue 36): the message an approval queues, its Spanish content and
+//! attachments, the captured status without an outbox, the claim's lease and the report's transitions.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "common/client.rs"]
+mod client;
+#[path = "common/host.rs"]
+mod host;
+
+use client::{client, factura, Answer};
+use kuatia_service::email::{
+    EmailAttempt, EmailKind, EmailOutcome, CAPTURED, FAILED, PENDING, SENT,
+};
+use kuatia_service::Store;
+
+fn attempt(
+    at: i64,
+    outcome: EmailOutcome,
+    code: Option<u16>,
+    detail: Option<&str>,
+) -> EmailAttempt {
+    EmailAttempt {
+        at,
+        outcome,
+        code,
+        detail: detail.map(String::from),
+        duration_ms: 3,
+    }
+}
+
+#[test]
+fn an_approval_captures_the_buyers_message_when_the_host_sends_none() {
+    let mut c = client();
+    let id = c
+        .sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))))
+        .id();
+    let inv = c.sandbox("GET", &format!("/v1/facturas/{id}"), None).json()["data"].clone();
+    let cdc = inv["cdc"].as_str().unwrap().to_string();
+    let numero = inv["numero"].as_str().unwrap().to_string();
+    let msgs = c.svc.invoice_emails(&id);
+    assert_eq!(msgs.len(), 1, "{msgs:?}");
+    let m = &msgs[0];
+    assert_eq!(m.status, CAPTURED);
+    assert_eq!(m.kind, EmailKind::Approved);
+    assert_eq!(m.to, "cliente@example.com");
+    assert!(m.id.starts_with("eml_"));
+    assert!(
+        m.subject
+            .starts_with(&format!("Factura electrónica {numero} de ")),
+        "{}",
+        m.subject
+    );
+    assert!(m.body.contains(&format!("CDC: {cdc}")), "{}", m.body);
+    assert!(m.body.contains("Total: 1100000 PYG"), "{}", m.body);
+    assert!(
+        m.body.contains("https://ekuatia.set.gov.py/consultas"),
+        "{}",
+        m.body
+    );
+    // Never claimed: a captured message is not sent.
+    let now = c.host.now.unix_timestamp();
+    assert!(c.svc.claim_emails(now + 10, 60).is_empty());
+    let files = c.svc.email_attachments(m).unwrap();
+    let names: Vec<&str> = files.iter().map(|f| f.file_name.as_str()).collect();
+    assert_eq!(names, vec![format!("{cdc}.pdf"), format!("{cdc}.xml")]);
+    assert!(files[0].content.starts_with(b"%PDF-"));
+    assert!(String::from_utf8_lossy(&files[1].content).contains("<Signature"));
+}
+
+#[test]
+fn a_document_without_a_receiver_email_queues_nothing() {
+    let mut c = client();
+    let mut body = factura(Some("approved"));
+    body["receptor"].as_object_mut().unwrap().remove("email");
+    let id = c.sandbox("POST", "/v1/facturas", Some(body)).id();
+    assert!(c.svc.invoice_emails(&id).is_empty());
+}
+
+#[test]
+fn the_outbox_leases_retries_and_gives_up_with_the_reason() {
+    let mut c = client();
+    c.svc.config.email_outbox = true;
+    let a = c
+        .sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))))
+        .id();
+    let b = c
+        .sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))))
+        .id();
+    let now = c.host.now.unix_timestamp();
+    let claimed = c.svc.claim_emails(now, 30);
+    assert_eq!(claimed.len(), 2);
+    assert!(claimed.iter().all(|m| m.status == PENDING));
+    // Leased: not claimed again while the lease runs, claimed again once it ended (the sender died).
+    assert!(c.svc.claim_emails(now + 29, 30).is_empty());
+    let again = c.svc.claim_emails(now + 30, 30);
+    assert_eq!(again.len(), 2);
+
+    let ma = c.svc.invoice_emails(&a).remove(0);
+    let mb = c.svc.invoice_emails(&b).remove(0);
+    // A (451 then 250): one retry after the first wait, then sent; a late failure report does not undo it.
+    let r = c
+        .svc
+        .report_email(
+            &ma.id,
+            attempt(
+                now + 30,
+                EmailOutcome::Temporary,
+                Some(451),
+                Some("4.3.0 try later"),
+            ),
+        )
+        .unwrap();
+    assert_eq!(r.status, PENDING);
+    assert_eq!(r.next_attempt_at, now + 30 + 60);
+    assert!(c
+        .svc
+        .claim_emails(now + 89, 30)
+        .iter()
+        .all(|m| m.id != ma.id));
+    let retry = c.svc.claim_emails(now + 90, 30);
+    assert!(retry.iter().any(|m| m.id == ma.id));
+    let r = c
+        .svc
+        .report_email(
+            &ma.id,
+            attempt(now + 90, EmailOutcome::Sent, Some(250), None),
+        )
+        .unwrap();
+    assert_eq!(
+        (r.status.as_str(), r.attempts, r.reason.clone()),
+        (SENT, 2, None)
+    );
+    let r = c
+        .svc
+        .report_email(
+            &ma.id,
+            attempt(now + 95, EmailOutcome::Temporary, None, Some("connect")),
+        )
+        .unwrap();
+    assert_eq!(r.status, SENT);
+    assert!(c
+        .svc
+        .claim_emails(now + 100_000, 30)
+        .iter()
+        .all(|m| m.id != ma.id));
+
+    // B (550): given up at once, the server's reply kept.
+    let r = c
+        .svc
+        .report_email(
+            &mb.id,
+            attempt(
+                now + 30,
+                EmailOutcome::Permanent,
+                Some(550),
+                Some("5.1.1 no such user"),
+            ),
+        )
+        .unwrap();
+    assert_eq!(r.status, FAILED);
+    assert_eq!(r.reason.as_deref(), Some("550 5.1.1 no such user"));
+    assert_eq!(c.svc.store.email(&mb.id).unwrap().status, FAILED);
+}
+
+#[test]
+fn temporary_failures_stop_after_the_schedule() {
+    let mut c = client();
+    c.svc.config.email_outbox = true;
+    c.svc.config.email_retry = vec![1, 2];
+    let id = c
+        .sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))))
+        .id();
+    let m = c.svc.invoice_emails(&id).remove(0);
+    let now = c.host.now.unix_timestamp();
+    let t = |n| attempt(now + n, EmailOutcome::Temporary, None, Some("connect"));
+    assert_eq!(
+        c.svc.report_email(&m.id, t(0)).unwrap().next_attempt_at,
+        now + 1
+    );
+    assert_eq!(
+        c.svc.report_email(&m.id, t(1)).unwrap().next_attempt_at,
+        now + 3
+    );
+    let last = c.svc.report_email(&m.id, t(3)).unwrap();
+    assert_eq!(
+        (last.status.as_str(), last.reason.as_deref()),
+        (FAILED, Some("connect"))
+    );
+}
