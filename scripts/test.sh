@@ -105,6 +105,8 @@ step "WebAssembly (build, node tests, tsc, size budget, browser demo)"; KUATIA_W
 
 step "Account panel in headless Chromium (walk of a new issuer, screenshots)"; bash scripts/panel-check.sh
 
+step "E-mail to the buyer (aiosmtpd on loopback: MIME, qpdf, xmlsec1, retries, kill -9)"; bash scripts/email-check.sh
+
 # docs/openapi.json validated (openapi-spec-validator), then Schemathesis against a real `kuatia serve` with a
 # sandbox key: positive and negative data, bounded examples, a fixed seed, under a timeout (~30 s on 2 cores).
 step "API against its OpenAPI document (openapi-spec-validator, Schemathesis on kuatia serve)"; bash scripts/api-fuzz.sh
