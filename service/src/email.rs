@@ -31,6 +31,7 @@ pub const CAPTURED: &str = "captured";
 
 /// Why a message is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum EmailKind {
     /// The approved document: KuDE and signed XML attached.
@@ -78,6 +79,7 @@ pub struct EmailMessage {
 
 /// How an attempt ended, as the host saw it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum EmailOutcome {
     /// The SMTP server acknowledged the data (250).
@@ -100,6 +102,52 @@ pub struct EmailAttempt {
     /// The server's reply or the transport error, when it failed (never a secret: no password is in it).
     pub detail: Option<String>,
     /// Milliseconds from the start of the attempt to its end.
+    pub duration_ms: u64,
+}
+
+/// A message as `GET /v1/facturas/{id}/emails` shows it: to whom, what it says, where it stands, every attempt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct EmailResource {
+    /// `eml_…` identifier.
+    pub id: String,
+    /// The invoice.
+    pub invoice_id: String,
+    /// `approved` (KuDE and signed XML attached) or `cancelled` (a notice).
+    pub kind: EmailKind,
+    /// The buyer's address.
+    pub to: String,
+    /// Subject.
+    pub subject: String,
+    /// Plain-text body.
+    pub body: String,
+    /// `pending`, `sent`, `failed` or `captured` (no SMTP settings: stored, never sent).
+    pub status: String,
+    /// Why it failed (the SMTP server's reply), when `failed`; the last temporary failure while `pending`.
+    pub reason: Option<String>,
+    /// Attempts made.
+    pub attempts: u32,
+    /// When it was queued, RFC 3339 UTC.
+    pub created_at: String,
+    /// When the next attempt is due while `pending`, RFC 3339 UTC; else `null`.
+    pub next_attempt_at: Option<String>,
+    /// Every attempt, oldest first.
+    pub log: Vec<EmailAttemptResource>,
+}
+
+/// One attempt of a message as its log shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct EmailAttemptResource {
+    /// When it started, RFC 3339 UTC.
+    pub at: String,
+    /// `sent`, `temporary` (retried) or `permanent` (given up).
+    pub outcome: EmailOutcome,
+    /// The SMTP reply code, when the server answered.
+    pub code: Option<u16>,
+    /// The server's reply or the transport error, when it failed.
+    pub detail: Option<String>,
+    /// Milliseconds from its start to its end.
     pub duration_ms: u64,
 }
 
@@ -171,6 +219,34 @@ fn message_id(invoice_id: &str, n: usize) -> String {
 }
 
 impl EmailMessage {
+    /// The message as the API shows it.
+    pub fn resource(&self) -> EmailResource {
+        EmailResource {
+            id: self.id.clone(),
+            invoice_id: self.invoice_id.clone(),
+            kind: self.kind,
+            to: self.to.clone(),
+            subject: self.subject.clone(),
+            body: self.body.clone(),
+            status: self.status.clone(),
+            reason: self.reason.clone(),
+            attempts: self.attempts,
+            created_at: crate::rfc3339(self.created_at),
+            next_attempt_at: (self.status == PENDING).then(|| crate::rfc3339(self.next_attempt_at)),
+            log: self
+                .log
+                .iter()
+                .map(|a| EmailAttemptResource {
+                    at: crate::rfc3339(a.at),
+                    outcome: a.outcome,
+                    code: a.code,
+                    detail: a.detail.clone(),
+                    duration_ms: a.duration_ms,
+                })
+                .collect(),
+        }
+    }
+
     /// Records one attempt: `sent` when acknowledged, `failed` with the reason on a permanent refusal or once
     /// `retry` ran out, else the next attempt after its wait. A message no longer `pending` (sent, failed) only logs
     /// the attempt: a late report never undoes a result.
@@ -335,6 +411,32 @@ impl<S: Store> Service<S> {
             });
         }
         Ok(files)
+    }
+
+    /// The messages of one of the principal's invoices, oldest first (`GET /v1/facturas/{id}/emails`); 404 for an
+    /// invoice of another account or environment.
+    pub fn email_log(
+        &self,
+        principal: &crate::Principal,
+        invoice_id: &str,
+    ) -> Result<Vec<EmailResource>, crate::ApiError> {
+        let mine = self
+            .store
+            .invoice_state(&principal.account.id, invoice_id)
+            .is_some_and(|i| i.environment == principal.env);
+        if !mine {
+            return Err(crate::ApiError::new(
+                404,
+                kuatia_core::error::code::NOT_FOUND,
+                "no invoice with that id",
+            ));
+        }
+        Ok(self
+            .store
+            .invoice_emails(invoice_id)
+            .iter()
+            .map(EmailMessage::resource)
+            .collect())
     }
 
     /// The messages of one invoice, oldest first.

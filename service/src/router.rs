@@ -38,6 +38,8 @@ pub(crate) enum Op {
     Kude,
     /// `GET /v1/facturas/{id}/xml`.
     SignedXml,
+    /// `GET /v1/facturas/{id}/emails`.
+    Emails,
     /// `POST /v1/facturas/{id}/cancel`.
     CancelInvoice,
     /// `GET /v1/webhooks`.
@@ -110,6 +112,12 @@ pub(crate) const ROUTES: &[Route] = &[
         "GET",
         &[Lit("v1"), Lit("facturas"), Param, Lit("xml")],
         Op::SignedXml,
+        false,
+    ),
+    route(
+        "GET",
+        &[Lit("v1"), Lit("facturas"), Param, Lit("emails")],
+        Op::Emails,
         false,
     ),
     route(
@@ -264,6 +272,7 @@ impl<S: Store> Service<S> {
             Op::Invoice => self.invoice_lookup(&caller, id),
             Op::Kude => self.kude_route(&caller, id),
             Op::SignedXml => self.signed_xml_route(&caller, id),
+            Op::Emails => answer(200, self.email_log(&caller, id)),
             Op::CancelInvoice => self.cancel(&caller, id, req, host),
             Op::RegisterWebhook => self.create_webhook(&caller, req, host),
             Op::ListWebhooks => self.list_webhooks_route(&caller, query, host),

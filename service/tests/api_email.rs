@@ -187,3 +187,34 @@ fn temporary_failures_stop_after_the_schedule() {
         (FAILED, Some("connect"))
     );
 }
+
+#[test]
+fn the_email_log_route_lists_an_invoices_messages() {
+    let mut c = client();
+    let id = c
+        .sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))))
+        .id();
+    let r = c.sandbox("GET", &format!("/v1/facturas/{id}/emails"), None);
+    assert_eq!(r.status, 200);
+    let v = r.json();
+    let list = v["data"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "{v}");
+    assert_eq!(list[0]["status"], "captured");
+    assert_eq!(list[0]["kind"], "approved");
+    assert_eq!(list[0]["to"], "cliente@example.com");
+    assert_eq!(list[0]["invoice_id"], id.as_str());
+    assert!(list[0]["next_attempt_at"].is_null());
+    assert!(list[0].get("account_id").is_none());
+    // Another account's key, or an unknown id: 404.
+    let r = c.sandbox("GET", "/v1/facturas/fact_nope/emails", None);
+    assert_eq!(r.code(), (404, serde_json::json!("NOT_FOUND")));
+    let live = c.live_key();
+    let r = c.with_key(
+        "GET",
+        &format!("/v1/facturas/{id}/emails"),
+        None,
+        &live,
+        false,
+    );
+    assert_eq!(r.status, 404);
+}

@@ -290,6 +290,24 @@ impl Op {
                     error(409, "`KUDE_NOT_AVAILABLE`: the invoice is not approved"),
                 ],
             },
+            Op::Emails => Operation {
+                id: "invoiceEmails",
+                summary: "The e-mails to the buyer of an invoice (sent, failed, pending or captured), with every attempt",
+                auth: true,
+                path: vec![INVOICE_ID],
+                query: vec![],
+                headers: vec![],
+                body: None,
+                answers: vec![
+                    Answer {
+                        status: 200,
+                        description: "The invoice's messages, oldest first (none when its request named no `receptor.email`)",
+                        content: data::<Vec<crate::email::EmailResource>>(),
+                    },
+                    UNAUTHORIZED,
+                    NOT_FOUND_INVOICE,
+                ],
+            },
             Op::SignedXml => Operation {
                 id: "signedXml",
                 summary: "The signed rDE as sent to SIFEN",
