@@ -151,6 +151,17 @@ pub struct EmailAttemptResource {
     pub duration_ms: u64,
 }
 
+/// What sends an invoice's e-mail again (`POST /v1/facturas/{id}/email`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct EmailInput {
+    /// Another address (SIFEN's `tEmail` form, 3 to 80 characters); default: the document's `dEmailRec`.
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(length(min = 3, max = 80)))]
+    pub to: Option<String>,
+}
+
 /// A file attached to a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EmailAttachment {
@@ -324,7 +335,6 @@ impl<S: Store> Service<S> {
     }
 
     /// Stores one message of `kind` for `record` to `to`: the one place a message is made.
-    #[cfg_attr(not(feature = "email"), allow(dead_code))]
     pub(crate) fn queue_email_to(
         &mut self,
         kind: EmailKind,
@@ -437,6 +447,97 @@ impl<S: Store> Service<S> {
             .iter()
             .map(EmailMessage::resource)
             .collect())
+    }
+
+    /// Queues one of the principal's approved invoices' message again (`POST /v1/facturas/{id}/email`), to
+    /// `input.to` or to the document's `dEmailRec`: a new message (new id, its own attempts), `captured` when the host
+    /// sends nothing. 404 unknown invoice; 409 `KUDE_NOT_AVAILABLE` unless approved (the message carries the KuDE);
+    /// 422 `VALIDATION_ERROR` with `VALIDATION_ERROR.INVALID_FORMAT` at `to` for an address SIFEN would refuse,
+    /// or `VALIDATION_ERROR.REQUIRED` at `to` when the document names none.
+    pub fn resend_email(
+        &mut self,
+        principal: &crate::Principal,
+        invoice_id: &str,
+        input: EmailInput,
+        now: i64,
+    ) -> Result<EmailResource, crate::ApiError> {
+        let Some(record) = self
+            .store
+            .invoice(&principal.account.id, invoice_id)
+            .filter(|i| i.environment == principal.env)
+        else {
+            return Err(crate::ApiError::new(
+                404,
+                kuatia_core::error::code::NOT_FOUND,
+                "no invoice with that id",
+            ));
+        };
+        if record.status != kuatia_core::lifecycle::Estado::Approved {
+            return Err(crate::ApiError::new(
+                409,
+                kuatia_core::error::code::KUDE_NOT_AVAILABLE,
+                &format!(
+                    "only an approved invoice is e-mailed (with its KuDE); this one is '{}'",
+                    record.status
+                ),
+            ));
+        }
+        let de = kuatia_core::xml::parse(&record.xml)
+            .map_err(|f| crate::ApiError::new(500, &f.code, &f.message))?;
+        let to = match input.to.map(|t| t.trim().to_string()) {
+            Some(t) if kuatia_core::validate::email_ok(&t) && (3..=80).contains(&t.len()) => t,
+            Some(_) => return Err(crate::ApiError::findings(&[Finding::new(
+                kuatia_core::error::code::INVALID_FORMAT,
+                "to",
+                "not an e-mail address SIFEN accepts (one address, 3 to 80 characters, no spaces)",
+            )])),
+            None => match de.receptor.email.clone().filter(|e| !e.trim().is_empty()) {
+                Some(e) => e.trim().to_string(),
+                None => {
+                    return Err(crate::ApiError::findings(&[Finding::new(
+                        kuatia_core::error::code::REQUIRED,
+                        "to",
+                        "the document names no receiver e-mail (dEmailRec): give one in `to`",
+                    )]))
+                }
+            },
+        };
+        let msg = self.queue_email_to(EmailKind::Approved, &record, &de, to, now);
+        Ok(msg.resource())
+    }
+
+    /// `POST /v1/facturas/{id}/email`: [`Service::resend_email`] of the JSON body (an empty body is `{}`), 202.
+    pub(crate) fn resend_email_route(
+        &mut self,
+        principal: &crate::Principal,
+        invoice_id: &str,
+        body: &[u8],
+        now: i64,
+    ) -> crate::HttpResponse {
+        let input = if body.iter().all(u8::is_ascii_whitespace) {
+            Ok(EmailInput::default())
+        } else {
+            crate::http::json_body::<EmailInput>(body)
+        };
+        match input {
+            Ok(input) => {
+                crate::http::answer(202, self.resend_email(principal, invoice_id, input, now))
+            }
+            Err(r)
+                if self
+                    .store
+                    .invoice_state(&principal.account.id, invoice_id)
+                    .is_some_and(|i| i.environment == principal.env) =>
+            {
+                r
+            }
+            Err(_) => crate::ApiError::new(
+                404,
+                kuatia_core::error::code::NOT_FOUND,
+                "no invoice with that id",
+            )
+            .response(),
+        }
     }
 
     /// The messages of one invoice, oldest first.

@@ -40,6 +40,8 @@ pub(crate) enum Op {
     SignedXml,
     /// `GET /v1/facturas/{id}/emails`.
     Emails,
+    /// `POST /v1/facturas/{id}/email`.
+    ResendEmail,
     /// `POST /v1/facturas/{id}/cancel`.
     CancelInvoice,
     /// `GET /v1/webhooks`.
@@ -118,6 +120,12 @@ pub(crate) const ROUTES: &[Route] = &[
         "GET",
         &[Lit("v1"), Lit("facturas"), Param, Lit("emails")],
         Op::Emails,
+        false,
+    ),
+    route(
+        "POST",
+        &[Lit("v1"), Lit("facturas"), Param, Lit("email")],
+        Op::ResendEmail,
         false,
     ),
     route(
@@ -273,6 +281,10 @@ impl<S: Store> Service<S> {
             Op::Kude => self.kude_route(&caller, id),
             Op::SignedXml => self.signed_xml_route(&caller, id),
             Op::Emails => answer(200, self.email_log(&caller, id)),
+            Op::ResendEmail => {
+                let now = host.now().unix_timestamp();
+                self.resend_email_route(&caller, id, &req.body, now)
+            }
             Op::CancelInvoice => self.cancel(&caller, id, req, host),
             Op::RegisterWebhook => self.create_webhook(&caller, req, host),
             Op::ListWebhooks => self.list_webhooks_route(&caller, query, host),

@@ -218,3 +218,68 @@ fn the_email_log_route_lists_an_invoices_messages() {
     );
     assert_eq!(r.status, 404);
 }
+
+#[test]
+fn a_resend_queues_a_new_message_to_the_same_or_another_address() {
+    let mut c = client();
+    let id = c
+        .sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))))
+        .id();
+    let path = format!("/v1/facturas/{id}/email");
+    let r = c.sandbox("POST", &path, Some(serde_json::json!({})));
+    assert_eq!(r.status, 202, "{:?}", r.json());
+    assert_eq!(r.json()["data"]["to"], "cliente@example.com");
+    let r = c.sandbox(
+        "POST",
+        &path,
+        Some(serde_json::json!({"to": "compras@cliente.com.py"})),
+    );
+    assert_eq!(r.status, 202, "{:?}", r.json());
+    let resent = r.json()["data"].clone();
+    assert_eq!(resent["to"], "compras@cliente.com.py");
+    assert_eq!(resent["status"], "captured");
+    let all = c.svc.invoice_emails(&id);
+    assert_eq!(all.len(), 3);
+    let mut ids: Vec<&str> = all.iter().map(|m| m.id.as_str()).collect();
+    ids.dedup();
+    assert_eq!(ids.len(), 3, "every message its own id");
+    assert_eq!(all[2].subject, all[0].subject);
+
+    let r = c.sandbox(
+        "POST",
+        &path,
+        Some(serde_json::json!({"to": "not an address"})),
+    );
+    assert_eq!(r.code(), (422, serde_json::json!("VALIDATION_ERROR")));
+    let detail = r.json()["error"]["details"][0].clone();
+    assert_eq!(detail["path"], "to");
+    assert_eq!(detail["code"], "VALIDATION_ERROR.INVALID_FORMAT");
+    let r = c.sandbox(
+        "POST",
+        "/v1/facturas/fact_nope/email",
+        Some(serde_json::json!({})),
+    );
+    assert_eq!(r.status, 404);
+    // Not approved yet: 409.
+    let pending = c.sandbox("POST", "/v1/facturas", Some(factura(None))).id();
+    let r = c.sandbox(
+        "POST",
+        &format!("/v1/facturas/{pending}/email"),
+        Some(serde_json::json!({})),
+    );
+    assert_eq!(r.code(), (409, serde_json::json!("KUDE_NOT_AVAILABLE")));
+    // No address anywhere: 422 at `to`.
+    let mut body = factura(Some("approved"));
+    body["receptor"].as_object_mut().unwrap().remove("email");
+    let bare = c.sandbox("POST", "/v1/facturas", Some(body)).id();
+    let r = c.sandbox(
+        "POST",
+        &format!("/v1/facturas/{bare}/email"),
+        Some(serde_json::json!({})),
+    );
+    assert_eq!(r.code(), (422, serde_json::json!("VALIDATION_ERROR")));
+    assert_eq!(
+        r.json()["error"]["details"][0]["code"],
+        "VALIDATION_ERROR.REQUIRED"
+    );
+}

@@ -308,6 +308,34 @@ impl Op {
                     NOT_FOUND_INVOICE,
                 ],
             },
+            Op::ResendEmail => Operation {
+                id: "resendEmail",
+                summary: "E-mail an approved invoice to its buyer again, or to another address (a new message)",
+                auth: true,
+                path: vec![INVOICE_ID],
+                query: vec![],
+                headers: vec![],
+                body: Some(Body {
+                    schema: |g| g.subschema_for::<crate::email::EmailInput>(),
+                    example: || json!({"to": "compras@cliente.com.py"}),
+                }),
+                answers: vec![
+                    Answer {
+                        status: 202,
+                        description: "The new message, queued (`captured` when the server sends no e-mail)",
+                        content: data::<crate::email::EmailResource>(),
+                    },
+                    BAD_BODY,
+                    UNAUTHORIZED,
+                    NOT_FOUND_INVOICE,
+                    error(409, "`KUDE_NOT_AVAILABLE`: the invoice is not approved"),
+                    error(
+                        422,
+                        "`VALIDATION_ERROR`: `INVALID_FORMAT` at `to`, or `REQUIRED` at `to` (no `to` and no `dEmailRec`)",
+                    ),
+                    NOT_JSON,
+                ],
+            },
             Op::SignedXml => Operation {
                 id: "signedXml",
                 summary: "The signed rDE as sent to SIFEN",
