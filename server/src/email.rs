@@ -213,6 +213,9 @@ pub fn mime(
     built.map_err(|e| format!("invalid_message: {e}"))
 }
 
+/// Messages one node sends at once, each on its own connection.
+const MAX_IN_FLIGHT: usize = 8;
+
 /// What the worker needs beside the engine.
 #[derive(Debug, Clone)]
 pub(crate) struct EmailPolicy {
@@ -237,9 +240,16 @@ pub(crate) async fn email_loop(
             _ = tokio::time::sleep(policy.period) => {}
             _ = stop.wait_for(|s| *s) => break,
         }
+        // Messages being sent now (one blocking thread each) are at most MAX_IN_FLIGHT: a dead SMTP server holds
+        // that many threads for its time-out, not the whole outbox.
+        let free =
+            MAX_IN_FLIGHT.saturating_sub(in_flight.lock().unwrap_or_else(|p| p.into_inner()).len());
+        if free == 0 {
+            continue;
+        }
         let (e, now, lease) = (engine.clone(), clock.now().unix_timestamp(), policy.lease);
         let claimed = tokio::task::spawn_blocking(move || {
-            lock(&e).transact(|svc, _| svc.claim_emails(now, lease))
+            lock(&e).transact(|svc, _| svc.claim_emails(now, lease, free))
         })
         .await;
         let due = match claimed {

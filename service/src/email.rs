@@ -375,8 +375,10 @@ impl<S: Store> Service<S> {
     /// transaction that stores the leases (PostgreSQL locks the rows read, `SKIP LOCKED`, so two nodes never claim
     /// one message). A worker that dies before the SMTP server acknowledged leaves the message to the next claim
     /// after the lease (at-least-once there); the host records an acknowledgement before anything else.
-    pub fn claim_emails(&mut self, now: i64, lease: i64) -> Vec<EmailMessage> {
-        let due = self.store.due_emails(now);
+    /// At most `limit` are claimed (the caller's free sending slots); the others stay due, unleased.
+    pub fn claim_emails(&mut self, now: i64, lease: i64, limit: usize) -> Vec<EmailMessage> {
+        let mut due = self.store.due_emails(now);
+        due.truncate(limit);
         for m in &due {
             let mut leased = m.clone();
             leased.next_attempt_at = now.saturating_add(lease.max(1));

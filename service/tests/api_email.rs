@@ -59,7 +59,7 @@ fn an_approval_captures_the_buyers_message_when_the_host_sends_none() {
     );
     // Never claimed: a captured message is not sent.
     let now = c.host.now.unix_timestamp();
-    assert!(c.svc.claim_emails(now + 10, 60).is_empty());
+    assert!(c.svc.claim_emails(now + 10, 60, usize::MAX).is_empty());
     let files = c.svc.email_attachments(m).unwrap();
     let names: Vec<&str> = files.iter().map(|f| f.file_name.as_str()).collect();
     assert_eq!(names, vec![format!("{cdc}.pdf"), format!("{cdc}.xml")]);
@@ -87,12 +87,12 @@ fn the_outbox_leases_retries_and_gives_up_with_the_reason() {
         .sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))))
         .id();
     let now = c.host.now.unix_timestamp();
-    let claimed = c.svc.claim_emails(now, 30);
+    let claimed = c.svc.claim_emails(now, 30, usize::MAX);
     assert_eq!(claimed.len(), 2);
     assert!(claimed.iter().all(|m| m.status == PENDING));
     // Leased: not claimed again while the lease runs, claimed again once it ended (the sender died).
-    assert!(c.svc.claim_emails(now + 29, 30).is_empty());
-    let again = c.svc.claim_emails(now + 30, 30);
+    assert!(c.svc.claim_emails(now + 29, 30, usize::MAX).is_empty());
+    let again = c.svc.claim_emails(now + 30, 30, usize::MAX);
     assert_eq!(again.len(), 2);
 
     let ma = c.svc.invoice_emails(&a).remove(0);
@@ -114,10 +114,10 @@ fn the_outbox_leases_retries_and_gives_up_with_the_reason() {
     assert_eq!(r.next_attempt_at, now + 30 + 60);
     assert!(c
         .svc
-        .claim_emails(now + 89, 30)
+        .claim_emails(now + 89, 30, usize::MAX)
         .iter()
         .all(|m| m.id != ma.id));
-    let retry = c.svc.claim_emails(now + 90, 30);
+    let retry = c.svc.claim_emails(now + 90, 30, usize::MAX);
     assert!(retry.iter().any(|m| m.id == ma.id));
     let r = c
         .svc
@@ -140,7 +140,7 @@ fn the_outbox_leases_retries_and_gives_up_with_the_reason() {
     assert_eq!(r.status, SENT);
     assert!(c
         .svc
-        .claim_emails(now + 100_000, 30)
+        .claim_emails(now + 100_000, 30, usize::MAX)
         .iter()
         .all(|m| m.id != ma.id));
 
@@ -282,4 +282,18 @@ fn a_resend_queues_a_new_message_to_the_same_or_another_address() {
         r.json()["error"]["details"][0]["code"],
         "VALIDATION_ERROR.REQUIRED"
     );
+}
+
+#[test]
+fn a_claim_takes_at_most_its_limit_and_leaves_the_rest_due() {
+    let mut c = client();
+    c.svc.config.email_outbox = true;
+    for _ in 0..3 {
+        c.sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))));
+    }
+    let now = c.host.now.unix_timestamp();
+    assert_eq!(c.svc.claim_emails(now, 30, 2).len(), 2);
+    assert_eq!(c.svc.claim_emails(now, 30, 2).len(), 1);
+    assert!(c.svc.claim_emails(now, 30, 2).is_empty());
+    assert!(c.svc.claim_emails(now, 30, 0).is_empty());
 }
