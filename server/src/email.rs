@@ -287,7 +287,7 @@ pub(crate) async fn email_loop(
 /// Records one attempt in its own transaction.
 fn report(engine: &Mutex<Engine>, id: &str, attempt: EmailAttempt) {
     let outcome = attempt.outcome;
-    match lock(engine).transact(|svc, _| svc.report_email(id, attempt)) {
+    match lock(engine).transact(|svc, host| svc.report_email(id, attempt, host)) {
         Ok(Some(m)) => {
             tracing::info!(email = %id, ?outcome, status = %m.status, attempts = m.attempts, "e-mail attempt")
         }

@@ -387,11 +387,29 @@ impl<S: Store> Service<S> {
         due
     }
 
-    /// Records one attempt at sending a message (see [`EmailMessage::record`]); the message as stored after it.
-    pub fn report_email(&mut self, id: &str, attempt: EmailAttempt) -> Option<EmailMessage> {
+    /// Records one attempt at sending a message (see [`EmailMessage::record`]); the message as stored after it. The
+    /// message settling emits `factura.emailed` (sent) or `factura.email_failed` (given up) to the webhooks that ask
+    /// for them, in the same transaction.
+    pub fn report_email(
+        &mut self,
+        id: &str,
+        attempt: EmailAttempt,
+        host: &mut dyn crate::Host,
+    ) -> Option<EmailMessage> {
         let mut m = self.store.email(id)?;
+        let (was, at) = (m.status.clone(), attempt.at);
         m.record(attempt, &self.config.email_retry);
         self.store.put_email(m.clone());
+        let event = match m.status.as_str() {
+            SENT => Some(kuatia_core::lifecycle::EventKind::FacturaEmailed),
+            FAILED => Some(kuatia_core::lifecycle::EventKind::FacturaEmailFailed),
+            _ => None,
+        };
+        if let (Some(kind), true) = (event, was == PENDING) {
+            if let Some(record) = self.store.invoice_state(&m.account_id, &m.invoice_id) {
+                self.emit(&record, &[kind], host, at);
+            }
+        }
         Some(m)
     }
 

@@ -143,7 +143,9 @@ impl<S: Store> Service<S> {
                 EventKind::FacturaCancelled => {
                     self.queue_email(crate::email::EmailKind::Cancelled, record, ts)
                 }
-                EventKind::FacturaRejected => {}
+                EventKind::FacturaRejected
+                | EventKind::FacturaEmailed
+                | EventKind::FacturaEmailFailed => {}
             }
             let event_id = random_id(host, "evt_", 24);
             let payload = EventPayload {

@@ -108,6 +108,7 @@ fn the_outbox_leases_retries_and_gives_up_with_the_reason() {
                 Some(451),
                 Some("4.3.0 try later"),
             ),
+            &mut c.host,
         )
         .unwrap();
     assert_eq!(r.status, PENDING);
@@ -124,6 +125,7 @@ fn the_outbox_leases_retries_and_gives_up_with_the_reason() {
         .report_email(
             &ma.id,
             attempt(now + 90, EmailOutcome::Sent, Some(250), None),
+            &mut c.host,
         )
         .unwrap();
     assert_eq!(
@@ -135,6 +137,7 @@ fn the_outbox_leases_retries_and_gives_up_with_the_reason() {
         .report_email(
             &ma.id,
             attempt(now + 95, EmailOutcome::Temporary, None, Some("connect")),
+            &mut c.host,
         )
         .unwrap();
     assert_eq!(r.status, SENT);
@@ -155,6 +158,7 @@ fn the_outbox_leases_retries_and_gives_up_with_the_reason() {
                 Some(550),
                 Some("5.1.1 no such user"),
             ),
+            &mut c.host,
         )
         .unwrap();
     assert_eq!(r.status, FAILED);
@@ -174,14 +178,20 @@ fn temporary_failures_stop_after_the_schedule() {
     let now = c.host.now.unix_timestamp();
     let t = |n| attempt(now + n, EmailOutcome::Temporary, None, Some("connect"));
     assert_eq!(
-        c.svc.report_email(&m.id, t(0)).unwrap().next_attempt_at,
+        c.svc
+            .report_email(&m.id, t(0), &mut c.host)
+            .unwrap()
+            .next_attempt_at,
         now + 1
     );
     assert_eq!(
-        c.svc.report_email(&m.id, t(1)).unwrap().next_attempt_at,
+        c.svc
+            .report_email(&m.id, t(1), &mut c.host)
+            .unwrap()
+            .next_attempt_at,
         now + 3
     );
-    let last = c.svc.report_email(&m.id, t(3)).unwrap();
+    let last = c.svc.report_email(&m.id, t(3), &mut c.host).unwrap();
     assert_eq!(
         (last.status.as_str(), last.reason.as_deref()),
         (FAILED, Some("connect"))
@@ -296,4 +306,56 @@ fn a_claim_takes_at_most_its_limit_and_leaves_the_rest_due() {
     assert_eq!(c.svc.claim_emails(now, 30, 2).len(), 1);
     assert!(c.svc.claim_emails(now, 30, 2).is_empty());
     assert!(c.svc.claim_emails(now, 30, 0).is_empty());
+}
+
+#[test]
+fn a_settled_message_emits_emailed_or_email_failed_to_the_webhooks_asking() {
+    let mut c = client();
+    c.svc.config.email_outbox = true;
+    let hook = serde_json::json!({"url": "https://erp.example/m", "events": ["factura.emailed", "factura.email_failed"]});
+    assert_eq!(c.sandbox("POST", "/v1/webhooks", Some(hook)).status, 201);
+    let a = c
+        .sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))))
+        .id();
+    let b = c
+        .sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))))
+        .id();
+    let now = c.host.now.unix_timestamp();
+    assert!(
+        c.svc.due_deliveries(now).is_empty(),
+        "no event before an outcome"
+    );
+    let (ma, mb) = (
+        c.svc.invoice_emails(&a).remove(0),
+        c.svc.invoice_emails(&b).remove(0),
+    );
+    let t = attempt(now, EmailOutcome::Temporary, Some(451), None);
+    c.svc.report_email(&ma.id, t, &mut c.host).unwrap();
+    assert!(c.svc.due_deliveries(now).is_empty(), "a retry is no event");
+    let sent = attempt(now, EmailOutcome::Sent, Some(250), None);
+    c.svc.report_email(&ma.id, sent, &mut c.host).unwrap();
+    let refused = attempt(now, EmailOutcome::Permanent, Some(550), None);
+    c.svc.report_email(&mb.id, refused, &mut c.host).unwrap();
+    // A late report on a settled message emits nothing more.
+    let late = attempt(now, EmailOutcome::Sent, Some(250), None);
+    c.svc.report_email(&mb.id, late, &mut c.host).unwrap();
+    let mut got: Vec<(String, String)> = c
+        .svc
+        .due_deliveries(now)
+        .iter()
+        .map(|d| {
+            let p: serde_json::Value = serde_json::from_str(&d.body).unwrap();
+            (
+                p["type"].as_str().unwrap().to_string(),
+                p["data"]["id"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    got.sort();
+    let mut want = vec![
+        ("factura.email_failed".to_string(), b.clone()),
+        ("factura.emailed".to_string(), a.clone()),
+    ];
+    want.sort();
+    assert_eq!(got, want);
 }
