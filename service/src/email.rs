@@ -527,6 +527,7 @@ impl<S: Store> Service<S> {
     }
 
     /// `POST /v1/facturas/{id}/email`: [`Service::resend_email`] of the JSON body (an empty body is `{}`), 202.
+    #[cfg(feature = "email")]
     pub(crate) fn resend_email_route(
         &mut self,
         principal: &crate::Principal,

@@ -38,9 +38,11 @@ pub(crate) enum Op {
     Kude,
     /// `GET /v1/facturas/{id}/xml`.
     SignedXml,
-    /// `GET /v1/facturas/{id}/emails`.
+    /// `GET /v1/facturas/{id}/emails` (feature `email`).
+    #[cfg(feature = "email")]
     Emails,
-    /// `POST /v1/facturas/{id}/email`.
+    /// `POST /v1/facturas/{id}/email` (feature `email`).
+    #[cfg(feature = "email")]
     ResendEmail,
     /// `POST /v1/facturas/{id}/cancel`.
     CancelInvoice,
@@ -116,12 +118,14 @@ pub(crate) const ROUTES: &[Route] = &[
         Op::SignedXml,
         false,
     ),
+    #[cfg(feature = "email")]
     route(
         "GET",
         &[Lit("v1"), Lit("facturas"), Param, Lit("emails")],
         Op::Emails,
         false,
     ),
+    #[cfg(feature = "email")]
     route(
         "POST",
         &[Lit("v1"), Lit("facturas"), Param, Lit("email")],
@@ -280,7 +284,9 @@ impl<S: Store> Service<S> {
             Op::Invoice => self.invoice_lookup(&caller, id),
             Op::Kude => self.kude_route(&caller, id),
             Op::SignedXml => self.signed_xml_route(&caller, id),
+            #[cfg(feature = "email")]
             Op::Emails => answer(200, self.email_log(&caller, id)),
+            #[cfg(feature = "email")]
             Op::ResendEmail => {
                 let now = host.now().unix_timestamp();
                 self.resend_email_route(&caller, id, &req.body, now)

@@ -290,6 +290,7 @@ impl Op {
                     error(409, "`KUDE_NOT_AVAILABLE`: the invoice is not approved"),
                 ],
             },
+            #[cfg(feature = "email")]
             Op::Emails => Operation {
                 id: "invoiceEmails",
                 summary: "The e-mails to the buyer of an invoice (sent, failed, pending or captured), with every attempt",
@@ -308,6 +309,7 @@ impl Op {
                     NOT_FOUND_INVOICE,
                 ],
             },
+            #[cfg(feature = "email")]
             Op::ResendEmail => Operation {
                 id: "resendEmail",
                 summary: "E-mail an approved invoice to its buyer again, or to another address (a new message)",
