@@ -359,3 +359,30 @@ fn a_settled_message_emits_emailed_or_email_failed_to_the_webhooks_asking() {
     want.sort();
     assert_eq!(got, want);
 }
+
+#[test]
+fn a_cancellation_queues_a_short_notice_without_attachments() {
+    let mut c = client();
+    let id = c
+        .sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))))
+        .id();
+    let body = serde_json::json!({"motivo": "Error en el monto facturado"});
+    let r = c.sandbox("POST", &format!("/v1/facturas/{id}/cancel"), Some(body));
+    assert_eq!(r.status, 200, "{:?}", r.json());
+    let msgs = c.svc.invoice_emails(&id);
+    assert_eq!(msgs.len(), 2, "{msgs:?}");
+    // Queued in the same second as the approval's: found by kind (ties are listed by id).
+    let notice = msgs
+        .iter()
+        .find(|m| m.kind == EmailKind::Cancelled)
+        .unwrap();
+    assert!(
+        notice
+            .subject
+            .starts_with("Cancelación de Factura electrónica "),
+        "{}",
+        notice.subject
+    );
+    assert!(notice.body.contains("fue cancelada"), "{}", notice.body);
+    assert!(c.svc.email_attachments(notice).unwrap().is_empty());
+}
