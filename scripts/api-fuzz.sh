@@ -86,6 +86,8 @@ cat >"$WORK/ids.json" <<JSON
   "invoice": {"id": ["$approved", "$pending"]},
   "kude": {"id": ["$approved", "$pending"]},
   "signedXml": {"id": ["$approved"]},
+  "invoiceEmails": {"id": ["$approved"]},
+  "resendEmail": {"id": ["$approved", "$pending"]},
   "cancelInvoice": {"id": ["$cancelled", "$pending"]},
   "webhook": {"id": ["$hooked"]},
   "rotateWebhook": {"id": ["$hooked"]},

@@ -107,6 +107,7 @@ step "Account panel in headless Chromium (walk of a new issuer, screenshots)"; b
 
 step "GET /metrics of kuatia serve (counters as the requests moved them; SQLite and PostgreSQL)"; bash scripts/metrics-check.sh
 step "Monthly archive (kuatia archive on a real server, SQLite and PostgreSQL: kuatia verify, xmlsec1, qpdf, unzip, csv)"; bash scripts/archive-check.sh
+step "E-mail to the buyer (aiosmtpd on loopback: MIME, qpdf, xmlsec1, retries, kill -9)"; bash scripts/email-check.sh
 
 # docs/openapi.json validated (openapi-spec-validator), then Schemathesis against a real `kuatia serve` with a
 # sandbox key: positive and negative data, bounded examples, a fixed seed, under a timeout (~30 s on 2 cores).

@@ -130,6 +130,21 @@ pub struct ServeArgs {
     /// suites, CBC and RSA key exchange included; accepts renegotiation). The key stays in the signer either way.
     #[arg(long, value_enum, default_value = "rustls")]
     pub sifen_tls: SifenTlsArg,
+    /// SMTP server e-mailing approved documents to their buyers: smtp://[user@]host[:port] (STARTTLS required, except
+    /// to loopback) or smtps://… (implicit TLS); the password comes from KUATIA_SMTP_PASSWORD. Without it messages are
+    /// captured (stored, never sent).
+    #[arg(long, requires = "smtp_from", value_name = "URL")]
+    pub smtp_url: Option<String>,
+    /// Sender of those messages, "Name <address>".
+    #[arg(long, requires = "smtp_url", value_name = "MAILBOX")]
+    pub smtp_from: Option<String>,
+    /// Seconds a claimed e-mail stays with this node (a whole SMTP exchange); one whose sender died is sent again
+    /// after it, unless the SMTP server had acknowledged it.
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(i64).range(1..))]
+    pub smtp_lease: i64,
+    /// Seconds to wait after the 1st, 2nd, … temporary SMTP failure (4xx, connection); failed after the last.
+    #[arg(long, value_delimiter = ',', default_values_t = kuatia_service::email::RETRY_SCHEDULE)]
+    pub smtp_retry: Vec<i64>,
 }
 
 /// `--log-format`.
@@ -362,6 +377,16 @@ pub fn run(args: ServeArgs) -> Outcome {
             config.sifen.extra_roots = kuatia_server::sifen::certificates(&bytes)
                 .map_err(|e| Outcome::unreadable(format!("{}: {e}", ca.display())))?;
         }
+        if let (Some(url), Some(from)) = (&args.smtp_url, &args.smtp_from) {
+            let password = std::env::var(kuatia_server::email::PASSWORD_ENV).ok();
+            config.smtp = Some(
+                kuatia_server::email::SmtpSettings::parse(url, from, password)
+                    .map_err(Outcome::unreadable)?,
+            );
+        }
+        config.email_interval = config.tick_interval;
+        config.email_lease = args.smtp_lease;
+        config.email_retry = args.smtp_retry.clone();
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()

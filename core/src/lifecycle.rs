@@ -118,14 +118,22 @@ pub enum EventKind {
     /// `factura.cancelled`.
     #[serde(rename = "factura.cancelled")]
     FacturaCancelled,
+    /// `factura.emailed`: the SMTP server acknowledged the e-mail to the buyer.
+    #[serde(rename = "factura.emailed")]
+    FacturaEmailed,
+    /// `factura.email_failed`: the e-mail to the buyer was given up (a permanent refusal, or the retries ran out).
+    #[serde(rename = "factura.email_failed")]
+    FacturaEmailFailed,
 }
 
 impl EventKind {
     /// Every kind, for validating webhook registrations.
-    pub const ALL: [EventKind; 3] = [
+    pub const ALL: [EventKind; 5] = [
         EventKind::FacturaApproved,
         EventKind::FacturaRejected,
         EventKind::FacturaCancelled,
+        EventKind::FacturaEmailed,
+        EventKind::FacturaEmailFailed,
     ];
 
     /// The wire name (`factura.approved`, ...).
@@ -134,6 +142,8 @@ impl EventKind {
             EventKind::FacturaApproved => "factura.approved",
             EventKind::FacturaRejected => "factura.rejected",
             EventKind::FacturaCancelled => "factura.cancelled",
+            EventKind::FacturaEmailed => "factura.emailed",
+            EventKind::FacturaEmailFailed => "factura.email_failed",
         }
     }
 

@@ -81,6 +81,14 @@ pub struct ServerConfig {
     pub metrics_addr: Option<SocketAddr>,
     /// A bearer token every scrape of `GET /metrics` must present (`--metrics-token-env`); `None`: none asked.
     pub metrics_token: Option<String>,
+    /// E-mail to buyers (`--smtp-url`, `--smtp-from`); `None`: messages are stored `captured`, never sent.
+    pub smtp: Option<crate::email::SmtpSettings>,
+    /// Period of the e-mail worker.
+    pub email_interval: Duration,
+    /// Seconds a claimed e-mail stays with the node sending it (a whole send: connect, TLS, AUTH, data).
+    pub email_lease: i64,
+    /// Seconds to wait after the 1st, 2nd, … temporary SMTP failure; past the last, the message is `failed`.
+    pub email_retry: Vec<i64>,
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -129,6 +137,10 @@ impl ServerConfig {
             trusted_proxies: Vec::new(),
             metrics_addr: None,
             metrics_token: None,
+            smtp: None,
+            email_interval: Duration::from_millis(500),
+            email_lease: 600,
+            email_retry: core.email_retry,
         }
     }
 }

@@ -117,6 +117,8 @@ pub fn open_engine(config: &ServerConfig, base_url: &str) -> Result<Engine, Stri
         allow_private_webhooks: config.allow_private_webhooks,
         webhook_secret_grace: config.webhook_secret_grace,
         idempotency_window: config.idempotency_window,
+        email_outbox: config.smtp.is_some(),
+        email_retry: config.email_retry.clone(),
         // A job may stay unreported for a whole call (connect + answer) and the report's turn at the lock.
         sifen_lease: config.sifen_lease.unwrap_or(defaults.sifen_lease).max(
             i64::try_from(config.sifen.timeout.as_secs().saturating_mul(2)).unwrap_or(i64::MAX),

@@ -38,6 +38,7 @@ pub mod commit;
 mod config;
 pub mod conn;
 mod delivery;
+pub mod email;
 mod engine;
 pub mod faults;
 pub mod host;
@@ -166,6 +167,8 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         trusted_proxies: config.trusted_proxies.clone(),
         clock: config.clock.clone(),
         base_url: None,
+        smtp: config.smtp.clone(),
+        email_retry: config.email_retry.clone(),
         ..config
     };
     let base = base_url.clone();
@@ -270,6 +273,18 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
             listener,
             scrape,
             stopped.clone(),
+        )));
+    }
+    if let Some(smtp) = config.smtp.clone() {
+        tasks.push(tokio::spawn(email::email_loop(
+            engine.clone(),
+            Arc::new(smtp),
+            email::EmailPolicy {
+                period: config.email_interval,
+                lease: config.email_lease.max(1),
+            },
+            stopped.clone(),
+            config.clock.clone(),
         )));
     }
     if config.deliver_webhooks {

@@ -24,6 +24,7 @@ use kuatia_core::code;
 use kuatia_core::numbering::{self, Gap, NumberingKey, MAX_NUMERO};
 use kuatia_core::Finding;
 use kuatia_service::auth::{Environment, StoredKey};
+use kuatia_service::email::EmailMessage;
 use kuatia_service::webhook::{Delivery, Webhook};
 use kuatia_service::{Account, IdempotentReply, InvoiceQuery, InvoiceRecord, Store};
 use postgres::types::ToSql;
@@ -727,6 +728,44 @@ impl Store for PgStore {
             &[&webhook_id, &i64_of(limit), &i64_of(offset)],
         );
         (items, total)
+    }
+
+    fn put_email(&mut self, message: EmailMessage) {
+        let json = self.encode(&message);
+        self.write(
+            "INSERT INTO emails (id, invoice_id, status, next_attempt_at, created_at, json)
+             VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT(id) DO UPDATE SET status = excluded.status,
+                 next_attempt_at = excluded.next_attempt_at, json = excluded.json",
+            &[
+                &message.id,
+                &message.invoice_id,
+                &message.status,
+                &message.next_attempt_at,
+                &message.created_at,
+                &json,
+            ],
+        );
+    }
+
+    fn due_emails(&self, now: i64) -> Vec<EmailMessage> {
+        // Claimed like deliveries (`Service::claim_emails` writes each back with its lease).
+        self.query_json(
+            "SELECT json FROM emails WHERE status = 'pending' AND next_attempt_at <= $1
+             ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED",
+            &[&now, &DELIVERY_BATCH],
+        )
+    }
+
+    fn email(&self, id: &str) -> Option<EmailMessage> {
+        self.one_json("SELECT json FROM emails WHERE id = $1", &[&id])
+    }
+
+    fn invoice_emails(&self, invoice_id: &str) -> Vec<EmailMessage> {
+        self.query_json(
+            "SELECT json FROM emails WHERE invoice_id = $1 ORDER BY created_at, id",
+            &[&invoice_id],
+        )
     }
 
     fn panel_record(&self, key: &str) -> Option<String> {

@@ -226,6 +226,18 @@ pub const TABLES: &str = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NO
          not_after TEXT NOT NULL,
          stored_at {int} NOT NULL);";
 
+/// The e-mail outbox (issue 36): one row per message to a buyer, its record as JSON, the columns its two queries
+/// read (the due ones, an invoice's). Shared migration 8 made it; a new database gets it with [`TABLES`].
+const EMAIL_TABLES: &str = "CREATE TABLE emails (
+         id TEXT PRIMARY KEY,
+         invoice_id TEXT NOT NULL,
+         status TEXT NOT NULL,
+         next_attempt_at {int} NOT NULL,
+         created_at {int} NOT NULL,
+         json TEXT NOT NULL);
+     CREATE INDEX emails_by_invoice ON emails (invoice_id, created_at, id);
+     CREATE INDEX emails_due ON emails (next_attempt_at, id) WHERE status = 'pending'";
+
 /// The first version both engines record alike.
 pub const FIRST_SHARED: i64 = 7;
 
@@ -273,6 +285,8 @@ pub const SHARED: &[(i64, &str)] = &[
          DROP TABLE idempotency_v2;
          CREATE INDEX idempotency_expiring ON idempotency (stored_at) WHERE response IS NOT NULL;",
     ),
+    // The e-mail outbox (issue 36).
+    (9, "{email_tables}"),
 ];
 
 /// SQLite's own history before the schema was unified (only databases made before run them; version 1 made the
@@ -378,7 +392,10 @@ impl Dialect {
 
     /// A shared migration's script in this engine's words.
     fn shared(self, sql: &str) -> String {
-        self.render(&sql.replace("{work_indexes}", WORK_INDEXES))
+        self.render(
+            &sql.replace("{work_indexes}", WORK_INDEXES)
+                .replace("{email_tables}", EMAIL_TABLES),
+        )
     }
 }
 
@@ -392,10 +409,11 @@ pub fn plan(dialect: Dialect, recorded: &[i64]) -> Vec<Step> {
         versions.extend(dialect.legacy().iter().map(|(v, _)| *v));
         versions.extend(SHARED.iter().map(|(v, _)| *v));
         let sql = format!(
-            "{};\n{};\n{}",
+            "{};\n{};\n{};\n{}",
             dialect.render(TABLES),
             dialect.render(NUMBERING_TABLES),
-            dialect.render(WORK_INDEXES)
+            dialect.render(WORK_INDEXES),
+            dialect.render(EMAIL_TABLES)
         );
         return vec![Step { versions, sql }];
     }
@@ -662,19 +680,19 @@ mod tests {
     fn a_new_database_records_every_version_and_an_old_one_runs_what_it_misses() {
         let fresh = plan(Dialect::Sqlite, &[]);
         assert_eq!(fresh.len(), 1);
-        assert_eq!(fresh[0].versions, [1, 2, 3, 4, 5, 6, 7, 8]);
-        assert_eq!(plan(Dialect::Postgres, &[])[0].versions, [1, 2, 7, 8]);
+        assert_eq!(fresh[0].versions, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(plan(Dialect::Postgres, &[])[0].versions, [1, 2, 7, 8, 9]);
         let steps = |d, r: &[i64]| -> Vec<Vec<i64>> {
             plan(d, r).into_iter().map(|s| s.versions).collect()
         };
         assert_eq!(
             steps(Dialect::Sqlite, &[1, 2, 3]),
-            [[4], [5], [6], [7], [8]]
+            [[4], [5], [6], [7], [8], [9]]
         );
-        assert_eq!(steps(Dialect::Sqlite, &[1, 2, 3, 4, 5, 6]), [[7], [8]]);
-        assert_eq!(steps(Dialect::Postgres, &[1]), [[2], [7], [8]]);
-        assert_eq!(steps(Dialect::Postgres, &[1, 2, 7]), [[8]]);
-        assert!(steps(Dialect::Postgres, &[1, 2, 7, 8]).is_empty());
+        assert_eq!(steps(Dialect::Sqlite, &[1, 2, 3, 4, 5, 6]), [[7], [8], [9]]);
+        assert_eq!(steps(Dialect::Postgres, &[1]), [[2], [7], [8], [9]]);
+        assert_eq!(steps(Dialect::Postgres, &[1, 2, 7]), [[8], [9]]);
+        assert!(steps(Dialect::Postgres, &[1, 2, 7, 8, 9]).is_empty());
     }
 
     #[test]

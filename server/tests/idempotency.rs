@@ -110,12 +110,20 @@ async fn a_key_outlives_its_stored_answer(mut c: ServerConfig) {
     // (the host writes it into every error answer it sends).
     let without_request_id = |bytes: &[u8]| {
         let mut v = json_of(bytes);
-        let id = v["error"].as_object_mut().and_then(|e| e.remove("request_id"));
-        assert!(id.is_some(), "kuatia serve names the request in an error body");
+        let id = v["error"]
+            .as_object_mut()
+            .and_then(|e| e.remove("request_id"));
+        assert!(
+            id.is_some(),
+            "kuatia serve names the request in an error body"
+        );
         v
     };
     assert_eq!((status, replayed), (422, true));
-    assert_eq!(without_request_id(&bad_again), without_request_id(&bad_first));
+    assert_eq!(
+        without_request_id(&bad_again),
+        without_request_id(&bad_first)
+    );
     let (status, _, conflict) = create(&api, "window-1", &factura(Some("approved"))).await;
     assert_eq!(
         (status, &json_of(&conflict)["error"]["code"]),

@@ -616,7 +616,14 @@ async fn ping_reports_what_the_handshake_negotiated() {
         assert!(cert.not_after.ends_with("GMT"), "{}", cert.not_after);
         assert!(p.client_certificate_requested && p.client_certificate_sent);
     }
-    // The rustls fake verified our handshake signature both times, and no HTTP request was made.
+    // The rustls fake verified our handshake signature both times, and no HTTP request was made. Its accept task
+    // counts a handshake after the client already has its answer, so wait for the count (a hang guard, not a timing).
+    for _ in 0..200 {
+        if rustls_fake.wire.lock().unwrap().handshakes_ok >= 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     assert_eq!(rustls_fake.wire.lock().unwrap().handshakes_ok, 2);
     assert!(rustls_fake.wire.lock().unwrap().requests.is_empty());
 

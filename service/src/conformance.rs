@@ -18,7 +18,9 @@ use kuatia_core::lifecycle::{Estado, EventKind};
 use kuatia_core::numbering::{Gap, Numbering, NumberingKey};
 use kuatia_core::profile::Emisor;
 
+mod emails;
 mod webhooks;
+pub use emails::emails;
 pub use webhooks::{deliveries, idempotency, webhooks};
 
 /// An owned store as the [`Numbering`] of one account environment (`acct_1`, production): what
@@ -237,6 +239,7 @@ pub fn run_all<S: Store>(reopen: &mut dyn FnMut(Option<S>) -> S) -> Result<(), S
     idempotency(reopen).map_err(in_group("idempotency"))?;
     deliveries(reopen).map_err(in_group("deliveries"))?;
     panel_records(reopen).map_err(in_group("panel_records"))?;
+    emails(reopen).map_err(in_group("emails"))?;
     numbering(reopen).map_err(in_group("numbering"))?;
     Ok(())
 }

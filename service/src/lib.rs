@@ -18,6 +18,7 @@ pub mod auth;
 pub mod conformance;
 mod create;
 mod document;
+pub mod email;
 pub mod storage;
 pub mod store;
 pub mod transmit;
@@ -183,6 +184,13 @@ pub struct Config {
     #[cfg(feature = "archive")]
     #[cfg_attr(feature = "ts", ts(skip))]
     pub archive_limit: usize,
+    /// Whether the host sends e-mail to buyers (`kuatia serve --smtp-url`): messages are queued `pending` for its
+    /// worker. Off: every message is stored `captured`, never sent (the sandbox, a host without SMTP settings).
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub email_outbox: bool,
+    /// Seconds to wait after the 1st, 2nd, … temporary e-mail failure; past the last, the message is `failed`.
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub email_retry: Vec<i64>,
 }
 
 impl Default for Config {
@@ -201,6 +209,8 @@ impl Default for Config {
             idempotency_window: DEFAULT_IDEMPOTENCY_WINDOW,
             #[cfg(feature = "archive")]
             archive_limit: archive::API_ARCHIVE_LIMIT,
+            email_outbox: false,
+            email_retry: email::RETRY_SCHEDULE.to_vec(),
         }
     }
 }

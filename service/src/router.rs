@@ -38,6 +38,12 @@ pub(crate) enum Op {
     Kude,
     /// `GET /v1/facturas/{id}/xml`.
     SignedXml,
+    /// `GET /v1/facturas/{id}/emails` (feature `email`).
+    #[cfg(feature = "email")]
+    Emails,
+    /// `POST /v1/facturas/{id}/email` (feature `email`).
+    #[cfg(feature = "email")]
+    ResendEmail,
     /// `POST /v1/facturas/{id}/cancel`.
     CancelInvoice,
     /// `GET /v1/webhooks`.
@@ -113,6 +119,20 @@ pub(crate) const ROUTES: &[Route] = &[
         "GET",
         &[Lit("v1"), Lit("facturas"), Param, Lit("xml")],
         Op::SignedXml,
+        false,
+    ),
+    #[cfg(feature = "email")]
+    route(
+        "GET",
+        &[Lit("v1"), Lit("facturas"), Param, Lit("emails")],
+        Op::Emails,
+        false,
+    ),
+    #[cfg(feature = "email")]
+    route(
+        "POST",
+        &[Lit("v1"), Lit("facturas"), Param, Lit("email")],
+        Op::ResendEmail,
         false,
     ),
     route(
@@ -269,6 +289,13 @@ impl<S: Store> Service<S> {
             Op::Invoice => self.invoice_lookup(&caller, id),
             Op::Kude => self.kude_route(&caller, id),
             Op::SignedXml => self.signed_xml_route(&caller, id),
+            #[cfg(feature = "email")]
+            Op::Emails => answer(200, self.email_log(&caller, id)),
+            #[cfg(feature = "email")]
+            Op::ResendEmail => {
+                let now = host.now().unix_timestamp();
+                self.resend_email_route(&caller, id, &req.body, now)
+            }
             Op::CancelInvoice => self.cancel(&caller, id, req, host),
             Op::RegisterWebhook => self.create_webhook(&caller, req, host),
             Op::ListWebhooks => self.list_webhooks_route(&caller, query, host),

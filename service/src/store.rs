@@ -2,6 +2,7 @@
 //! browsers, single-process hosts). Hosts bring SQLite, PostgreSQL, ... by implementing [`Store`].
 
 use super::auth::{Environment, StoredKey};
+use super::email::EmailMessage;
 use super::webhook::{Delivery, Webhook};
 use super::HttpResponse;
 use kuatia_core::error::Finding;
@@ -214,6 +215,16 @@ pub trait Store {
         offset: usize,
         limit: usize,
     ) -> (Vec<Delivery>, usize);
+    /// Stores or replaces an e-mail message of the outbox.
+    fn put_email(&mut self, message: EmailMessage);
+    /// Messages with status `pending` due at or before `now`: the earliest due first (ties by id), at most
+    /// [`DELIVERY_BATCH`]. A store several nodes share locks them until the transaction ends, skipping those another
+    /// transaction holds.
+    fn due_emails(&self, now: i64) -> Vec<EmailMessage>;
+    /// An e-mail message by id.
+    fn email(&self, id: &str) -> Option<EmailMessage>;
+    /// The messages of one invoice, oldest first (ties by id).
+    fn invoice_emails(&self, invoice_id: &str) -> Vec<EmailMessage>;
     /// A record of the account panel by key (sign-in links, sessions and password hashes of the account panel, `api::panel`, and
     /// its sign-in throttles; JSON text, secrets only as hashes).
     fn panel_record(&self, key: &str) -> Option<String>;
@@ -283,6 +294,7 @@ pub struct MemoryStore {
     numbering: HashMap<(String, Environment), MemoryNumbering>,
     idempotency: HashMap<(String, Environment, String), IdempotentReply>,
     deliveries: BTreeMap<String, Delivery>,
+    emails: BTreeMap<String, EmailMessage>,
     /// Ids of sandbox invoices the simulator still moves, so a request does not scan every invoice.
     in_flight: std::collections::BTreeSet<String>,
     /// `(due_at, creation rank, id)` of invoices with a SIFEN step to take (ties in creation order, as SQL's `seq`).
@@ -425,6 +437,18 @@ impl<S: Store + ?Sized> Store for Box<S> {
         limit: usize,
     ) -> (Vec<Delivery>, usize) {
         (**self).webhook_deliveries(webhook_id, offset, limit)
+    }
+    fn put_email(&mut self, message: EmailMessage) {
+        (**self).put_email(message)
+    }
+    fn due_emails(&self, now: i64) -> Vec<EmailMessage> {
+        (**self).due_emails(now)
+    }
+    fn email(&self, id: &str) -> Option<EmailMessage> {
+        (**self).email(id)
+    }
+    fn invoice_emails(&self, invoice_id: &str) -> Vec<EmailMessage> {
+        (**self).invoice_emails(invoice_id)
     }
     fn panel_record(&self, key: &str) -> Option<String> {
         (**self).panel_record(key)
@@ -689,6 +713,35 @@ impl Store for MemoryStore {
             mine.into_iter().skip(offset).take(limit).cloned().collect(),
             total,
         )
+    }
+
+    fn put_email(&mut self, message: EmailMessage) {
+        self.emails.insert(message.id.clone(), message);
+    }
+
+    fn due_emails(&self, now: i64) -> Vec<EmailMessage> {
+        let mut due: Vec<&EmailMessage> = self
+            .emails
+            .values()
+            .filter(|m| m.status == crate::email::PENDING && m.next_attempt_at <= now)
+            .collect();
+        due.sort_by(|a, b| (a.next_attempt_at, &a.id).cmp(&(b.next_attempt_at, &b.id)));
+        due.into_iter().take(DELIVERY_BATCH).cloned().collect()
+    }
+
+    fn email(&self, id: &str) -> Option<EmailMessage> {
+        self.emails.get(id).cloned()
+    }
+
+    fn invoice_emails(&self, invoice_id: &str) -> Vec<EmailMessage> {
+        let mut mine: Vec<EmailMessage> = self
+            .emails
+            .values()
+            .filter(|m| m.invoice_id == invoice_id)
+            .cloned()
+            .collect();
+        mine.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        mine
     }
 
     fn panel_record(&self, key: &str) -> Option<String> {

@@ -134,6 +134,19 @@ impl<S: Store> Service<S> {
         ts: i64,
     ) {
         for kind in events {
+            // The buyer's e-mail is queued with the event, in the same transaction.
+            #[cfg(feature = "email")]
+            match kind {
+                EventKind::FacturaApproved => {
+                    self.queue_email(crate::email::EmailKind::Approved, record, ts)
+                }
+                EventKind::FacturaCancelled => {
+                    self.queue_email(crate::email::EmailKind::Cancelled, record, ts)
+                }
+                EventKind::FacturaRejected
+                | EventKind::FacturaEmailed
+                | EventKind::FacturaEmailFailed => {}
+            }
             let event_id = random_id(host, "evt_", 24);
             let payload = EventPayload {
                 id: event_id.clone(),

@@ -2085,7 +2085,7 @@ export type Webhook = {
 /**
  * Event kinds delivered to webhooks.
  */
-export type EventKind = "factura.approved" | "factura.rejected" | "factura.cancelled";
+export type EventKind = "factura.approved" | "factura.rejected" | "factura.cancelled" | "factura.emailed" | "factura.email_failed";
 
 /**
  * A delivery as the delivery log shows it (`GET /v1/webhooks/{id}/deliveries`, a redelivery): what was sent, to

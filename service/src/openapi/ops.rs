@@ -290,6 +290,54 @@ impl Op {
                     error(409, "`KUDE_NOT_AVAILABLE`: the invoice is not approved"),
                 ],
             },
+            #[cfg(feature = "email")]
+            Op::Emails => Operation {
+                id: "invoiceEmails",
+                summary: "The e-mails to the buyer of an invoice (sent, failed, pending or captured), with every attempt",
+                auth: true,
+                path: vec![INVOICE_ID],
+                query: vec![],
+                headers: vec![],
+                body: None,
+                answers: vec![
+                    Answer {
+                        status: 200,
+                        description: "The invoice's messages, oldest first (none when its request named no `receptor.email`)",
+                        content: data::<Vec<crate::email::EmailResource>>(),
+                    },
+                    UNAUTHORIZED,
+                    NOT_FOUND_INVOICE,
+                ],
+            },
+            #[cfg(feature = "email")]
+            Op::ResendEmail => Operation {
+                id: "resendEmail",
+                summary: "E-mail an approved invoice to its buyer again, or to another address (a new message)",
+                auth: true,
+                path: vec![INVOICE_ID],
+                query: vec![],
+                headers: vec![],
+                body: Some(Body {
+                    schema: |g| g.subschema_for::<crate::email::EmailInput>(),
+                    example: || json!({"to": "compras@cliente.com.py"}),
+                }),
+                answers: vec![
+                    Answer {
+                        status: 202,
+                        description: "The new message, queued (`captured` when the server sends no e-mail)",
+                        content: data::<crate::email::EmailResource>(),
+                    },
+                    BAD_BODY,
+                    UNAUTHORIZED,
+                    NOT_FOUND_INVOICE,
+                    error(409, "`KUDE_NOT_AVAILABLE`: the invoice is not approved"),
+                    error(
+                        422,
+                        "`VALIDATION_ERROR`: `INVALID_FORMAT` at `to`, or `REQUIRED` at `to` (no `to` and no `dEmailRec`)",
+                    ),
+                    NOT_JSON,
+                ],
+            },
             Op::SignedXml => Operation {
                 id: "signedXml",
                 summary: "The signed rDE as sent to SIFEN",

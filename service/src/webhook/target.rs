@@ -349,7 +349,7 @@ pub fn check_registration(
             None => out.push(kuatia_core::Finding::new(
                 code::INVALID_VALUE,
                 format!("events[{i}]"),
-                format!("'{e}' is not an event kind (factura.approved, factura.rejected, factura.cancelled)"),
+                format!("'{e}' is not an event kind (factura.approved, factura.rejected, factura.cancelled, factura.emailed, factura.email_failed)"),
             )),
         }
     }

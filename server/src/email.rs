@@ -1,0 +1,441 @@
+//! E-mail to the buyer (issue 36): the SMTP settings of `kuatia serve` (`--smtp-url`, `--smtp-from`, the password
+//! from [`PASSWORD_ENV`]) and the worker that sends the outbox's due messages ([`Service::claim_emails`]) and reports
+//! each attempt ([`Service::report_email`]). What a message says and carries is the service's
+//! ([`kuatia_service::email`]); this module only puts it in MIME and carries it over SMTP.
+//!
+//! **Never twice.** A message is claimed under a lease (the claim is committed before any connection), sent on a
+//! connection of its own, and the SMTP server's acknowledgement of the data (250) is committed as `sent` *before*
+//! anything else happens on that connection (before `QUIT`). A crash before the acknowledgement leaves the message
+//! to the next claim once the lease ends: the buyer may then get it again only if the server had received it without
+//! answering (at-least-once where the server never acknowledged). The one window left is between the server's 250
+//! and the commit of `sent` (a store write).
+//!
+//! [`Service::claim_emails`]: kuatia_service::Service::claim_emails
+//! [`Service::report_email`]: kuatia_service::Service::report_email
+
+use crate::engine::{lock, Engine};
+use crate::host::Clock;
+use kuatia_service::email::{EmailAttachment, EmailAttempt, EmailMessage, EmailOutcome};
+use lettre::message::header::ContentType;
+use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
+use lettre::transport::smtp::client::{SmtpConnection, TlsParameters};
+use lettre::transport::smtp::extension::ClientId;
+use lettre::transport::smtp::{authentication::Credentials, authentication::Mechanism};
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
+use zeroize::Zeroizing;
+
+/// Environment variable holding the SMTP password of `--smtp-url` (never on the command line, never logged).
+pub const PASSWORD_ENV: &str = "KUATIA_SMTP_PASSWORD";
+
+/// How the connection to the SMTP server is protected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SmtpTls {
+    /// `smtps://`: TLS from the first byte (port 465 by default).
+    Implicit,
+    /// `smtp://` to another machine: `STARTTLS` required (port 587 by default); a server not offering it is an
+    /// attempt failed, never a message sent in clear.
+    StartTls,
+    /// `smtp://` to a loopback address: no TLS (the message never leaves the machine; tests, a local relay).
+    PlainLoopback,
+}
+
+/// `kuatia serve`'s SMTP settings: where, as whom, from whom.
+#[derive(Clone)]
+pub struct SmtpSettings {
+    /// Server name or address.
+    pub host: String,
+    /// Server port.
+    pub port: u16,
+    /// TLS mode, from the URL's scheme and host.
+    pub tls: SmtpTls,
+    /// User for `AUTH`, when the URL names one.
+    pub user: Option<String>,
+    /// Its password ([`PASSWORD_ENV`]).
+    pub password: Option<Zeroizing<String>>,
+    /// `From` of every message (`--smtp-from "Name <addr>"`).
+    pub from: Mailbox,
+    /// Time limit of each network step (connect, each command's answer).
+    pub timeout: Duration,
+}
+
+impl std::fmt::Debug for SmtpSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // No password, ever.
+        f.debug_struct("SmtpSettings")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("tls", &self.tls)
+            .field("user", &self.user)
+            .field("from", &self.from.to_string())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Whether a host name is this machine (`localhost`, 127.0.0.0/8, `::1`).
+fn loopback(host: &str) -> bool {
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// `%XX` escapes of a URL's user part decoded.
+fn percent_decode(s: &str) -> Result<String, String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or("a bad %-escape in the user")?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| "the user is not UTF-8".to_string())
+}
+
+impl SmtpSettings {
+    /// Reads `--smtp-url smtp[s]://[user@]host[:port]` and `--smtp-from "Name <addr>"`, with the password given
+    /// apart ([`PASSWORD_ENV`]). A password inside the URL is refused: a command line is visible to every user of the
+    /// machine.
+    pub fn parse(url: &str, from: &str, password: Option<String>) -> Result<SmtpSettings, String> {
+        let (implicit, rest) = if let Some(r) = url.strip_prefix("smtps://") {
+            (true, r)
+        } else if let Some(r) = url.strip_prefix("smtp://") {
+            (false, r)
+        } else {
+            return Err(
+                "--smtp-url: expected smtp://… (STARTTLS) or smtps://… (implicit TLS)".into(),
+            );
+        };
+        let authority = rest.trim_end_matches('/');
+        if authority.contains('/') || authority.contains('?') {
+            return Err("--smtp-url: only smtp[s]://[user@]host[:port]".into());
+        }
+        let (user, hostport) = match authority.rsplit_once('@') {
+            Some((u, h)) => {
+                if u.contains(':') {
+                    return Err(format!(
+                        "--smtp-url: no password in the URL (the command line is visible to every user); set {PASSWORD_ENV}"
+                    ));
+                }
+                (
+                    Some(percent_decode(u).map_err(|e| format!("--smtp-url: {e}"))?),
+                    h,
+                )
+            }
+            None => (None, authority),
+        };
+        let (host, port) = if let Some(v6) = hostport.strip_prefix('[') {
+            let (h, after) = v6
+                .split_once(']')
+                .ok_or("--smtp-url: unclosed [ in the host")?;
+            (h.to_string(), after.strip_prefix(':'))
+        } else {
+            match hostport.rsplit_once(':') {
+                Some((h, p)) => (h.to_string(), Some(p)),
+                None => (hostport.to_string(), None),
+            }
+        };
+        if host.is_empty() {
+            return Err("--smtp-url: no host".into());
+        }
+        let port = match port {
+            Some(p) => p
+                .parse::<u16>()
+                .map_err(|_| format!("--smtp-url: bad port '{p}'"))?,
+            None if implicit => 465,
+            None => 587,
+        };
+        let tls = match (implicit, loopback(&host)) {
+            (true, _) => SmtpTls::Implicit,
+            (false, true) => SmtpTls::PlainLoopback,
+            (false, false) => SmtpTls::StartTls,
+        };
+        let from: Mailbox = from
+            .parse()
+            .map_err(|e| format!("--smtp-from: not an address like \"Name <addr>\": {e}"))?;
+        Ok(SmtpSettings {
+            host,
+            port,
+            tls,
+            user: user.filter(|u| !u.is_empty()),
+            password: password.map(Zeroizing::new),
+            from,
+            timeout: Duration::from_secs(30),
+        })
+    }
+
+    /// The EHLO name: the sender's domain (no hostname lookup).
+    fn hello(&self) -> ClientId {
+        ClientId::Domain(self.from.email.domain().to_string())
+    }
+}
+
+/// The MIME message of `msg`: `multipart/mixed` with the text and the attachments (or the text alone), UTF-8 headers
+/// encoded per RFC 2047, `Message-ID` `<eml_…@sender domain>`.
+pub fn mime(
+    msg: &EmailMessage,
+    from: &Mailbox,
+    files: Vec<EmailAttachment>,
+) -> Result<lettre::Message, String> {
+    let to: Mailbox = msg
+        .to
+        .parse()
+        .map_err(|e| format!("invalid_address: {e}"))?;
+    let builder = lettre::Message::builder()
+        .from(from.clone())
+        .to(to)
+        .subject(msg.subject.clone())
+        .message_id(Some(format!("<{}@{}>", msg.id, from.email.domain())));
+    let text = SinglePart::plain(msg.body.clone());
+    let built = if files.is_empty() {
+        builder.singlepart(text)
+    } else {
+        let mut parts = MultiPart::mixed().singlepart(text);
+        for f in files {
+            let kind = ContentType::parse(f.content_type).map_err(|e| e.to_string())?;
+            parts = parts.singlepart(Attachment::new(f.file_name).body(f.content, kind));
+        }
+        builder.multipart(parts)
+    };
+    built.map_err(|e| format!("invalid_message: {e}"))
+}
+
+/// Messages one node sends at once, each on its own connection.
+const MAX_IN_FLIGHT: usize = 8;
+
+/// What the worker needs beside the engine.
+#[derive(Debug, Clone)]
+pub(crate) struct EmailPolicy {
+    /// Every how long the outbox is read.
+    pub(crate) period: Duration,
+    /// Seconds a claimed message stays with this node (longer than one whole send).
+    pub(crate) lease: i64,
+}
+
+/// The e-mail worker: every `period` claims the due messages and sends each on its own connection (on the blocking
+/// pool), reporting every attempt.
+pub(crate) async fn email_loop(
+    engine: Arc<Mutex<Engine>>,
+    settings: Arc<SmtpSettings>,
+    policy: EmailPolicy,
+    mut stop: watch::Receiver<bool>,
+    clock: Clock,
+) {
+    let in_flight = Arc::new(Mutex::new(std::collections::HashSet::<String>::new()));
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(policy.period) => {}
+            _ = stop.wait_for(|s| *s) => break,
+        }
+        // Messages being sent now (one blocking thread each) are at most MAX_IN_FLIGHT: a dead SMTP server holds
+        // that many threads for its time-out, not the whole outbox.
+        let free =
+            MAX_IN_FLIGHT.saturating_sub(in_flight.lock().unwrap_or_else(|p| p.into_inner()).len());
+        if free == 0 {
+            continue;
+        }
+        let (e, now, lease) = (engine.clone(), clock.now().unix_timestamp(), policy.lease);
+        let claimed = tokio::task::spawn_blocking(move || {
+            lock(&e).transact(|svc, _| svc.claim_emails(now, lease, free))
+        })
+        .await;
+        let due = match claimed {
+            Ok(Ok(d)) => d,
+            Ok(Err(err)) => {
+                tracing::error!(error = %err, "claiming due e-mails failed");
+                continue;
+            }
+            Err(_) => continue,
+        };
+        for m in due {
+            {
+                let mut f = in_flight.lock().unwrap_or_else(|p| p.into_inner());
+                if !f.insert(m.id.clone()) {
+                    continue;
+                }
+            }
+            let (engine, settings, clock, in_flight) = (
+                engine.clone(),
+                settings.clone(),
+                clock.clone(),
+                in_flight.clone(),
+            );
+            tokio::task::spawn_blocking(move || {
+                send_and_report(&engine, &settings, &clock, &m);
+                in_flight
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&m.id);
+            });
+        }
+    }
+}
+
+/// Records one attempt in its own transaction.
+fn report(engine: &Mutex<Engine>, id: &str, attempt: EmailAttempt) {
+    let outcome = attempt.outcome;
+    match lock(engine).transact(|svc, host| svc.report_email(id, attempt, host)) {
+        Ok(Some(m)) => {
+            tracing::info!(email = %id, ?outcome, status = %m.status, attempts = m.attempts, "e-mail attempt")
+        }
+        Ok(None) => tracing::warn!(email = %id, "reported e-mail is not stored"),
+        Err(err) => {
+            tracing::error!(error = %err, email = %id, "recording an e-mail attempt failed; it will be retried")
+        }
+    }
+}
+
+/// One attempt at one message: built, sent, and reported (the acknowledgement before `QUIT`).
+fn send_and_report(
+    engine: &Mutex<Engine>,
+    settings: &SmtpSettings,
+    clock: &Clock,
+    m: &EmailMessage,
+) {
+    let at = clock.now().unix_timestamp();
+    let started = Instant::now();
+    let attempt = |outcome, code: Option<u16>, detail: Option<String>| EmailAttempt {
+        at,
+        outcome,
+        code,
+        detail,
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    };
+    let files = lock(engine).transact(|svc, _| svc.email_attachments(m));
+    let message = match files {
+        Ok(f) => f,
+        Err(err) => {
+            tracing::error!(error = %err, email = %m.id, "reading an e-mail's attachments failed; it will be retried");
+            return;
+        }
+    };
+    let message = message
+        .map_err(|f| format!("attachments: {}", f.message))
+        .and_then(|files| mime(m, &settings.from, files));
+    let message = match message {
+        Ok(x) => x,
+        Err(e) => {
+            // The address or the stored document cannot make a message: it never will.
+            tracing::warn!(email = %m.id, error = %e, "e-mail not built; given up");
+            return report(
+                engine,
+                &m.id,
+                attempt(EmailOutcome::Permanent, None, Some(e)),
+            );
+        }
+    };
+    let mut conn = match connect(settings) {
+        Ok(c) => c,
+        Err(e) => {
+            let (outcome, code, detail) = classify(&e);
+            tracing::warn!(email = %m.id, error = %detail, "SMTP connection failed");
+            return report(engine, &m.id, attempt(outcome, code, Some(detail)));
+        }
+    };
+    match conn.send(message.envelope(), &message.formatted()) {
+        Ok(r) => {
+            // Acknowledged: committed before anything else on this connection.
+            let code = Some(u16::from(r.code()));
+            report(engine, &m.id, attempt(EmailOutcome::Sent, code, None));
+            let _ = conn.quit();
+        }
+        Err(e) => {
+            let (outcome, code, detail) = classify(&e);
+            tracing::warn!(email = %m.id, error = %detail, "SMTP refused the message");
+            report(engine, &m.id, attempt(outcome, code, Some(detail)));
+            conn.abort();
+        }
+    }
+}
+
+/// A connection ready for `MAIL FROM`: TLS as the settings say, authenticated when there is a user.
+fn connect(s: &SmtpSettings) -> Result<SmtpConnection, lettre::transport::smtp::Error> {
+    let hello = s.hello();
+    let tls = || TlsParameters::new_rustls(s.host.clone());
+    let addr = (s.host.trim_start_matches('[').trim_end_matches(']'), s.port);
+    let mut conn = match s.tls {
+        SmtpTls::Implicit => {
+            SmtpConnection::connect(addr, Some(s.timeout), &hello, Some(&tls()?), None)?
+        }
+        SmtpTls::StartTls => {
+            let mut c = SmtpConnection::connect(addr, Some(s.timeout), &hello, None, None)?;
+            // Refused unless offered: lettre's `starttls` is an error when the server does not list STARTTLS.
+            c.starttls(&tls()?, &hello)?;
+            c
+        }
+        SmtpTls::PlainLoopback => {
+            SmtpConnection::connect(addr, Some(s.timeout), &hello, None, None)?
+        }
+    };
+    if let (Some(user), Some(pass)) = (&s.user, &s.password) {
+        let creds = Credentials::new(user.clone(), pass.to_string());
+        conn.auth(&[Mechanism::Plain, Mechanism::Login], &creds)?;
+    }
+    Ok(conn)
+}
+
+/// An SMTP error as the attempt the core records: a 5xx reply is permanent, anything else (4xx, network, TLS,
+/// timeout) temporary. The detail is the server's reply or the error's text (no credential is ever in it).
+fn classify(e: &lettre::transport::smtp::Error) -> (EmailOutcome, Option<u16>, String) {
+    let code = e.status().map(u16::from);
+    let outcome = if e.is_permanent() {
+        EmailOutcome::Permanent
+    } else {
+        EmailOutcome::Temporary
+    };
+    let mut detail = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        detail.push_str(": ");
+        detail.push_str(&c.to_string());
+        cause = c.source();
+    }
+    (outcome, code, detail)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::{SmtpSettings, SmtpTls};
+
+    #[test]
+    fn smtp_urls_pick_the_tls_mode_and_refuse_a_password_inside() {
+        let s = SmtpSettings::parse(
+            "smtp://mailer%40acme.com.py@smtp.acme.com.py",
+            "Acme <f@acme.com.py>",
+            Some("pw".into()),
+        )
+        .unwrap();
+        assert_eq!(
+            (s.host.as_str(), s.port, s.tls),
+            ("smtp.acme.com.py", 587, SmtpTls::StartTls)
+        );
+        assert_eq!(s.user.as_deref(), Some("mailer@acme.com.py"));
+        assert!(!format!("{s:?}").contains("pw"));
+        let s = SmtpSettings::parse("smtps://smtp.acme.com.py", "f@acme.com.py", None).unwrap();
+        assert_eq!((s.port, s.tls), (465, SmtpTls::Implicit));
+        let s = SmtpSettings::parse("smtp://127.0.0.1:2525", "f@acme.com.py", None).unwrap();
+        assert_eq!((s.port, s.tls), (2525, SmtpTls::PlainLoopback));
+        let s = SmtpSettings::parse("smtp://[::1]:25", "f@acme.com.py", None).unwrap();
+        assert_eq!((s.host.as_str(), s.tls), ("::1", SmtpTls::PlainLoopback));
+        assert!(SmtpSettings::parse("smtp://u:secret@h", "f@a.py", None)
+            .unwrap_err()
+            .contains("KUATIA_SMTP_PASSWORD"));
+        assert!(SmtpSettings::parse("http://h", "f@a.py", None).is_err());
+        assert!(SmtpSettings::parse("smtp://h:x", "f@a.py", None).is_err());
+        assert!(SmtpSettings::parse("smtp://h", "not an address", None).is_err());
+    }
+}

@@ -1,0 +1,74 @@
+"""A real SMTP server on loopback for the e-mail tests (issue 36), on aiosmtpd (tests/smtp/requirements.txt).
+
+    python fake_smtp.py SPOOL_DIR [ACTION,ACTION,...]
+
+Prints `PORT <n>` once listening on 127.0.0.1 (a free port). Each message's end of data takes the next ACTION (then
+`ok` when the list runs out):
+    ok         250: accepted, written to SPOOL_DIR/<n>.eml
+    t451       451 4.3.0: a temporary refusal
+    p550       550 5.1.1: a permanent refusal
+    hang-data  never answers the end of data (the message is not acknowledged)
+    hang-quit  250 and written, then never answers the QUIT that follows
+SPOOL_DIR/log.txt gets one line per end of data (`DATA <n> <Message-ID> <action>`) and per QUIT (`QUIT`).
+"""
+
+import asyncio
+import email
+import os
+import sys
+
+from aiosmtpd.smtp import SMTP
+
+
+class Handler:
+    def __init__(self, spool, actions):
+        self.spool = spool
+        self.actions = actions
+        self.count = 0
+
+    def log(self, line):
+        with open(os.path.join(self.spool, "log.txt"), "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+
+    async def handle_DATA(self, server, session, envelope):
+        self.count += 1
+        n = self.count
+        action = self.actions[n - 1] if n <= len(self.actions) else "ok"
+        msg = email.message_from_bytes(envelope.original_content or envelope.content)
+        self.log(f"DATA {n} {msg.get('Message-ID', '-')} {action}")
+        if action == "t451":
+            return "451 4.3.0 Try again later"
+        if action == "p550":
+            return "550 5.1.1 No such user here"
+        if action == "hang-data":
+            await asyncio.sleep(3600)
+        with open(os.path.join(self.spool, f"{n}.eml"), "wb") as f:
+            f.write(envelope.original_content or envelope.content)
+        if action == "hang-quit":
+            session.hang_quit = True
+        return "250 2.0.0 Accepted"
+
+    async def handle_QUIT(self, server, session, envelope):
+        self.log("QUIT")
+        if getattr(session, "hang_quit", False):
+            await asyncio.sleep(3600)
+        return "221 Bye"
+
+
+async def main():
+    spool = sys.argv[1]
+    actions = [a for a in (sys.argv[2] if len(sys.argv) > 2 else "").split(",") if a]
+    os.makedirs(spool, exist_ok=True)
+    handler = Handler(spool, actions)
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(
+        lambda: SMTP(handler, decode_data=False, enable_SMTPUTF8=True), "127.0.0.1", 0
+    )
+    port = server.sockets[0].getsockname()[1]
+    print(f"PORT {port}", flush=True)
+    async with server:
+        await server.serve_forever()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
