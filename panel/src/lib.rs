@@ -326,7 +326,9 @@ impl<S: Store> Ctx<'_, S> {
             (["webhooks", "prueba"], true) => self.test_webhook(&session, &form, host),
             (["webhooks", "borrar"], true) => self.delete_webhook_page(&session, &form, now),
             (["facturas"], false) => self.invoices_page(&session, query),
-            (["facturas", id], false) => self.invoice_page(&session, id, &q),
+            (["facturas", id], false) => self.invoice_page(&session, id, &q, ""),
+            #[cfg(feature = "email")]
+            (["facturas", id, "correo"], true) => self.resend_email_page(&session, id, &form, now),
             (["facturas", id, "kude"], false) => {
                 match self
                     .svc

@@ -494,3 +494,139 @@ fn invoice_pages_show_the_document_and_download_it() {
         404
     );
 }
+
+/// The invoice page's "Correo al comprador" block (issue 36): a sandbox service without SMTP settings captures the
+/// buyer's message on approval, and the page shows it whole (subject, body with the CDC, the attachment names);
+/// "Reenviar" with the session's CSRF token queues another message to another address, a bad address is the
+/// service's 422 on the page, and a wrong CSRF token is refused.
+#[cfg(feature = "email")]
+#[test]
+fn invoice_page_shows_the_captured_email_and_resends_it() {
+    let (mut svc, mut host, cookie, csrf) = signed_in(time::OffsetDateTime::now_utc());
+    let account = kuatia_service::Store::accounts(&svc.svc.store)[0]
+        .id
+        .clone();
+    let key = svc
+        .svc
+        .create_key(
+            &account,
+            kuatia_service::auth::Environment::Sandbox,
+            &mut host,
+        )
+        .unwrap();
+    let body = serde_json::json!({
+        "tipo_documento": 1,
+        "receptor": {"ruc": "80069563-1", "razon_social": "Cliente Ejemplo S.A.", "email": "compras@cliente.com.py"},
+        "items": [{"descripcion": "Servicio", "cantidad": 1, "precio_unitario": 1100000, "iva": 10}],
+        "condicion_pago": 1
+    });
+    let created = svc.handle(
+        &HttpRequest {
+            method: "POST".into(),
+            path: "/v1/facturas".into(),
+            headers: vec![
+                ("Authorization".into(), format!("Bearer {key}")),
+                ("X-Environment".into(), "sandbox".into()),
+                ("Content-Type".into(), "application/json".into()),
+            ],
+            body: body.to_string().into_bytes(),
+        },
+        &mut host,
+    );
+    assert_eq!(created.status, 201, "{}", text(&created));
+    let id = created.json()["data"]["id"].as_str().unwrap().to_string();
+    let cdc = created.json()["data"]["cdc"].as_str().unwrap().to_string();
+    let path = format!("/panel/facturas/{id}?entorno=sandbox");
+
+    // Not approved yet: nothing queued, and no "Reenviar" (only an approved document is e-mailed).
+    let page = text(&svc.handle(&request("GET", &path, &cookie, vec![], ""), &mut host));
+    assert!(page.contains("Correo al comprador"), "{page}");
+    assert!(page.contains("No hay mensajes"), "{page}");
+    assert!(!page.contains(">Reenviar<"), "{page}");
+
+    host.advance(10);
+    let approved = text(&svc.handle(&request("GET", &path, &cookie, vec![], ""), &mut host));
+    let page = &approved;
+    assert!(page.contains("Aprobada"), "{page}");
+    assert!(page.contains("compras@cliente.com.py"), "{page}");
+    assert!(page.contains(">capturado<"), "{page}");
+    assert!(
+        page.contains("Mensaje capturado para compras@cliente.com.py"),
+        "{page}"
+    );
+    assert!(page.contains(&format!("CDC: {cdc}")), "{page}");
+    assert!(
+        page.contains(&format!("{cdc}.pdf, {cdc}.xml")),
+        "attachment names: {page}"
+    );
+    assert!(page.contains(">Reenviar<"), "{page}");
+
+    let form = "application/x-www-form-urlencoded";
+    let post = |svc: &mut Site, host: &mut TestHost, body: String| {
+        svc.handle(
+            &request(
+                "POST",
+                &format!("/panel/facturas/{id}/correo"),
+                &cookie,
+                body.into_bytes(),
+                form,
+            ),
+            host,
+        )
+    };
+    let r = post(
+        &mut svc,
+        &mut host,
+        "csrf=nope&entorno=sandbox&para=otro%40cliente.com.py".to_string(),
+    );
+    assert_eq!(r.status, 403);
+    let r = post(
+        &mut svc,
+        &mut host,
+        format!("csrf={csrf}&entorno=sandbox&para=no+es+correo"),
+    );
+    assert_eq!(r.status, 422, "{}", text(&r));
+    assert!(
+        text(&r).contains("<code>VALIDATION_ERROR.INVALID_FORMAT</code>"),
+        "{}",
+        text(&r)
+    );
+    // A second later (the stores list an invoice's messages by creation second, then id).
+    host.advance(1);
+    let r = post(
+        &mut svc,
+        &mut host,
+        format!("csrf={csrf}&entorno=sandbox&para=otro%40cliente.com.py"),
+    );
+    assert_eq!(r.status, 200, "{}", text(&r));
+    let page = text(&r);
+    assert!(
+        page.contains("Mensaje a otro@cliente.com.py: capturado."),
+        "{page}"
+    );
+    assert_eq!(page.matches("Mensaje capturado para").count(), 2, "{page}");
+    let log = svc
+        .svc
+        .email_log(
+            &kuatia_service::Principal {
+                account: kuatia_service::Store::account(&svc.svc.store, &account).unwrap(),
+                env: kuatia_service::auth::Environment::Sandbox,
+            },
+            &id,
+        )
+        .unwrap();
+    let to: Vec<&str> = log.iter().map(|m| m.to.as_str()).collect();
+    assert_eq!(to, ["compras@cliente.com.py", "otro@cliente.com.py"]);
+    assert!(log.iter().all(|m| m.status == "captured"));
+    // The page showed the service's own subject and body, whole.
+    assert!(
+        approved.contains(&format!("<dd>{}</dd>", log[0].subject)),
+        "{approved}"
+    );
+    // (the SIFEN query link's `&` escaped as HTML text)
+    let body = log[0].body.replace('&', "&amp;");
+    assert!(
+        log[0].body.contains(&cdc) && approved.contains(&body),
+        "{approved}"
+    );
+}

@@ -220,6 +220,17 @@ pub fn compose(
     }
 }
 
+/// The names of the files a message of `kind` carries for the document `cdc` (`signed`: its XML is signed): for an
+/// approval `<CDC>.pdf` (the KuDE) and, when signed, `<CDC>.xml`; none for a cancellation notice. What
+/// [`Service::email_attachments`] attaches, named without building the PDF (the panel shows a captured message's).
+pub fn attachment_names(kind: EmailKind, cdc: &str, signed: bool) -> Vec<String> {
+    match kind {
+        EmailKind::Approved if signed => vec![format!("{cdc}.pdf"), format!("{cdc}.xml")],
+        EmailKind::Approved => vec![format!("{cdc}.pdf")],
+        EmailKind::Cancelled => Vec::new(),
+    }
+}
+
 /// The id of an invoice's `n`-th message (from 0): `eml_` and 24 hex digits of SHA-256 of `<invoice id>/<n>`. Derived,
 /// not drawn from the host's generator, so queuing a message leaves every other id of the service as it was.
 fn message_id(invoice_id: &str, n: usize) -> String {
@@ -428,14 +439,18 @@ impl<S: Store> Service<S> {
         };
         let de = kuatia_core::xml::parse(&inv.xml)?;
         let pdf = kuatia_core::kude::pdf::pdf(&de, &inv.qr, &Default::default())?;
-        let mut files = vec![EmailAttachment {
-            file_name: format!("{}.pdf", inv.cdc),
-            content_type: "application/pdf",
-            content: pdf,
-        }];
-        if inv.signed {
+        let mut names = attachment_names(msg.kind, &inv.cdc, inv.signed).into_iter();
+        let mut files = Vec::new();
+        if let Some(file_name) = names.next() {
             files.push(EmailAttachment {
-                file_name: format!("{}.xml", inv.cdc),
+                file_name,
+                content_type: "application/pdf",
+                content: pdf,
+            });
+        }
+        if let Some(file_name) = names.next() {
+            files.push(EmailAttachment {
+                file_name,
                 content_type: "application/xml",
                 content: inv.xml.into_bytes(),
             });

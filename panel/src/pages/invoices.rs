@@ -140,7 +140,14 @@ impl<S: Store> Ctx<'_, S> {
         p
     }
 
-    pub(crate) fn invoice_page(&self, s: &Session, id: &str, q: &Form) -> HttpResponse {
+    /// One invoice; `message` (HTML) is what a form posted from it brought (the "Reenviar" of the e-mail block).
+    pub(crate) fn invoice_page(
+        &self,
+        s: &Session,
+        id: &str,
+        q: &Form,
+        message: &str,
+    ) -> HttpResponse {
         let caller = caller(s, q, Environment::Sandbox);
         let Ok(inv) = self.svc.invoice(&caller, id) else {
             return not_found();
@@ -187,8 +194,12 @@ impl<S: Store> Ctx<'_, S> {
             "<dt>Total</dt><dd>{}</dd>",
             esc(&amount(inv.total.as_deref(), inv.moneda.as_deref()))
         );
+        #[cfg(feature = "email")]
+        let email = self.email_block(s, q, &inv);
+        #[cfg(not(feature = "email"))]
+        let email = "";
         let body = format!(
-            "<p>{}</p>{errors}<dl class=\"facts\">{}{}{}{}{}{}<dt>Receptor</dt><dd>{}</dd>{}{}{}</dl><p>{links}</p><p><a href=\"/panel/facturas?entorno={e}\">Volver a la lista</a></p>",
+            "{message}<p>{}</p>{errors}<dl class=\"facts\">{}{}{}{}{}{}<dt>Receptor</dt><dd>{}</dd>{}{}{}</dl><p>{links}</p>{email}<p><a href=\"/panel/facturas?entorno={e}\">Volver a la lista</a></p>",
             badge(inv.status.as_str()),
             field("Número", Some(&inv.numero)),
             field("CDC", Some(&inv.cdc)),

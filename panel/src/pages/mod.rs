@@ -1,6 +1,8 @@
 //! The pages of a signed-in session, one file each, and what they share (labels, the 403 and 404 pages, findings).
 
 mod certificate;
+#[cfg(feature = "email")]
+mod email;
 mod invoices;
 mod keys;
 mod profile;
