@@ -22,6 +22,7 @@ h2{font-size:1.25rem;margin:1.5rem 0 .5rem}
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}
 input[type=text],input[type=password],input[type=url],input[type=email],input[type=number],input[type=date],select,textarea{width:100%;max-width:40rem;padding:.45rem;border:1px solid #767676;border-radius:4px;font:inherit}
 textarea{min-height:6rem;font-family:ui-monospace,monospace;font-size:.9rem}
+pre.email-body{white-space:pre-wrap;overflow-wrap:anywhere;background:#f7f7f7;border:1px solid var(--line);border-radius:4px;padding:.75rem;font-size:.9rem}
 fieldset{border:1px solid var(--line);border-radius:6px;margin:1rem 0;padding:.5rem 1rem 1rem}
 legend{font-weight:700}
 .check label{display:inline;font-weight:400;margin-left:.3rem}

@@ -138,6 +138,9 @@ try {
   await shot("facturas");
   await row.getByRole("link").first().click();
   assert.match(await page.textContent("main"), /Aprobada/);
+  // examples/factura.json names receptor.email and the server has no --smtp-url: the message is captured, shown whole.
+  assert.match(await page.textContent("main"), /Correo al comprador/);
+  assert.match(await page.textContent("main"), /Mensaje capturado para compras@nanduti\.com\.py/);
   await shot("factura");
   const [download] = await Promise.all([
     page.waitForEvent("download"),
