@@ -650,7 +650,8 @@ impl<S: Store> Service<S> {
                 }
             }
         }
-        Ok(invoice)
+        // The buyer's message queued with an approval at creation (`emit`) shows at once.
+        Ok(self.with_email(invoice))
     }
 }
 

@@ -281,7 +281,7 @@ impl<S: Store> Service<S> {
                         .invoice(&principal.account.id, id)
                         .map(|full| full.xml)
                 });
-                Ok(Invoice::of(&self.config.base_url, inv, parts))
+                Ok(self.with_email(Invoice::of(&self.config.base_url, inv, parts)))
             }
             _ => Err(ApiError::new(
                 404,

@@ -49,8 +49,8 @@ pub use preflight::Check;
 #[cfg(any(feature = "ts", feature = "schema"))]
 pub use resource::InvoiceShape;
 pub use resource::{
-    Deleted, Invoice, InvoiceCancellation, InvoiceDocument, InvoiceEmisor, InvoiceTimbrado,
-    InvoiceTransmission, ListMeta, Page,
+    Deleted, Invoice, InvoiceCancellation, InvoiceDocument, InvoiceEmail, InvoiceEmisor,
+    InvoiceTimbrado, InvoiceTransmission, ListMeta, Page,
 };
 #[cfg(feature = "openapi-doc")]
 pub use router::OPENAPI_JSON;

@@ -93,6 +93,9 @@ pub struct Invoice {
     pub cdc: String,
     /// Creation time, RFC 3339 UTC.
     pub created_at: String,
+    /// The latest message to the buyer (issue 36), `null` when none was queued (no `receptor.email`, not approved
+    /// yet, or a build without the outbox).
+    pub email: Option<InvoiceEmail>,
     /// Emission date-time, Paraguay local time (`YYYY-MM-DDThh:mm:ss`).
     pub fecha_emision: String,
     /// `fact_…` identifier.
@@ -144,6 +147,36 @@ pub struct InvoiceCancellation {
     pub requested_at: String,
     /// Its state.
     pub status: CancellationStatus,
+}
+
+/// `email` of an invoice: where its latest message to the buyer stands (`GET /v1/facturas/{id}/emails` has them all).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct InvoiceEmail {
+    /// `pending`, `sent`, `failed` or `captured` (no SMTP settings: stored, never sent).
+    pub status: String,
+    /// The address it goes to.
+    pub to: String,
+    /// Why it failed (the SMTP server's reply), when `failed`; the last temporary failure while `pending`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub reason: Option<String>,
+    /// When it last changed (its latest attempt, else its queuing), RFC 3339 UTC.
+    pub updated_at: String,
+}
+
+impl InvoiceEmail {
+    /// The `email` of an invoice whose messages are `messages` (oldest first): its latest one.
+    pub(crate) fn latest(messages: &[crate::email::EmailMessage]) -> Option<InvoiceEmail> {
+        let m = messages.last()?;
+        Some(InvoiceEmail {
+            status: m.status.clone(),
+            to: m.to.clone(),
+            reason: m.reason.clone(),
+            updated_at: rfc3339(m.log.last().map_or(m.created_at, |a| a.at)),
+        })
+    }
 }
 
 /// `transmission` of a production invoice: its transmission to SIFEN while a step is left.
@@ -322,6 +355,7 @@ impl Invoice {
                 status: c.status,
             }),
             created_at: rfc3339(inv.created_at),
+            email: None,
             fecha_emision: inv.fecha_emision,
             kude_url: format!("{base}/v1/facturas/{}/kude", inv.id),
             xml_url: inv
@@ -359,6 +393,7 @@ impl Invoice {
         }
         m.serialize_entry("cdc", &self.cdc)?;
         m.serialize_entry("created_at", &self.created_at)?;
+        m.serialize_entry("email", &self.email)?;
         m.serialize_entry("fecha_emision", &self.fecha_emision)?;
         m.serialize_entry("id", &self.id)?;
         m.serialize_entry("kude_url", &self.kude_url)?;
@@ -425,6 +460,8 @@ pub struct InvoiceShape {
     pub cdc: String,
     /// Creation time, RFC 3339 UTC.
     pub created_at: String,
+    /// The latest message to the buyer, `null` when none was queued.
+    pub email: Option<InvoiceEmail>,
     /// Emission date-time, Paraguay local time (`YYYY-MM-DDThh:mm:ss`).
     pub fecha_emision: String,
     /// `fact_…` identifier.
@@ -502,7 +539,13 @@ impl<S: Store> Service<S> {
     /// (parsed once, then cached).
     pub(crate) fn invoice_resource(&self, inv: InvoiceRecord) -> Invoice {
         let parts = self.documents.get(&inv);
-        Invoice::of(&self.config.base_url, inv, parts)
+        self.with_email(Invoice::of(&self.config.base_url, inv, parts))
+    }
+
+    /// `inv` with its `email`: the latest of its messages in the store's outbox.
+    pub(crate) fn with_email(&self, mut inv: Invoice) -> Invoice {
+        inv.email = InvoiceEmail::latest(&self.store.invoice_emails(&inv.id));
+        inv
     }
 }
 

@@ -23,6 +23,7 @@ pub fn declarations(cfg: &Config) -> Vec<Declaration> {
         Declaration::of::<crate::InvoiceCancellation>(cfg),
         Declaration::of::<crate::CancellationStatus>(cfg),
         Declaration::of::<crate::InvoiceTransmission>(cfg),
+        Declaration::of::<crate::InvoiceEmail>(cfg),
         Declaration::of::<crate::InvoiceEmisor>(cfg),
         Declaration::of::<crate::InvoiceTimbrado>(cfg),
         Declaration::of::<de::Coded>(cfg),

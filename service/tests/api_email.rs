@@ -386,3 +386,63 @@ fn a_cancellation_queues_a_short_notice_without_attachments() {
     assert!(notice.body.contains("fue cancelada"), "{}", notice.body);
     assert!(c.svc.email_attachments(notice).unwrap().is_empty());
 }
+
+/// The invoice resource's `email` (issue 36): `null` without a receiver e-mail or before anything was queued, then
+/// the latest message (`captured` from the sandbox without an outbox, at once in the create answer), and with an
+/// outbox `failed` with the SMTP reply as `reason` and the attempt's time as `updated_at`.
+#[test]
+fn the_invoice_resource_shows_its_latest_email() {
+    let mut c = client();
+    let mut body = factura(Some("approved"));
+    body["receptor"].as_object_mut().unwrap().remove("email");
+    let none = c.sandbox("POST", "/v1/facturas", Some(body));
+    assert!(none.json()["data"]["email"].is_null(), "{:?}", none.json());
+    let pending = c.sandbox("POST", "/v1/facturas", Some(factura(None)));
+    assert!(pending.json()["data"]["email"].is_null());
+
+    let created = c.sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))));
+    let email = created.json()["data"]["email"].clone();
+    assert_eq!(email["status"], "captured", "{email}");
+    assert_eq!(email["to"], "cliente@example.com");
+    assert!(email.get("reason").is_none(), "{email}");
+    let id = created.id();
+    let got = c.sandbox("GET", &format!("/v1/facturas/{id}"), None);
+    assert_eq!(got.json()["data"]["email"], email);
+
+    c.svc.config.email_outbox = true;
+    let id = c
+        .sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))))
+        .id();
+    let now = c.host.now.unix_timestamp();
+    let got = c.sandbox("GET", &format!("/v1/facturas/{id}"), None);
+    assert_eq!(got.json()["data"]["email"]["status"], "pending");
+    let m = c.svc.claim_emails(now, 30, usize::MAX).remove(0);
+    c.svc.report_email(
+        &m.id,
+        attempt(
+            now + 7,
+            EmailOutcome::Permanent,
+            Some(550),
+            Some("5.1.1 no such user"),
+        ),
+        &mut c.host,
+    );
+    let got = c.sandbox("GET", &format!("/v1/facturas/{id}"), None);
+    let email = got.json()["data"]["email"].clone();
+    assert_eq!(email["status"], "failed", "{email}");
+    assert_eq!(email["reason"], "550 5.1.1 no such user");
+    assert_eq!(
+        email["updated_at"],
+        kuatia_service::rfc3339(now + 7).as_str()
+    );
+    // The list shows the same.
+    let list = c.sandbox("GET", "/v1/facturas", None);
+    let row = list.json()["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"] == id.as_str())
+        .cloned()
+        .unwrap();
+    assert_eq!(row["email"], email);
+}

@@ -1441,6 +1441,10 @@ export type InvoiceResource = {
    */
   created_at: string,
   /**
+   * The latest message to the buyer, `null` when none was queued.
+   */
+  email: InvoiceEmail | null,
+  /**
    * Emission date-time, Paraguay local time (`YYYY-MM-DDThh:mm:ss`).
    */
   fecha_emision: string,
@@ -1608,6 +1612,28 @@ export type InvoiceTransmission = {
    * When the next SIFEN call is due, RFC 3339 UTC.
    */
   next_attempt_at: string,
+};
+
+/**
+ * `email` of an invoice: where its latest message to the buyer stands (`GET /v1/facturas/{id}/emails` has them all).
+ */
+export type InvoiceEmail = {
+  /**
+   * `pending`, `sent`, `failed` or `captured` (no SMTP settings: stored, never sent).
+   */
+  status: string,
+  /**
+   * The address it goes to.
+   */
+  to: string,
+  /**
+   * Why it failed (the SMTP server's reply), when `failed`; the last temporary failure while `pending`.
+   */
+  reason?: string,
+  /**
+   * When it last changed (its latest attempt, else its queuing), RFC 3339 UTC.
+   */
+  updated_at: string,
 };
 
 /**
