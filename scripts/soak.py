@@ -85,6 +85,19 @@ INVALID = json.dumps({
 }).encode()
 
 
+def parse_mix(text):
+    """`create=3,get=1` → the weights given (other operations left out); empty → MIX."""
+    if not text:
+        return dict(MIX)
+    mix = {}
+    for part in text.split(","):
+        op, _, weight = part.partition("=")
+        if op.strip() not in dict(MIX):
+            raise SystemExit(f"--mix: unknown operation {op!r} (one of {', '.join(dict(MIX))})")
+        mix[op.strip()] = int(weight or 1)
+    return mix
+
+
 def parse_duration(text):
     """`1800`, `1800s`, `30m`, `1h` → seconds."""
     text = text.strip().lower()
@@ -224,11 +237,11 @@ class Load:
         "cancel": {200}, "deliveries": {200}, "gaps": {200}, "health": {200},
     }
 
-    def __init__(self, client, rate, fresh_share, seed, webhook_id):
+    def __init__(self, client, rate, fresh_share, seed, webhook_id, mix):
         self.client, self.rate, self.fresh_share = client, rate, fresh_share
         self.rng = random.Random(seed)
         self.webhook_id = webhook_id
-        self.ops = [op for op, w in MIX for _ in range(w)]
+        self.ops = [op for op, w in mix.items() for _ in range(w)]
         self.ids = collections.deque(maxlen=5000)       # invoices created, for lookups
         self.approved = collections.deque(maxlen=2000)  # approved at once, for KuDE and cancellations
         self.keys = collections.deque(maxlen=2000)      # (key, body, invoice id) for replays
@@ -353,7 +366,7 @@ def proc_status(pid):
     out = {}
     for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
         k, _, v = line.partition(":")
-        if k in ("VmRSS", "VmHWM", "Threads"):
+        if k in ("VmRSS", "VmHWM", "RssAnon", "Threads"):
             out[k] = int(v.split()[0])
     return out
 
@@ -370,9 +383,9 @@ def size(path):
         return 0
 
 
-COLUMNS = ["minute", "elapsed_s", "rss_kib", "hwm_kib", "fds", "threads", "db_bytes", "wal_bytes", "data_dir_bytes",
-           "invoices", "requests", "window_requests", "p50_ms", "p99_ms", "max_ms", "unexpected", "webhook_posts",
-           "webhook_500", "server_cpu_s", "loadavg1"]
+COLUMNS = ["minute", "elapsed_s", "rss_kib", "hwm_kib", "anon_kib", "fds", "threads", "db_bytes", "wal_bytes",
+           "data_dir_bytes", "invoices", "requests", "window_requests", "p50_ms", "p99_ms", "max_ms", "unexpected",
+           "webhook_posts", "webhook_500", "server_cpu_s", "loadavg1"]
 
 
 def sample(pid, data, client, load, receiver, started):
@@ -386,9 +399,9 @@ def sample(pid, data, client, load, receiver, started):
     elapsed = time.monotonic() - started
     return {
         "minute": round(elapsed / 60, 2), "elapsed_s": round(elapsed, 1), "rss_kib": st["VmRSS"],
-        "hwm_kib": st["VmHWM"], "fds": fds, "threads": st["Threads"], "db_bytes": db, "wal_bytes": wal,
-        "data_dir_bytes": total, "invoices": invoices, "requests": sent, "window_requests": n, "p50_ms": p50,
-        "p99_ms": p99, "max_ms": mx, "unexpected": load.unexpected_total,
+        "hwm_kib": st["VmHWM"], "anon_kib": st["RssAnon"], "fds": fds, "threads": st["Threads"], "db_bytes": db,
+        "wal_bytes": wal, "data_dir_bytes": total, "invoices": invoices, "requests": sent, "window_requests": n,
+        "p50_ms": p50, "p99_ms": p99, "max_ms": mx, "unexpected": load.unexpected_total,
         "webhook_posts": receiver.snapshot()["posts"], "webhook_500": receiver.snapshot()["answered_500"],
         "server_cpu_s": round(cpu_seconds(pid), 2),
         "loadavg1": float(pathlib.Path("/proc/loadavg").read_text().split()[0]),
@@ -408,6 +421,7 @@ def verdict(rows, warmup_min, rss_pct, fd_tolerance, thread_tolerance):
     steady = [r for r in rows if r["minute"] >= base["minute"]]
     last = rows[-1]
     rss_growth = (last["rss_kib"] - base["rss_kib"]) / base["rss_kib"] * 100
+    d_inv = last["invoices"] - base["invoices"]
     # Least-squares slope of RSS over the steady part, in KiB per hour.
     xs, ys = [r["elapsed_s"] / 3600 for r in steady], [r["rss_kib"] for r in steady]
     if len(xs) > 1:
@@ -420,7 +434,6 @@ def verdict(rows, warmup_min, rss_pct, fd_tolerance, thread_tolerance):
     threads = [r["threads"] for r in steady]
     dbs = [r["db_bytes"] + r["wal_bytes"] for r in steady]
     inv = [r["invoices"] for r in steady]
-    d_inv = inv[-1] - inv[0]
     per_invoice = (dbs[-1] - dbs[0]) / d_inv if d_inv else None
     # Bytes per invoice of each half of the steady part: storage explained by the data grows with the invoices, so
     # both halves cost about the same per invoice.
@@ -434,6 +447,8 @@ def verdict(rows, warmup_min, rss_pct, fd_tolerance, thread_tolerance):
     checks = {
         "rss": {"from_minute": base["minute"], "from_kib": base["rss_kib"], "to_kib": last["rss_kib"],
                 "growth_pct": round(rss_growth, 2), "slope_kib_per_hour": round(slope), "limit_pct": rss_pct,
+                "bytes_per_invoice_added": round((last["rss_kib"] - base["rss_kib"]) * 1024 / d_inv)
+                if d_inv else None,
                 "flat": rss_growth <= rss_pct},
         "fds": {"min": min(fds), "max": max(fds), "tolerance": fd_tolerance,
                 "flat": max(fds) - min(fds) <= fd_tolerance},
@@ -561,6 +576,9 @@ def main():
     ap.add_argument("--fresh-share", type=float, default=0.1, help="share of requests on a connection of their own")
     ap.add_argument("--webhook-fail", type=float, default=0.1, help="share of deliveries answered 500")
     ap.add_argument("--seed", type=int, default=33)
+    ap.add_argument("--mix", default="", help="op=weight,… instead of the default mix (MIX)")
+    ap.add_argument("--no-webhook", action="store_true",
+                    help="register no webhook (one webhook takes at most 4 deliveries per --tick-ms round: 8/s)")
     ap.add_argument("--warmup", type=float, default=5, help="minutes before the flatness baseline")
     ap.add_argument("--rss-limit", type=float, default=10, help="RSS growth allowed after the warm-up, %%")
     ap.add_argument("--fd-tolerance", type=int, default=6)
@@ -568,6 +586,8 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "target/soak"))
     a = ap.parse_args()
     duration = parse_duration(a.duration)
+    mix = parse_mix(a.mix)
+    commit, dirty = git("rev-parse", "HEAD"), bool(git("status", "--porcelain", "--untracked-files=no"))
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     work = pathlib.Path(tempfile.mkdtemp(prefix="kuatia-soak-"))
@@ -583,14 +603,18 @@ def main():
             except OSError:
                 pass
             time.sleep(0.1)
-        status, hook = client.json("POST", "/v1/webhooks", json.dumps({
-            "url": f"https://127.0.0.1:{receiver.port}/kuatia",
-            "events": ["factura.approved", "factura.rejected", "factura.cancelled"],
-            "description": "soak receiver"}).encode())
-        if status != 201:
-            raise RuntimeError(f"webhook registration: {status} {hook}")
-        receiver.secret = hook["data"]["secret"]
-        load = Load(Client(port, key), a.rate, a.fresh_share, a.seed, hook["data"]["id"])
+        hook_id = None
+        if not a.no_webhook:
+            status, hook = client.json("POST", "/v1/webhooks", json.dumps({
+                "url": f"https://127.0.0.1:{receiver.port}/kuatia",
+                "events": ["factura.approved", "factura.rejected", "factura.cancelled"],
+                "description": "soak receiver"}).encode())
+            if status != 201:
+                raise RuntimeError(f"webhook registration: {status} {hook}")
+            receiver.secret, hook_id = hook["data"]["secret"], hook["data"]["id"]
+        elif "deliveries" in mix:
+            del mix["deliveries"]
+        load = Load(Client(port, key), a.rate, a.fresh_share, a.seed, hook_id, mix)
         sampler = Client(port, key)
         started = time.monotonic()
         csv_path = out / "soak.csv"
@@ -646,11 +670,11 @@ def main():
         stopped = (work / "serve.out").read_text().splitlines()[-1]
 
         summary = {
-            "commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain")),
+            "commit": commit, "dirty": dirty,
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "machine": machine(),
             "profile": a.profile, "duration_s": duration, "rate": a.rate, "sample_s": a.sample,
             "fresh_connection_share": a.fresh_share, "webhook_fail_share": a.webhook_fail,
-            "mix": dict(MIX), "requests": load.sent,
+            "mix": mix, "requests": load.sent,
             "answers": {f"{op} {status}": n for (op, status), n in sorted(load.counts.items(), key=str)},
             "unexpected_total": load.unexpected_total, "unexpected": load.unexpected,
             "acknowledged_invoices": len(load.acked), "stored_invoices": len(stored), "lost": lost[:20],
