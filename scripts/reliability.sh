@@ -60,7 +60,7 @@ install_pinned() {
 # The dated nightly with Miri and rust-src (rustup skips what is already installed).
 nightly_ready() {
   if ! rustup run "$NIGHTLY" rustc --version >/dev/null 2>&1 \
-    || ! rustup component list --toolchain "$NIGHTLY" --installed 2>/dev/null | grep -q '^miri'; then
+    || ! rustup component list --toolchain "$NIGHTLY" --installed 2>/dev/null | grep '^miri' >/dev/null; then
     note "installing $NIGHTLY with miri and rust-src (at most 900s)"
     timeout 900 rustup toolchain install "$NIGHTLY" --profile minimal --component miri,rust-src \
       >"$WORK/install-nightly.log" 2>&1 || return 1

@@ -14,7 +14,7 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 say() { printf '\n--- %s\n' "$*"; }
 
 say "toolchain"
-rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || rustup target list --installed | grep -qx wasm32-unknown-unknown
+rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || rustup target list --installed | grep -x wasm32-unknown-unknown >/dev/null
 # The JS glue comes from wasm-bindgen-cli-support, the library of wasm-bindgen-cli, which must be exactly the
 # wasm-bindgen crate version in Cargo.lock (the two halves share an ABI). tools/codegen pins it (its own lockfile,
 # --locked) and is built in the shared target directory: no `cargo install wasm-bindgen-cli`, a separate build of
