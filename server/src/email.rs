@@ -84,80 +84,47 @@ fn loopback(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-/// `%XX` escapes of a URL's user part decoded.
-fn percent_decode(s: &str) -> Result<String, String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = s
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .ok_or("a bad %-escape in the user")?;
-            out.push(hex);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).map_err(|_| "the user is not UTF-8".to_string())
-}
-
 impl SmtpSettings {
     /// Reads `--smtp-url smtp[s]://[user@]host[:port]` and `--smtp-from "Name <addr>"`, with the password given
     /// apart ([`PASSWORD_ENV`]). A password inside the URL is refused: a command line is visible to every user of the
     /// machine.
     pub fn parse(url: &str, from: &str, password: Option<String>) -> Result<SmtpSettings, String> {
-        let (implicit, rest) = if let Some(r) = url.strip_prefix("smtps://") {
-            (true, r)
-        } else if let Some(r) = url.strip_prefix("smtp://") {
-            (false, r)
-        } else {
-            return Err(
-                "--smtp-url: expected smtp://… (STARTTLS) or smtps://… (implicit TLS)".into(),
-            );
-        };
-        let authority = rest.trim_end_matches('/');
-        if authority.contains('/') || authority.contains('?') {
-            return Err("--smtp-url: only smtp[s]://[user@]host[:port]".into());
-        }
-        let (user, hostport) = match authority.rsplit_once('@') {
-            Some((u, h)) => {
-                if u.contains(':') {
-                    return Err(format!(
-                        "--smtp-url: no password in the URL (the command line is visible to every user); set {PASSWORD_ENV}"
-                    ));
-                }
-                (
-                    Some(percent_decode(u).map_err(|e| format!("--smtp-url: {e}"))?),
-                    h,
+        // Parsed by the WHATWG parser the webhooks use (`url`), not split by hand: one reading of a URL.
+        let parsed = url::Url::parse(url).map_err(|e| format!("--smtp-url: {e}"))?;
+        let implicit = match parsed.scheme() {
+            "smtps" => true,
+            "smtp" => false,
+            _ => {
+                return Err(
+                    "--smtp-url: expected smtp://… (STARTTLS) or smtps://… (implicit TLS)".into(),
                 )
             }
-            None => (None, authority),
         };
-        let (host, port) = if let Some(v6) = hostport.strip_prefix('[') {
-            let (h, after) = v6
-                .split_once(']')
-                .ok_or("--smtp-url: unclosed [ in the host")?;
-            (h.to_string(), after.strip_prefix(':'))
-        } else {
-            match hostport.rsplit_once(':') {
-                Some((h, p)) => (h.to_string(), Some(p)),
-                None => (hostport.to_string(), None),
-            }
+        if parsed.password().is_some() {
+            return Err(format!(
+                "--smtp-url: no password in the URL (the command line is visible to every user); set {PASSWORD_ENV}"
+            ));
+        }
+        if !matches!(parsed.path(), "" | "/")
+            || parsed.query().is_some()
+            || parsed.fragment().is_some()
+        {
+            return Err("--smtp-url: only smtp[s]://[user@]host[:port]".into());
+        }
+        let host = match parsed.host() {
+            Some(url::Host::Domain(d)) => d.to_string(),
+            Some(url::Host::Ipv4(ip)) => ip.to_string(),
+            Some(url::Host::Ipv6(ip)) => ip.to_string(),
+            None => String::new(),
         };
         if host.is_empty() {
             return Err("--smtp-url: no host".into());
         }
-        let port = match port {
-            Some(p) => p
-                .parse::<u16>()
-                .map_err(|_| format!("--smtp-url: bad port '{p}'"))?,
-            None if implicit => 465,
-            None => 587,
-        };
+        let port = parsed.port().unwrap_or(if implicit { 465 } else { 587 });
+        let user = percent_encoding::percent_decode_str(parsed.username())
+            .decode_utf8()
+            .map(|u| u.into_owned())
+            .map_err(|_| "--smtp-url: the user is not UTF-8".to_string())?;
         let tls = match (implicit, loopback(&host)) {
             (true, _) => SmtpTls::Implicit,
             (false, true) => SmtpTls::PlainLoopback,
@@ -170,7 +137,7 @@ impl SmtpSettings {
             host,
             port,
             tls,
-            user: user.filter(|u| !u.is_empty()),
+            user: Some(user).filter(|u| !u.is_empty()),
             password: password.map(Zeroizing::new),
             from,
             timeout: Duration::from_secs(30),
