@@ -3,6 +3,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+# A CI run builds everything once from scratch: incremental caches would only double the disk the debug build takes
+# (13 GB of target/debug/incremental on a working machine). The disk is reported at the start and in the stage
+# table: one run died of a full disk (the linker's SIGBUS) with no figure in its log.
+if [ "${CI:-}" = true ]; then export CARGO_INCREMENTAL=0; fi
+TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+disk_note() {
+  local used free
+  used="$(du -sh "$TARGET_DIR" 2>/dev/null | cut -f1)" || used="?"
+  free="$(df -h --output=avail . 2>/dev/null | tail -1 | tr -d ' ')" || free="?"
+  printf 'disk: %s in %s, %s free\n' "${used:-0}" "$TARGET_DIR" "$free"
+}
+disk_note
 
 # Each step's wall time is printed when the next one starts, and a table with the total at the end (also when a step
 # fails), so every CI log shows where the time goes (docs/benchmarks.md, "CI stages").
@@ -27,6 +39,7 @@ stage_table() {
   printf '\n==> stage times%s\n' "$([ "$rc" -eq 0 ] || echo " (stopped by a failure, exit $rc)")"
   printf '%s\n' "${STAGES[@]}"
   printf '%8s  total\n' "$(mmss $((SECONDS - RUN_T0)))"
+  disk_note
 }
 trap stage_table EXIT
 if [ -n "${KUATIA_CI_SETUP_SECONDS:-}" ]; then
