@@ -133,7 +133,8 @@ typedef struct kuatia_service kuatia_service;
 
 /**
  * A signing key and its certificate. Immutable once created: one signer may be used by any number of threads
- * at the same time (it is `Send + Sync`); free it once, after every call that uses it has returned.
+ * at the same time (it is `Send + Sync`). Free it with `kuatia_signer_free`, once, after every call that uses it has
+ * returned.
  */
 typedef struct kuatia_signer kuatia_signer;
 

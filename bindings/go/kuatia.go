@@ -24,26 +24,7 @@ import (
 // Status is the outcome of a C call (kuatia_status); the numbers are part of the ABI and never change.
 type Status int
 
-// The statuses of include/kuatia.h.
-const (
-	StatusOK              Status = C.KUATIA_STATUS_OK
-	StatusInvalidArgument Status = C.KUATIA_STATUS_INVALID_ARGUMENT
-	StatusInvalidUTF8     Status = C.KUATIA_STATUS_INVALID_UTF8
-	StatusTooLarge        Status = C.KUATIA_STATUS_TOO_LARGE
-	StatusInvalidInput    Status = C.KUATIA_STATUS_INVALID_INPUT
-	StatusSignError       Status = C.KUATIA_STATUS_SIGN_ERROR
-	StatusPanic           Status = C.KUATIA_STATUS_PANIC
-)
-
-var statusNames = map[Status]string{
-	StatusOK:              "OK",
-	StatusInvalidArgument: "INVALID_ARGUMENT",
-	StatusInvalidUTF8:     "INVALID_UTF8",
-	StatusTooLarge:        "TOO_LARGE",
-	StatusInvalidInput:    "INVALID_INPUT",
-	StatusSignError:       "SIGN_ERROR",
-	StatusPanic:           "PANIC",
-}
+// The Status constants and their names are generated from include/kuatia.abi.json: abi_gen.go.
 
 // String is the status name as in the header without its prefix ("INVALID_INPUT").
 func (s Status) String() string {

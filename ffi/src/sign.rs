@@ -8,7 +8,8 @@ use kuatia_core::error::{code, Finding};
 use kuatia_core::sign::{sandbox_test_signer, sign_element, verify, SoftwareSigner};
 
 /// A signing key and its certificate. Immutable once created: one signer may be used by any number of threads
-/// at the same time (it is `Send + Sync`); free it once, after every call that uses it has returned.
+/// at the same time (it is `Send + Sync`). Free it with `kuatia_signer_free`, once, after every call that uses it has
+/// returned.
 #[allow(non_camel_case_types)]
 pub struct kuatia_signer {
     pub(crate) inner: SoftwareSigner,

@@ -16,8 +16,8 @@ enum KudeFormat: string
     public function cValue(): int
     {
         return match ($this) {
-            self::A4 => 0,
-            self::Ticket => 1,
+            self::A4 => Abi::KUDE_FORMAT_A4,
+            self::Ticket => Abi::KUDE_FORMAT_TICKET,
         };
     }
 }

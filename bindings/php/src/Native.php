@@ -17,126 +17,16 @@ use FFI\CData;
 final class Native
 {
     /**
-     * The declarations of include/kuatia.h this binding uses, as FFI::cdef reads them (no preprocessor, no
-     * comments). tools/binding_parity.py compares every statement with the header and fails on any difference but
-     * one: inputs declared `const uint8_t *` in the header are `const char *` here (the same ABI), so PHP strings
-     * are passed by pointer without a copy. kuatia_error_count/kuatia_error_finding are left out on purpose
-     * (kuatia_error_json gives every finding at once).
+     * The declarations of include/kuatia.h as FFI::cdef reads them, generated from include/kuatia.abi.json into
+     * {@see Abi} (tools/abigen.py; scripts/ffi-check.sh fails when they drift from the header).
      */
-    public const CDEF = <<<'CDEF'
-typedef enum kuatia_status {
-    KUATIA_STATUS_OK = 0,
-    KUATIA_STATUS_INVALID_ARGUMENT = 1,
-    KUATIA_STATUS_INVALID_UTF8 = 2,
-    KUATIA_STATUS_TOO_LARGE = 3,
-    KUATIA_STATUS_INVALID_INPUT = 4,
-    KUATIA_STATUS_SIGN_ERROR = 5,
-    KUATIA_STATUS_PANIC = 6,
-} kuatia_status;
-typedef enum kuatia_kude_format {
-    KUATIA_KUDE_FORMAT_A4 = 0,
-    KUATIA_KUDE_FORMAT_TICKET = 1,
-} kuatia_kude_format;
-typedef enum kuatia_sifen_outcome {
-    KUATIA_SIFEN_OUTCOME_ANSWER = 0,
-    KUATIA_SIFEN_OUTCOME_TIMEOUT = 1,
-    KUATIA_SIFEN_OUTCOME_FAILED = 2,
-} kuatia_sifen_outcome;
-typedef struct kuatia_error kuatia_error;
-typedef struct kuatia_service kuatia_service;
-typedef struct kuatia_signer kuatia_signer;
-typedef struct kuatia_bytes {
-    uint8_t *ptr;
-    size_t len;
-} kuatia_bytes;
-const char *kuatia_version(void);
-void kuatia_bytes_free(struct kuatia_bytes *bytes);
-void kuatia_error_free(struct kuatia_error *err);
-enum kuatia_status kuatia_error_status(const struct kuatia_error *err);
-const char *kuatia_error_code(const struct kuatia_error *err);
-const char *kuatia_error_message(const struct kuatia_error *err);
-const char *kuatia_error_path(const struct kuatia_error *err);
-const char *kuatia_error_json(const struct kuatia_error *err);
-enum kuatia_status kuatia_error_codes(struct kuatia_bytes *out_json, struct kuatia_error **err);
-enum kuatia_status kuatia_ruc_dv(const char *body, size_t body_len, uint8_t *out_dv, struct kuatia_error **err);
-enum kuatia_status kuatia_ruc_check(const char *ruc, size_t ruc_len, struct kuatia_error **err);
-enum kuatia_status kuatia_cdc_build(const char *fields_json, size_t fields_len, struct kuatia_bytes *out_cdc,
-    struct kuatia_error **err);
-enum kuatia_status kuatia_cdc_parse(const char *cdc, size_t cdc_len, struct kuatia_bytes *out_json,
-    struct kuatia_error **err);
-enum kuatia_status kuatia_invoice_validate(const char *request_json, size_t request_len, const char *profile_json,
-    size_t profile_len, const char *now, size_t now_len, struct kuatia_bytes *out_report,
-    struct kuatia_error **err);
-enum kuatia_status kuatia_invoice_totals(const char *request_json, size_t request_len,
-    struct kuatia_bytes *out_json, struct kuatia_error **err);
-enum kuatia_status kuatia_invoice_numbering_key(const char *request_json, size_t request_len,
-    const char *profile_json, size_t profile_len, const char *now, size_t now_len, struct kuatia_bytes *out_json,
-    struct kuatia_error **err);
-enum kuatia_status kuatia_invoice_preview_xml(const char *request_json, size_t request_len,
-    const char *profile_json, size_t profile_len, const char *now, size_t now_len, uint32_t numero,
-    uint32_t codigo_seguridad, struct kuatia_bytes *out_xml, struct kuatia_error **err);
-enum kuatia_status kuatia_invoice_issue(const char *request_json, size_t request_len, const char *profile_json,
-    size_t profile_len, const struct kuatia_signer *signer, const char *now, size_t now_len, uint32_t numero,
-    uint32_t codigo_seguridad, struct kuatia_bytes *out_xml, struct kuatia_bytes *out_json,
-    struct kuatia_error **err);
-enum kuatia_status kuatia_kude_pdf(const char *xml, size_t xml_len, uint32_t format, bool preview,
-    struct kuatia_bytes *out_pdf, struct kuatia_error **err);
-enum kuatia_status kuatia_qr_build(const char *fields_json, size_t fields_len, struct kuatia_bytes *out_qr,
-    struct kuatia_error **err);
-enum kuatia_status kuatia_qr_parse(const char *dcarqr, size_t dcarqr_len, const char *csc, size_t csc_len,
-    struct kuatia_bytes *out_json, struct kuatia_error **err);
-enum kuatia_status kuatia_service_new(const char *config_json, size_t config_len,
-    struct kuatia_service **out_service, struct kuatia_error **err);
-void kuatia_service_free(struct kuatia_service *svc);
-enum kuatia_status kuatia_service_create_account(const struct kuatia_service *svc, const char *name,
-    size_t name_len, int64_t now_unix, const char *seed, size_t seed_len, struct kuatia_bytes *out_json,
-    struct kuatia_error **err);
-enum kuatia_status kuatia_service_create_key(const struct kuatia_service *svc, const char *account_id,
-    size_t account_id_len, bool live, int64_t now_unix, const char *seed, size_t seed_len,
-    struct kuatia_bytes *out_key, struct kuatia_error **err);
-enum kuatia_status kuatia_service_handle(const struct kuatia_service *svc, const char *request_json,
-    size_t request_len, const char *body, size_t body_len, int64_t now_unix, const char *seed, size_t seed_len,
-    const struct kuatia_signer *sandbox_signer, const struct kuatia_signer *production_signer,
-    struct kuatia_bytes *out_head, struct kuatia_bytes *out_body, struct kuatia_error **err);
-enum kuatia_status kuatia_service_tick(const struct kuatia_service *svc, int64_t now_unix, const char *seed,
-    size_t seed_len, struct kuatia_error **err);
-enum kuatia_status kuatia_service_due_deliveries(const struct kuatia_service *svc, int64_t now_unix,
-    struct kuatia_bytes *out_json, struct kuatia_error **err);
-enum kuatia_status kuatia_service_report_delivery(const struct kuatia_service *svc, const char *delivery_id,
-    size_t delivery_id_len, bool ok, struct kuatia_bytes *out_json, struct kuatia_error **err);
-enum kuatia_status kuatia_service_set_production_profile(const struct kuatia_service *svc, const char *account_id,
-    size_t account_id_len, const char *profile_json, size_t profile_len, struct kuatia_error **err);
-enum kuatia_status kuatia_service_due_sifen(const struct kuatia_service *svc, int64_t now_unix, const char *seed,
-    size_t seed_len, size_t limit, struct kuatia_bytes *out_json, struct kuatia_error **err);
-enum kuatia_status kuatia_service_report_sifen(const struct kuatia_service *svc, const char *job_json,
-    size_t job_len, uint32_t outcome, uint16_t http_status, const char *body, size_t body_len, const char *message,
-    size_t message_len, int64_t now_unix, const char *seed, size_t seed_len, struct kuatia_bytes *out_json,
-    struct kuatia_error **err);
-enum kuatia_status kuatia_sifen_request(const char *kind, size_t kind_len, const char *arg, size_t arg_len,
-    uint64_t d_id, bool production, struct kuatia_bytes *out_json, struct kuatia_error **err);
-enum kuatia_status kuatia_sifen_event_sign(const char *event_json, size_t event_len, const char *firmante_ruc,
-    size_t ruc_len, const struct kuatia_signer *signer, struct kuatia_bytes *out_json, struct kuatia_error **err);
-enum kuatia_status kuatia_sifen_parse_response(const char *bytes, size_t len, struct kuatia_bytes *out_json,
-    struct kuatia_error **err);
-enum kuatia_status kuatia_sifen_describe(const char *code, size_t len, struct kuatia_bytes *out_json,
-    struct kuatia_error **err);
-enum kuatia_status kuatia_signer_from_p12(const char *p12, size_t p12_len, const char *password,
-    size_t password_len, struct kuatia_signer **out_signer, struct kuatia_error **err);
-enum kuatia_status kuatia_signer_from_pem(const char *key_pem, size_t key_len, const char *cert_pem,
-    size_t cert_len, struct kuatia_signer **out_signer, struct kuatia_error **err);
-enum kuatia_status kuatia_signer_sandbox(struct kuatia_signer **out_signer, struct kuatia_error **err);
-void kuatia_signer_free(struct kuatia_signer *signer);
-enum kuatia_status kuatia_xml_sign(const char *xml, size_t xml_len, const char *id, size_t id_len,
-    const struct kuatia_signer *signer, struct kuatia_bytes *out_xml, struct kuatia_error **err);
-enum kuatia_status kuatia_xml_verify(const char *xml, size_t xml_len, const char *at, size_t at_len,
-    bool *out_valid, struct kuatia_bytes *out_report, struct kuatia_error **err);
-CDEF;
+    public const CDEF = Abi::CDEF;
 
     /** KUATIA_MAX_INPUT_LEN: inputs longer than this are refused unread with TOO_LARGE. */
-    public const MAX_INPUT_LEN = 64 * 1024 * 1024;
+    public const MAX_INPUT_LEN = Abi::MAX_INPUT_LEN;
 
     /** KUATIA_SEED_LEN: bytes of fresh CSPRNG output passed with each service call. */
-    public const SEED_LEN = 32;
+    public const SEED_LEN = Abi::SEED_LEN;
 
     private static ?FFI $ffi = null;
     private static string $path = '';

@@ -12,9 +12,9 @@ namespace Kuatia;
  */
 final class SifenOutcome
 {
-    public const ANSWER = 0;
-    public const TIMEOUT = 1;
-    public const FAILED = 2;
+    public const ANSWER = Abi::SIFEN_OUTCOME_ANSWER;
+    public const TIMEOUT = Abi::SIFEN_OUTCOME_TIMEOUT;
+    public const FAILED = Abi::SIFEN_OUTCOME_FAILED;
 
     /** Any `kind` but the three above is refused by the library (INVALID_ARGUMENT at `outcome`). */
     public function __construct(

@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any, Dict, List, Optional, Union
 
 from . import _ffi
+from ._abi import KudeFormat
 from ._ffi import Bytes, Text, arg, call, call_bytes, json_arg, lib, take
 from .errors import (
     Finding,
@@ -443,7 +444,7 @@ def sifen_describe(code: Text) -> Optional[Dict[str, str]]:
     return _json_out(call_bytes(lib.kuatia_sifen_describe, *_ffi.arg(code, "code")))
 
 
-_FORMATS = {"a4": 0, "ticket": 1}
+_FORMATS = {f.name.lower(): int(f) for f in KudeFormat}  # kuatia_kude_format, from _abi.py
 
 
 def kude_pdf(xml: Text, format: str = "a4", preview: bool = False) -> bytes:

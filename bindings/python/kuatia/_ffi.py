@@ -1,4 +1,4 @@
-"""ctypes declarations of libkuatia (include/kuatia.h) and the one helper that turns a status into an exception.
+"""Loading libkuatia (its ctypes declarations are generated: ``_abi.py``) and the helpers every call shares.
 
 Everything here is private: the public API lives in ``kuatia/__init__.py``.
 """
@@ -9,10 +9,11 @@ import ctypes
 import json
 import os
 import sys
-from ctypes import POINTER, Structure, byref, c_bool, c_char_p, c_size_t, c_uint8, c_uint32, c_uint64, c_void_p
+from ctypes import POINTER, byref, c_char_p, c_void_p
 from pathlib import Path
 from typing import Any, Callable, Optional, Union
 
+from ._abi import SIGNATURES, Bytes, declare
 from .errors import Finding, KuatiaError, error_class
 
 _PKG_DIR = Path(__file__).resolve().parent
@@ -47,14 +48,9 @@ def _load() -> ctypes.CDLL:
     )
 
 
-class Bytes(Structure):
-    """``kuatia_bytes``: an owned buffer, freed with ``kuatia_bytes_free``."""
-
-    _fields_ = [("ptr", POINTER(c_uint8)), ("len", c_size_t)]
-
-
 lib = _load()
 LIB_PATH: str = lib._name
+declare(lib)  # every restype/argtypes, generated from include/kuatia.abi.json (_abi.py)
 
 _err_p = POINTER(c_void_p)  # kuatia_error ** (the error itself is opaque)
 _bytes_p = POINTER(Bytes)
@@ -62,50 +58,12 @@ _u8 = c_char_p  # const uint8_t *: Python bytes (b"" is a valid empty pointer, N
 
 
 def _sig(name: str, restype: Any, *argtypes: Any) -> None:
-    fn = getattr(lib, name)
-    fn.restype = restype
-    fn.argtypes = list(argtypes)
+    """Checks a hand-written declaration against the generated one (``_abi.SIGNATURES``), which ``declare``
+    already applied: a copy that drifted from the header fails at import instead of overriding it."""
+    want = SIGNATURES.get(name)
+    if want is None or want[0] is not restype or tuple(want[1]) != tuple(argtypes):
+        raise ImportError(f"kuatia: the declaration of {name} differs from include/kuatia.abi.json ({want})")
 
-
-_sig("kuatia_version", c_char_p)
-_sig("kuatia_bytes_free", None, _bytes_p)
-_sig("kuatia_error_free", None, c_void_p)
-_sig("kuatia_error_status", ctypes.c_int, c_void_p)
-_sig("kuatia_error_code", c_char_p, c_void_p)
-_sig("kuatia_error_message", c_char_p, c_void_p)
-_sig("kuatia_error_path", c_char_p, c_void_p)
-_sig("kuatia_error_json", c_char_p, c_void_p)
-_sig("kuatia_ruc_dv", ctypes.c_int, _u8, c_size_t, POINTER(c_uint8), _err_p)
-_sig("kuatia_ruc_check", ctypes.c_int, _u8, c_size_t, _err_p)
-_sig("kuatia_cdc_build", ctypes.c_int, _u8, c_size_t, _bytes_p, _err_p)
-_sig("kuatia_cdc_parse", ctypes.c_int, _u8, c_size_t, _bytes_p, _err_p)
-_sig("kuatia_error_codes", ctypes.c_int, _bytes_p, _err_p)
-_sig("kuatia_invoice_validate", ctypes.c_int, _u8, c_size_t, _u8, c_size_t, _u8, c_size_t, _bytes_p, _err_p)
-_sig("kuatia_invoice_totals", ctypes.c_int, _u8, c_size_t, _bytes_p, _err_p)
-_sig("kuatia_invoice_numbering_key", ctypes.c_int, _u8, c_size_t, _u8, c_size_t, _u8, c_size_t, _bytes_p, _err_p)
-_sig(
-    "kuatia_invoice_preview_xml",
-    ctypes.c_int,
-    *(_u8, c_size_t, _u8, c_size_t, _u8, c_size_t, c_uint32, c_uint32, _bytes_p, _err_p),
-)
-_sig(
-    "kuatia_invoice_issue",
-    ctypes.c_int,
-    *(_u8, c_size_t, _u8, c_size_t, c_void_p, _u8, c_size_t, c_uint32, c_uint32, _bytes_p, _bytes_p, _err_p),
-)
-_sig("kuatia_kude_pdf", ctypes.c_int, _u8, c_size_t, ctypes.c_uint32, c_bool, _bytes_p, _err_p)
-_sig("kuatia_sifen_request", ctypes.c_int, _u8, c_size_t, _u8, c_size_t, c_uint64, c_bool, _bytes_p, _err_p)
-_sig("kuatia_sifen_event_sign", ctypes.c_int, _u8, c_size_t, _u8, c_size_t, c_void_p, _bytes_p, _err_p)
-_sig("kuatia_sifen_parse_response", ctypes.c_int, _u8, c_size_t, _bytes_p, _err_p)
-_sig("kuatia_sifen_describe", ctypes.c_int, _u8, c_size_t, _bytes_p, _err_p)
-_sig("kuatia_qr_build", ctypes.c_int, _u8, c_size_t, _bytes_p, _err_p)
-_sig("kuatia_qr_parse", ctypes.c_int, _u8, c_size_t, _u8, c_size_t, _bytes_p, _err_p)
-_sig("kuatia_signer_from_p12", ctypes.c_int, _u8, c_size_t, _u8, c_size_t, POINTER(c_void_p), _err_p)
-_sig("kuatia_signer_from_pem", ctypes.c_int, _u8, c_size_t, _u8, c_size_t, POINTER(c_void_p), _err_p)
-_sig("kuatia_signer_sandbox", ctypes.c_int, POINTER(c_void_p), _err_p)
-_sig("kuatia_signer_free", None, c_void_p)
-_sig("kuatia_xml_sign", ctypes.c_int, _u8, c_size_t, _u8, c_size_t, c_void_p, _bytes_p, _err_p)
-_sig("kuatia_xml_verify", ctypes.c_int, _u8, c_size_t, _u8, c_size_t, POINTER(c_bool), _bytes_p, _err_p)
 
 Text = Union[str, bytes, bytearray, memoryview]
 

@@ -2,21 +2,10 @@
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from typing import Dict, List, Type
 
-
-class Status(enum.IntEnum):
-    """``kuatia_status`` of the C library (the numbers are part of the ABI and never change)."""
-
-    OK = 0
-    INVALID_ARGUMENT = 1
-    INVALID_UTF8 = 2
-    TOO_LARGE = 3
-    INVALID_INPUT = 4
-    SIGN_ERROR = 5
-    PANIC = 6
+from ._abi import Status  # kuatia_status, generated from the header (re-exported as kuatia.Status)
 
 
 @dataclass(frozen=True)
