@@ -38,6 +38,20 @@ def signature(f: Dict[str, Any], ret: Callable[[Dict[str, Any]], str], param: Ca
     return [ret(f)] + [param(p) for p in f["params"]]
 
 
+def py_docstring(text: str, indent: str, width: int = 120) -> List[str]:
+    """A one-line docstring when it fits, else the text wrapped with the closing quotes on their own line."""
+    one = f'{indent}"""{text}"""'
+    if len(one) <= width:
+        return [one]
+    lines, cur = [], indent + '"""'
+    for word in text.split():
+        if len(cur) + 1 + len(word) > width and cur.strip() not in ('"""', ""):
+            lines.append(cur)
+            cur = indent
+        cur += ("" if cur.endswith('"""') or cur == indent else " ") + word
+    return lines + [cur, indent + '"""']
+
+
 # --- Python (ctypes) ---------------------------------------------------------------------------------------------
 
 def _py_type(t: Dict[str, Any], role: Dict[str, Any]) -> str:
@@ -76,7 +90,7 @@ def python(desc: Desc) -> Dict[str, str]:
         out.append(f"{c['name'][len('KUATIA_'):]} = {c['value']}  # {c['name']}")
     for e in desc["enums"]:
         out += ["", "", f"class {enum_short(desc, e['name'])}(enum.IntEnum):",
-                f'    """``{e["name"]}``: {first_sentence(e["doc"])}"""', ""]
+                *py_docstring(f'``{e["name"]}``: {first_sentence(e["doc"])}', "    "), ""]
         for v in e["variants"]:
             out.append(f"    {v['short']} = {v['value']}")
     for s in desc["structs"]:

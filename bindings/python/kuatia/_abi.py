@@ -52,7 +52,9 @@ class KudeFormat(enum.IntEnum):
 
 
 class SifenOutcome(enum.IntEnum):
-    """``kuatia_sifen_outcome``: What came of a SIFEN job the host posted (the `outcome` of `kuatia_service_report_sifen`, passed as a `uint32_t`)."""
+    """``kuatia_sifen_outcome``: What came of a SIFEN job the host posted (the `outcome` of
+    `kuatia_service_report_sifen`, passed as a `uint32_t`).
+    """
 
     ANSWER = 0
     TIMEOUT = 1
