@@ -84,7 +84,7 @@ fi
 note "ABI description drift (include/kuatia.abi.json and the generated declarations)"
 python3 tools/abigen.py check || { echo "run bash scripts/ffi-check.sh --write-abi" >&2; exit 1; }
 # The check must fail on a changed prototype (every generated layer named), on a returned type whose doc names no
-# free function, and on a parameter no rule explains.
+# free function, on returned text whose doc names no owner, and on a parameter no rule explains.
 abigen_canary() { # name, sed expression, text the failure must print
   sed "$2" include/kuatia.h >"$WORK/abi-$1.h"
   cmp -s include/kuatia.h "$WORK/abi-$1.h" && { echo "could not plant the ABI canary $1" >&2; exit 1; }
@@ -99,6 +99,8 @@ abigen_canary drift 's/uint32_t codigo_seguridad,/uint64_t codigo_seguridad,/' i
   bindings/python/kuatia/_abi.py bindings/java/src/main/java/dev/kuatia/KuatiaLibrary.java \
   bindings/php/src/Abi.php bindings/dotnet/Native.g.cs
 abigen_canary owner 's/Free it with `kuatia_signer_free`, once/Use it/' "kuatia_signer: its doc must name its free"
+abigen_canary text 's/^ \* Human-readable message of the (first) problem. Owned by `err`;/ * Human-readable message;/' \
+  "kuatia_error_message: the result is a \`const char *\`: its doc must say"
 abigen_canary rule 's/uint16_t http_status,/double http_status,/' "no rule for parameter \`double http_status\`"
 
 # 3b. JSON Schema drift, and schemars in no shipped build (every workspace crate's default features, and the

@@ -247,7 +247,7 @@ def describe(header_text: str) -> Dict[str, Any]:
             elif t["c"] == "const char **":
                 p["role"] = {"kind": "out_text", **text_owner(f["name"], f"`{n}`", f["doc"], names)}
             else:
-                raise AbiError(f"{f['name']}: no rule for parameter `{t['c']} {n}`")
+                raise AbiError(f"{f['name']}: no rule for parameter `{t['c']}{'' if t['pointer'] else ' '}{n}`")
         # The header's convention: a call that returns a status takes `kuatia_error **err` last (the error's own
         # accessors, which read a `const kuatia_error *`, aside).
         if f["result"]["kind"] == "status" and not (ps and ps[-1]["role"]["kind"] == "error") \
