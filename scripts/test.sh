@@ -106,7 +106,7 @@ step "build (debug, once: test binaries, the kuatia CLI)"
 cargo test --workspace --no-run --locked
 export KUATIA_DEBUG_BUILD=workspace
 
-step "C ABI (header drift, C tests under ASAN/UBSAN and valgrind)"; bash scripts/ffi-check.sh
+step "C ABI (header and ABI description drift, C tests under ASAN/UBSAN and valgrind, C# declarations)"; bash scripts/ffi-check.sh
 
 step "Java binding"; bash scripts/java-check.sh
 
