@@ -66,6 +66,17 @@ build() { # build <name> <cargo feature args...>
   fi
 }
 
+say "the browser builds leave out the e-mail outbox and the archive (kuatia-service features email, archive: zip, flate2)"
+# The C ABI's in-process service has both (ffi/Cargo.toml); the WebAssembly packages must not (their size budget).
+for features in "" "--features kude"; do
+  # shellcheck disable=SC2086 # $features is a list of arguments
+  wasm_tree=$(cargo tree -p kuatia-wasm $features --target wasm32-unknown-unknown -e features --locked --prefix none)
+  if grep -E '^(kuatia-service feature "(email|archive)"|zip v|flate2 v)' <<<"$wasm_tree"; then
+    echo "the WebAssembly build (kuatia-wasm $features) links the features or crates above" >&2
+    exit 1
+  fi
+done
+
 say "build: default package (no KuDE) and kude package"
 build default
 build kude --features kude

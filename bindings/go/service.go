@@ -24,8 +24,9 @@ var ErrServiceClosed = errors.New("kuatia: service is closed")
 type ServiceOptions struct {
 	// Config is the service configuration as JSON (a value or raw JSON): base_url (for kude_url),
 	// sandbox_send_after and sandbox_answer_after (seconds until the simulated SIFEN receives and answers an
-	// invoice created without _simulate), max_per_page, and for production invoices sifen_mode ("sync" or
-	// "lote"), sifen_lot_poll_after, sifen_lease and sifen_retry (the back-off in seconds). nil: the defaults.
+	// invoice created without _simulate), max_per_page, archive_limit (the most documents MonthArchive zips), and
+	// for production invoices sifen_mode ("sync" or "lote"), sifen_lot_poll_after, sifen_lease and sifen_retry (the
+	// back-off in seconds). nil: the defaults.
 	Config any
 	// SandboxSigner signs invoices of dk_test_ keys; nil: they are simulated unsigned.
 	SandboxSigner *Signer

@@ -167,6 +167,41 @@ func (s *Service) InvoiceXML(header http.Header, id string) ([]byte, error) {
 	return r.Body, nil
 }
 
+// InvoiceEmails is GET /v1/facturas/{id}/emails: the invoice's messages to the buyer, oldest first (id, kind, to,
+// subject, body, status, reason, attempts, created_at, next_attempt_at, log), decoded into out (a slice of maps or
+// structs, or *json.RawMessage). In-process nothing is sent: every message is "captured".
+func (s *Service) InvoiceEmails(header http.Header, id string, out any) error {
+	return s.data("GET", "/v1/facturas/"+seg(id)+"/emails", header, nil, out)
+}
+
+// ResendEmail is POST /v1/facturas/{id}/email: an approved invoice's message queued again, to the address to, or
+// to the document's receptor.email when to is empty; the new message is decoded into out. Not approved is
+// *APIError 409 KUDE_NOT_AVAILABLE, an address SIFEN would refuse 422 VALIDATION_ERROR.
+func (s *Service) ResendEmail(header http.Header, id, to string, out any) error {
+	var body []byte
+	if to != "" {
+		var err error
+		if body, err = json.Marshal(map[string]string{"to": to}); err != nil {
+			return err
+		}
+	}
+	return s.data("POST", "/v1/facturas/"+seg(id)+"/email", header, body, out)
+}
+
+// MonthArchive is GET /v1/archivo?mes=YYYY-MM: the zip of the month's signed XMLs and KuDEs, index.csv and
+// manifest.json. A bad month, or one of more than archive_limit documents (Config, default 500), is *APIError 400
+// INVALID_QUERY.
+func (s *Service) MonthArchive(header http.Header, mes string) ([]byte, error) {
+	r, err := s.Handle("GET", "/v1/archivo?"+encodeQuery(url.Values{"mes": {mes}}), header, nil)
+	if err != nil {
+		return nil, err
+	}
+	if r.Status != http.StatusOK {
+		return nil, decodeEnvelope(r, &struct{}{})
+	}
+	return r.Body, nil
+}
+
 // ListInvoices is GET /v1/facturas with filters and cursor paging. A bad value is *APIError INVALID_QUERY.
 func (s *Service) ListInvoices(header http.Header, filter InvoiceFilter) (*Page, error) {
 	var p Page

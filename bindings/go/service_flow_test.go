@@ -1,12 +1,15 @@
 package kuatia
 
 import (
+	"archive/zip"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +65,38 @@ type serviceFlow struct {
 		Status int    `json:"status"`
 		Code   string `json:"code"`
 	} `json:"deleted_get"`
+	Email struct {
+		To              string      `json:"to"`
+		TickAfter       int64       `json:"tick_after"`
+		Status          string      `json:"status"`
+		Messages        []flowEmail `json:"messages"`
+		SubjectContains []string    `json:"subject_contains"`
+		ResendTo        string      `json:"resend_to"`
+		Resend          flowEmail   `json:"resend"`
+		ResendBad       struct {
+			To     string `json:"to"`
+			Status int    `json:"status"`
+			Code   string `json:"code"`
+		} `json:"resend_bad"`
+		InvoiceEmail struct {
+			Status string `json:"status"`
+			To     string `json:"to"`
+		} `json:"invoice_email"`
+		Archive struct {
+			Mes         string   `json:"mes"`
+			Magic       string   `json:"magic"`
+			ContentType string   `json:"content_type"`
+			Members     []string `json:"members"`
+		} `json:"archive"`
+	} `json:"email"`
+}
+
+// flowEmail is what the flow compares of a message of GET /v1/facturas/{id}/emails.
+type flowEmail struct {
+	Kind     string `json:"kind"`
+	Status   string `json:"status"`
+	To       string `json:"to"`
+	Attempts int    `json:"attempts"`
 }
 
 type flowInvoice struct {
@@ -91,7 +126,8 @@ type flowDelivery struct {
 	Status  string `json:"status"`
 }
 
-func TestSharedServiceFlow(t *testing.T) {
+func loadServiceFlow(t *testing.T) serviceFlow {
+	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(repoRoot, "tests", "fixtures", "service_flow.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +136,11 @@ func TestSharedServiceFlow(t *testing.T) {
 	if err := json.Unmarshal(raw, &flow); err != nil {
 		t.Fatal(err)
 	}
+	return flow
+}
+
+func TestSharedServiceFlow(t *testing.T) {
+	flow := loadServiceFlow(t)
 	signer, err := SandboxSigner()
 	if err != nil {
 		t.Fatal(err)
@@ -235,5 +276,131 @@ func TestSharedServiceFlow(t *testing.T) {
 	err = svc.GetWebhook(h, hook.ID, &got)
 	if !errors.As(err, &apiErr) || apiErr.Status != flow.DeletedGet.Status || apiErr.Code != flow.DeletedGet.Code {
 		t.Fatalf("deleted webhook: %v", err)
+	}
+}
+
+// TestSharedEmailFlow is the fixture's email part: the buyer's messages captured in-process, a resend, the month's
+// archive.
+func TestSharedEmailFlow(t *testing.T) {
+	flow := loadServiceFlow(t)
+	mail := flow.Email
+	signer, err := SandboxSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer signer.Close()
+	clock := flow.Now
+	svc, err := NewService(&ServiceOptions{SandboxSigner: signer, Now: func() time.Time { return time.Unix(clock, 0) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	acct, err := svc.CreateAccount("Empresa de prueba")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := http.Header{"Authorization": {"Bearer " + acct.Key}, "X-Environment": {"sandbox"}}
+	var factura map[string]any
+	if err := json.Unmarshal(flow.Factura, &factura); err != nil {
+		t.Fatal(err)
+	}
+	factura["receptor"].(map[string]any)["email"] = mail.To
+	body, _ := json.Marshal(factura)
+	var inv flowInvoice
+	if err := svc.CreateInvoice(h, body, "", &inv); err != nil {
+		t.Fatal(err)
+	}
+	var none []flowEmail
+	if err := svc.InvoiceEmails(h, inv.ID, &none); err != nil || len(none) != 0 {
+		t.Fatalf("before the approval: %v %v", none, err)
+	}
+
+	// The simulated SIFEN approves it; the approval captures the buyer's message (nothing sends in-process).
+	clock += mail.TickAfter
+	if err := svc.Tick(); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		flowInvoice
+		Email *struct {
+			Status string `json:"status"`
+			To     string `json:"to"`
+		} `json:"email"`
+	}
+	if err := svc.GetInvoice(h, inv.ID, &got); err != nil || got.Status != mail.Status {
+		t.Fatalf("after the tick: %+v %v", got, err)
+	}
+	type message struct {
+		flowEmail
+		ID      string `json:"id"`
+		Subject string `json:"subject"`
+		Body    string `json:"body"`
+	}
+	var messages []message
+	if err := svc.InvoiceEmails(h, inv.ID, &messages); err != nil {
+		t.Fatal(err)
+	}
+	compared := []flowEmail{}
+	for _, m := range messages {
+		compared = append(compared, m.flowEmail)
+	}
+	if !reflect.DeepEqual(compared, mail.Messages) {
+		t.Fatalf("messages %+v, want %+v", compared, mail.Messages)
+	}
+	for _, part := range mail.SubjectContains {
+		if !strings.Contains(messages[0].Subject, part) {
+			t.Fatalf("subject %q lacks %q", messages[0].Subject, part)
+		}
+	}
+	if !strings.Contains(messages[0].Body, inv.CDC) {
+		t.Fatalf("body lacks the CDC: %q", messages[0].Body)
+	}
+
+	clock++
+	var again message
+	if err := svc.ResendEmail(h, inv.ID, mail.ResendTo, &again); err != nil || again.flowEmail != mail.Resend {
+		t.Fatalf("resent %+v %v, want %+v", again, err, mail.Resend)
+	}
+	var apiErr *APIError
+	err = svc.ResendEmail(h, inv.ID, mail.ResendBad.To, &again)
+	if !errors.As(err, &apiErr) || apiErr.Status != mail.ResendBad.Status || apiErr.Code != mail.ResendBad.Code {
+		t.Fatalf("bad address: %v", err)
+	}
+	var after []message
+	if err := svc.InvoiceEmails(h, inv.ID, &after); err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != 2 || after[0].ID != messages[0].ID || after[1].ID != again.ID {
+		t.Fatalf("after the resend: %+v", after)
+	}
+	if err := svc.GetInvoice(h, inv.ID, &got); err != nil || got.Email == nil ||
+		got.Email.Status != mail.InvoiceEmail.Status || got.Email.To != mail.InvoiceEmail.To {
+		t.Fatalf("invoice email %+v %v", got.Email, err)
+	}
+
+	zipped, err := svc.MonthArchive(h, mail.Archive.Mes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(zipped, []byte(mail.Archive.Magic)) {
+		t.Fatalf("not a zip: % x", zipped[:min(len(zipped), 8)])
+	}
+	zr, err := zip.NewReader(bytes.NewReader(zipped), int64(len(zipped)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, want := []string{}, []string{}
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+	}
+	for _, m := range mail.Archive.Members {
+		want = append(want, strings.ReplaceAll(m, "{cdc}", inv.CDC))
+	}
+	if !reflect.DeepEqual(names, want) {
+		t.Fatalf("members %v, want %v", names, want)
+	}
+	r, err := svc.Handle("GET", "/v1/archivo?mes="+mail.Archive.Mes, h, nil)
+	if err != nil || r.Header.Get("Content-Type") != mail.Archive.ContentType {
+		t.Fatalf("archive content type: %v %v", r, err)
 	}
 }

@@ -72,6 +72,102 @@ fn service_spec_flow_signed_approved_get_and_kude() {
     unsafe { kuatia_service_free(svc) };
 }
 
+/// The in-process service has kuatia-service's `email` and `archive` (issue 36, issue 33): an approval of a document
+/// naming `receptor.email` stores the buyer's message `captured` (nothing sends in-process), a resend to another
+/// address adds a second one, and `GET /v1/archivo` answers the month's zip with the document's XML. Before, both
+/// routes were 404 and the invoice's `email` was `null`.
+#[test]
+fn service_captures_the_buyers_email_and_builds_the_months_archive() {
+    let svc = new_service(None);
+    let signer = sandbox();
+    let (_, key) = create_account(svc, 1);
+    let mut body = factura("approved");
+    body.as_object_mut().unwrap().remove("_simulate");
+    body["receptor"]["email"] = "compras@example.com".into();
+    let r = post(svc, "/v1/facturas", Some(&key), &body, 2, signer);
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let d = r.json()["data"].clone();
+    let (id, cdc) = (d["id"].as_str().unwrap(), d["cdc"].as_str().unwrap());
+    assert_eq!(
+        d["email"],
+        serde_json::Value::Null,
+        "nothing queued before the approval"
+    );
+    // The simulated SIFEN answers after `sandbox_answer_after` (5 s); the approval queues the message.
+    let s = seed(3);
+    assert_eq!(
+        unsafe { kuatia_service_tick(svc, NOW_UNIX + 5, s.as_ptr(), s.len(), null_mut()) },
+        kuatia_status::Ok
+    );
+    let inv = get(
+        svc,
+        &format!("/v1/facturas/{id}"),
+        Some(&key),
+        NOW_UNIX + 5,
+        4,
+    )
+    .json();
+    assert_eq!(inv["data"]["status"], "approved");
+    assert_eq!(inv["data"]["email"]["status"], "captured");
+    assert_eq!(inv["data"]["email"]["to"], "compras@example.com");
+    let emails = |n: u8| {
+        let r = get(
+            svc,
+            &format!("/v1/facturas/{id}/emails"),
+            Some(&key),
+            NOW_UNIX + 6,
+            n,
+        );
+        assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+        r.json()["data"].as_array().unwrap().clone()
+    };
+    let first = emails(5);
+    assert_eq!(first.len(), 1);
+    assert_eq!(
+        (&first[0]["kind"], &first[0]["status"], &first[0]["to"]),
+        (
+            &"approved".into(),
+            &"captured".into(),
+            &"compras@example.com".into()
+        )
+    );
+    let again = handle(
+        svc,
+        "POST",
+        &format!("/v1/facturas/{id}/email"),
+        Some(&key),
+        Some(&serde_json::json!({"to": "contabilidad@example.com"})),
+        NOW_UNIX + 6,
+        6,
+        null(),
+    );
+    assert_eq!(
+        again.status,
+        202,
+        "{}",
+        String::from_utf8_lossy(&again.body)
+    );
+    assert_eq!(again.json()["data"]["status"], "captured");
+    let both = emails(7);
+    assert_eq!(both.len(), 2);
+    assert_eq!(both[1]["to"], "contabilidad@example.com");
+
+    let zip = get(svc, "/v1/archivo?mes=2025-03", Some(&key), NOW_UNIX + 7, 8);
+    assert_eq!(zip.status, 200, "{}", String::from_utf8_lossy(&zip.body));
+    assert_eq!(zip.header("Content-Type"), Some("application/zip"));
+    assert!(
+        zip.body.starts_with(b"PK\x03\x04"),
+        "a zip, binary-safe through out_body"
+    );
+    let member = format!("{cdc}.xml");
+    assert!(zip
+        .body
+        .windows(member.len())
+        .any(|w| w == member.as_bytes()));
+    unsafe { kuatia_signer_free(signer) };
+    unsafe { kuatia_service_free(svc) };
+}
+
 #[test]
 fn service_unauthorized_and_http_errors_are_answers_not_call_errors() {
     let svc = new_service(None);

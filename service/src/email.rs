@@ -231,13 +231,13 @@ pub fn attachment_names(kind: EmailKind, cdc: &str, signed: bool) -> Vec<String>
     }
 }
 
-/// The id of an invoice's `n`-th message (from 0): `eml_` and 24 hex digits of SHA-256 of `<invoice id>/<n>`. Derived,
-/// not drawn from the host's generator, so queuing a message leaves every other id of the service as it was.
+/// The id of an invoice's `n`-th message (from 0): `eml_`, 24 hex digits of SHA-256 of the invoice id, then `n` in 8 hex
+/// digits, so an invoice's messages sort by id in the order they were queued (the stores list them by `created_at`,
+/// then id: messages of one second stay in order). Derived, not drawn from the host's generator, so queuing a message
+/// leaves every other id of the service as it was.
 fn message_id(invoice_id: &str, n: usize) -> String {
-    let digest = Sha256::digest(format!("{invoice_id}/{n}").as_bytes());
-    let mut id = String::from("eml_");
-    id.push_str(&crate::auth::hex(&digest[..12]));
-    id
+    let digest = Sha256::digest(invoice_id.as_bytes());
+    format!("eml_{}{n:08x}", crate::auth::hex(&digest[..12]))
 }
 
 impl EmailMessage {

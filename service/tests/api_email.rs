@@ -294,6 +294,46 @@ fn a_resend_queues_a_new_message_to_the_same_or_another_address() {
     );
 }
 
+/// Messages of one invoice queued in the same second list in the order they were queued, and the invoice's `email` is
+/// the last one: the stores break ties of `created_at` by id, so the ids of an invoice's messages sort by their
+/// number. (Ids hashed from `<invoice>/<n>` listed a resend before the approval's message about half the time, and
+/// the invoice's `email` then showed the older one.)
+#[test]
+fn resends_in_the_same_second_list_in_order_and_the_latest_is_the_invoices() {
+    let mut c = client();
+    let id = c
+        .sandbox("POST", "/v1/facturas", Some(factura(Some("approved"))))
+        .id();
+    let path = format!("/v1/facturas/{id}/email");
+    let to = [
+        "a@example.com",
+        "b@example.com",
+        "c@example.com",
+        "d@example.com",
+    ];
+    for t in to {
+        let r = c.sandbox("POST", &path, Some(serde_json::json!({"to": t})));
+        assert_eq!(r.status, 202, "{:?}", r.json());
+    }
+    let all = c.svc.invoice_emails(&id);
+    assert!(
+        all.iter().all(|m| m.created_at == all[0].created_at),
+        "one second"
+    );
+    let listed: Vec<&str> = all.iter().map(|m| m.to.as_str()).collect();
+    assert_eq!(listed, [&["cliente@example.com"][..], &to[..]].concat());
+    let r = c.sandbox("GET", &format!("{path}s"), None);
+    let ids: Vec<String> = r.json()["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, all.iter().map(|m| m.id.clone()).collect::<Vec<_>>());
+    let inv = c.sandbox("GET", &format!("/v1/facturas/{id}"), None).json();
+    assert_eq!(inv["data"]["email"]["to"], "d@example.com");
+}
+
 #[test]
 fn a_claim_takes_at_most_its_limit_and_leaves_the_rest_due() {
     let mut c = client();

@@ -14,8 +14,9 @@ use FFI\CData;
  * The library has no clock and no randomness: each call passes `$now` (Unix seconds, a \DateTimeInterface, or null
  * for time()) and 32 bytes of random_bytes() as the seed. `$config` (array, object or JSON text, optional):
  * `base_url` (for `kude_url`), `sandbox_send_after` and `sandbox_answer_after` (seconds until the simulated SIFEN
- * receives and answers an invoice created without `_simulate`), `max_per_page`, and for production invoices
- * `sifen_mode` (`sync` or `lote`), `sifen_lot_poll_after`, `sifen_lease` and `sifen_retry` (back-off seconds).
+ * receives and answers an invoice created without `_simulate`), `max_per_page`, `archive_limit` (the most documents
+ * {@see monthArchive()} zips), and for production invoices `sifen_mode` (`sync` or `lote`), `sifen_lot_poll_after`,
+ * `sifen_lease` and `sifen_retry` (back-off seconds).
  * `$sandboxSigner` signs invoices of `dk_test_` keys (null: simulated unsigned); `$productionSigner` signs those of
  * `dk_live_` keys (null: live invoices are refused). The service holds both signers, so they stay alive with it.
  */
@@ -322,6 +323,53 @@ final class Service
     public function invoiceXml(array $headers, string $id, int|\DateTimeInterface|null $now = null): string
     {
         $r = $this->handle('GET', '/v1/facturas/' . rawurlencode($id) . '/xml', $headers, null, $now);
+        if ($r->status !== 200) {
+            self::envelope($r);
+        }
+        return $r->body;
+    }
+
+    /**
+     * GET /v1/facturas/{id}/emails: the invoice's messages to the buyer, oldest first (`id`, `kind`, `to`, `subject`,
+     * `body`, `status`, `reason`, `attempts`, `created_at`, `next_attempt_at`, `log`). In-process nothing is sent:
+     * every message is `captured`.
+     *
+     * @param array<string, string>|list<array{0: string, 1: string}> $headers
+     * @return list<array<string, mixed>>
+     */
+    public function invoiceEmails(array $headers, string $id, int|\DateTimeInterface|null $now = null): array
+    {
+        return $this->call('GET', '/v1/facturas/' . rawurlencode($id) . '/emails', $headers, null, $now)['data'];
+    }
+
+    /**
+     * POST /v1/facturas/{id}/email: an approved invoice's message queued again, to `$to` or (null) to the document's
+     * `receptor.email`; the new message. Not approved throws {@see ApiException} 409 `KUDE_NOT_AVAILABLE`, an
+     * address SIFEN would refuse 422 `VALIDATION_ERROR`.
+     *
+     * @param array<string, string>|list<array{0: string, 1: string}> $headers
+     * @return array<string, mixed>
+     */
+    public function resendEmail(
+        array $headers,
+        string $id,
+        ?string $to = null,
+        int|\DateTimeInterface|null $now = null,
+    ): array {
+        $body = $to === null ? null : ['to' => $to];
+        return $this->call('POST', '/v1/facturas/' . rawurlencode($id) . '/email', $headers, $body, $now)['data'];
+    }
+
+    /**
+     * GET /v1/archivo?mes=YYYY-MM: the zip of the month's signed XMLs and KuDEs, `index.csv` and `manifest.json`. A
+     * bad month, or one of more than `archive_limit` documents (config, default 500), throws {@see ApiException}
+     * 400 `INVALID_QUERY`.
+     *
+     * @param array<string, string>|list<array{0: string, 1: string}> $headers
+     */
+    public function monthArchive(array $headers, string $mes, int|\DateTimeInterface|null $now = null): string
+    {
+        $r = $this->handle('GET', '/v1/archivo' . self::query(['mes' => $mes]), $headers, null, $now);
         if ($r->status !== 200) {
             self::envelope($r);
         }

@@ -12,18 +12,25 @@ use PHPUnit\Framework\TestCase;
 /**
  * The typed calls of Kuatia\Service drive the shared flow of tests/fixtures/service_flow.json (every binding replays
  * it and compares with the same values): create, list with a filter and a cursor, get, xml, webhook
- * get/rotate/deliveries/redeliver/delete, and a bad filter answered by the core.
+ * get/rotate/deliveries/redeliver/delete, and a bad filter answered by the core; then its `email` part: the buyer's
+ * messages captured in-process, a resend, and the month's archive.
  */
 final class ServiceFlowTest extends TestCase
 {
-    public function testSharedServiceFlow(): void
+    /** @return array<string, mixed> tests/fixtures/service_flow.json */
+    private static function flow(): array
     {
-        $flow = json_decode(
+        return json_decode(
             (string) file_get_contents(Cases::root() . '/tests/fixtures/service_flow.json'),
             true,
             512,
             JSON_THROW_ON_ERROR,
         );
+    }
+
+    public function testSharedServiceFlow(): void
+    {
+        $flow = self::flow();
         $now = $flow['now'];
         $svc = new Service(null, Signer::sandbox());
         $key = $svc->createAccount('Empresa de prueba', $now)['key'];
@@ -97,5 +104,75 @@ final class ServiceFlowTest extends TestCase
             }
         }
         $svc->close();
+    }
+
+    public function testSharedEmailFlow(): void
+    {
+        $flow = self::flow();
+        $mail = $flow['email'];
+        $now = $flow['now'];
+        $svc = new Service(null, Signer::sandbox());
+        $key = $svc->createAccount('Empresa de prueba', $now)['key'];
+        $h = ['Authorization' => "Bearer {$key}", 'X-Environment' => 'sandbox'];
+        $factura = $flow['factura'];
+        $factura['receptor']['email'] = $mail['to'];
+        $inv = $svc->createInvoice($h, $factura, null, $now);
+        self::assertSame([], $svc->invoiceEmails($h, $inv['id'], $now));
+
+        // The simulated SIFEN approves it; the approval captures the buyer's message (nothing sends in-process).
+        $later = $now + $mail['tick_after'];
+        $svc->tick($later);
+        self::assertSame($mail['status'], $svc->getInvoice($h, $inv['id'], $later)['status']);
+        $keys = array_flip(['kind', 'status', 'to', 'attempts']);
+        $pick = static fn (array $m): array => array_intersect_key($m, $keys);
+        $messages = $svc->invoiceEmails($h, $inv['id'], $later);
+        self::assertEquals($mail['messages'], array_map($pick, $messages));
+        foreach ($mail['subject_contains'] as $part) {
+            self::assertStringContainsString($part, $messages[0]['subject']);
+        }
+        self::assertStringContainsString($inv['cdc'], $messages[0]['body']);
+
+        $later++;
+        $again = $svc->resendEmail($h, $inv['id'], $mail['resend_to'], $later);
+        self::assertEquals($mail['resend'], $pick($again));
+        try {
+            $svc->resendEmail($h, $inv['id'], $mail['resend_bad']['to'], $later);
+            self::fail('no ApiException');
+        } catch (ApiException $e) {
+            self::assertSame([$mail['resend_bad']['status'], $mail['resend_bad']['code']], [$e->status(), $e->errorCode()]);
+        }
+        $after = $svc->invoiceEmails($h, $inv['id'], $later);
+        self::assertSame([$messages[0]['id'], $again['id']], array_column($after, 'id'));
+        $email = $svc->getInvoice($h, $inv['id'], $later)['email'];
+        self::assertSame($mail['invoice_email'], ['status' => $email['status'], 'to' => $email['to']]);
+
+        $archive = $mail['archive'];
+        $zip = $svc->monthArchive($h, $archive['mes'], $later);
+        self::assertStringStartsWith($archive['magic'], $zip);
+        $want = array_map(static fn (string $m): string => str_replace('{cdc}', $inv['cdc'], $m), $archive['members']);
+        self::assertSame($want, self::zipNames($zip));
+        $r = $svc->handle('GET', "/v1/archivo?mes={$archive['mes']}", $h, null, $later);
+        self::assertSame($archive['content_type'], $r->header('content-type'));
+        $svc->close();
+    }
+
+    /**
+     * The member names of a zip, in order, read from its central directory (PHP's zip extension is not required).
+     *
+     * @return list<string>
+     */
+    private static function zipNames(string $zip): array
+    {
+        $end = strrpos($zip, "PK\x05\x06");
+        self::assertNotFalse($end, 'no end of central directory record');
+        ['entries' => $n, 'offset' => $at] = unpack('ventries/Vsize/Voffset', $zip, $end + 10);
+        $names = [];
+        for ($i = 0; $i < $n; $i++) {
+            self::assertSame("PK\x01\x02", substr($zip, $at, 4), 'a central directory header');
+            ['name' => $len, 'extra' => $extra, 'comment' => $comment] = unpack('vname/vextra/vcomment', $zip, $at + 28);
+            $names[] = substr($zip, $at + 46, $len);
+            $at += 46 + $len + $extra + $comment;
+        }
+        return $names;
     }
 }

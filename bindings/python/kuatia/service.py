@@ -188,8 +188,9 @@ class Service:
 
     ``config`` (dict, optional): ``base_url`` (for ``kude_url``), ``sandbox_send_after`` and
     ``sandbox_answer_after`` (seconds until the simulated SIFEN receives and answers an invoice created without
-    ``_simulate``), ``max_per_page``, and for production invoices ``sifen_mode`` (``sync`` or ``lote``),
-    ``sifen_lot_poll_after``, ``sifen_lease`` and ``sifen_retry`` (the back-off in seconds). ``sandbox_signer`` signs invoices of ``dk_test_`` keys (None: simulated
+    ``_simulate``), ``max_per_page``, ``archive_limit`` (the most documents :meth:`month_archive` zips), and for
+    production invoices ``sifen_mode`` (``sync`` or ``lote``), ``sifen_lot_poll_after``, ``sifen_lease`` and
+    ``sifen_retry`` (the back-off in seconds). ``sandbox_signer`` signs invoices of ``dk_test_`` keys (None: simulated
     unsigned); ``production_signer`` signs those of ``dk_live_`` keys (None: live invoices are refused). The
     signers stay owned by the caller and must remain open while the service uses them.
     """
@@ -416,6 +417,31 @@ class Service:
     def invoice_xml(self, headers: Headers, invoice_id: Text, now: When = None) -> bytes:
         """``GET /v1/facturas/{id}/xml``: the signed rDE as sent to SIFEN (bytes)."""
         r = self.handle("GET", f"/v1/facturas/{_segment(invoice_id, 'invoice_id')}/xml", headers, None, now)
+        if r.status != 200:
+            e = r.json().get("error") or {}
+            raise ApiError(r.status, e.get("code", ""), e.get("message", ""), e.get("details", []))
+        return r.body
+
+    def invoice_emails(self, headers: Headers, invoice_id: Text, now: When = None) -> List[Dict[str, Any]]:
+        """``GET /v1/facturas/{id}/emails``: the invoice's messages to the buyer, oldest first (``id``, ``kind``,
+        ``to``, ``subject``, ``body``, ``status`` ``captured`` in-process: nothing is sent, ``attempts``, ``log``)."""
+        path = f"/v1/facturas/{_segment(invoice_id, 'invoice_id')}/emails"
+        return self._call("GET", path, headers, None, now)["data"]
+
+    def resend_email(
+        self, headers: Headers, invoice_id: Text, to: Optional[str] = None, now: When = None
+    ) -> Dict[str, Any]:
+        """``POST /v1/facturas/{id}/email``: queues an approved invoice's message again, to ``to`` or (None) to the
+        document's ``receptor.email``; the new message. Raises :class:`ApiError` ``KUDE_NOT_AVAILABLE`` (409) unless
+        approved, ``VALIDATION_ERROR`` (422) for an address SIFEN would refuse."""
+        path = f"/v1/facturas/{_segment(invoice_id, 'invoice_id')}/email"
+        return self._call("POST", path, headers, None if to is None else {"to": to}, now)["data"]
+
+    def month_archive(self, headers: Headers, mes: str, now: When = None) -> bytes:
+        """``GET /v1/archivo?mes=YYYY-MM``: the zip of the month's signed XMLs and KuDEs, ``index.csv`` and
+        ``manifest.json``. Raises :class:`ApiError` ``INVALID_QUERY`` (400) for a bad month or one of more than
+        ``archive_limit`` documents (config, default 500)."""
+        r = self.handle("GET", "/v1/archivo" + _query({"mes": mes}), headers, None, now)
         if r.status != 200:
             e = r.json().get("error") or {}
             raise ApiError(r.status, e.get("code", ""), e.get("message", ""), e.get("details", []))

@@ -1,10 +1,13 @@
 """The typed calls of kuatia.Service drive the shared flow of tests/fixtures/service_flow.json (every binding replays
 it and compares with the same values): create, list with a filter and a cursor, get, xml, webhook
-get/rotate/deliveries/redeliver/delete, and a bad filter answered by the core."""
+get/rotate/deliveries/redeliver/delete, and a bad filter answered by the core; then its `email` part: the buyer's
+messages captured in-process, a resend, and the month's archive."""
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 
 import pytest
 
@@ -79,3 +82,44 @@ def test_shared_service_flow() -> None:
         with pytest.raises(kuatia.ApiError) as info:
             svc.get_webhook(h, hook["id"], now=now)
         assert (info.value.status, info.value.code) == (gone["status"], gone["code"])
+
+
+def test_shared_email_flow() -> None:
+    mail = FLOW["email"]
+    now = FLOW["now"]
+    with kuatia.Signer.sandbox() as signer, kuatia.Service(sandbox_signer=signer) as svc:
+        key = svc.create_account("Empresa de prueba", now=now)["key"]
+        h = {"Authorization": f"Bearer {key}", "X-Environment": "sandbox"}
+        factura = {**FLOW["factura"], "receptor": {**FLOW["factura"]["receptor"], "email": mail["to"]}}
+        inv = svc.create_invoice(h, factura, now=now)
+        assert svc.invoice_emails(h, inv["id"], now=now) == []
+
+        # The simulated SIFEN approves it; the approval captures the buyer's message (nothing sends in-process).
+        later = now + mail["tick_after"]
+        svc.tick(now=later)
+        assert svc.get_invoice(h, inv["id"], now=later)["status"] == mail["status"]
+        messages = svc.invoice_emails(h, inv["id"], now=later)
+        keys = ("kind", "status", "to", "attempts")
+        assert [{k: m[k] for k in keys} for m in messages] == mail["messages"]
+        assert all(part in messages[0]["subject"] for part in mail["subject_contains"])
+        assert inv["cdc"] in messages[0]["body"]
+
+        later += 1
+        again = svc.resend_email(h, inv["id"], mail["resend_to"], now=later)
+        assert {k: again[k] for k in keys} == mail["resend"]
+        bad = mail["resend_bad"]
+        with pytest.raises(kuatia.ApiError) as info:
+            svc.resend_email(h, inv["id"], bad["to"], now=later)
+        assert (info.value.status, info.value.code) == (bad["status"], bad["code"])
+        after = svc.invoice_emails(h, inv["id"], now=later)
+        assert [m["id"] for m in after] == [messages[0]["id"], again["id"]]
+        email = svc.get_invoice(h, inv["id"], now=later)["email"]
+        assert {k: email[k] for k in ("status", "to")} == mail["invoice_email"]
+
+        archive = mail["archive"]
+        zipped = svc.month_archive(h, archive["mes"], now=later)
+        assert zipped.startswith(archive["magic"].encode("latin-1"))
+        names = zipfile.ZipFile(io.BytesIO(zipped)).namelist()
+        assert names == [m.replace("{cdc}", inv["cdc"]) for m in archive["members"]]
+        r = svc.handle("GET", f"/v1/archivo?mes={archive['mes']}", h, now=later)
+        assert r.header("content-type") == archive["content_type"]

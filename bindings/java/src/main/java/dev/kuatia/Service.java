@@ -104,8 +104,8 @@ public final class Service implements AutoCloseable {
      * A service.
      *
      * @param configJson {@code {"base_url","sandbox_send_after","sandbox_answer_after","max_per_page",
-     *     "sifen_mode","sifen_lot_poll_after","sifen_lease","sifen_retry"}}, every field optional; {@code null}:
-     *     the defaults
+     *     "archive_limit","sifen_mode","sifen_lot_poll_after","sifen_lease","sifen_retry"}}, every field optional;
+     *     {@code null}: the defaults
      * @param sandboxSigner signs invoices of {@code dk_test_} keys; {@code null}: simulated unsigned
      * @param productionSigner signs invoices of {@code dk_live_} keys; {@code null}: live invoices are refused
      * @param clock the time passed to each call; {@code null}: the system UTC clock
@@ -328,6 +328,45 @@ public final class Service implements AutoCloseable {
     /** {@code GET /v1/facturas/{id}/xml}: the signed rDE as sent to SIFEN (UTF-8 bytes). */
     public byte[] invoiceXml(Map<String, String> headers, String id) {
         Response r = handle("GET", "/v1/facturas/" + seg(id) + "/xml", headers, (byte[]) null);
+        if (r.status() != 200) {
+            envelope(r);
+        }
+        return r.body();
+    }
+
+    /**
+     * {@code GET /v1/facturas/{id}/emails}: the invoice's messages to the buyer, oldest first (a JSON array of
+     * {@code id, kind, to, subject, body, status, reason, attempts, created_at, next_attempt_at, log}). In-process
+     * nothing is sent: every message is {@code captured}.
+     */
+    public JsonNode invoiceEmails(Map<String, String> headers, String id) {
+        return call("GET", "/v1/facturas/" + seg(id) + "/emails", headers, null).get("data");
+    }
+
+    /**
+     * {@code POST /v1/facturas/{id}/email}: an approved invoice's message queued again, to {@code to} or, for
+     * {@code null}, to the document's {@code receptor.email}; the new message. Not approved is {@link ApiException}
+     * 409 {@code KUDE_NOT_AVAILABLE}, an address SIFEN would refuse 422 {@code VALIDATION_ERROR}.
+     */
+    public JsonNode resendEmail(Map<String, String> headers, String id, String to) {
+        String body = null;
+        if (to != null) {
+            ObjectNode b = Ffi.JSON.createObjectNode();
+            b.put("to", to);
+            body = b.toString();
+        }
+        return call("POST", "/v1/facturas/" + seg(id) + "/email", headers, body).get("data");
+    }
+
+    /**
+     * {@code GET /v1/archivo?mes=YYYY-MM}: the zip of the month's signed XMLs and KuDEs, {@code index.csv} and
+     * {@code manifest.json}. A bad month, or one of more than {@code archive_limit} documents (config, default 500),
+     * is {@link ApiException} 400 {@code INVALID_QUERY}.
+     */
+    public byte[] monthArchive(Map<String, String> headers, String mes) {
+        Map<String, Object> q = new java.util.LinkedHashMap<>();
+        q.put("mes", Objects.requireNonNull(mes, "mes"));
+        Response r = handle("GET", "/v1/archivo" + query(q), headers, (byte[]) null);
         if (r.status() != 200) {
             envelope(r);
         }

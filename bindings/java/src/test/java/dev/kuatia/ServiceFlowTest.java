@@ -7,19 +7,27 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipInputStream;
 import org.junit.jupiter.api.Test;
 
 /**
  * The typed calls of Service drive the shared flow of tests/fixtures/service_flow.json (every binding replays it and
  * compares with the same values): create, list with a filter and a cursor, get, xml, webhook
- * get/rotate/deliveries/redeliver/delete, and a bad filter answered by the core.
+ * get/rotate/deliveries/redeliver/delete, and a bad filter answered by the core; then its {@code email} part: the
+ * buyer's messages captured in-process, a resend, and the month's archive.
  */
 class ServiceFlowTest {
     @Test
@@ -109,6 +117,96 @@ class ServiceFlowTest {
             e = assertThrows(ApiException.class, () -> svc.getWebhook(h, id));
             assertEquals(gone.get("status").asInt(), e.status());
             assertEquals(gone.get("code").asText(), e.code());
+        }
+    }
+
+    /** A clock the test moves. */
+    private static final class MovingClock extends Clock {
+        final AtomicLong unix;
+
+        MovingClock(long unix) {
+            this.unix = new AtomicLong(unix);
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochSecond(unix.get());
+        }
+    }
+
+    @Test
+    void sharedEmailFlow() throws IOException {
+        JsonNode flow = Fixtures.json(Fixtures.root().resolve("tests/fixtures/service_flow.json"));
+        JsonNode mail = flow.get("email");
+        MovingClock clock = new MovingClock(flow.get("now").asLong());
+        try (Signer signer = Signer.sandbox(); Service svc = new Service(null, signer, null, clock)) {
+            String key = svc.createAccount("Empresa de prueba").key();
+            Map<String, String> h = Map.of("Authorization", "Bearer " + key, "X-Environment", "sandbox");
+            ObjectNode req = flow.get("factura").deepCopy();
+            ((ObjectNode) req.get("receptor")).put("email", mail.get("to").asText());
+            JsonNode inv = svc.createInvoice(h, req.toString(), null);
+            String id = inv.get("id").asText();
+            String cdc = inv.get("cdc").asText();
+            assertEquals(0, svc.invoiceEmails(h, id).size());
+
+            // The simulated SIFEN approves it; the approval captures the buyer's message (nothing sends in-process).
+            clock.unix.addAndGet(mail.get("tick_after").asLong());
+            svc.tick();
+            assertEquals(mail.get("status").asText(), svc.getInvoice(h, id).get("status").asText());
+            JsonNode messages = svc.invoiceEmails(h, id);
+            List<String> keys = List.of("kind", "status", "to", "attempts");
+            assertEquals(mail.get("messages").size(), messages.size());
+            for (int i = 0; i < messages.size(); i++) {
+                for (String k : keys) {
+                    assertEquals(mail.get("messages").get(i).get(k), messages.get(i).get(k), k);
+                }
+            }
+            JsonNode first = messages.get(0);
+            mail.get("subject_contains").forEach(p -> assertTrue(first.get("subject").asText().contains(p.asText())));
+            assertTrue(first.get("body").asText().contains(cdc));
+
+            clock.unix.incrementAndGet();
+            JsonNode again = svc.resendEmail(h, id, mail.get("resend_to").asText());
+            for (String k : keys) {
+                assertEquals(mail.at("/resend/" + k), again.get(k), k);
+            }
+            JsonNode bad = mail.get("resend_bad");
+            ApiException e = assertThrows(ApiException.class, () -> svc.resendEmail(h, id, bad.get("to").asText()));
+            assertEquals(bad.get("status").asInt(), e.status());
+            assertEquals(bad.get("code").asText(), e.code());
+            JsonNode after = svc.invoiceEmails(h, id);
+            assertEquals(2, after.size());
+            assertEquals(first.get("id"), after.get(0).get("id"));
+            assertEquals(again.get("id"), after.get(1).get("id"));
+            JsonNode email = svc.getInvoice(h, id).get("email");
+            assertEquals(mail.at("/invoice_email/status"), email.get("status"));
+            assertEquals(mail.at("/invoice_email/to"), email.get("to"));
+
+            JsonNode archive = mail.get("archive");
+            byte[] zip = svc.monthArchive(h, archive.get("mes").asText());
+            byte[] magic = archive.get("magic").asText().getBytes(StandardCharsets.ISO_8859_1);
+            assertTrue(Arrays.equals(magic, Arrays.copyOf(zip, magic.length)), "a zip");
+            List<String> names = new ArrayList<>();
+            try (ZipInputStream in = new ZipInputStream(new ByteArrayInputStream(zip))) {
+                for (ZipEntry entry; (entry = in.getNextEntry()) != null; ) {
+                    names.add(entry.getName());
+                }
+            }
+            List<String> want = new ArrayList<>();
+            archive.get("members").forEach(m -> want.add(m.asText().replace("{cdc}", cdc)));
+            assertEquals(want, names);
+            Service.Response r = svc.handle("GET", "/v1/archivo?mes=" + archive.get("mes").asText(), h, (byte[]) null);
+            assertEquals(archive.get("content_type").asText(), r.header("content-type"));
         }
     }
 }
