@@ -13,7 +13,7 @@ from ctypes import POINTER, byref, c_char_p, c_void_p
 from pathlib import Path
 from typing import Any, Callable, Optional, Union
 
-from ._abi import SIGNATURES, Bytes, declare
+from ._abi import Bytes, declare
 from .errors import Finding, KuatiaError, error_class
 
 _PKG_DIR = Path(__file__).resolve().parent
@@ -55,14 +55,6 @@ declare(lib)  # every restype/argtypes, generated from include/kuatia.abi.json (
 _err_p = POINTER(c_void_p)  # kuatia_error ** (the error itself is opaque)
 _bytes_p = POINTER(Bytes)
 _u8 = c_char_p  # const uint8_t *: Python bytes (b"" is a valid empty pointer, None is NULL)
-
-
-def _sig(name: str, restype: Any, *argtypes: Any) -> None:
-    """Checks a hand-written declaration against the generated one (``_abi.SIGNATURES``), which ``declare``
-    already applied: a copy that drifted from the header fails at import instead of overriding it."""
-    want = SIGNATURES.get(name)
-    if want is None or want[0] is not restype or tuple(want[1]) != tuple(argtypes):
-        raise ImportError(f"kuatia: the declaration of {name} differs from include/kuatia.abi.json ({want})")
 
 
 Text = Union[str, bytes, bytearray, memoryview]

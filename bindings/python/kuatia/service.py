@@ -7,48 +7,19 @@ on each call, as the C API asks; every rule lives in the Rust core.
 
 from __future__ import annotations
 
-import ctypes
 import json
 import secrets
 import threading
 import time
-from ctypes import byref, c_bool, c_int64, c_size_t, c_uint16, c_uint32, c_void_p
+from ctypes import byref, c_void_p
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 from urllib.parse import quote
 
 from . import Signer, _InUse
-from ._ffi import Bytes, Text, _bytes_p, _err_p, _sig, _u8, arg, call, call_bytes, json_arg, lib, take
-
-_sig("kuatia_service_new", ctypes.c_int, _u8, c_size_t, ctypes.POINTER(c_void_p), _err_p)
-_sig("kuatia_service_free", None, c_void_p)
-_sig(
-    "kuatia_service_create_account",
-    ctypes.c_int,
-    *(c_void_p, _u8, c_size_t, c_int64, _u8, c_size_t, _bytes_p, _err_p),
-)
-_sig(
-    "kuatia_service_create_key",
-    ctypes.c_int,
-    *(c_void_p, _u8, c_size_t, c_bool, c_int64, _u8, c_size_t, _bytes_p, _err_p),
-)
-_sig(
-    "kuatia_service_handle",
-    ctypes.c_int,
-    *(c_void_p, _u8, c_size_t, _u8, c_size_t, c_int64, _u8, c_size_t, c_void_p, c_void_p, _bytes_p, _bytes_p, _err_p),
-)
-_sig("kuatia_service_tick", ctypes.c_int, c_void_p, c_int64, _u8, c_size_t, _err_p)
-_sig("kuatia_service_due_deliveries", ctypes.c_int, c_void_p, c_int64, _bytes_p, _err_p)
-_sig("kuatia_service_report_delivery", ctypes.c_int, c_void_p, _u8, c_size_t, c_bool, _bytes_p, _err_p)
-_sig("kuatia_service_set_production_profile", ctypes.c_int, c_void_p, _u8, c_size_t, _u8, c_size_t, _err_p)
-_sig("kuatia_service_due_sifen", ctypes.c_int, c_void_p, c_int64, _u8, c_size_t, c_size_t, _bytes_p, _err_p)
-_sig(
-    "kuatia_service_report_sifen",
-    ctypes.c_int,
-    *(c_void_p, _u8, c_size_t, c_uint32, c_uint16, _u8, c_size_t, _u8, c_size_t, c_int64, _u8, c_size_t, _bytes_p),
-    _err_p,
-)
+from ._abi import SifenOutcome as _Outcome
+from ._ffi import Bytes, Text, arg, call, call_bytes, json_arg, lib, take
 
 SEED_LEN = 32
 """``KUATIA_SEED_LEN``: bytes of fresh CSPRNG output passed with each call."""
@@ -100,9 +71,9 @@ class SifenOutcome:
     (no answer in time: the request may or may not have been processed) or :meth:`failed` (no answer at all: DNS,
     connection refused, TLS handshake)."""
 
-    ANSWER: ClassVar[int] = 0
-    TIMEOUT: ClassVar[int] = 1
-    FAILED: ClassVar[int] = 2
+    ANSWER: ClassVar[int] = _Outcome.ANSWER
+    TIMEOUT: ClassVar[int] = _Outcome.TIMEOUT
+    FAILED: ClassVar[int] = _Outcome.FAILED
 
     kind: int
     status: int = 0
