@@ -216,6 +216,18 @@ def java(desc: Desc) -> Dict[str, str]:
             init = " = new SizeT()" if jt == "SizeT" else ""
             lib += doc_block(javadoc(first_sentence(fd['doc'])), "        ") + [f"        public {jt} {fd['name']}{init};"]
         lib.append("    }")
+    for c in desc["constants"]:
+        jt = "long" if c["value"] > 2**31 - 1 else "int"
+        lib += [""] + doc_block(f"{{@code {c['name']}}}: {javadoc(first_sentence(c['doc']))}", "    ")
+        lib += [f"    {jt} {c['name']} = {c['value']};"]
+    for e in desc["enums"]:
+        if enum_short(desc, e["name"]) != "SifenOutcome":
+            continue
+        # Java's SifenOutcome is a sealed interface of records (it carries the answer's data): its numbers are
+        # constants here, read by Service, never typed again by hand.
+        for v in e["variants"]:
+            lib += [""] + doc_block(f"{{@code {e['name']}}}: {javadoc(first_sentence(v['doc']))}", "    ")
+            lib += [f"    int {v['name']} = {v['value']};"]
     for f in desc["functions"]:
         params = [f"{_java_type(p['type'], p['name'])} {camel(p['name'])}" for p in f["params"]]
         lib.append("")
@@ -226,7 +238,7 @@ def java(desc: Desc) -> Dict[str, str]:
     for e in desc["enums"]:
         cls = enum_short(desc, e["name"])
         if cls == "SifenOutcome":
-            continue  # Java's SifenOutcome is a sealed interface of records; its numbers are read in Service.
+            continue  # Java's SifenOutcome is a sealed interface of records: its numbers are KuatiaLibrary's.
         unknown = cls == "Status"
         lines = ["// " + HEAD + ".", "package dev.kuatia;", ""]
         lines += doc_block(f"{{@code {e['name']}}}: {javadoc(first_sentence(e['doc']))}", "")

@@ -48,6 +48,36 @@ interface KuatiaLibrary extends Library {
         public SizeT len = new SizeT();
     }
 
+    /**
+     * {@code KUATIA_MAX_INPUT_LEN} : Largest input (in bytes) any function accepts; longer inputs fail with
+     * {@code KUATIA_STATUS_TOO_LARGE} before they are read.
+     */
+    int KUATIA_MAX_INPUT_LEN = 67108864;
+
+    /**
+     * {@code KUATIA_SEED_LEN} : Length in bytes of the per-call random seed ({@code seed}, {@code seed_len} must be
+     * exactly this).
+     */
+    int KUATIA_SEED_LEN = 32;
+
+    /**
+     * {@code kuatia_sifen_outcome} : SIFEN (or whatever stands in front of it) answered: {@code http_status} and the
+     * raw {@code body} .
+     */
+    int KUATIA_SIFEN_OUTCOME_ANSWER = 0;
+
+    /**
+     * {@code kuatia_sifen_outcome} : No answer within the host's timeout: the request may or may not have been
+     * processed.
+     */
+    int KUATIA_SIFEN_OUTCOME_TIMEOUT = 1;
+
+    /**
+     * {@code kuatia_sifen_outcome} : The call failed before any answer (DNS, connection refused, TLS handshake):
+     * {@code message} .
+     */
+    int KUATIA_SIFEN_OUTCOME_FAILED = 2;
+
     Pointer kuatia_version();
 
     void kuatia_bytes_free(Bytes bytes);

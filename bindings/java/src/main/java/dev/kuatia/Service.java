@@ -31,11 +31,7 @@ public final class Service implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
     private static final SecureRandom RANDOM = new SecureRandom();
     /** {@code KUATIA_SEED_LEN}. */
-    private static final int SEED_LEN = 32;
-    /** {@code kuatia_sifen_outcome}. */
-    private static final int KUATIA_SIFEN_OUTCOME_ANSWER = 0;
-    private static final int KUATIA_SIFEN_OUTCOME_TIMEOUT = 1;
-    private static final int KUATIA_SIFEN_OUTCOME_FAILED = 2;
+    private static final int SEED_LEN = KuatiaLibrary.KUATIA_SEED_LEN;
 
     /** A new account and its sandbox API key ({@code dk_test_…}, shown only once). */
     public record Account(String id, String key) {}
@@ -556,14 +552,14 @@ public final class Service implements AutoCloseable {
         byte[] body = null;
         String message = null;
         if (outcome instanceof SifenOutcome.Answer a) {
-            kind = KUATIA_SIFEN_OUTCOME_ANSWER;
+            kind = KuatiaLibrary.KUATIA_SIFEN_OUTCOME_ANSWER;
             status = a.status();
             body = a.body();
         } else if (outcome instanceof SifenOutcome.Failed f) {
-            kind = KUATIA_SIFEN_OUTCOME_FAILED;
+            kind = KuatiaLibrary.KUATIA_SIFEN_OUTCOME_FAILED;
             message = f.message();
         } else {
-            kind = KUATIA_SIFEN_OUTCOME_TIMEOUT;
+            kind = KuatiaLibrary.KUATIA_SIFEN_OUTCOME_TIMEOUT;
         }
         long now = now();
         final int k = kind;
