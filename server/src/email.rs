@@ -15,7 +15,10 @@
 
 use crate::engine::{lock, Engine};
 use crate::host::Clock;
-use kuatia_service::email::{EmailAttachment, EmailAttempt, EmailMessage, EmailOutcome};
+use kuatia_service::auth::Environment;
+use kuatia_service::email::{
+    EmailAttachment, EmailAttempt, EmailMessage, EmailOutcome, SmtpAccountSettings,
+};
 use lettre::message::header::ContentType;
 use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
 use lettre::transport::smtp::client::{SmtpConnection, TlsParameters};
@@ -150,6 +153,49 @@ impl SmtpSettings {
     }
 }
 
+/// A refusal of [`SmtpSettings::parse`] as a finding at the panel's field (`from` or `url`); the URL typed is never in
+/// it.
+pub fn refusal(e: String) -> kuatia_core::Finding {
+    let invalid = kuatia_core::code::INVALID_FORMAT;
+    if let Some(detail) = e.strip_prefix("--smtp-from: ") {
+        return kuatia_core::Finding::new(invalid, "from", detail);
+    }
+    let detail = if e.contains(PASSWORD_ENV) {
+        "no password in the URL: type it in the password field (it is kept sealed)"
+    } else {
+        e.strip_prefix("--smtp-url: ").unwrap_or(&e)
+    };
+    kuatia_core::Finding::new(invalid, "url", detail)
+}
+
+/// The settings a message of an account's environment goes through: the account's own for that environment (`own`,
+/// its password unsealed with `key`) before the server-wide `default`; `Ok(None)` with neither. An error (settings
+/// that no longer parse, a password that does not open with this `panel.key`) names no secret.
+pub fn settings_for(
+    own: Option<SmtpAccountSettings>,
+    key: Option<&[u8; 32]>,
+    account_id: &str,
+    env: Environment,
+    default: Option<&Arc<SmtpSettings>>,
+) -> Result<Option<Arc<SmtpSettings>>, String> {
+    let Some(own) = own else {
+        return Ok(default.cloned());
+    };
+    let password = match (&own.sealed_password, key) {
+        (None, _) => None,
+        (Some(sealed), Some(key)) => Some(crate::panel::unseal(
+            key,
+            &crate::panel::smtp_context(account_id, env),
+            sealed,
+        )?),
+        (Some(_), None) => return Err("the account's SMTP password is sealed and this server has no panel.key".into()),
+    };
+    let mut settings = SmtpSettings::parse(&own.url, &own.from, None)
+        .map_err(|e| format!("the account's SMTP settings: {e}"))?;
+    settings.password = password;
+    Ok(Some(Arc::new(settings)))
+}
+
 /// The MIME message of `msg`: `multipart/mixed` with the text and the attachments (or the text alone), UTF-8 headers
 /// encoded per RFC 2047, `Message-ID` `<eml_…@sender domain>`.
 pub fn mime(
@@ -193,10 +239,11 @@ pub(crate) struct EmailPolicy {
 }
 
 /// The e-mail worker: every `period` claims the due messages and sends each on its own connection (on the blocking
-/// pool), reporting every attempt.
+/// pool), reporting every attempt. Each message goes through its account's own settings for its environment, else
+/// through `settings` (`--smtp-url`); it runs without a default too, for the accounts that have their own.
 pub(crate) async fn email_loop(
     engine: Arc<Mutex<Engine>>,
-    settings: Arc<SmtpSettings>,
+    settings: Option<Arc<SmtpSettings>>,
     policy: EmailPolicy,
     mut stop: watch::Receiver<bool>,
     clock: Clock,
@@ -268,7 +315,7 @@ fn report(engine: &Mutex<Engine>, id: &str, attempt: EmailAttempt) {
 /// One attempt at one message: built, sent, and reported (the acknowledgement before `QUIT`).
 fn send_and_report(
     engine: &Mutex<Engine>,
-    settings: &SmtpSettings,
+    default: &Option<Arc<SmtpSettings>>,
     clock: &Clock,
     m: &EmailMessage,
 ) {
@@ -281,12 +328,35 @@ fn send_and_report(
         detail,
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     };
-    let files = lock(engine).transact(|svc, _| svc.email_attachments(m));
-    let message = match files {
+    let read = lock(engine).transact(|svc, host| {
+        let own = svc.store.smtp_settings(&m.account_id, m.environment);
+        let settings = settings_for(
+            own,
+            host.seal_key(),
+            &m.account_id,
+            m.environment,
+            default.as_ref(),
+        );
+        (svc.email_attachments(m), settings)
+    });
+    let (message, settings) = match read {
         Ok(f) => f,
         Err(err) => {
             tracing::error!(error = %err, email = %m.id, "reading an e-mail's attachments failed; it will be retried");
             return;
+        }
+    };
+    let settings = match settings {
+        Ok(Some(s)) => s,
+        // Settings removed since the message was queued, and no default: nothing will ever send it.
+        Ok(None) => {
+            let detail = "no SMTP settings for this account's environment and no server-wide default";
+            return report(engine, &m.id, attempt(EmailOutcome::Permanent, None, Some(detail.into())));
+        }
+        // A password that does not open (another panel.key): retried, in case the key comes back.
+        Err(e) => {
+            tracing::warn!(email = %m.id, error = %e, "the account's SMTP settings are unusable");
+            return report(engine, &m.id, attempt(EmailOutcome::Temporary, None, Some(e)));
         }
     };
     let message = message
@@ -304,7 +374,7 @@ fn send_and_report(
             );
         }
     };
-    let mut conn = match connect(settings) {
+    let mut conn = match connect(&settings) {
         Ok(c) => c,
         Err(e) => {
             let (outcome, code, detail) = classify(&e);
@@ -324,6 +394,60 @@ fn send_and_report(
             tracing::warn!(email = %m.id, error = %detail, "SMTP refused the message");
             report(engine, &m.id, attempt(outcome, code, Some(detail)));
             conn.abort();
+        }
+    }
+}
+
+/// Time limit of each network step of a test message (the panel waits for it).
+const TEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The panel's test message ("Enviar correo de prueba") sent now through `settings` to `to`, on a connection of its
+/// own: how it ended, with the server's reply or the error (no credential is ever in them).
+pub fn send_test(
+    settings: &SmtpSettings,
+    to: &str,
+    subject: &str,
+    body: &str,
+) -> kuatia_panel::EmailTestOutcome {
+    use kuatia_panel::EmailTestOutcome;
+    let mut settings = settings.clone();
+    settings.timeout = settings.timeout.min(TEST_TIMEOUT);
+    let message = to
+        .parse::<Mailbox>()
+        .map_err(|e| e.to_string())
+        .and_then(|to| {
+            lettre::Message::builder()
+                .from(settings.from.clone())
+                .to(to)
+                .subject(subject)
+                .singlepart(SinglePart::plain(body.to_string()))
+                .map_err(|e| e.to_string())
+        });
+    let message = match message {
+        Ok(m) => m,
+        Err(reason) => return EmailTestOutcome::Failed { reason },
+    };
+    let failed = |e: &lettre::transport::smtp::Error| {
+        let (_, code, detail) = classify(e);
+        match code {
+            Some(code) => EmailTestOutcome::Refused { code, reply: detail },
+            None => EmailTestOutcome::Failed { reason: detail },
+        }
+    };
+    let mut conn = match connect(&settings) {
+        Ok(c) => c,
+        Err(e) => return failed(&e),
+    };
+    match conn.send(message.envelope(), &message.formatted()) {
+        Ok(r) => {
+            let _ = conn.quit();
+            EmailTestOutcome::Sent {
+                code: u16::from(r.code()),
+            }
+        }
+        Err(e) => {
+            conn.abort();
+            failed(&e)
         }
     }
 }
