@@ -352,7 +352,10 @@ impl<S: Store> Ctx<'_, S> {
             (["correo", "prueba"], true) => {
                 // A host that sends e-mail serves this path itself (`email_test_step`).
                 let env = caller(&session, &form, Environment::Production).env;
-                let msg = html::notice("error", "Este servidor no envía correos de prueba desde el panel.");
+                let msg = html::notice(
+                    "error",
+                    "Este servidor no envía correos de prueba desde el panel.",
+                );
                 self.smtp_page(&session, env, &msg, 501)
             }
             (["facturas", id, "kude"], false) => {

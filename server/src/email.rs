@@ -188,7 +188,11 @@ pub fn settings_for(
             &crate::panel::smtp_context(account_id, env),
             sealed,
         )?),
-        (Some(_), None) => return Err("the account's SMTP password is sealed and this server has no panel.key".into()),
+        (Some(_), None) => {
+            return Err(
+                "the account's SMTP password is sealed and this server has no panel.key".into(),
+            )
+        }
     };
     let mut settings = SmtpSettings::parse(&own.url, &own.from, None)
         .map_err(|e| format!("the account's SMTP settings: {e}"))?;
@@ -350,13 +354,22 @@ fn send_and_report(
         Ok(Some(s)) => s,
         // Settings removed since the message was queued, and no default: nothing will ever send it.
         Ok(None) => {
-            let detail = "no SMTP settings for this account's environment and no server-wide default";
-            return report(engine, &m.id, attempt(EmailOutcome::Permanent, None, Some(detail.into())));
+            let detail =
+                "no SMTP settings for this account's environment and no server-wide default";
+            return report(
+                engine,
+                &m.id,
+                attempt(EmailOutcome::Permanent, None, Some(detail.into())),
+            );
         }
         // A password that does not open (another panel.key): retried, in case the key comes back.
         Err(e) => {
             tracing::warn!(email = %m.id, error = %e, "the account's SMTP settings are unusable");
-            return report(engine, &m.id, attempt(EmailOutcome::Temporary, None, Some(e)));
+            return report(
+                engine,
+                &m.id,
+                attempt(EmailOutcome::Temporary, None, Some(e)),
+            );
         }
     };
     let message = message
@@ -430,7 +443,10 @@ pub fn send_test(
     let failed = |e: &lettre::transport::smtp::Error| {
         let (_, code, detail) = classify(e);
         match code {
-            Some(code) => EmailTestOutcome::Refused { code, reply: detail },
+            Some(code) => EmailTestOutcome::Refused {
+                code,
+                reply: detail,
+            },
             None => EmailTestOutcome::Failed { reason: detail },
         }
     };

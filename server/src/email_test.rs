@@ -19,21 +19,23 @@ pub(crate) async fn serve(app: &App, request: HttpRequest) -> Result<HttpRespons
     let (panel, default, req) = (app.panel.clone(), app.smtp.clone(), request.clone());
     let step = app
         .committer
-        .call(move |svc, host| match panel.email_test_step(svc, &req, host) {
-            EmailTestStep::Done(r) => Err(r),
-            EmailTestStep::Send(test) => {
-                // The account's own settings of that environment, else the server's default.
-                let own = svc.store.smtp_settings(&test.account_id, test.env);
-                let settings = crate::email::settings_for(
-                    own,
-                    host.seal_key(),
-                    &test.account_id,
-                    test.env,
-                    default.as_ref(),
-                );
-                Ok((test, settings))
-            }
-        })
+        .call(
+            move |svc, host| match panel.email_test_step(svc, &req, host) {
+                EmailTestStep::Done(r) => Err(r),
+                EmailTestStep::Send(test) => {
+                    // The account's own settings of that environment, else the server's default.
+                    let own = svc.store.smtp_settings(&test.account_id, test.env);
+                    let settings = crate::email::settings_for(
+                        own,
+                        host.seal_key(),
+                        &test.account_id,
+                        test.env,
+                        default.as_ref(),
+                    );
+                    Ok((test, settings))
+                }
+            },
+        )
         .await?;
     let (test, settings) = match step {
         Ok(s) => s,
@@ -62,7 +64,9 @@ pub(crate) async fn serve(app: &App, request: HttpRequest) -> Result<HttpRespons
         EmailTestOutcome::Sent { code } => {
             tracing::info!(account = %test.account_id, code, "panel test e-mail sent")
         }
-        other => tracing::warn!(account = %test.account_id, outcome = ?other, "panel test e-mail not sent"),
+        other => {
+            tracing::warn!(account = %test.account_id, outcome = ?other, "panel test e-mail not sent")
+        }
     }
     let panel = app.panel.clone();
     app.committer

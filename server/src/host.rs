@@ -224,9 +224,8 @@ impl Host for SystemHost {
         let Some(password) = password else {
             return Ok(None);
         };
-        let refused = |m: &str| {
-            kuatia_core::Finding::new(kuatia_core::code::INVALID_VALUE, "password", m)
-        };
+        let refused =
+            |m: &str| kuatia_core::Finding::new(kuatia_core::code::INVALID_VALUE, "password", m);
         let Some(key) = self.seal_key.as_deref() else {
             return Err(refused("this server keeps no passwords (no panel.key)"));
         };

@@ -176,7 +176,10 @@ mod tests {
         use kuatia_service::auth::Environment::{Production, Sandbox};
         let smtp = super::seal(&key, &super::smtp_context("acct_a", Production), "pw").unwrap();
         let open = |ctx: &str| super::unseal(&key, ctx, &smtp).map(|p| p.to_string());
-        assert_eq!(open(&super::smtp_context("acct_a", Production)).unwrap(), "pw");
+        assert_eq!(
+            open(&super::smtp_context("acct_a", Production)).unwrap(),
+            "pw"
+        );
         assert!(open(&super::smtp_context("acct_a", Sandbox)).is_err());
         assert!(open("acct_a").is_err());
     }

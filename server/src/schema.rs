@@ -694,7 +694,10 @@ mod tests {
         let fresh = plan(Dialect::Sqlite, &[]);
         assert_eq!(fresh.len(), 1);
         assert_eq!(fresh[0].versions, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-        assert_eq!(plan(Dialect::Postgres, &[])[0].versions, [1, 2, 7, 8, 9, 10]);
+        assert_eq!(
+            plan(Dialect::Postgres, &[])[0].versions,
+            [1, 2, 7, 8, 9, 10]
+        );
         let steps = |d, r: &[i64]| -> Vec<Vec<i64>> {
             plan(d, r).into_iter().map(|s| s.versions).collect()
         };
