@@ -62,6 +62,10 @@ pub struct SmtpSettings {
     pub from: Mailbox,
     /// Time limit of each network step (connect, each command's answer).
     pub timeout: Duration,
+    /// Whether the server may be at a loopback, private or otherwise inside address: yes for `--smtp-url` (the
+    /// operator's); for an account's own settings only with `--allow-private-webhooks` (the webhooks' SSRF policy,
+    /// [`kuatia_service::webhook::forbidden_ip`], checked on every address the name resolves to, before connecting).
+    pub allow_private: bool,
 }
 
 impl std::fmt::Debug for SmtpSettings {
@@ -144,6 +148,7 @@ impl SmtpSettings {
             password: password.map(Zeroizing::new),
             from,
             timeout: Duration::from_secs(30),
+            allow_private: true,
         })
     }
 
@@ -169,14 +174,16 @@ pub fn refusal(e: String) -> kuatia_core::Finding {
 }
 
 /// The settings a message of an account's environment goes through: the account's own for that environment (`own`,
-/// its password unsealed with `key`) before the server-wide `default`; `Ok(None)` with neither. An error (settings
-/// that no longer parse, a password that does not open with this `panel.key`) names no secret.
+/// its password unsealed with `key`; an inside address only when `allow_private`) before the server-wide `default`;
+/// `Ok(None)` with neither. An error (settings that no longer parse, a password that does not open with this
+/// `panel.key`) names no secret.
 pub fn settings_for(
     own: Option<SmtpAccountSettings>,
     key: Option<&[u8; 32]>,
     account_id: &str,
     env: Environment,
     default: Option<&Arc<SmtpSettings>>,
+    allow_private: bool,
 ) -> Result<Option<Arc<SmtpSettings>>, String> {
     let Some(own) = own else {
         return Ok(default.cloned());
@@ -197,6 +204,7 @@ pub fn settings_for(
     let mut settings = SmtpSettings::parse(&own.url, &own.from, None)
         .map_err(|e| format!("the account's SMTP settings: {e}"))?;
     settings.password = password;
+    settings.allow_private = allow_private;
     Ok(Some(Arc::new(settings)))
 }
 
@@ -340,6 +348,7 @@ fn send_and_report(
             &m.account_id,
             m.environment,
             default.as_ref(),
+            svc.config.allow_private_webhooks,
         );
         (svc.email_attachments(m), settings)
     });
@@ -387,7 +396,20 @@ fn send_and_report(
             );
         }
     };
-    let mut conn = match connect(&settings) {
+    let addr = match addresses(&settings) {
+        Ok(a) => a,
+        Err(e) => {
+            // A name that does not resolve may resolve later; one pointing inside is refused for good.
+            let outcome = if e.starts_with("resolving ") {
+                EmailOutcome::Temporary
+            } else {
+                EmailOutcome::Permanent
+            };
+            tracing::warn!(email = %m.id, error = %e, "SMTP server not reachable");
+            return report(engine, &m.id, attempt(outcome, None, Some(e)));
+        }
+    };
+    let mut conn = match connect(&settings, &addr) {
         Ok(c) => c,
         Err(e) => {
             let (outcome, code, detail) = classify(&e);
@@ -450,7 +472,11 @@ pub fn send_test(
             None => EmailTestOutcome::Failed { reason: detail },
         }
     };
-    let mut conn = match connect(&settings) {
+    let addr = match addresses(&settings) {
+        Ok(a) => a,
+        Err(reason) => return EmailTestOutcome::Failed { reason },
+    };
+    let mut conn = match connect(&settings, &addr) {
         Ok(c) => c,
         Err(e) => return failed(&e),
     };
@@ -468,11 +494,37 @@ pub fn send_test(
     }
 }
 
+/// Where to connect: the addresses the server's name resolves to, every one checked against the SSRF policy unless
+/// [`SmtpSettings::allow_private`] (a name pointing inside is refused, not just skipped).
+fn addresses(s: &SmtpSettings) -> Result<Vec<std::net::SocketAddr>, String> {
+    use std::net::ToSocketAddrs;
+    let host = s.host.trim_start_matches('[').trim_end_matches(']');
+    let found: Vec<_> = (host, s.port)
+        .to_socket_addrs()
+        .map_err(|e| format!("resolving {host}: {e}"))?
+        .collect();
+    if found.is_empty() {
+        return Err(format!("resolving {host}: no address"));
+    }
+    if !s.allow_private
+        && found
+            .iter()
+            .any(|a| kuatia_service::webhook::forbidden_ip(a.ip()))
+    {
+        return Err(format!(
+            "{host} is a loopback, private or otherwise inside address: not allowed for an account's SMTP server"
+        ));
+    }
+    Ok(found)
+}
+
 /// A connection ready for `MAIL FROM`: TLS as the settings say, authenticated when there is a user.
-fn connect(s: &SmtpSettings) -> Result<SmtpConnection, lettre::transport::smtp::Error> {
+fn connect(
+    s: &SmtpSettings,
+    addr: &[std::net::SocketAddr],
+) -> Result<SmtpConnection, lettre::transport::smtp::Error> {
     let hello = s.hello();
     let tls = || TlsParameters::new_rustls(s.host.clone());
-    let addr = (s.host.trim_start_matches('[').trim_end_matches(']'), s.port);
     let mut conn = match s.tls {
         SmtpTls::Implicit => {
             SmtpConnection::connect(addr, Some(s.timeout), &hello, Some(&tls()?), None)?

@@ -31,6 +31,7 @@ pub(crate) async fn serve(app: &App, request: HttpRequest) -> Result<HttpRespons
                         &test.account_id,
                         test.env,
                         default.as_ref(),
+                        svc.config.allow_private_webhooks,
                     );
                     Ok((test, settings))
                 }

@@ -279,3 +279,18 @@ async fn the_test_button_shows_the_refusal_or_the_connection_error_never_the_pas
     assert!(default.accepted().is_empty(), "{:?}", default.log());
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_account_cannot_point_its_smtp_server_inside_the_host() {
+    let dir = temp_dir("email-own-inside");
+    let mut c = config(&dir);
+    // The webhooks' SSRF policy applies to an account's SMTP server too (the operator's `--smtp-url` is exempt).
+    c.allow_private_webhooks = false;
+    let server = start(c).await.unwrap();
+    let browser = Browser::sign_in(&server).await;
+    browser.save("sandbox", "smtp://127.0.0.1:2525", "").await;
+    let (status, page) = browser.test_email("sandbox").await;
+    assert_eq!(status, 502, "{page}");
+    assert!(page.contains("not allowed for an account"), "{page}");
+    server.shutdown().await;
+}
