@@ -241,9 +241,9 @@ impl<S: Store> Ctx<'_, S> {
             }
         };
         let fallback = if self.svc.config.email_outbox {
-            "por la configuración por defecto de este servidor"
+            "Sin configuración propia, salen por la configuración por defecto de este servidor."
         } else {
-            "en ningún lado: este servidor no tiene configuración por defecto, y los mensajes quedan <em>capturados</em> (visibles en la factura, sin enviarse)"
+            "Sin configuración propia no se envían: este servidor no tiene configuración por defecto, y los mensajes quedan <em>capturados</em> (visibles en la factura, sin enviarse)."
         };
         let (facts, from, url) = match &current {
             Some(c) => (
@@ -267,7 +267,7 @@ impl<S: Store> Ctx<'_, S> {
         };
         let body = format!(
             "{message}<p>Entorno: <strong>{label}</strong>. {other}</p>\
-<p>Los correos al comprador de este entorno (documento aprobado con su KuDE y XML, aviso de cancelación) salen por el servidor SMTP de su cuenta. Sin configuración propia salen {fallback}.</p>\
+<p>Los correos al comprador de este entorno (documento aprobado con su KuDE y XML, aviso de cancelación) salen por el servidor SMTP de su cuenta. {fallback}</p>\
 <h2>Configuración actual</h2>{facts}\
 <h2>Guardar la configuración</h2><form method=\"post\" action=\"/panel/correo\">{c}<input type=\"hidden\" name=\"entorno\" value=\"{e}\">\
 <label for=\"desde\">Remitente (Nombre &lt;dirección&gt;)</label><input type=\"text\" id=\"desde\" name=\"desde\" value=\"{from}\" placeholder=\"Su Empresa &lt;facturas@su-empresa.com.py&gt;\" required>\

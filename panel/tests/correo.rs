@@ -161,7 +161,7 @@ fn each_environment_keeps_its_own_settings_and_the_password_is_never_shown() {
         "{page}"
     );
     assert!(
-        page.contains("no tiene configuración por defecto"),
+        page.contains("no se envían: este servidor no tiene configuración por defecto"),
         "{page}"
     );
     assert!(page.contains("Enviar correo de prueba"), "{page}");

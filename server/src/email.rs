@@ -558,8 +558,12 @@ fn classify(e: &lettre::transport::smtp::Error) -> (EmailOutcome, Option<u16>, S
     let mut detail = e.to_string();
     let mut cause = std::error::Error::source(e);
     while let Some(c) = cause {
-        detail.push_str(": ");
-        detail.push_str(&c.to_string());
+        // lettre's text often already ends with its source's: said once.
+        let text = c.to_string();
+        if !detail.ends_with(&text) {
+            detail.push_str(": ");
+            detail.push_str(&text);
+        }
         cause = c.source();
     }
     (outcome, code, detail)
