@@ -574,6 +574,84 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::{SmtpSettings, SmtpTls};
 
+    /// The account's settings of the message's environment before the default, the password unsealed only for that
+    /// account and environment, the SSRF policy applied to them and not to the default; refusals name no secret.
+    #[test]
+    fn an_accounts_own_settings_come_first_and_open_only_for_it() {
+        use kuatia_service::auth::Environment::{Production, Sandbox};
+        use std::sync::Arc;
+        let key = [9u8; 32];
+        let ctx = crate::panel::smtp_context("acct_a", Production);
+        let own = kuatia_service::email::SmtpAccountSettings {
+            from: "Acme <f@acme.com.py>".into(),
+            url: "smtps://mailer@smtp.acme.com.py".into(),
+            sealed_password: Some(crate::panel::seal(&key, &ctx, "pw-secreta").unwrap()),
+            updated_at: 1,
+        };
+        let default =
+            Arc::new(SmtpSettings::parse("smtp://127.0.0.1:25", "d@kuatia.example", None).unwrap());
+        let got = super::settings_for(
+            Some(own.clone()),
+            Some(&key),
+            "acct_a",
+            Production,
+            Some(&default),
+            false,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            (got.host.as_str(), got.user.as_deref()),
+            ("smtp.acme.com.py", Some("mailer"))
+        );
+        assert_eq!(
+            got.password.as_deref().map(String::as_str),
+            Some("pw-secreta")
+        );
+        assert!(!got.allow_private && default.allow_private);
+        // No own settings: the default; neither: none.
+        let got = super::settings_for(None, Some(&key), "acct_a", Sandbox, Some(&default), false)
+            .unwrap();
+        assert!(Arc::ptr_eq(&got.unwrap(), &default));
+        assert!(
+            super::settings_for(None, Some(&key), "acct_a", Sandbox, None, false)
+                .unwrap()
+                .is_none()
+        );
+        // Sealed for production: not the sandbox's, not another account's, not under another key.
+        for (acct, env, k) in [
+            ("acct_a", Sandbox, key),
+            ("acct_b", Production, key),
+            ("acct_a", Production, [1u8; 32]),
+        ] {
+            let e = super::settings_for(Some(own.clone()), Some(&k), acct, env, None, false)
+                .unwrap_err();
+            assert!(!e.contains("pw-secreta"), "{e}");
+        }
+        // A loopback server of an account is refused before any connection.
+        let mut inside = (*default).clone();
+        inside.allow_private = false;
+        assert!(super::addresses(&inside)
+            .unwrap_err()
+            .contains("not allowed"));
+        assert!(super::addresses(&default).is_ok());
+    }
+
+    #[test]
+    fn parser_refusals_become_findings_at_the_panels_fields() {
+        let f = super::refusal(SmtpSettings::parse("smtp://u:pw@h", "f@a.py", None).unwrap_err());
+        assert_eq!(f.path, "url");
+        assert!(
+            f.message.contains("password field") && !f.message.contains("pw@"),
+            "{}",
+            f.message
+        );
+        let f =
+            super::refusal(SmtpSettings::parse("smtp://h", "not an address", None).unwrap_err());
+        assert_eq!(f.path, "from");
+        assert!(!f.message.starts_with("--smtp"), "{}", f.message);
+    }
+
     #[test]
     fn smtp_urls_pick_the_tls_mode_and_refuse_a_password_inside() {
         let s = SmtpSettings::parse(
