@@ -131,8 +131,8 @@ pub struct ServeArgs {
     #[arg(long, value_enum, default_value = "rustls")]
     pub sifen_tls: SifenTlsArg,
     /// SMTP server e-mailing approved documents to their buyers: smtp://[user@]host[:port] (STARTTLS required, except
-    /// to loopback) or smtps://… (implicit TLS); the password comes from KUATIA_SMTP_PASSWORD. Without it messages are
-    /// captured (stored, never sent).
+    /// to loopback) or smtps://… (implicit TLS); the password comes from KUATIA_SMTP_PASSWORD. The default: an
+    /// account's own settings (panel, "Correo") go first. Without either, messages are captured (stored, never sent).
     #[arg(long, requires = "smtp_from", value_name = "URL")]
     pub smtp_url: Option<String>,
     /// Sender of those messages, "Name <address>".

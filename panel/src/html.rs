@@ -83,13 +83,15 @@ pub(crate) fn esc(s: &str) -> String {
 }
 
 /// The sections of the signed-in panel: path, label.
-pub(crate) const NAV: [(&str, &str); 7] = [
+pub(crate) const NAV: &[(&str, &str)] = &[
     ("/panel", "Preparación"),
     ("/panel/facturas", "Facturas"),
     ("/panel/claves", "Claves API"),
     ("/panel/certificado", "Certificado"),
     ("/panel/perfil", "Perfil y timbrados"),
     ("/panel/webhooks", "Webhooks"),
+    #[cfg(feature = "email")]
+    ("/panel/correo", "Correo"),
     ("/panel/contrasena", "Contraseña"),
 ];
 
@@ -122,7 +124,7 @@ pub(crate) fn page(
     let mut nav = String::new();
     if let Some((name, csrf)) = signed_in {
         nav.push_str("<nav aria-label=\"Secciones del panel\"><ul>");
-        for (href, label) in NAV {
+        for &(href, label) in NAV {
             let cur = if href == current {
                 " aria-current=\"page\""
             } else {

@@ -27,7 +27,14 @@ mod form;
 mod html;
 mod pages;
 mod signin;
+#[cfg(feature = "email")]
+mod smtp;
 pub mod throttle;
+
+#[cfg(feature = "email")]
+pub use smtp::{
+    is_email_test, EmailTest, EmailTestOutcome, EmailTestStep, TEST_EMAILS, TEST_EMAIL_WINDOW,
+};
 
 use form::Form;
 use html::{page, redirect};
@@ -93,6 +100,9 @@ impl Session {
 #[derive(Debug, Clone, Default)]
 pub struct Panel {
     throttle: throttle::Throttles,
+    /// Test messages sent per account ([`smtp`]).
+    #[cfg(feature = "email")]
+    test_emails: smtp::TestQuota,
 }
 
 impl Panel {
@@ -329,6 +339,25 @@ impl<S: Store> Ctx<'_, S> {
             (["facturas", id], false) => self.invoice_page(&session, id, &q, ""),
             #[cfg(feature = "email")]
             (["facturas", id, "correo"], true) => self.resend_email_page(&session, id, &form, now),
+            #[cfg(feature = "email")]
+            (["correo"], false) => {
+                let env = caller(&session, &q, Environment::Production).env;
+                self.smtp_page(&session, env, "", 200)
+            }
+            #[cfg(feature = "email")]
+            (["correo"], true) => self.save_smtp(&session, &form, host),
+            #[cfg(feature = "email")]
+            (["correo", "borrar"], true) => self.delete_smtp(&session, &form),
+            #[cfg(feature = "email")]
+            (["correo", "prueba"], true) => {
+                // A host that sends e-mail serves this path itself (`email_test_step`).
+                let env = caller(&session, &form, Environment::Production).env;
+                let msg = html::notice(
+                    "error",
+                    "Este servidor no envía correos de prueba desde el panel.",
+                );
+                self.smtp_page(&session, env, &msg, 501)
+            }
             (["facturas", id, "kude"], false) => {
                 match self
                     .svc

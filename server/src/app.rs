@@ -29,6 +29,8 @@ pub(crate) struct App {
     pub(crate) metrics: Arc<crate::metrics::Metrics>,
     /// `GET /v1/archivo`, streamed from a file ([`crate::archive_http`]).
     pub(crate) archive: Arc<crate::archive_http::ArchiveSource>,
+    /// The server-wide SMTP settings (`--smtp-url`), for the panel's test message when an account has none.
+    pub(crate) smtp: Option<Arc<crate::email::SmtpSettings>>,
 }
 
 fn json_error(status: StatusCode, code: &str, message: &str) -> Response {
@@ -166,6 +168,9 @@ async fn serve(
     request: HttpRequest,
     client: Option<std::net::IpAddr>,
 ) -> Result<HttpResponse, commit::Failed> {
+    if kuatia_panel::is_email_test(&request.method, &request.path) {
+        return crate::email_test::serve(app, request).await;
+    }
     let panel = app.panel.clone();
     let (step, signer) = app
         .committer

@@ -15,7 +15,10 @@
 
 use crate::engine::{lock, Engine};
 use crate::host::Clock;
-use kuatia_service::email::{EmailAttachment, EmailAttempt, EmailMessage, EmailOutcome};
+use kuatia_service::auth::Environment;
+use kuatia_service::email::{
+    EmailAttachment, EmailAttempt, EmailMessage, EmailOutcome, SmtpAccountSettings,
+};
 use lettre::message::header::ContentType;
 use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
 use lettre::transport::smtp::client::{SmtpConnection, TlsParameters};
@@ -59,6 +62,10 @@ pub struct SmtpSettings {
     pub from: Mailbox,
     /// Time limit of each network step (connect, each command's answer).
     pub timeout: Duration,
+    /// Whether the server may be at a loopback, private or otherwise inside address: yes for `--smtp-url` (the
+    /// operator's); for an account's own settings only with `--allow-private-webhooks` (the webhooks' SSRF policy,
+    /// [`kuatia_service::webhook::forbidden_ip`], checked on every address the name resolves to, before connecting).
+    pub allow_private: bool,
 }
 
 impl std::fmt::Debug for SmtpSettings {
@@ -141,6 +148,7 @@ impl SmtpSettings {
             password: password.map(Zeroizing::new),
             from,
             timeout: Duration::from_secs(30),
+            allow_private: true,
         })
     }
 
@@ -148,6 +156,56 @@ impl SmtpSettings {
     fn hello(&self) -> ClientId {
         ClientId::Domain(self.from.email.domain().to_string())
     }
+}
+
+/// A refusal of [`SmtpSettings::parse`] as a finding at the panel's field (`from` or `url`); the URL typed is never in
+/// it.
+pub fn refusal(e: String) -> kuatia_core::Finding {
+    let invalid = kuatia_core::code::INVALID_FORMAT;
+    if let Some(detail) = e.strip_prefix("--smtp-from: ") {
+        return kuatia_core::Finding::new(invalid, "from", detail);
+    }
+    let detail = if e.contains(PASSWORD_ENV) {
+        "no password in the URL: type it in the password field (it is kept sealed)"
+    } else {
+        e.strip_prefix("--smtp-url: ").unwrap_or(&e)
+    };
+    kuatia_core::Finding::new(invalid, "url", detail)
+}
+
+/// The settings a message of an account's environment goes through: the account's own for that environment (`own`,
+/// its password unsealed with `key`; an inside address only when `allow_private`) before the server-wide `default`;
+/// `Ok(None)` with neither. An error (settings that no longer parse, a password that does not open with this
+/// `panel.key`) names no secret.
+pub fn settings_for(
+    own: Option<SmtpAccountSettings>,
+    key: Option<&[u8; 32]>,
+    account_id: &str,
+    env: Environment,
+    default: Option<&Arc<SmtpSettings>>,
+    allow_private: bool,
+) -> Result<Option<Arc<SmtpSettings>>, String> {
+    let Some(own) = own else {
+        return Ok(default.cloned());
+    };
+    let password = match (&own.sealed_password, key) {
+        (None, _) => None,
+        (Some(sealed), Some(key)) => Some(crate::panel::unseal(
+            key,
+            &crate::panel::smtp_context(account_id, env),
+            sealed,
+        )?),
+        (Some(_), None) => {
+            return Err(
+                "the account's SMTP password is sealed and this server has no panel.key".into(),
+            )
+        }
+    };
+    let mut settings = SmtpSettings::parse(&own.url, &own.from, None)
+        .map_err(|e| format!("the account's SMTP settings: {e}"))?;
+    settings.password = password;
+    settings.allow_private = allow_private;
+    Ok(Some(Arc::new(settings)))
 }
 
 /// The MIME message of `msg`: `multipart/mixed` with the text and the attachments (or the text alone), UTF-8 headers
@@ -193,10 +251,11 @@ pub(crate) struct EmailPolicy {
 }
 
 /// The e-mail worker: every `period` claims the due messages and sends each on its own connection (on the blocking
-/// pool), reporting every attempt.
+/// pool), reporting every attempt. Each message goes through its account's own settings for its environment, else
+/// through `settings` (`--smtp-url`); it runs without a default too, for the accounts that have their own.
 pub(crate) async fn email_loop(
     engine: Arc<Mutex<Engine>>,
-    settings: Arc<SmtpSettings>,
+    settings: Option<Arc<SmtpSettings>>,
     policy: EmailPolicy,
     mut stop: watch::Receiver<bool>,
     clock: Clock,
@@ -268,7 +327,7 @@ fn report(engine: &Mutex<Engine>, id: &str, attempt: EmailAttempt) {
 /// One attempt at one message: built, sent, and reported (the acknowledgement before `QUIT`).
 fn send_and_report(
     engine: &Mutex<Engine>,
-    settings: &SmtpSettings,
+    default: &Option<Arc<SmtpSettings>>,
     clock: &Clock,
     m: &EmailMessage,
 ) {
@@ -281,12 +340,45 @@ fn send_and_report(
         detail,
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     };
-    let files = lock(engine).transact(|svc, _| svc.email_attachments(m));
-    let message = match files {
+    let read = lock(engine).transact(|svc, host| {
+        let own = svc.store.smtp_settings(&m.account_id, m.environment);
+        let settings = settings_for(
+            own,
+            host.seal_key(),
+            &m.account_id,
+            m.environment,
+            default.as_ref(),
+            svc.config.allow_private_webhooks,
+        );
+        (svc.email_attachments(m), settings)
+    });
+    let (message, settings) = match read {
         Ok(f) => f,
         Err(err) => {
             tracing::error!(error = %err, email = %m.id, "reading an e-mail's attachments failed; it will be retried");
             return;
+        }
+    };
+    let settings = match settings {
+        Ok(Some(s)) => s,
+        // Settings removed since the message was queued, and no default: nothing will ever send it.
+        Ok(None) => {
+            let detail =
+                "no SMTP settings for this account's environment and no server-wide default";
+            return report(
+                engine,
+                &m.id,
+                attempt(EmailOutcome::Permanent, None, Some(detail.into())),
+            );
+        }
+        // A password that does not open (another panel.key): retried, in case the key comes back.
+        Err(e) => {
+            tracing::warn!(email = %m.id, error = %e, "the account's SMTP settings are unusable");
+            return report(
+                engine,
+                &m.id,
+                attempt(EmailOutcome::Temporary, None, Some(e)),
+            );
         }
     };
     let message = message
@@ -304,7 +396,20 @@ fn send_and_report(
             );
         }
     };
-    let mut conn = match connect(settings) {
+    let addr = match addresses(&settings) {
+        Ok(a) => a,
+        Err(e) => {
+            // A name that does not resolve may resolve later; one pointing inside is refused for good.
+            let outcome = if e.starts_with("resolving ") {
+                EmailOutcome::Temporary
+            } else {
+                EmailOutcome::Permanent
+            };
+            tracing::warn!(email = %m.id, error = %e, "SMTP server not reachable");
+            return report(engine, &m.id, attempt(outcome, None, Some(e)));
+        }
+    };
+    let mut conn = match connect(&settings, &addr) {
         Ok(c) => c,
         Err(e) => {
             let (outcome, code, detail) = classify(&e);
@@ -328,11 +433,98 @@ fn send_and_report(
     }
 }
 
+/// Time limit of each network step of a test message (the panel waits for it).
+const TEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The panel's test message ("Enviar correo de prueba") sent now through `settings` to `to`, on a connection of its
+/// own: how it ended, with the server's reply or the error (no credential is ever in them).
+pub fn send_test(
+    settings: &SmtpSettings,
+    to: &str,
+    subject: &str,
+    body: &str,
+) -> kuatia_panel::EmailTestOutcome {
+    use kuatia_panel::EmailTestOutcome;
+    let mut settings = settings.clone();
+    settings.timeout = settings.timeout.min(TEST_TIMEOUT);
+    let message = to
+        .parse::<Mailbox>()
+        .map_err(|e| e.to_string())
+        .and_then(|to| {
+            lettre::Message::builder()
+                .from(settings.from.clone())
+                .to(to)
+                .subject(subject)
+                .singlepart(SinglePart::plain(body.to_string()))
+                .map_err(|e| e.to_string())
+        });
+    let message = match message {
+        Ok(m) => m,
+        Err(reason) => return EmailTestOutcome::Failed { reason },
+    };
+    let failed = |e: &lettre::transport::smtp::Error| {
+        let (_, code, detail) = classify(e);
+        match code {
+            Some(code) => EmailTestOutcome::Refused {
+                code,
+                reply: detail,
+            },
+            None => EmailTestOutcome::Failed { reason: detail },
+        }
+    };
+    let addr = match addresses(&settings) {
+        Ok(a) => a,
+        Err(reason) => return EmailTestOutcome::Failed { reason },
+    };
+    let mut conn = match connect(&settings, &addr) {
+        Ok(c) => c,
+        Err(e) => return failed(&e),
+    };
+    match conn.send(message.envelope(), &message.formatted()) {
+        Ok(r) => {
+            let _ = conn.quit();
+            EmailTestOutcome::Sent {
+                code: u16::from(r.code()),
+            }
+        }
+        Err(e) => {
+            conn.abort();
+            failed(&e)
+        }
+    }
+}
+
+/// Where to connect: the addresses the server's name resolves to, every one checked against the SSRF policy unless
+/// [`SmtpSettings::allow_private`] (a name pointing inside is refused, not just skipped).
+fn addresses(s: &SmtpSettings) -> Result<Vec<std::net::SocketAddr>, String> {
+    use std::net::ToSocketAddrs;
+    let host = s.host.trim_start_matches('[').trim_end_matches(']');
+    let found: Vec<_> = (host, s.port)
+        .to_socket_addrs()
+        .map_err(|e| format!("resolving {host}: {e}"))?
+        .collect();
+    if found.is_empty() {
+        return Err(format!("resolving {host}: no address"));
+    }
+    if !s.allow_private
+        && found
+            .iter()
+            .any(|a| kuatia_service::webhook::forbidden_ip(a.ip()))
+    {
+        return Err(format!(
+            "{host} is a loopback, private or otherwise inside address: not allowed for an account's SMTP server"
+        ));
+    }
+    Ok(found)
+}
+
 /// A connection ready for `MAIL FROM`: TLS as the settings say, authenticated when there is a user.
-fn connect(s: &SmtpSettings) -> Result<SmtpConnection, lettre::transport::smtp::Error> {
+fn connect(
+    s: &SmtpSettings,
+    addr: &[std::net::SocketAddr],
+) -> Result<SmtpConnection, lettre::transport::smtp::Error> {
     let hello = s.hello();
     let tls = || TlsParameters::new_rustls(s.host.clone());
-    let addr = (s.host.trim_start_matches('[').trim_end_matches(']'), s.port);
     let mut conn = match s.tls {
         SmtpTls::Implicit => {
             SmtpConnection::connect(addr, Some(s.timeout), &hello, Some(&tls()?), None)?
@@ -366,8 +558,12 @@ fn classify(e: &lettre::transport::smtp::Error) -> (EmailOutcome, Option<u16>, S
     let mut detail = e.to_string();
     let mut cause = std::error::Error::source(e);
     while let Some(c) = cause {
-        detail.push_str(": ");
-        detail.push_str(&c.to_string());
+        // lettre's text often already ends with its source's: said once.
+        let text = c.to_string();
+        if !detail.ends_with(&text) {
+            detail.push_str(": ");
+            detail.push_str(&text);
+        }
         cause = c.source();
     }
     (outcome, code, detail)
@@ -377,6 +573,84 @@ fn classify(e: &lettre::transport::smtp::Error) -> (EmailOutcome, Option<u16>, S
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::{SmtpSettings, SmtpTls};
+
+    /// The account's settings of the message's environment before the default, the password unsealed only for that
+    /// account and environment, the SSRF policy applied to them and not to the default; refusals name no secret.
+    #[test]
+    fn an_accounts_own_settings_come_first_and_open_only_for_it() {
+        use kuatia_service::auth::Environment::{Production, Sandbox};
+        use std::sync::Arc;
+        let key = [9u8; 32];
+        let ctx = crate::panel::smtp_context("acct_a", Production);
+        let own = kuatia_service::email::SmtpAccountSettings {
+            from: "Acme <f@acme.com.py>".into(),
+            url: "smtps://mailer@smtp.acme.com.py".into(),
+            sealed_password: Some(crate::panel::seal(&key, &ctx, "pw-secreta").unwrap()),
+            updated_at: 1,
+        };
+        let default =
+            Arc::new(SmtpSettings::parse("smtp://127.0.0.1:25", "d@kuatia.example", None).unwrap());
+        let got = super::settings_for(
+            Some(own.clone()),
+            Some(&key),
+            "acct_a",
+            Production,
+            Some(&default),
+            false,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            (got.host.as_str(), got.user.as_deref()),
+            ("smtp.acme.com.py", Some("mailer"))
+        );
+        assert_eq!(
+            got.password.as_deref().map(String::as_str),
+            Some("pw-secreta")
+        );
+        assert!(!got.allow_private && default.allow_private);
+        // No own settings: the default; neither: none.
+        let got = super::settings_for(None, Some(&key), "acct_a", Sandbox, Some(&default), false)
+            .unwrap();
+        assert!(Arc::ptr_eq(&got.unwrap(), &default));
+        assert!(
+            super::settings_for(None, Some(&key), "acct_a", Sandbox, None, false)
+                .unwrap()
+                .is_none()
+        );
+        // Sealed for production: not the sandbox's, not another account's, not under another key.
+        for (acct, env, k) in [
+            ("acct_a", Sandbox, key),
+            ("acct_b", Production, key),
+            ("acct_a", Production, [1u8; 32]),
+        ] {
+            let e = super::settings_for(Some(own.clone()), Some(&k), acct, env, None, false)
+                .unwrap_err();
+            assert!(!e.contains("pw-secreta"), "{e}");
+        }
+        // A loopback server of an account is refused before any connection.
+        let mut inside = (*default).clone();
+        inside.allow_private = false;
+        assert!(super::addresses(&inside)
+            .unwrap_err()
+            .contains("not allowed"));
+        assert!(super::addresses(&default).is_ok());
+    }
+
+    #[test]
+    fn parser_refusals_become_findings_at_the_panels_fields() {
+        let f = super::refusal(SmtpSettings::parse("smtp://u:pw@h", "f@a.py", None).unwrap_err());
+        assert_eq!(f.path, "url");
+        assert!(
+            f.message.contains("password field") && !f.message.contains("pw@"),
+            "{}",
+            f.message
+        );
+        let f =
+            super::refusal(SmtpSettings::parse("smtp://h", "not an address", None).unwrap_err());
+        assert_eq!(f.path, "from");
+        assert!(!f.message.starts_with("--smtp"), "{}", f.message);
+    }
 
     #[test]
     fn smtp_urls_pick_the_tls_mode_and_refuse_a_password_inside() {

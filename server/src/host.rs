@@ -211,6 +211,29 @@ impl Host for SystemHost {
         Ok(())
     }
 
+    fn check_smtp_settings(
+        &mut self,
+        account_id: &str,
+        env: Environment,
+        from: &str,
+        url: &str,
+        password: Option<&str>,
+    ) -> Result<Option<String>, kuatia_core::Finding> {
+        // One reading of SMTP settings: `--smtp-url`'s and `--smtp-from`'s.
+        crate::email::SmtpSettings::parse(url, from, None).map_err(crate::email::refusal)?;
+        let Some(password) = password else {
+            return Ok(None);
+        };
+        let refused =
+            |m: &str| kuatia_core::Finding::new(kuatia_core::code::INVALID_VALUE, "password", m);
+        let Some(key) = self.seal_key.as_deref() else {
+            return Err(refused("this server keeps no passwords (no panel.key)"));
+        };
+        crate::panel::seal(key, &crate::panel::smtp_context(account_id, env), password)
+            .map(Some)
+            .map_err(|e| refused(&e))
+    }
+
     fn signer(&self, account_id: &str, env: Environment) -> Option<&dyn Signer> {
         self.chosen(account_id, env)
             .map(|s| s.as_ref() as &dyn Signer)

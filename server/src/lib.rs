@@ -39,6 +39,7 @@ mod config;
 pub mod conn;
 mod delivery;
 pub mod email;
+mod email_test;
 mod engine;
 pub mod faults;
 pub mod host;
@@ -233,6 +234,7 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
         limits: config.limits,
         trusted_proxies: config.trusted_proxies.clone().into(),
         panel: kuatia_panel::Panel::new(),
+        smtp: config.smtp.clone().map(Arc::new),
     });
     tracing::info!(limits = ?config.limits, "connection limits");
     let http = tokio::spawn(conn::serve(listener, app, config.limits, stopped.clone()));
@@ -275,18 +277,17 @@ pub async fn start(config: ServerConfig) -> Result<RunningServer, String> {
             stopped.clone(),
         )));
     }
-    if let Some(smtp) = config.smtp.clone() {
-        tasks.push(tokio::spawn(email::email_loop(
-            engine.clone(),
-            Arc::new(smtp),
-            email::EmailPolicy {
-                period: config.email_interval,
-                lease: config.email_lease.max(1),
-            },
-            stopped.clone(),
-            config.clock.clone(),
-        )));
-    }
+    // Always running: an account may save its own SMTP settings at run time (panel), with or without `--smtp-url`.
+    tasks.push(tokio::spawn(email::email_loop(
+        engine.clone(),
+        config.smtp.clone().map(Arc::new),
+        email::EmailPolicy {
+            period: config.email_interval,
+            lease: config.email_lease.max(1),
+        },
+        stopped.clone(),
+        config.clock.clone(),
+    )));
     if config.deliver_webhooks {
         let client =
             delivery::webhook_client(config.webhook_timeout, config.allow_private_webhooks)?;

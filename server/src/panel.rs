@@ -6,6 +6,10 @@
 //! start) with the account id as associated data, and stored beside the P12 in the `certificates` table as
 //! `sealed:v1:<hex nonce ‖ ciphertext>` where `kuatia accounts set-p12` stores the name of an environment variable.
 //! A copy of the database alone does not open the P12; the database together with `panel.key` does.
+//!
+//! An account's own SMTP password (the panel's "Correo" page, issue 36) is sealed the same way, under the same key,
+//! with [`smtp_context`] (account and environment) as associated data: it opens only for the account and environment
+//! it was saved for, never as a P12 password or the other environment's.
 
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
@@ -63,7 +67,13 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     builder.create(dir)
 }
 
-/// Seals a P12 password for an account.
+/// The associated data of an account's SMTP password for one environment ([`seal`]'s `account_id`).
+pub fn smtp_context(account_id: &str, env: kuatia_service::auth::Environment) -> String {
+    format!("{account_id}/smtp/{}", env.as_str())
+}
+
+/// Seals a password (a P12's, an SMTP server's) for an account (the associated data: the account id, or
+/// [`smtp_context`]).
 pub fn seal(key: &[u8; 32], account_id: &str, password: &str) -> Result<String, String> {
     let mut nonce = [0u8; 12];
     getrandom::fill(&mut nonce).map_err(|e| format!("OS random generator: {e}"))?;
@@ -76,14 +86,14 @@ pub fn seal(key: &[u8; 32], account_id: &str, password: &str) -> Result<String, 
                 aad: account_id.as_bytes(),
             },
         )
-        .map_err(|_| "sealing the P12 password failed".to_string())?;
+        .map_err(|_| "sealing the password failed".to_string())?;
     Ok(format!("{SEALED_PREFIX}{}{}", hex(&nonce), hex(&sealed)))
 }
 
 /// Opens a password sealed by [`seal`] for the same account.
 pub fn unseal(key: &[u8; 32], account_id: &str, sealed: &str) -> Result<Zeroizing<String>, String> {
     let bad =
-        || "the sealed P12 password does not open with this data directory's panel.key".to_string();
+        || "the sealed password does not open with this data directory's panel.key".to_string();
     let bytes = unhex(sealed.strip_prefix(SEALED_PREFIX).ok_or_else(bad)?).ok_or_else(bad)?;
     if bytes.len() < 12 {
         return Err(bad());
@@ -162,5 +172,15 @@ mod tests {
         assert!(super::unseal(&key, "acct_b", &s).is_err());
         assert!(super::unseal(&[8u8; 32], "acct_a", &s).is_err());
         assert!(super::unseal(&key, "acct_a", "sealed:v1:zz").is_err());
+        // An SMTP password opens only for its account and environment, never as the P12's.
+        use kuatia_service::auth::Environment::{Production, Sandbox};
+        let smtp = super::seal(&key, &super::smtp_context("acct_a", Production), "pw").unwrap();
+        let open = |ctx: &str| super::unseal(&key, ctx, &smtp).map(|p| p.to_string());
+        assert_eq!(
+            open(&super::smtp_context("acct_a", Production)).unwrap(),
+            "pw"
+        );
+        assert!(open(&super::smtp_context("acct_a", Sandbox)).is_err());
+        assert!(open("acct_a").is_err());
     }
 }

@@ -238,6 +238,15 @@ const EMAIL_TABLES: &str = "CREATE TABLE emails (
      CREATE INDEX emails_by_invoice ON emails (invoice_id, created_at, id);
      CREATE INDEX emails_due ON emails (next_attempt_at, id) WHERE status = 'pending'";
 
+/// Each account's own SMTP settings per environment (issue 36, the panel's "Correo" page): the service's record as
+/// JSON (the password in it sealed under `panel.key`). Shared migration 10 made it; a new database gets it at once.
+const SMTP_TABLES: &str = "CREATE TABLE smtp_settings (
+         account_id TEXT NOT NULL,
+         environment TEXT NOT NULL,
+         updated_at {int} NOT NULL,
+         json TEXT NOT NULL,
+         PRIMARY KEY (account_id, environment))";
+
 /// The first version both engines record alike.
 pub const FIRST_SHARED: i64 = 7;
 
@@ -287,6 +296,8 @@ pub const SHARED: &[(i64, &str)] = &[
     ),
     // The e-mail outbox (issue 36).
     (9, "{email_tables}"),
+    // Per-account SMTP settings (issue 36).
+    (10, "{smtp_tables}"),
 ];
 
 /// SQLite's own history before the schema was unified (only databases made before run them; version 1 made the
@@ -394,7 +405,8 @@ impl Dialect {
     fn shared(self, sql: &str) -> String {
         self.render(
             &sql.replace("{work_indexes}", WORK_INDEXES)
-                .replace("{email_tables}", EMAIL_TABLES),
+                .replace("{email_tables}", EMAIL_TABLES)
+                .replace("{smtp_tables}", SMTP_TABLES),
         )
     }
 }
@@ -409,11 +421,12 @@ pub fn plan(dialect: Dialect, recorded: &[i64]) -> Vec<Step> {
         versions.extend(dialect.legacy().iter().map(|(v, _)| *v));
         versions.extend(SHARED.iter().map(|(v, _)| *v));
         let sql = format!(
-            "{};\n{};\n{};\n{}",
+            "{};\n{};\n{};\n{};\n{}",
             dialect.render(TABLES),
             dialect.render(NUMBERING_TABLES),
             dialect.render(WORK_INDEXES),
-            dialect.render(EMAIL_TABLES)
+            dialect.render(EMAIL_TABLES),
+            dialect.render(SMTP_TABLES)
         );
         return vec![Step { versions, sql }];
     }
@@ -680,19 +693,26 @@ mod tests {
     fn a_new_database_records_every_version_and_an_old_one_runs_what_it_misses() {
         let fresh = plan(Dialect::Sqlite, &[]);
         assert_eq!(fresh.len(), 1);
-        assert_eq!(fresh[0].versions, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
-        assert_eq!(plan(Dialect::Postgres, &[])[0].versions, [1, 2, 7, 8, 9]);
+        assert_eq!(fresh[0].versions, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        assert_eq!(
+            plan(Dialect::Postgres, &[])[0].versions,
+            [1, 2, 7, 8, 9, 10]
+        );
         let steps = |d, r: &[i64]| -> Vec<Vec<i64>> {
             plan(d, r).into_iter().map(|s| s.versions).collect()
         };
         assert_eq!(
             steps(Dialect::Sqlite, &[1, 2, 3]),
-            [[4], [5], [6], [7], [8], [9]]
+            [[4], [5], [6], [7], [8], [9], [10]]
         );
-        assert_eq!(steps(Dialect::Sqlite, &[1, 2, 3, 4, 5, 6]), [[7], [8], [9]]);
-        assert_eq!(steps(Dialect::Postgres, &[1]), [[2], [7], [8], [9]]);
-        assert_eq!(steps(Dialect::Postgres, &[1, 2, 7]), [[8], [9]]);
-        assert!(steps(Dialect::Postgres, &[1, 2, 7, 8, 9]).is_empty());
+        assert_eq!(
+            steps(Dialect::Sqlite, &[1, 2, 3, 4, 5, 6]),
+            [[7], [8], [9], [10]]
+        );
+        assert_eq!(steps(Dialect::Postgres, &[1]), [[2], [7], [8], [9], [10]]);
+        assert_eq!(steps(Dialect::Postgres, &[1, 2, 7]), [[8], [9], [10]]);
+        assert_eq!(steps(Dialect::Postgres, &[1, 2, 7, 8, 9]), [[10]]);
+        assert!(steps(Dialect::Postgres, &[1, 2, 7, 8, 9, 10]).is_empty());
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::schema::{self, Arg, Dialect};
 use kuatia_core::numbering::{Gap, NumberingKey};
 use kuatia_core::Finding;
 use kuatia_service::auth::{Environment, StoredKey};
-use kuatia_service::email::EmailMessage;
+use kuatia_service::email::{EmailMessage, SmtpAccountSettings};
 use kuatia_service::store::DELIVERY_BATCH;
 use kuatia_service::webhook::{Delivery, Webhook};
 use kuatia_service::{Account, IdempotentReply, InvoiceQuery, InvoiceRecord, Store};
@@ -801,6 +801,34 @@ impl Store for SqliteStore {
             "SELECT json FROM emails WHERE invoice_id = ?1 ORDER BY created_at, id",
             &[&invoice_id],
         )
+    }
+
+    fn smtp_settings(&self, account_id: &str, env: Environment) -> Option<SmtpAccountSettings> {
+        self.one_json(
+            "SELECT json FROM smtp_settings WHERE account_id = ?1 AND environment = ?2",
+            &[&account_id, &env.as_str()],
+        )
+    }
+
+    fn put_smtp_settings(
+        &mut self,
+        account_id: &str,
+        env: Environment,
+        settings: Option<&SmtpAccountSettings>,
+    ) {
+        let Some(settings) = settings else {
+            self.write(
+                "DELETE FROM smtp_settings WHERE account_id = ?1 AND environment = ?2",
+                &[&account_id, &env.as_str()],
+            );
+            return;
+        };
+        let json = self.encode(settings);
+        self.write(
+            "INSERT INTO smtp_settings (account_id, environment, updated_at, json) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT(account_id, environment) DO UPDATE SET updated_at = excluded.updated_at, json = excluded.json",
+            &[&account_id, &env.as_str(), &settings.updated_at, &json],
+        );
     }
 
     // Panel records live in `meta` under a `panel:` prefix (no schema change; the host's own keys have no prefix).

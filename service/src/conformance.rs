@@ -20,7 +20,7 @@ use kuatia_core::profile::Emisor;
 
 mod emails;
 mod webhooks;
-pub use emails::emails;
+pub use emails::{emails, smtp_settings};
 pub use webhooks::{deliveries, idempotency, webhooks};
 
 /// An owned store as the [`Numbering`] of one account environment (`acct_1`, production): what
@@ -240,6 +240,7 @@ pub fn run_all<S: Store>(reopen: &mut dyn FnMut(Option<S>) -> S) -> Result<(), S
     deliveries(reopen).map_err(in_group("deliveries"))?;
     panel_records(reopen).map_err(in_group("panel_records"))?;
     emails(reopen).map_err(in_group("emails"))?;
+    smtp_settings(reopen).map_err(in_group("smtp_settings"))?;
     numbering(reopen).map_err(in_group("numbering"))?;
     Ok(())
 }

@@ -29,6 +29,52 @@ pub const FAILED: &str = "failed";
 /// Status of a message stored and never sent: the host has no SMTP settings (the sandbox without `--smtp-url`).
 pub const CAPTURED: &str = "captured";
 
+/// An account's own SMTP settings for one environment (the panel's "Correo" page): the `From` of its messages, the
+/// SMTP server (`smtp[s]://[user@]host[:port]`, read by the host exactly as `kuatia serve --smtp-url`), and the
+/// password sealed by the host ([`crate::Host::check_smtp_settings`]); opaque here, never shown. The messages of that
+/// account and environment go through them before any server-wide default; production's never serve the sandbox.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SmtpAccountSettings {
+    /// `From` of the messages, `Name <addr>`.
+    pub from: String,
+    /// The SMTP server, `smtp[s]://[user@]host[:port]` (no password in it).
+    pub url: String,
+    /// The password for `AUTH`, sealed by the host; `None`: no `AUTH`.
+    #[serde(default)]
+    pub sealed_password: Option<String>,
+    /// Unix time they were last saved.
+    pub updated_at: i64,
+}
+
+impl std::fmt::Debug for SmtpAccountSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Not even the sealed password.
+        f.debug_struct("SmtpAccountSettings")
+            .field("from", &self.from)
+            .field("url", &self.url)
+            .field("password", &self.sealed_password.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Subject and body of the panel's test message ("Enviar correo de prueba"): Spanish, short, naming the account and
+/// the environment whose settings carried it.
+pub fn test_message(account_name: &str, env: crate::auth::Environment) -> (String, String) {
+    let entorno = match env {
+        crate::auth::Environment::Sandbox => "sandbox (pruebas)",
+        crate::auth::Environment::Production => "producción",
+    };
+    (
+        "Correo de prueba de kuatia".to_string(),
+        format!(
+            "Este es un mensaje de prueba enviado desde el panel de kuatia para la cuenta \"{}\" (entorno {entorno}).\n\n\
+             Si lo recibió, la configuración de correo funciona: los compradores recibirán así sus documentos \
+             aprobados (KuDE y XML firmado).\n",
+            account_name.trim()
+        ),
+    )
+}
+
 /// Why a message is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -316,7 +362,8 @@ impl EmailMessage {
 impl<S: Store> Service<S> {
     /// Queues the message of `kind` for an invoice whose DE names a receiver e-mail (`dEmailRec`); nothing for one
     /// without. Called where the invoice's event is emitted, so the message is stored in the same transaction as the
-    /// approval (or cancellation). `captured` at once when the host sends nothing ([`crate::Config::email_outbox`]).
+    /// approval (or cancellation). `captured` at once when the host sends nothing: no server-wide default
+    /// ([`crate::Config::email_outbox`]) and no settings of the account's environment ([`SmtpAccountSettings`]).
     #[cfg_attr(not(feature = "email"), allow(dead_code))]
     pub(crate) fn queue_email(&mut self, kind: EmailKind, record: &InvoiceRecord, ts: i64) {
         // A record read for its state only carries no XML: read whole.
@@ -355,7 +402,13 @@ impl<S: Store> Service<S> {
         ts: i64,
     ) -> EmailMessage {
         let (subject, body) = compose(kind, record, de);
-        let status = if self.config.email_outbox {
+        // Sent when the host has a server-wide default or the account its own settings for this environment.
+        let status = if self.config.email_outbox
+            || self
+                .store
+                .smtp_settings(&record.account_id, record.environment)
+                .is_some()
+        {
             PENDING
         } else {
             CAPTURED

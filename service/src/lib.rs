@@ -95,6 +95,24 @@ pub trait Host {
     ) -> Result<(), String> {
         Err("this host does not keep certificates".into())
     }
+    /// Checks an account's SMTP settings typed in the panel (`from`: `Name <addr>`; `url`:
+    /// `smtp[s]://[user@]host[:port]`, read as the host reads its own server-wide setting) and seals `password` for
+    /// the store ([`email::SmtpAccountSettings::sealed_password`]; `None` in, `None` out). A refusal is a finding at
+    /// `from`, `url` or `password`, never carrying the password. Hosts that send no e-mail refuse (the default).
+    fn check_smtp_settings(
+        &mut self,
+        _account_id: &str,
+        _env: Environment,
+        _from: &str,
+        _url: &str,
+        _password: Option<&str>,
+    ) -> Result<Option<String>, Finding> {
+        Err(Finding::new(
+            kuatia_core::error::code::INVALID_VALUE,
+            "url",
+            "this host sends no e-mail",
+        ))
+    }
 }
 
 /// `u32` values drawn from SHA-256 in counter mode over a host-supplied seed: `SHA-256(seed || counter_le64)`, eight

@@ -2,7 +2,7 @@
 //! browsers, single-process hosts). Hosts bring SQLite, PostgreSQL, ... by implementing [`Store`].
 
 use super::auth::{Environment, StoredKey};
-use super::email::EmailMessage;
+use super::email::{EmailMessage, SmtpAccountSettings};
 use super::webhook::{Delivery, Webhook};
 use super::HttpResponse;
 use kuatia_core::error::Finding;
@@ -225,6 +225,15 @@ pub trait Store {
     fn email(&self, id: &str) -> Option<EmailMessage>;
     /// The messages of one invoice, oldest first (ties by id).
     fn invoice_emails(&self, invoice_id: &str) -> Vec<EmailMessage>;
+    /// An account's own SMTP settings for one environment, if it saved any.
+    fn smtp_settings(&self, account_id: &str, env: Environment) -> Option<SmtpAccountSettings>;
+    /// Stores (`Some`) or deletes (`None`) an account's SMTP settings for one environment.
+    fn put_smtp_settings(
+        &mut self,
+        account_id: &str,
+        env: Environment,
+        settings: Option<&SmtpAccountSettings>,
+    );
     /// A record of the account panel by key (sign-in links, sessions and password hashes of the account panel, `api::panel`, and
     /// its sign-in throttles; JSON text, secrets only as hashes).
     fn panel_record(&self, key: &str) -> Option<String>;
@@ -306,6 +315,7 @@ pub struct MemoryStore {
     /// Account ids in the order they were first stored (`accounts` lists ties of `created_at` so).
     account_order: Vec<String>,
     panel: BTreeMap<String, String>,
+    smtp: HashMap<(String, Environment), SmtpAccountSettings>,
 }
 
 impl MemoryStore {
@@ -449,6 +459,17 @@ impl<S: Store + ?Sized> Store for Box<S> {
     }
     fn invoice_emails(&self, invoice_id: &str) -> Vec<EmailMessage> {
         (**self).invoice_emails(invoice_id)
+    }
+    fn smtp_settings(&self, account_id: &str, env: Environment) -> Option<SmtpAccountSettings> {
+        (**self).smtp_settings(account_id, env)
+    }
+    fn put_smtp_settings(
+        &mut self,
+        account_id: &str,
+        env: Environment,
+        settings: Option<&SmtpAccountSettings>,
+    ) {
+        (**self).put_smtp_settings(account_id, env, settings)
     }
     fn panel_record(&self, key: &str) -> Option<String> {
         (**self).panel_record(key)
@@ -742,6 +763,23 @@ impl Store for MemoryStore {
             .collect();
         mine.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
         mine
+    }
+
+    fn smtp_settings(&self, account_id: &str, env: Environment) -> Option<SmtpAccountSettings> {
+        self.smtp.get(&(account_id.to_string(), env)).cloned()
+    }
+
+    fn put_smtp_settings(
+        &mut self,
+        account_id: &str,
+        env: Environment,
+        settings: Option<&SmtpAccountSettings>,
+    ) {
+        let key = (account_id.to_string(), env);
+        match settings {
+            Some(s) => self.smtp.insert(key, s.clone()),
+            None => self.smtp.remove(&key),
+        };
     }
 
     fn panel_record(&self, key: &str) -> Option<String> {

@@ -155,6 +155,7 @@ try {
   await nav("Webhooks");
   assert.equal(await page.getByLabel("factura.approved (aprobada por SIFEN)").isChecked(), true);
   assert.equal(await page.getByLabel("factura.rejected (rechazada por SIFEN)").isChecked(), true);
+  assert.equal(await page.getByLabel("factura.email_failed (correo al comprador fallido)").isChecked(), false);
   await page.getByLabel("URL HTTPS que recibirá los eventos").fill(hookUrl);
   await page.getByRole("button", { name: "Registrar webhook" }).click();
   assert.match(await page.locator("#secreto").inputValue(), /^whsec_/);
@@ -191,6 +192,20 @@ try {
   await page.getByRole("button", { name: "Guardar contraseña" }).click();
   assert.match(await page.textContent("main"), /Contraseña guardada/);
   await shot("contrasena");
+
+  step("own SMTP settings and the test button");
+  await nav("Correo");
+  await page.getByLabel(/^Remitente/).fill("Estudio Contable <facturas@estudio.example>");
+  await page.getByLabel(/^Servidor SMTP/).fill("smtp://facturas%40estudio.example@127.0.0.1:9");
+  await page.getByLabel(/^Contraseña del servidor SMTP/).fill("clave-del-correo");
+  await page.getByRole("button", { name: "Guardar configuración" }).click();
+  assert.match(await page.textContent("main"), /Configuración de correo guardada/);
+  assert.doesNotMatch(await page.content(), /clave-del-correo/);
+  // Nothing listens on port 9: the page shows the connection error (a real send, answered at once).
+  await page.getByLabel("Enviar a").fill("yo@estudio.example");
+  await page.getByRole("button", { name: "Enviar correo de prueba" }).click();
+  assert.match(await page.textContent("main"), /No se pudo enviar el correo de prueba/);
+  await shot("correo");
 
   console.log(`  panel: checklist green items after each step: ${greens.join(" → ")}`);
   for (let i = 1; i < greens.length; i++) assert.ok(greens[i] > greens[i - 1], `step ${i} turned no item green`);

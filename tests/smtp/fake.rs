@@ -40,13 +40,21 @@ pub struct FakeSmtp {
 impl FakeSmtp {
     /// Starts it with the actions of its successive messages (`ok`, `t451`, `p550`, `hang-data`, `hang-quit`).
     pub fn start(spool: &Path, actions: &[&str]) -> FakeSmtp {
-        let mut child = Command::new(python())
+        FakeSmtp::start_with(spool, actions, None)
+    }
+
+    /// [`FakeSmtp::start`] requiring `AUTH` with `login:password` (`FAKE_SMTP_AUTH`; attempts in its log).
+    pub fn start_with(spool: &Path, actions: &[&str], auth: Option<&str>) -> FakeSmtp {
+        let mut command = Command::new(python());
+        command
             .arg(root().join("tests/smtp/fake_smtp.py"))
             .arg(spool)
             .arg(actions.join(","))
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
+            .stdout(Stdio::piped());
+        if let Some(auth) = auth {
+            command.env("FAKE_SMTP_AUTH", auth);
+        }
+        let mut child = command.spawn().unwrap();
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut line)

@@ -10,14 +10,19 @@ Prints `PORT <n>` once listening on 127.0.0.1 (a free port). Each message's end 
     hang-data  never answers the end of data (the message is not acknowledged)
     hang-quit  250 and written, then never answers the QUIT that follows
 SPOOL_DIR/log.txt gets one line per end of data (`DATA <n> <Message-ID> <action>`) and per QUIT (`QUIT`).
+
+With FAKE_SMTP_AUTH=LOGIN:PASSWORD in the environment, the server offers AUTH (PLAIN, LOGIN) without TLS (loopback
+only), requires it before MAIL, accepts only that pair (535 otherwise) and logs each attempt
+(`AUTH <login> <password> ok|bad`) so a test can see what the client sent.
 """
 
 import asyncio
 import email
 import os
 import sys
+import warnings
 
-from aiosmtpd.smtp import SMTP
+from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
 
 
 class Handler:
@@ -60,9 +65,25 @@ async def main():
     actions = [a for a in (sys.argv[2] if len(sys.argv) > 2 else "").split(",") if a]
     os.makedirs(spool, exist_ok=True)
     handler = Handler(spool, actions)
+    options = {}
+    auth = os.environ.get("FAKE_SMTP_AUTH")
+    if auth:
+        login, password = auth.split(":", 1)
+
+        def authenticator(server, session, envelope, mechanism, data):
+            if not isinstance(data, LoginPassword):
+                return AuthResult(success=False, handled=False)
+            got = (data.login.decode("utf-8", "replace"), data.password.decode("utf-8", "replace"))
+            ok = got == (login, password)
+            handler.log(f"AUTH {got[0]} {got[1]} {'ok' if ok else 'bad'}")
+            return AuthResult(success=ok, handled=False)
+
+        # Loopback only, on purpose: no TLS to set up in the tests.
+        warnings.filterwarnings("ignore", message="Requiring AUTH while not requiring TLS")
+        options = dict(authenticator=authenticator, auth_required=True, auth_require_tls=False)
     loop = asyncio.get_running_loop()
     server = await loop.create_server(
-        lambda: SMTP(handler, decode_data=False, enable_SMTPUTF8=True), "127.0.0.1", 0
+        lambda: SMTP(handler, decode_data=False, enable_SMTPUTF8=True, **options), "127.0.0.1", 0
     )
     port = server.sockets[0].getsockname()[1]
     print(f"PORT {port}", flush=True)

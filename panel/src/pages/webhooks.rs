@@ -5,8 +5,9 @@ use super::{env_label, findings_html, not_found};
 use crate::form::{self, Form};
 use crate::html::{csrf_field, esc, notice};
 use crate::{caller, Ctx, Session};
+use kuatia_core::lifecycle::EventKind;
 use kuatia_service::auth::Environment;
-use kuatia_service::webhook::WebhookInput;
+use kuatia_service::webhook::{WebhookInput, EVENT_KINDS};
 use kuatia_service::{rfc3339, Host, HttpResponse, Store};
 use serde::Deserialize;
 use zeroize::Zeroizing;
@@ -87,11 +88,12 @@ impl<S: Store> Ctx<'_, S> {
         let body = format!(
             "{message}<p>Entorno: <strong>{}</strong>. {other}</p><h2>Registrar un webhook</h2><form method=\"post\" action=\"/panel/webhooks\">{}<input type=\"hidden\" name=\"entorno\" value=\"{}\"><label for=\"url\">URL HTTPS que recibirá los eventos</label><input type=\"url\" id=\"url\" name=\"url\" placeholder=\"https://su-sistema.example.com/kuatia\" required>\
 <label for=\"descripcion\">Descripción (opcional)</label><input type=\"text\" id=\"descripcion\" name=\"descripcion\">\
-<fieldset><legend>Eventos</legend><div class=\"check\"><input type=\"checkbox\" id=\"ev-approved\" name=\"eventos\" value=\"factura.approved\" checked><label for=\"ev-approved\">factura.approved (aprobada por SIFEN)</label></div><div class=\"check\"><input type=\"checkbox\" id=\"ev-rejected\" name=\"eventos\" value=\"factura.rejected\" checked><label for=\"ev-rejected\">factura.rejected (rechazada por SIFEN)</label></div><div class=\"check\"><input type=\"checkbox\" id=\"ev-cancelled\" name=\"eventos\" value=\"factura.cancelled\"><label for=\"ev-cancelled\">factura.cancelled (anulada)</label></div></fieldset>\
+<fieldset><legend>Eventos</legend>{events}</fieldset>\
 <button type=\"submit\">Registrar webhook</button></form><h2>Webhooks registrados</h2>{list}",
             env_label(env),
             csrf_field(&s.csrf),
-            env.as_str()
+            env.as_str(),
+            events = event_checkboxes(),
         );
         s.page("Webhooks", "/panel/webhooks", &body)
     }
@@ -172,6 +174,35 @@ impl<S: Store> Ctx<'_, S> {
         };
         self.webhooks_page(s, &q, &msg, now)
     }
+}
+
+/// The Spanish label of an event kind (exhaustive: a new kind needs its label here).
+fn event_label(kind: EventKind) -> &'static str {
+    match kind {
+        EventKind::FacturaApproved => "aprobada por SIFEN",
+        EventKind::FacturaRejected => "rechazada por SIFEN",
+        EventKind::FacturaCancelled => "anulada",
+        EventKind::FacturaEmailed => "correo al comprador enviado",
+        EventKind::FacturaEmailFailed => "correo al comprador fallido",
+    }
+}
+
+/// One checkbox per event kind the service accepts ([`EVENT_KINDS`], the list its validation reads); approval and
+/// rejection checked.
+fn event_checkboxes() -> String {
+    EVENT_KINDS
+        .iter()
+        .map(|&k| {
+            let name = k.as_str();
+            let id = format!("ev-{}", name.trim_start_matches("factura.").replace('_', "-"));
+            let checked = matches!(k, EventKind::FacturaApproved | EventKind::FacturaRejected);
+            format!(
+                "<div class=\"check\"><input type=\"checkbox\" id=\"{id}\" name=\"eventos\" value=\"{name}\"{}><label for=\"{id}\">{name} ({})</label></div>",
+                if checked { " checked" } else { "" },
+                event_label(k)
+            )
+        })
+        .collect()
 }
 
 /// The `type` of a delivered event's body (`webhook.test`, `factura.approved`, ...).

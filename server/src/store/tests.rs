@@ -308,12 +308,12 @@ fn a_database_made_by_94cdda2_opens_with_its_records_and_the_new_schema() {
         &"index deliveries_due: CREATE INDEX deliveries_due ON deliveries (next_attempt_at, id) WHERE status = 'pending'"
             .to_string()
     ));
-    assert_eq!(versions(&s), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert_eq!(versions(&s), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     assert_eq!(versions(&fresh), versions(&s));
     // Opened again: nothing left to run.
     drop(s);
     let s = super::SqliteStore::open(&dir).unwrap();
-    assert_eq!(versions(&s), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert_eq!(versions(&s), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&fresh_dir);
 }

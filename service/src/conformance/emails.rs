@@ -81,3 +81,49 @@ pub fn emails<S: Store>(reopen: &mut dyn FnMut(Option<S>) -> S) -> Result<(), St
     drop(s);
     Ok(())
 }
+
+/// An account's SMTP settings (the panel's "Correo" page): one per account and environment, read back as stored
+/// (the sealed password too), replaced whole, deleted, kept across a restart; the other environment and the other
+/// account untouched.
+pub fn smtp_settings<S: Store>(reopen: &mut dyn FnMut(Option<S>) -> S) -> Result<(), String> {
+    use crate::email::SmtpAccountSettings;
+    let settings = |url: &str, sealed: Option<&str>, at: i64| SmtpAccountSettings {
+        from: "Acme <f@acme.com.py>".into(),
+        url: url.into(),
+        sealed_password: sealed.map(String::from),
+        updated_at: at,
+    };
+    let (prod, sandbox) = (Environment::Production, Environment::Sandbox);
+    let mut s = reopen(None);
+    expect(s.smtp_settings("acct_a", prod).is_none(), || {
+        "a fresh store has SMTP settings".into()
+    })?;
+    let a = settings("smtps://smtp.acme.com.py", Some("sealed:v1:00ff"), 10);
+    s.put_smtp_settings("acct_a", prod, Some(&a));
+    s.put_smtp_settings(
+        "acct_b",
+        prod,
+        Some(&settings("smtp://127.0.0.1:25", None, 11)),
+    );
+    let mut s = reopen(Some(s));
+    expect(s.smtp_settings("acct_a", prod) == Some(a.clone()), || {
+        format!("read back {:?}", s.smtp_settings("acct_a", prod))
+    })?;
+    expect(s.smtp_settings("acct_a", sandbox).is_none(), || {
+        "production's settings are the sandbox's".into()
+    })?;
+    let replaced = settings("smtp://smtp.acme.com.py:2525", None, 12);
+    s.put_smtp_settings("acct_a", prod, Some(&replaced));
+    expect(s.smtp_settings("acct_a", prod) == Some(replaced), || {
+        "not replaced whole".into()
+    })?;
+    s.put_smtp_settings("acct_a", prod, None);
+    let s = reopen(Some(s));
+    expect(s.smtp_settings("acct_a", prod).is_none(), || {
+        "deleted settings are read back".into()
+    })?;
+    expect(
+        s.smtp_settings("acct_b", prod).map(|b| b.updated_at) == Some(11),
+        || "another account's settings changed".into(),
+    )
+}

@@ -226,3 +226,15 @@ fn the_plain_check_of_the_browser_build_agrees_with_the_parser() {
         assert_eq!(WebhookTarget::parse(url).unwrap().host(), &host, "{url}");
     }
 }
+
+/// The one list of event kinds: every kind of the core, accepted by the registration, named by its refusal.
+#[test]
+fn every_event_kind_is_offered_accepted_and_named() {
+    use super::{EVENT_KINDS, KINDS_TEXT};
+    assert_eq!(EVENT_KINDS, kuatia_core::lifecycle::EventKind::ALL);
+    let names: Vec<&str> = EVENT_KINDS.iter().map(|k| k.as_str()).collect();
+    assert_eq!(KINDS_TEXT, names.join(", "));
+    let all: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    let r = check_registration("https://example.com/h", &all, None, false).unwrap();
+    assert_eq!(r.events, EVENT_KINDS);
+}
