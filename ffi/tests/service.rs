@@ -425,6 +425,15 @@ fn service_keys_seeds_and_argument_errors() {
     );
     assert!(other.is_null());
     assert_eq!(err_parts(err).1, "VALIDATION_ERROR.NOT_ALLOWED");
+    // Nothing in-process sends e-mail: the host's outbox switch is not a JSON option (messages stay `captured`).
+    let bad = br#"{"email_outbox":true}"#;
+    let mut err = null_mut();
+    assert_eq!(
+        unsafe { kuatia_service_new(bad.as_ptr(), bad.len(), &mut other, &mut err) },
+        kuatia_status::InvalidInput
+    );
+    assert!(other.is_null());
+    assert_eq!(err_parts(err).1, "VALIDATION_ERROR.NOT_ALLOWED");
     // Freeing NULL is harmless.
     unsafe { kuatia_service_free(null_mut()) };
     unsafe { kuatia_service_free(svc) };

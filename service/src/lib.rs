@@ -204,6 +204,9 @@ pub struct Config {
     pub archive_limit: usize,
     /// Whether the host sends e-mail to buyers (`kuatia serve --smtp-url`): messages are queued `pending` for its
     /// worker. Off: every message is stored `captured`, never sent (the sandbox, a host without SMTP settings).
+    /// A fact about the host, set in its code, never read from a JSON configuration: a host configured from JSON
+    /// (the C ABI's in-process service) has no mail worker, and its messages would wait `pending` forever.
+    #[serde(skip)]
     #[cfg_attr(feature = "ts", ts(skip))]
     pub email_outbox: bool,
     /// Seconds to wait after the 1st, 2nd, … temporary e-mail failure; past the last, the message is `failed`.
