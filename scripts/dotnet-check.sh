@@ -57,4 +57,6 @@ done
 # The example of docs/dotnet.md issues the spec's factura: its number and the CDC up to the random security code.
 grep -Eq '^001-001-0000001 0144444401700100100000012202503101[0-9]{10}$' "$WORK"/docs/*.out \
   || { cat "$WORK"/docs/*.out >&2; die "the docs' C# example printed an unexpected summary"; }
+# README's example prints the DV of 80069563.
+grep -qx 1 "$WORK"/docs/README-*.out || { cat "$WORK"/docs/README-*.out >&2; die "README's C# example did not print 1"; }
 note "C# binding OK"
