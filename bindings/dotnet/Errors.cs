@@ -76,7 +76,15 @@ namespace Kuatia
             }
             IntPtr e = err.DangerousGetHandle();
             var findings = new List<Finding>();
-            var list = Json.Parse(Interop.CString(Native.kuatia_error_json(e))) as IList<object>;
+            IList<object> list;
+            try
+            {
+                list = Json.Parse(Interop.CString(Native.kuatia_error_json(e))) as IList<object>;
+            }
+            catch (FormatException)
+            {
+                list = null; // a bug on one side of the boundary: the first problem below still describes it
+            }
             if (list != null)
             {
                 foreach (object item in list)
@@ -88,9 +96,16 @@ namespace Kuatia
                     }
                 }
             }
+            string code = Interop.CString(Native.kuatia_error_code(e));
+            string path = Interop.CString(Native.kuatia_error_path(e));
+            string message = Interop.CString(Native.kuatia_error_message(e));
+            if (findings.Count == 0)
+            {
+                findings.Add(new Finding(code, path, message));
+            }
+            var ex = Make(Native.kuatia_error_status(e), code, path, message, findings);
             GC.KeepAlive(err);
-            return Make(Native.kuatia_error_status(e), Interop.CString(Native.kuatia_error_code(e)),
-                Interop.CString(Native.kuatia_error_path(e)), Interop.CString(Native.kuatia_error_message(e)), findings);
+            return ex;
         }
 
         private static string Str(IDictionary<string, object> o, string k)

@@ -237,6 +237,55 @@ namespace Kuatia.Tests
         }
 
         [Test]
+        public static void DisposeWhileInUseWaitsForTheCall()
+        {
+            // Threads issue with one signer while it is disposed: each call either completes with the recorded
+            // document or is refused with ObjectDisposedException, never a freed key (the SafeHandle counts users).
+            var ctx = Fixtures.Obj(Spec, "context");
+            string want = Fixtures.Str(Fixtures.Obj(Spec, "expected"), "xml_sha256");
+            string request = SpecRequest;
+            int done = 0, refused = 0, wrong = 0;
+            var s = Signer.Sandbox();
+            var started = new ManualResetEvent(false);
+            var disposed = new ManualResetEvent(false);
+            var threads = Enumerable.Range(0, 4).Select(_ => new Thread(() =>
+            {
+                // 20 calls racing the Dispose, then one surely after it.
+                for (int i = 0; i < 21; i++)
+                {
+                    if (i == 20)
+                    {
+                        disposed.WaitOne();
+                    }
+                    try
+                    {
+                        string h = Fixtures.Sha256(Invoice.Issue(request, s, (uint)Fixtures.Long(ctx, "numero"),
+                            (uint)Fixtures.Long(ctx, "codigo_seguridad"), null, Fixtures.Now).Xml);
+                        Interlocked.Increment(ref done);
+                        if (h != want)
+                        {
+                            Interlocked.Increment(ref wrong);
+                        }
+                    }
+                    catch (ObjectDisposedException)
+                    {
+                        Interlocked.Increment(ref refused);
+                    }
+                    started.Set();
+                }
+            })).ToList();
+            threads.ForEach(t => t.Start());
+            Assert.True(started.WaitOne(TimeSpan.FromMinutes(2)), "a call completed");
+            s.Dispose();
+            disposed.Set();
+            threads.ForEach(t => t.Join());
+            Assert.Equal(0, wrong, "documents signed with another key");
+            Assert.Equal(84, done + refused, "every call answered");
+            Assert.True(done >= 1 && refused >= 4, "calls before and after the Dispose (" + done + "/" + refused + ")");
+            Assert.True(s.IsDisposed, "disposed");
+        }
+
+        [Test]
         public static void OneSignerManyThreads()
         {
             var ctx = Fixtures.Obj(Spec, "context");
