@@ -85,10 +85,15 @@ namespace Kuatia
         }
     }
 
-    /// <summary>A <c>kuatia_error *</c>, freed with <c>kuatia_error_free</c>.</summary>
-    internal sealed class ErrorHandle : SafeHandle
+    /// <summary>
+    /// A pointer kuatia handed out, released once with its free function (the ABI description names it). Dispose
+    /// refuses new users at once; the pointer itself is released when the last call using it returns.
+    /// </summary>
+    internal abstract class OwnedHandle : SafeHandle
     {
-        internal ErrorHandle() : base(IntPtr.Zero, true)
+        private volatile bool disposeRequested;
+
+        protected OwnedHandle() : base(IntPtr.Zero, true)
         {
         }
 
@@ -97,11 +102,27 @@ namespace Kuatia
             get { return handle == IntPtr.Zero; }
         }
 
+        /// <summary>True once Dispose ran, even while calls in other threads still hold the pointer.</summary>
+        internal bool DisposeRequested
+        {
+            get { return disposeRequested; }
+        }
+
         internal void Adopt(IntPtr p)
         {
             SetHandle(p);
         }
 
+        protected override void Dispose(bool disposing)
+        {
+            disposeRequested = true;
+            base.Dispose(disposing);
+        }
+    }
+
+    /// <summary>A <c>kuatia_error *</c>, freed with <c>kuatia_error_free</c>.</summary>
+    internal sealed class ErrorHandle : OwnedHandle
+    {
         protected override bool ReleaseHandle()
         {
             Native.kuatia_error_free(handle);
@@ -110,18 +131,9 @@ namespace Kuatia
     }
 
     /// <summary>A <c>kuatia_bytes</c> buffer kuatia filled, freed with <c>kuatia_bytes_free</c>.</summary>
-    internal sealed class BytesHandle : SafeHandle
+    internal sealed class BytesHandle : OwnedHandle
     {
         private UIntPtr len;
-
-        internal BytesHandle() : base(IntPtr.Zero, true)
-        {
-        }
-
-        public override bool IsInvalid
-        {
-            get { return handle == IntPtr.Zero; }
-        }
 
         internal void Adopt(KuatiaBytes b)
         {
@@ -155,22 +167,8 @@ namespace Kuatia
     }
 
     /// <summary>A <c>kuatia_signer *</c>, freed with <c>kuatia_signer_free</c> (the key is wiped).</summary>
-    internal sealed class SignerHandle : SafeHandle
+    internal sealed class SignerHandle : OwnedHandle
     {
-        internal SignerHandle() : base(IntPtr.Zero, true)
-        {
-        }
-
-        public override bool IsInvalid
-        {
-            get { return handle == IntPtr.Zero; }
-        }
-
-        internal void Adopt(IntPtr p)
-        {
-            SetHandle(p);
-        }
-
         protected override bool ReleaseHandle()
         {
             Native.kuatia_signer_free(handle);
@@ -179,22 +177,8 @@ namespace Kuatia
     }
 
     /// <summary>A <c>kuatia_service *</c>, freed with <c>kuatia_service_free</c>.</summary>
-    internal sealed class ServiceHandle : SafeHandle
+    internal sealed class ServiceHandle : OwnedHandle
     {
-        internal ServiceHandle() : base(IntPtr.Zero, true)
-        {
-        }
-
-        public override bool IsInvalid
-        {
-            get { return handle == IntPtr.Zero; }
-        }
-
-        internal void Adopt(IntPtr p)
-        {
-            SetHandle(p);
-        }
-
         protected override bool ReleaseHandle()
         {
             Native.kuatia_service_free(handle);
@@ -323,14 +307,22 @@ namespace Kuatia
             }
         }
 
-        /// <summary>Runs <paramref name="body"/> with the raw pointer of a live handle; Dispose in another thread waits for it.</summary>
-        internal static T With<T>(SafeHandle h, string what, Func<IntPtr, T> body)
+        /// <summary>
+        /// Runs <paramref name="body"/> with the raw pointer of a live handle. A Dispose in another thread refuses
+        /// later calls at once and releases the pointer when the calls holding it have returned.
+        /// </summary>
+        internal static T With<T>(OwnedHandle h, string what, Func<IntPtr, T> body)
         {
             bool added = false;
             try
             {
                 try
                 {
+                    // SafeHandle alone accepts new users after Dispose while others still hold it.
+                    if (h.DisposeRequested)
+                    {
+                        throw new ObjectDisposedException(what);
+                    }
                     h.DangerousAddRef(ref added);
                 }
                 catch (ObjectDisposedException)
@@ -349,7 +341,7 @@ namespace Kuatia
         }
 
         /// <summary>As <see cref="With{T}"/> for an optional handle: IntPtr.Zero (NULL) when absent.</summary>
-        internal static T WithOpt<T>(SafeHandle h, string what, Func<IntPtr, T> body)
+        internal static T WithOpt<T>(OwnedHandle h, string what, Func<IntPtr, T> body)
         {
             return h == null ? body(IntPtr.Zero) : With(h, what, body);
         }

@@ -252,7 +252,7 @@ namespace Kuatia
         /// <summary>True once disposed.</summary>
         public bool IsDisposed
         {
-            get { return handle.IsClosed; }
+            get { return handle.DisposeRequested; }
         }
 
         /// <summary>Frees the service and everything it stores (after calls running in other threads). Idempotent.</summary>
@@ -415,7 +415,7 @@ namespace Kuatia
         /// <summary>
         /// The SIFEN calls due now for production invoices (at most <paramref name="limit"/> invoices):
         /// <c>{"account_id","service","url","content_type","body","d_id","invoices"}</c>. POST each, then
-        /// <see cref="ReportSifen"/> the job with what came of it.
+        /// <see cref="ReportSifen(IDictionary{string, object}, SifenJobOutcome)"/> the job with what came of it.
         /// </summary>
         public IList<object> DueSifen(int limit)
         {
@@ -441,11 +441,17 @@ namespace Kuatia
             {
                 throw new ArgumentNullException("job");
             }
+            return ReportSifen(Json.Serialize(job), outcome);
+        }
+
+        /// <summary>As <see cref="ReportSifen(IDictionary{string, object}, SifenJobOutcome)"/>, the job as JSON text.</summary>
+        public IList<object> ReportSifen(string jobJson, SifenJobOutcome outcome)
+        {
             if (outcome == null)
             {
                 throw new ArgumentNullException("outcome");
             }
-            Input j = Input.Text(Json.Serialize(job), "job"), seed = Input.Seed();
+            Input j = Input.Text(jobJson, "jobJson"), seed = Input.Seed();
             Input body = outcome.Body == null ? Input.None : Input.Bytes(outcome.Body, "body");
             Input msg = Input.OptText(outcome.Message, "message");
             long now = clock();

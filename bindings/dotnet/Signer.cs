@@ -4,8 +4,8 @@ namespace Kuatia
 {
     /// <summary>
     /// A signing key and its certificate (<c>kuatia_signer</c>), held by a SafeHandle: <c>Dispose</c> it (or let the
-    /// finalizer free it). One signer may be used by several threads at once; a Dispose while a call runs frees the
-    /// key after that call returns.
+    /// finalizer free it). One signer may be used by several threads at once; Dispose refuses later calls at once and
+    /// frees the key when the calls already running have returned.
     /// </summary>
     public sealed unsafe class Signer : IDisposable
     {
@@ -72,7 +72,7 @@ namespace Kuatia
         /// <summary>True once disposed.</summary>
         public bool IsDisposed
         {
-            get { return Handle.IsClosed; }
+            get { return Handle.DisposeRequested; }
         }
 
         /// <summary>Signs the element whose <c>Id</c> is <paramref name="id"/> (see <see cref="XmlSignature.Sign"/>).</summary>

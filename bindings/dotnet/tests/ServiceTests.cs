@@ -321,8 +321,10 @@ namespace Kuatia.Tests
                 Assert.True(e.Path.StartsWith("profile", StringComparison.Ordinal), "path " + e.Path);
                 var job = Json.ParseObject("{\"account_id\":\"acct_x\",\"service\":\"recibe\",\"url\":\"https://x\",\"content_type\":\"application/xml\",\"body\":\"<x/>\",\"d_id\":1,\"invoices\":[]}");
                 Assert.Equal(0, svc.ReportSifen(job, SifenJobOutcome.Timeout()).Count, "nothing to report");
+                Assert.Equal("MALFORMED_JSON", Assert.Throws<InvalidInputException>(() => svc.ReportSifen("{", SifenJobOutcome.Timeout()), "bad job").Code, "code");
                 Assert.Throws<ArgumentOutOfRangeException>(() => svc.DueSifen(-1), "negative limit");
                 Assert.Throws<ArgumentNullException>(() => svc.ReportSifen(job, null), "null outcome");
+                Assert.Throws<ArgumentNullException>(() => svc.ReportSifen((string)null, SifenJobOutcome.Timeout()), "null job");
             }
         }
 
