@@ -410,6 +410,34 @@ namespace Kuatia.Tests
             Assert.True(grown < 8 * 1024, "resident memory grew by " + grown + " KiB over 20000 failed calls");
         }
 
+        [Test]
+        public static void DisposedSignersAndServicesAreFreed()
+        {
+            // Each Signer and Service owns a native handle. A first round warms the heaps up (JIT, Mono's and the
+            // C allocator's arenas grow by ~10 MB); a second round of as many, disposed or left to the finalizer,
+            // must leave the resident memory flat: it grows by < 0.1 MB; leaking the services, by 2.9 MB; the
+            // signers, by 12.7 MB.
+            long grown = 0;
+            for (int round = 0; round < 2; round++)
+            {
+                long before = RssKb();
+                for (int i = 0; i < 1500; i++)
+                {
+                    using (Signer.Sandbox())
+                    using (new Service())
+                    {
+                    }
+                    Signer.Sandbox();
+                    new Service();
+                }
+                GC.Collect();
+                GC.WaitForPendingFinalizers();
+                grown = RssKb() - before;
+            }
+            Console.WriteLine("     resident memory after 6000 more signers and services: " + (grown >= 0 ? "+" : "") + grown + " KiB");
+            Assert.True(grown < 1536, "resident memory grew by " + grown + " KiB over 6000 signers and services");
+        }
+
         private static long RssKb()
         {
             foreach (string line in File.ReadAllLines("/proc/self/status"))
