@@ -105,7 +105,7 @@ if python3 tools/binding_parity.py --root "$ROOT" --header "$WORK/canary.h" >"$W
   cat "$WORK/canary.log" >&2
   die "binding_parity.py passed a header with an unwrapped function"
 fi
-for b in python go java php; do
+for b in python go java php dotnet; do
   grep -q "$b: does not wrap kuatia_parity_canary" "$WORK/canary.log" || { cat "$WORK/canary.log" >&2; die "canary ($b)"; }
 done
 # The native declarations themselves (ctypes, JNA, PHP's FFI::cdef, C#) are generated from include/kuatia.abi.json

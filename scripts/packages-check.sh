@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The packages users install, each installed into a clean consumer that cannot see the checkout's target/:
 #
-#   versions   one version in Cargo.toml, include/kuatia.h, pyproject.toml, package.json, pom.xml, CHANGELOG.md
+#   versions   one version in Cargo.toml, include/kuatia.h, pyproject.toml, package.json, pom.xml, Kuatia.csproj,
+#              CHANGELOG.md
 #   C          scripts/install-c.sh --prefix (soname libkuatia.so.ABI, kuatia.pc); every C block of the docs built
 #              with pkg-config against that prefix alone, shared and static
 #   Python     sdist + wheel (auditwheel: manylinux); the wheel in a fresh venv with no cargo on PATH: the binding's
@@ -10,6 +11,9 @@
 #              Chromium (import map, no bundler), an esbuild bundle in Chromium
 #   Java       the jar with linux-x86-64/libkuatia.so inside, installed to the local Maven repository; a separate
 #              Maven project with only that dependency runs every Java block of the docs
+#   .NET       the NuGet layout (lib/netstandard2.0/Kuatia.dll, runtimes/linux-x64/native/libkuatia.so, and the
+#              Windows DLLs when built) that bindings/dotnet/Kuatia.csproj packs; every C# block of the docs
+#              compiled against that Kuatia.dll and run under Mono with only the layout's files beside it
 #   Go         a copy of the module (as the module proxy serves it) used by a separate module, linked through
 #              pkg-config against the installed prefix; every Go block of the docs as a test
 #   docs       every code block of README.md and docs/ has a harness (tools/doc_blocks.py check), and the JSON and
@@ -17,10 +21,11 @@
 #
 # One release build of libkuatia serves every package. Idempotent; tools are pinned: Python build tools in a venv
 # under target/, esbuild in the consumer, Maven plugins in ~/.m2. Needs cargo, gcc, python3 (venv), node/npm,
-# a JDK 17 + Maven, Go, pkg-config, Chromium (installed with apt when missing, as wasm-check.sh does).
+# a JDK 17 + Maven, Go, mono-mcs, pkg-config, Chromium (installed with apt when missing, as wasm-check.sh does).
 #
 #   KUATIA_PACKAGES_SDIST=0        skip building the sdist from source (a second release compile of core + ffi)
-#   KUATIA_PACKAGES_ONLY="go docs"  run only these sections (c python node java go docs; the C install always runs)
+#   KUATIA_PACKAGES_ONLY="go docs"  run only these sections (c python node java dotnet go docs; the C install always
+#                                  runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -198,6 +203,40 @@ for cls in "${MAINS[@]}"; do
     | sed -u 's/\x1b\[0m//g') >"$JAPP/$cls.out" || { cat "$JAPP/$cls.out" >&2; die "Java example $cls"; }
   head -n 2 "$JAPP/$cls.out"
 done
+
+fi
+
+# --- .NET -------------------------------------------------------------------------------------------------------
+if want dotnet; then
+lap ".NET: the NuGet layout from the release build; the docs' C# examples against it alone"
+# The layout `dotnet pack` puts in Kuatia.VERSION.nupkg (bindings/dotnet/Kuatia.csproj, KuatiaNativeDir=this
+# directory): the assembly for netstandard2.0 and each platform's native library under runtimes/RID/native/. The
+# Windows DLLs are added when a build for those targets exists in the target directory.
+NUGET="$WORK/nuget"
+rm -rf "$NUGET" && mkdir -p "$NUGET/lib/netstandard2.0" "$NUGET/runtimes/linux-x64/native"
+mapfile -t CS_SOURCES < <(find bindings/dotnet -maxdepth 1 -name '*.cs' | sort)
+mcs -langversion:7 -warnaserror -nologo -unsafe -target:library -doc:"$NUGET/lib/netstandard2.0/Kuatia.xml" \
+  -out:"$NUGET/lib/netstandard2.0/Kuatia.dll" "${CS_SOURCES[@]}"
+cp "$BUILD/libkuatia.so" "$NUGET/runtimes/linux-x64/native/libkuatia.so"
+for pair in x86_64-pc-windows-gnu:win-x64 i686-pc-windows-gnu:win-x86; do
+  dll="$TARGET_DIR/${pair%%:*}/release/kuatia.dll"
+  if [ -f "$dll" ]; then
+    mkdir -p "$NUGET/runtimes/${pair#*:}/native" && cp "$dll" "$NUGET/runtimes/${pair#*:}/native/kuatia.dll"
+  fi
+done
+(cd "$NUGET" && find . -type f | sort | sed 's|^\./|  |')
+# A consumer holding only the layout's files: Kuatia.dll and its platform's library beside the program, as .NET
+# deploys a package's runtimes/ (no LD_LIBRARY_PATH, no checkout).
+DAPP="$CONSUMERS/dotnet-app"
+mkdir -p "$DAPP"
+cp "$NUGET/lib/netstandard2.0/Kuatia.dll" "$NUGET/runtimes/linux-x64/native/libkuatia.so" "$DAPP/"
+python3 tools/doc_blocks.py extract csharp "$CONSUMERS/cs-blocks" >/dev/null
+for f in "$CONSUMERS"/cs-blocks/*.cs; do
+  exe="$DAPP/$(basename "${f%.cs}").exe"
+  mcs -langversion:7 -warnaserror -nologo -r:"$DAPP/Kuatia.dll" -out:"$exe" "$f"
+  (cd "$DAPP" && clean mono "$exe" >"${exe%.exe}.out" 2>&1) || { cat "${exe%.exe}.out" >&2; die "C# example $f"; }
+done
+grep -h '^001-001-0000001 ' "$DAPP"/*.out || die "the C# example printed no summary"
 
 fi
 

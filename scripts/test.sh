@@ -112,6 +112,8 @@ step "Java binding"; bash scripts/java-check.sh
 
 step "Bindings (Python, Go, PHP, parity)"; bash scripts/bindings-check.sh
 
+step "C# binding under Mono (conformance cases, service flow, docs example)"; bash scripts/dotnet-check.sh
+
 # Without its validate+totals benchmark (scripts/wasm-bench.sh, run by scripts/bench.sh): two optimised builds for a
 # figure that is reported, not enforced.
 step "WebAssembly (build, node tests, tsc, size budget, browser demo)"; KUATIA_WASM_BENCH=0 bash scripts/wasm-check.sh

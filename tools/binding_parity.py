@@ -4,7 +4,8 @@
 Lists the functions of the C ABI description (include/kuatia.abi.json, or the description tools/abigen.py reads
 from --header), then looks for a call of each in the non-test sources of each binding
 (Python: `lib.kuatia_x`, Go: `C.kuatia_x(`, Java: `LIB.kuatia_x(` or `lib.kuatia_x(` in src/main, so a
-declaration in the JNA interface alone does not count; PHP: `->kuatia_x(` in bindings/php/src). The declarations
+declaration in the JNA interface alone does not count; PHP: `->kuatia_x(` in bindings/php/src; C#: `Native.kuatia_x(`
+in bindings/dotnet/*.cs, the generated Native.g.cs left out). The declarations
 themselves (ctypes, JNA, FFI::cdef, P/Invoke) are generated from the description and drift-checked by
 tools/abigen.py (scripts/ffi-check.sh), so they are not compared here. Fails when a binding misses one
 that is not on the short exclusion list below, when a binding calls a function the header no longer has, or when
@@ -55,6 +56,10 @@ def _php_sources(d: Path) -> List[Path]:
     return sorted((d / "src").rglob("*.php"))
 
 
+def _dotnet_sources(d: Path) -> List[Path]:
+    return sorted(p for p in d.glob("*.cs") if p.name != "Native.g.cs")
+
+
 def _java_sources(d: Path) -> List[Path]:
     main = [p for p in d.rglob("*.java") if "src/main" in p.as_posix()]
     return sorted(main or [p for p in d.rglob("*.java") if "/test" not in p.as_posix()])
@@ -69,6 +74,8 @@ BINDINGS = [
             lambda s: rf"\b(?:LIB|lib)\.{s}\(", r"\b(?:LIB|lib)\.(kuatia_\w+)\("),
     Binding("php", "bindings/php", True, _php_sources,
             lambda s: rf"->\s*{s}\(", r"->\s*(kuatia_\w+)\("),
+    Binding("dotnet", "bindings/dotnet", True, _dotnet_sources,
+            lambda s: rf"\bNative\.{s}\(", r"\bNative\.(kuatia_\w+)\("),
 ]
 
 def strip_line_comments(text: str, binding: str) -> str:

@@ -11,6 +11,8 @@ Each fenced block must follow a marker line `<!-- test: KIND -->`. KIND names th
                 docs/go.md's first block must equal bindings/go/example_test.go's body (bindings/go/readme_test.go)
   java          compiled and run by bindings/java ReadmeExampleTest and by the Maven consumer (packages-check)
   php           run as a user's script by bindings/php/tests/DocsExampleTest.php (phpunit, scripts/bindings-check.sh)
+  csharp        a whole program: compiled with mcs against bindings/dotnet's Kuatia.dll and run under Mono
+                (scripts/dotnet-check.sh)
   js            run as an ES module in Node against the npm tarball installed into an empty project (packages-check)
   html          opened in headless Chromium from that project, no bundler (packages-check)
   json-request  `kuatia validate` accepts it (this tool, `run`)
@@ -47,8 +49,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-KINDS = {"rust": "rs", "c": "c", "python": "py", "go": "go", "java": "java", "php": "php", "js": "mjs", "html": "html",
-         "json-request": "json", "json-event": "json", "sh": "sh", "text": "txt"}
+KINDS = {"rust": "rs", "c": "c", "python": "py", "go": "go", "java": "java", "php": "php", "csharp": "cs", "js": "mjs",
+         "html": "html", "json-request": "json", "json-event": "json", "sh": "sh", "text": "txt"}
 FENCE = re.compile(r"^```(\S*)\s*$")
 MARKER = re.compile(r"^<!-- test: ([a-z-]+)(?:; not run: (.+?))? -->$")
 # Seconds a shell block may run (a server it starts in the background is stopped at the end, not waited for).

@@ -2,7 +2,8 @@
 """One version for every artefact: prints it, or fails naming the files that disagree (docs/compatibility.md).
 
 Read from: Cargo.toml ([workspace.package]), include/kuatia.h (KUATIA_VERSION and KUATIA_ABI_VERSION),
-bindings/python/pyproject.toml, bindings/node/package.json, bindings/java/pom.xml, and CHANGELOG.md's newest release.
+bindings/python/pyproject.toml, bindings/node/package.json, bindings/java/pom.xml, bindings/dotnet/Kuatia.csproj, and
+CHANGELOG.md's newest release.
 """
 
 import json
@@ -25,6 +26,7 @@ def main() -> int:
         "bindings/python/pyproject.toml": grab("bindings/python/pyproject.toml", r'^version = "([^"]+)"'),
         "bindings/node/package.json": json.loads((ROOT / "bindings/node/package.json").read_text())["version"],
         "bindings/java/pom.xml": grab("bindings/java/pom.xml", r"<artifactId>kuatia</artifactId>\s*<version>([^<]+)<"),
+        "bindings/dotnet/Kuatia.csproj": grab("bindings/dotnet/Kuatia.csproj", r"<Version>([^<]+)</Version>"),
         "CHANGELOG.md": grab("CHANGELOG.md", r"^## \[?(\d+\.\d+\.\d+[^\] ]*)\]? "),
     }
     version = found["Cargo.toml"]

@@ -1,0 +1,196 @@
+// The typed calls of the /v1 routes: a request for Service.Handle, the envelope decoded; an error answer is an
+// ApiException with the registry code (the same surface as the Python, Java and Go Service classes).
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Text;
+
+namespace Kuatia
+{
+    public sealed partial class Service
+    {
+        private IDictionary<string, object> Call(string method, string path,
+            IEnumerable<KeyValuePair<string, string>> headers, byte[] body)
+        {
+            Response r = Handle(method, path, headers, body);
+            IDictionary<string, object> envelope;
+            try
+            {
+                envelope = r.Json();
+            }
+            catch (FormatException)
+            {
+                throw new ApiException(r.Status, "", r.Text(), null);
+            }
+            object ok;
+            if (!(envelope.TryGetValue("ok", out ok) && ok is bool && (bool)ok))
+            {
+                throw Error(r.Status, envelope);
+            }
+            return envelope;
+        }
+
+        private static ApiException Error(int status, IDictionary<string, object> envelope)
+        {
+            object e;
+            var err = envelope.TryGetValue("error", out e) ? e as IDictionary<string, object> : null;
+            if (err == null)
+            {
+                return new ApiException(status, "", "", null);
+            }
+            object code, message, details;
+            err.TryGetValue("code", out code);
+            err.TryGetValue("message", out message);
+            err.TryGetValue("details", out details);
+            return new ApiException(status, code as string ?? "", message as string ?? "", details as IList<object>);
+        }
+
+        private static IDictionary<string, object> Data(IDictionary<string, object> envelope)
+        {
+            return (IDictionary<string, object>)envelope["data"];
+        }
+
+        private static Page PageOf(IDictionary<string, object> envelope)
+        {
+            object meta;
+            envelope.TryGetValue("meta", out meta);
+            return new Page((IList<object>)envelope["data"],
+                meta as IDictionary<string, object> ?? new Dictionary<string, object>());
+        }
+
+        private static string Seg(string v, string name)
+        {
+            if (v == null)
+            {
+                throw new ArgumentNullException(name);
+            }
+            return Uri.EscapeDataString(v);
+        }
+
+        /// <summary><c>?k=v&amp;…</c> of the parameters that are not null, percent-encoded; the values are the core's to check.</summary>
+        internal static string QueryString(IEnumerable<KeyValuePair<string, object>> ps)
+        {
+            var q = new StringBuilder();
+            foreach (var kv in ps)
+            {
+                if (kv.Value == null)
+                {
+                    continue;
+                }
+                q.Append(q.Length == 0 ? '?' : '&').Append(Uri.EscapeDataString(kv.Key)).Append('=')
+                    .Append(Uri.EscapeDataString(Convert.ToString(kv.Value, CultureInfo.InvariantCulture)));
+            }
+            return q.ToString();
+        }
+
+        private static List<KeyValuePair<string, string>> With(IEnumerable<KeyValuePair<string, string>> headers,
+            string name, string value)
+        {
+            var list = new List<KeyValuePair<string, string>>();
+            if (headers != null)
+            {
+                list.AddRange(headers);
+            }
+            if (value != null)
+            {
+                list.Add(new KeyValuePair<string, string>(name, value));
+            }
+            return list;
+        }
+
+        /// <summary><c>POST /v1/facturas</c>: the created invoice. Throws <see cref="ApiException"/> (<c>VALIDATION_ERROR</c> with every finding in <c>Details</c>, ...).</summary>
+        public IDictionary<string, object> CreateInvoice(IEnumerable<KeyValuePair<string, string>> headers,
+            string requestJson, string idempotencyKey = null)
+        {
+            if (requestJson == null)
+            {
+                throw new ArgumentNullException("requestJson");
+            }
+            var hs = With(headers, "Idempotency-Key", idempotencyKey);
+            return Data(Call("POST", "/v1/facturas", hs, Encoding.UTF8.GetBytes(requestJson)));
+        }
+
+        /// <summary><c>GET /v1/facturas/{id}</c>: the full invoice resource.</summary>
+        public IDictionary<string, object> GetInvoice(IEnumerable<KeyValuePair<string, string>> headers, string invoiceId)
+        {
+            return Data(Call("GET", "/v1/facturas/" + Seg(invoiceId, "invoiceId"), headers, null));
+        }
+
+        /// <summary><c>GET /v1/facturas/{id}/xml</c>: the signed rDE as sent to SIFEN.</summary>
+        public byte[] InvoiceXml(IEnumerable<KeyValuePair<string, string>> headers, string invoiceId)
+        {
+            Response r = Handle("GET", "/v1/facturas/" + Seg(invoiceId, "invoiceId") + "/xml", headers, (byte[])null);
+            if (r.Status != 200)
+            {
+                IDictionary<string, object> envelope;
+                try
+                {
+                    envelope = r.Json();
+                }
+                catch (FormatException)
+                {
+                    throw new ApiException(r.Status, "", r.Text(), null);
+                }
+                throw Error(r.Status, envelope);
+            }
+            return r.Body;
+        }
+
+        /// <summary><c>GET /v1/facturas</c> with filters and cursor paging (pass <see cref="Page.NextCursor"/> as <c>StartingAfter</c>). A bad value is <see cref="ApiException"/> <c>INVALID_QUERY</c>.</summary>
+        public Page ListInvoices(IEnumerable<KeyValuePair<string, string>> headers, InvoiceFilter filter = null)
+        {
+            string q = filter == null ? "" : filter.Query();
+            return PageOf(Call("GET", "/v1/facturas" + q, headers, null));
+        }
+
+        /// <summary><c>POST /v1/webhooks</c>: the webhook with its signing <c>secret</c> (shown only here).</summary>
+        public IDictionary<string, object> CreateWebhook(IEnumerable<KeyValuePair<string, string>> headers, string url,
+            IEnumerable<string> events, string description = null)
+        {
+            var body = new Dictionary<string, object> { { "url", url }, { "events", events } };
+            if (description != null)
+            {
+                body["description"] = description;
+            }
+            return Data(Call("POST", "/v1/webhooks", headers, Encoding.UTF8.GetBytes(Json.Serialize(body))));
+        }
+
+        /// <summary><c>GET /v1/webhooks/{id}</c> (no secret).</summary>
+        public IDictionary<string, object> GetWebhook(IEnumerable<KeyValuePair<string, string>> headers, string webhookId)
+        {
+            return Data(Call("GET", "/v1/webhooks/" + Seg(webhookId, "webhookId"), headers, null));
+        }
+
+        /// <summary><c>DELETE /v1/webhooks/{id}</c>: <c>{"id", "deleted": true}</c>; its pending deliveries are cancelled.</summary>
+        public IDictionary<string, object> DeleteWebhook(IEnumerable<KeyValuePair<string, string>> headers, string webhookId)
+        {
+            return Data(Call("DELETE", "/v1/webhooks/" + Seg(webhookId, "webhookId"), headers, null));
+        }
+
+        /// <summary><c>POST /v1/webhooks/{id}/rotate</c>: the webhook with its new <c>secret</c> and <c>previous_secret_expires_at</c>.</summary>
+        public IDictionary<string, object> RotateWebhook(IEnumerable<KeyValuePair<string, string>> headers, string webhookId)
+        {
+            return Data(Call("POST", "/v1/webhooks/" + Seg(webhookId, "webhookId") + "/rotate", headers, null));
+        }
+
+        /// <summary><c>GET /v1/webhooks/{id}/deliveries</c>: the delivery log, newest first.</summary>
+        public Page Deliveries(IEnumerable<KeyValuePair<string, string>> headers, string webhookId, int? page = null,
+            int? limit = null)
+        {
+            string q = QueryString(new[]
+            {
+                new KeyValuePair<string, object>("page", page), new KeyValuePair<string, object>("limit", limit),
+            });
+            return PageOf(Call("GET", "/v1/webhooks/" + Seg(webhookId, "webhookId") + "/deliveries" + q, headers, null));
+        }
+
+        /// <summary><c>POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver</c>: the new delivery of the same event.</summary>
+        public IDictionary<string, object> Redeliver(IEnumerable<KeyValuePair<string, string>> headers, string webhookId,
+            string deliveryId)
+        {
+            string path = "/v1/webhooks/" + Seg(webhookId, "webhookId") + "/deliveries/" + Seg(deliveryId, "deliveryId")
+                + "/redeliver";
+            return Data(Call("POST", path, headers, null));
+        }
+    }
+}

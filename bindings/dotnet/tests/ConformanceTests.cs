@@ -1,0 +1,112 @@
+// Replays every conformance case (tests/fixtures/cases) through the C# binding; the results must equal what Rust
+// records, as in the Python, Go, Java and PHP suites.
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Linq;
+
+namespace Kuatia.Tests
+{
+    internal static class ConformanceTests
+    {
+        [Test]
+        public static void TheCasesAreThere()
+        {
+            var cases = Fixtures.Cases();
+            // A silent empty directory would make every case vanish.
+            Assert.True(cases.Count(c => (bool)Fixtures.Obj(c, "expected")["ok"]) >= 10, ">= 10 valid cases");
+            Assert.True(cases.Count(c => !(bool)Fixtures.Obj(c, "expected")["ok"]) >= 2, ">= 2 invalid cases");
+        }
+
+        [Cases]
+        public static IEnumerable<KeyValuePair<string, Action>> EveryCase()
+        {
+            foreach (var c in Fixtures.Cases())
+            {
+                var cc = c;
+                yield return new KeyValuePair<string, Action>((string)c["name"], () => Replay(cc));
+            }
+        }
+
+        private static string Pairs(IEnumerable<Finding> findings)
+        {
+            return string.Join(" ", findings.Select(f => f.Code + "@" + f.Path));
+        }
+
+        private static void Replay(IDictionary<string, object> c)
+        {
+            var ctx = Fixtures.Obj(c, "context");
+            var exp = Fixtures.Obj(c, "expected");
+            string request = Json.Serialize(c["request"]);
+            string now = Fixtures.Str(ctx, "now");
+            uint numero = (uint)Fixtures.Long(ctx, "numero");
+            uint code = (uint)Fixtures.Long(ctx, "codigo_seguridad");
+
+            Report report = Invoice.Validate(request, null, now);
+            Assert.Equal((bool)exp["ok"], report.Ok, "ok");
+            using (var signer = Signer.Sandbox())
+            {
+                if (!report.Ok)
+                {
+                    string want = string.Join(" ", Fixtures.List(exp, "errors")
+                        .Select(e => Fixtures.Str(e, "code") + "@" + Fixtures.Str(e, "path")));
+                    Assert.Equal(want, Pairs(report.Errors), "findings");
+                    Assert.True(report.Errors.All(f => f.Message.Length > 0), "every finding has a message");
+                    var e2 = Assert.Throws<InvalidInputException>(
+                        () => Invoice.Issue(request, signer, numero, code, null, now), "issue refuses");
+                    Assert.Equal(Status.InvalidInput, e2.Status, "status");
+                    Assert.Equal(want, Pairs(e2.Findings), "the exception's findings");
+                    Assert.Equal(report.Errors[0].Code, e2.Code, "first code");
+                    Assert.Equal(report.Errors[0].Path, e2.Path, "first path");
+                    return;
+                }
+                Assert.Equal(0, report.Errors.Count, "no findings");
+
+                // As the Rust replay: the recorded totals are a subset of the computed ones (null for a remisión).
+                object totales = Invoice.Totals(request)["totales"];
+                if (exp["totales"] == null)
+                {
+                    Assert.True(totales == null, "no totals");
+                }
+                else
+                {
+                    foreach (var kv in (IDictionary<string, object>)exp["totales"])
+                    {
+                        Assert.Equal(kv.Value, ((IDictionary<string, object>)totales)[kv.Key], kv.Key);
+                    }
+                }
+
+                Issued issued = Invoice.Issue(request, signer, numero, code, null, now);
+                Assert.Equal(Fixtures.Str(exp, "cdc"), issued.Cdc, "cdc");
+                Assert.Equal(Fixtures.Str(exp, "numero"), issued.Numero, "numero");
+                Assert.Equal(Fixtures.Str(exp, "qr"), issued.Qr, "qr");
+                Assert.Equal(Fixtures.Str(exp, "xml_sha256"), Fixtures.Sha256(issued.Xml), "xml_sha256");
+                Assert.Equal(now, issued.FechaEmision, "fecha_emision");
+
+                // Downstream: the numbering key, the signature, the QR hash, the CDC's own fields.
+                Assert.Equal("12558946", Invoice.NumberingKey(request, null, now)["timbrado"], "timbrado");
+                Verification v = XmlSignature.Verify(issued.Xml, now);
+                Assert.True(v.Valid, "signature valid");
+                Assert.Equal(issued.Cdc, v.Report["reference_id"], "reference_id");
+                Assert.Equal(true, Qr.Parse(issued.Qr, Fixtures.SandboxCsc)["hash_ok"], "hash_ok");
+                var parts = Cdc.Parse(issued.Cdc);
+                Assert.Equal(issued.Cdc, parts["cdc"], "parsed cdc");
+                string seg = ((long)parts["codigo_seguridad"]).ToString("D9", CultureInfo.InvariantCulture);
+                Assert.True(issued.Xml.Contains("<dCodSeg>" + seg + "</dCodSeg>"), "dCodSeg");
+
+                // The unsigned preview carries the same CDC.
+                string preview = Invoice.PreviewXml(request, numero, code, null, now);
+                Assert.True(preview.Contains("Id=\"" + issued.Cdc + "\"") && !preview.Contains("<Signature"), "preview");
+            }
+        }
+
+        [Test]
+        public static void CodesAreTheRegistry()
+        {
+            object want = Json.Parse(Fixtures.Text("tests", "fixtures", "codes.json"));
+            IList<object> got = Library.Codes();
+            Assert.Equal(Json.Serialize(want), Json.Serialize(got), "codes() == tests/fixtures/codes.json");
+            Assert.Equal("INVALID_RUC", Fixtures.Str(got[0], "code"), "first code");
+        }
+    }
+}
