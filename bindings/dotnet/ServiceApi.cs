@@ -119,7 +119,38 @@ namespace Kuatia
         /// <summary><c>GET /v1/facturas/{id}/xml</c>: the signed rDE as sent to SIFEN.</summary>
         public byte[] InvoiceXml(IEnumerable<KeyValuePair<string, string>> headers, string invoiceId)
         {
-            Response r = Handle("GET", "/v1/facturas/" + Seg(invoiceId, "invoiceId") + "/xml", headers, (byte[])null);
+            return Bytes("/v1/facturas/" + Seg(invoiceId, "invoiceId") + "/xml", headers);
+        }
+
+        /// <summary><c>GET /v1/facturas/{id}/emails</c>: the invoice's messages to the buyer, oldest first (<c>id</c>, <c>kind</c>, <c>to</c>, <c>subject</c>, <c>body</c>, <c>status</c> <c>captured</c> in-process: nothing is sent, <c>attempts</c>, <c>log</c>).</summary>
+        public IList<object> InvoiceEmails(IEnumerable<KeyValuePair<string, string>> headers, string invoiceId)
+        {
+            return (IList<object>)Call("GET", "/v1/facturas/" + Seg(invoiceId, "invoiceId") + "/emails", headers, null)["data"];
+        }
+
+        /// <summary><c>POST /v1/facturas/{id}/email</c>: queues an approved invoice's message again, to <paramref name="to"/> or (null) to the document's <c>receptor.email</c>; the new message. Throws <see cref="ApiException"/> <c>KUDE_NOT_AVAILABLE</c> (409) unless approved, <c>VALIDATION_ERROR</c> (422) for an address SIFEN would refuse.</summary>
+        public IDictionary<string, object> ResendEmail(IEnumerable<KeyValuePair<string, string>> headers, string invoiceId,
+            string to = null)
+        {
+            byte[] body = to == null ? null
+                : Encoding.UTF8.GetBytes(Json.Serialize(new Dictionary<string, object> { { "to", to } }));
+            return Data(Call("POST", "/v1/facturas/" + Seg(invoiceId, "invoiceId") + "/email", headers, body));
+        }
+
+        /// <summary><c>GET /v1/archivo?mes=YYYY-MM</c>: the zip of the month's signed XMLs and KuDEs, <c>index.csv</c> and <c>manifest.json</c>. Throws <see cref="ApiException"/> <c>INVALID_QUERY</c> (400) for a bad month or one of more than <c>archive_limit</c> documents (config, default 500).</summary>
+        public byte[] MonthArchive(IEnumerable<KeyValuePair<string, string>> headers, string mes)
+        {
+            if (mes == null)
+            {
+                throw new ArgumentNullException("mes");
+            }
+            return Bytes("/v1/archivo" + QueryString(new[] { new KeyValuePair<string, object>("mes", mes) }), headers);
+        }
+
+        /// <summary>The body of a <c>GET</c> answered 200 as it is (XML, zip); any other answer is its <see cref="ApiException"/>.</summary>
+        private byte[] Bytes(string path, IEnumerable<KeyValuePair<string, string>> headers)
+        {
+            Response r = Handle("GET", path, headers, (byte[])null);
             if (r.Status != 200)
             {
                 IDictionary<string, object> envelope;

@@ -130,6 +130,93 @@ namespace Kuatia.Tests
         }
 
         [Test]
+        public static void SharedEmailFlow()
+        {
+            var flow = Json.ParseObject(Fixtures.Text("tests", "fixtures", "service_flow.json"));
+            var mail = Fixtures.Obj(flow, "email");
+            long now = (long)flow["now"];
+            long t = now;
+            using (var signer = Signer.Sandbox())
+            using (var svc = new Service(null, signer, null, () => t))
+            {
+                var h = Fixtures.SandboxHeaders(svc.CreateAccount("Empresa de prueba").Key);
+                var factura = Json.ParseObject(Json.Serialize(flow["factura"]));
+                Fixtures.Obj(factura, "receptor")["email"] = mail["to"];
+                var inv = svc.CreateInvoice(h, Json.Serialize(factura));
+                string id = (string)inv["id"];
+                Assert.Equal(0, svc.InvoiceEmails(h, id).Count, "no message before approval");
+
+                // The simulated SIFEN approves it; the approval captures the buyer's message (nothing sends in-process).
+                t = now + Fixtures.Long(mail, "tick_after");
+                svc.Tick();
+                Assert.Equal(mail["status"], svc.GetInvoice(h, id)["status"], "status");
+                var keys = new[] { "kind", "status", "to", "attempts" };
+                Func<object, IDictionary<string, object>> pick =
+                    m => keys.ToDictionary(k => k, k => ((IDictionary<string, object>)m)[k]);
+                var messages = svc.InvoiceEmails(h, id);
+                Assert.Equal(Json.Serialize(mail["messages"]), Json.Serialize(messages.Select(pick).ToList()), "messages");
+                string subject = Fixtures.Str(messages[0], "subject");
+                foreach (object part in Fixtures.List(mail, "subject_contains"))
+                {
+                    Assert.True(subject.Contains((string)part), "subject contains " + part);
+                }
+                Assert.True(Fixtures.Str(messages[0], "body").Contains((string)inv["cdc"]), "body carries the cdc");
+
+                t += 1;
+                var again = svc.ResendEmail(h, id, (string)mail["resend_to"]);
+                Assert.Equal(Json.Serialize(mail["resend"]), Json.Serialize(pick(again)), "resend");
+                var bad = Fixtures.Obj(mail, "resend_bad");
+                var e = Assert.Throws<ApiException>(() => svc.ResendEmail(h, id, (string)bad["to"]), "bad address");
+                Assert.Equal((int)(long)bad["status"], e.Status, "bad address status");
+                Assert.Equal(bad["code"], e.Code, "bad address code");
+                var after = svc.InvoiceEmails(h, id);
+                Assert.Equal(Fixtures.Str(messages[0], "id") + "," + again["id"],
+                    string.Join(",", after.Select(m => Fixtures.Str(m, "id"))), "both messages");
+                var email = Fixtures.Obj(svc.GetInvoice(h, id), "email");
+                var latest = Fixtures.Obj(mail, "invoice_email");
+                Assert.Equal(latest["status"], email["status"], "invoice email status");
+                Assert.Equal(latest["to"], email["to"], "invoice email to");
+
+                var archive = Fixtures.Obj(mail, "archive");
+                byte[] zipped = svc.MonthArchive(h, (string)archive["mes"]);
+                string magic = (string)archive["magic"];
+                Assert.True(zipped.Length >= magic.Length
+                    && zipped.Take(magic.Length).SequenceEqual(magic.Select(c => (byte)c)), "zip magic");
+                Assert.Equal(string.Join(",", Fixtures.List(archive, "members").Select(m => ((string)m).Replace("{cdc}", (string)inv["cdc"]))),
+                    string.Join(",", ZipNames(zipped)), "archive members");
+                var r = svc.Handle("GET", "/v1/archivo?mes=" + archive["mes"], h);
+                Assert.Equal(archive["content_type"], r.Header("content-type"), "archive content type");
+                e = Assert.Throws<ApiException>(() => svc.MonthArchive(h, "2025-13"), "bad month");
+                Assert.Equal(400, e.Status, "bad month status");
+                Assert.Equal("INVALID_QUERY", e.Code, "bad month code");
+            }
+        }
+
+        /// <summary>The member names of a zip, in order, read from its central directory (System.IO.Compression is not
+        /// among Mono's default references).</summary>
+        private static List<string> ZipNames(byte[] zip)
+        {
+            Func<int, int> u16 = at => zip[at] | zip[at + 1] << 8;
+            Func<int, int> u32 = at => u16(at) | u16(at + 2) << 16;
+            int end = zip.Length - 22;
+            while (end >= 0 && u32(end) != 0x06054b50)
+            {
+                end--;
+            }
+            Assert.True(end >= 0, "no end of central directory record");
+            var names = new List<string>();
+            int p = u32(end + 16);
+            for (int i = u16(end + 10); i > 0; i--)
+            {
+                Assert.Equal(0x02014b50, u32(p), "a central directory header");
+                int nameLen = u16(p + 28);
+                names.Add(Encoding.UTF8.GetString(zip, p + 46, nameLen));
+                p += 46 + nameLen + u16(p + 30) + u16(p + 32);
+            }
+            return names;
+        }
+
+        [Test]
         public static void CreateInvoiceReportsEveryFinding()
         {
             using (var svc = new Service(clock: () => Now))
