@@ -392,6 +392,10 @@ pub fn run(args: ServeArgs) -> Outcome {
             .build()
             .map_err(|e| Outcome::unreadable(format!("tokio runtime: {e}")))?;
         runtime.block_on(async {
+            // Listening before the start document is printed: a signal sent as soon as that line is read (a
+            // supervisor, a test) must stop the server gracefully, not kill it by the signal's default action (which
+            // it did under load: the handler was installed only after the line, and the request in flight was lost).
+            let stop = StopSignals::listen();
             let server = kuatia_server::start(config)
                 .await
                 .map_err(Outcome::unreadable)?;
@@ -407,7 +411,7 @@ pub fn run(args: ServeArgs) -> Outcome {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{started}").and_then(|()| out.flush());
             drop(out);
-            wait_for_stop().await;
+            stop.wait().await;
             let addr = server.addr.to_string();
             server.shutdown().await;
             Ok(Outcome::ok(&serde_json::json!({"stopped": addr})))
@@ -470,19 +474,39 @@ fn database(flag: Option<String>) -> Option<String> {
         .filter(|u| !u.is_empty())
 }
 
-async fn wait_for_stop() {
+/// SIGTERM and Ctrl-C (SIGINT), listened to from the moment this is made.
+struct StopSignals {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
+    unix: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
+}
+
+impl StopSignals {
+    /// Installs the handlers now (inside the runtime).
+    fn listen() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            let unix = signal(SignalKind::terminate())
+                .and_then(|term| Ok((term, signal(SignalKind::interrupt())?)))
+                .ok();
+            StopSignals { unix }
+        }
+        #[cfg(not(unix))]
+        StopSignals {}
+    }
+
+    /// Resolves at the first stop signal received since [`StopSignals::listen`].
+    async fn wait(self) {
+        #[cfg(unix)]
+        if let Some((mut term, mut int)) = self.unix {
             tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
                 _ = term.recv() => {}
+                _ = int.recv() => {}
             }
             return;
         }
+        let _ = tokio::signal::ctrl_c().await;
     }
-    let _ = tokio::signal::ctrl_c().await;
 }
 
 fn unix(t: i64) -> Option<String> {
