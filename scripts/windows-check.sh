@@ -23,9 +23,17 @@
 #
 # Needs: cargo with rustup, mingw-w64 (gcc-mingw-w64-x86-64-posix, gcc-mingw-w64-i686-posix), nasm (aws-lc-sys
 # assembles with it for x86_64-pc-windows-gnu), wine (wine64), gcc; .ci/run installs them.
+#
+#   KUATIA_WINDOWS_PROFILE=release   build the release DLLs (what you ship) instead of the debug ones
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
+PROFILE="${KUATIA_WINDOWS_PROFILE:-debug}"
+case "$PROFILE" in
+  debug) PROFILE_FLAG=() ;;
+  release) PROFILE_FLAG=(--release) ;;
+  *) echo "KUATIA_WINDOWS_PROFILE must be debug or release" >&2; exit 2 ;;
+esac
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 TARGET_DIR="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
 OUT="$TARGET_DIR/windows"
@@ -81,8 +89,8 @@ for arch in x64 x86; do
     x86) triple=i686-pc-windows-gnu cc=i686-w64-mingw32 ;;
   esac
   note "building kuatia.dll for $triple"
-  cargo build -q -p kuatia-ffi --lib --locked --target "$triple"
-  built="$TARGET_DIR/$triple/debug"
+  cargo build -q -p kuatia-ffi --lib --locked --target "$triple" "${PROFILE_FLAG[@]}"
+  built="$TARGET_DIR/$triple/$PROFILE"
   dist="$OUT/$arch/dist" test="$OUT/$arch/test"
   rm -rf "$dist" "$test"
   mkdir -p "$dist" "$test"
@@ -126,6 +134,14 @@ for arch in x64 x86; do
   "$cc-gcc" -O2 -Wall -Wextra -Werror -shared -s tests/windows/bcryptprimitives.c -o "$test/bcryptprimitives.dll" \
     -ladvapi32 -Wl,--kill-at
   ln -f "$dist/kuatia.dll" "$test/kuatia.dll"
+  # The C blocks of docs/windows.md, as a user builds them with MinGW.
+  rm -rf "$OUT/doc-c"
+  python3 tools/doc_blocks.py extract c "$OUT/doc-c" >/dev/null
+  for src in "$OUT/doc-c"/windows-*.c; do
+    [ -f "$src" ] || die "no C block in docs/windows.md"
+    "$cc-gcc" -std=c11 -Wall -Wextra -Werror -Iinclude "$src" -o "$test/$(basename "${src%.c}").exe" -L"$dist" \
+      -l:libkuatia.dll.a -lbcrypt
+  done
 
   if [ "$arch" = x86 ] && [ "$wine32" = 0 ]; then
     echo "x86: wine32 (i386) is not installed: the x86 programs are built and linked, not run (docs/windows.md)"
@@ -139,6 +155,12 @@ for arch in x64 x86; do
   note "$arch: stdcall entry points under Wine"
   wine_run "$OUT/$arch/stdcall.out" "$test/test_stdcall.exe" "Z:$ROOT"
   cat "$OUT/$arch/stdcall.out"
+  note "$arch: the C example of docs/windows.md under Wine"
+  for exe in "$test"/windows-*.exe; do
+    wine_run "$OUT/$arch/$(basename "${exe%.exe}").out" "$exe"
+    grep -Eq '^\{"cdc":"0144444401700100100000012202503101[0-9]{10}","numero":"001-001-0000001"' \
+      "$OUT/$arch/$(basename "${exe%.exe}").out" || die "$exe printed $(cat "$OUT/$arch/$(basename "${exe%.exe}").out")"
+  done
 done
 
 # The Linux transcript of the same program (built without the shell step, as on Windows) against libkuatia.so.
