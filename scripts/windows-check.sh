@@ -77,6 +77,9 @@ wine_run() {
   tr -d '\r' <"$out.raw" >"$out"
 }
 
+# The names a .def exports (x86 stdcall decorations cut: the DLL exports kuatia_sc_ruc_dv for kuatia_sc_ruc_dv@16).
+def_names() { sed -n 's/^    \([^@]*\).*/\1/p' "$1" | sort; }
+
 wine32=0
 dpkg-query -W -f='${Status}' wine32:i386 2>/dev/null | grep -q "install ok installed" && wine32=1
 
@@ -104,10 +107,25 @@ for arch in x64 x86; do
   python3 tools/windows_def.py include/kuatia.abi.json "$arch" "$OUT/$arch/stdcall.txt" >"$dist/kuatia.def"
   "$cc-objdump" -p "$dist/kuatia.dll" \
     | sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/s/^\t\[ *[0-9]*\] //p' | sort >"$OUT/$arch/exports.txt"
-  sed -n 's/^    \([^@]*\).*/\1/p' "$dist/kuatia.def" | sort >"$OUT/$arch/def.txt"
+  def_names "$dist/kuatia.def" >"$OUT/$arch/def.txt"
   if ! diff -u "$OUT/$arch/def.txt" "$OUT/$arch/exports.txt" >"$OUT/$arch/exports.diff"; then
     cat "$OUT/$arch/exports.diff" >&2
     die "$arch: kuatia.dll's exports differ from kuatia.def (generated from include/kuatia.abi.json)"
+  fi
+  # Only system DLLs: nothing of MinGW's runtime (libgcc_s, libwinpthread) to ship beside kuatia.dll.
+  "$cc-objdump" -p "$dist/kuatia.dll" | sed -n 's/^\tDLL Name: //p' | sort -f >"$OUT/$arch/imports.txt"
+  if grep -Eiv '^(kernel32|ntdll|msvcrt|userenv|ws2_32|bcrypt|bcryptprimitives|advapi32|api-ms-win-[a-z0-9-]+)\.dll$' \
+    "$OUT/$arch/imports.txt"; then
+    die "$arch: kuatia.dll imports the DLLs above, which are not part of Windows (docs/windows.md lists what it needs)"
+  fi
+  # The comparison must fail for a description that lacks a function the DLL exports.
+  python3 -c 'import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+d["functions"] = [f for f in d["functions"] if f["name"] != "kuatia_ruc_dv"]
+json.dump(d, open(sys.argv[2], "w", encoding="utf-8"))' include/kuatia.abi.json "$OUT/$arch/abi-canary.json"
+  python3 tools/windows_def.py "$OUT/$arch/abi-canary.json" "$arch" "$OUT/$arch/stdcall.txt" >"$OUT/$arch/canary.def"
+  if def_names "$OUT/$arch/canary.def" | cmp -s - "$OUT/$arch/exports.txt"; then
+    die "$arch: the .def check passed a description without kuatia_ruc_dv"
   fi
   echo "$arch: kuatia.dll exports the $(wc -l <"$OUT/$arch/exports.txt") functions of kuatia.def," \
     "$(wc -l <"$OUT/$arch/stdcall.txt") of them stdcall entry points"
