@@ -57,7 +57,7 @@ wine_start() {
   [ "$wine_ready" = 1 ] && return 0
   if [ ! -f "$WINEPREFIX/system.reg" ]; then
     note "creating the Wine prefix $WINEPREFIX (once)"
-    wineboot -i >"$OUT/wineboot.log" 2>&1 || { cat "$OUT/wineboot.log" >&2; die "wineboot failed"; }
+    timeout 300 wineboot -i >"$OUT/wineboot.log" 2>&1 || { cat "$OUT/wineboot.log" >&2; die "wineboot failed"; }
   fi
   wine_ready=1
 }
@@ -68,7 +68,8 @@ wine_run() {
   local out="$1"
   shift
   wine_start
-  if ! wine "$@" >"$out.raw" 2>"$out.err"; then
+  # A hang guard only (each program takes seconds): a stuck Wine fails the check instead of the CI run's clock.
+  if ! timeout 600 wine "$@" >"$out.raw" 2>"$out.err"; then
     tr -d '\r' <"$out.raw" | tail -n 20 >&2
     grep -v -e 'wine32 is missing' -e 'multiarch needs' -e 'dpkg --add-architecture' -e 'apt-get install wine32' \
       "$out.err" | tail -n 40 >&2
