@@ -96,7 +96,7 @@ for arch in x64 x86; do
   cargo build -q -p kuatia-ffi --lib --locked --target "$triple" "${PROFILE_FLAG[@]}"
   built="$TARGET_DIR/$triple/$PROFILE"
   dist="$OUT/$arch/dist" test="$OUT/$arch/test"
-  rm -rf "$dist" "$test"
+  rm -rf "$dist" "$test" "$OUT/$arch/answers.txt"
   mkdir -p "$dist" "$test"
   ln -f "$built/kuatia.dll" "$dist/kuatia.dll"
   cp "$built/libkuatia.dll.a" include/kuatia.h "$dist/"
@@ -169,6 +169,8 @@ json.dump(d, open(sys.argv[2], "w", encoding="utf-8"))' include/kuatia.abi.json 
   note "$arch: C conformance under Wine"
   wine_run "$OUT/$arch/answers.txt" "$test/test_kuatia.exe" "Z:$ROOT" --answers
   tail -n 1 "$OUT/$arch/answers.txt"
+  wine_run "$OUT/$arch/answers-lib.txt" "$test/test_kuatia_lib.exe" "Z:$ROOT" --quick
+  echo "linked with kuatia.lib: $(tail -n 1 "$OUT/$arch/answers-lib.txt")"
   wine_run "$OUT/$arch/service.txt" "$test/test_service.exe" "Z:$ROOT"
   tail -n 1 "$OUT/$arch/service.txt"
   note "$arch: stdcall entry points under Wine"
