@@ -43,7 +43,8 @@ note() { printf -- '--> %s (%d s)\n' "$*" $((SECONDS - T0)); }
 die() { echo "windows-check: $*" >&2; exit 1; }
 
 for tool in x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc x86_64-w64-mingw32-dlltool i686-w64-mingw32-dlltool \
-  x86_64-w64-mingw32-objdump i686-w64-mingw32-objdump x86_64-w64-mingw32-nm i686-w64-mingw32-nm nasm wine wineboot wineserver gcc; do
+  x86_64-w64-mingw32-objdump i686-w64-mingw32-objdump x86_64-w64-mingw32-nm i686-w64-mingw32-nm \
+  x86_64-w64-mingw32-strip i686-w64-mingw32-strip nasm wine wineboot wineserver gcc; do
   command -v "$tool" >/dev/null || die "$tool not installed (Debian: gcc-mingw-w64-x86-64-posix gcc-mingw-w64-i686-posix nasm wine wine64; .ci/run installs them)"
 done
 # The Rust standard libraries of both targets (idempotent, like .ci/run's wasm32).
@@ -98,7 +99,12 @@ for arch in x64 x86; do
   dist="$OUT/$arch/dist" test="$OUT/$arch/test"
   rm -rf "$dist" "$test" "$OUT/$arch/answers.txt"
   mkdir -p "$dist" "$test"
-  ln -f "$built/kuatia.dll" "$dist/kuatia.dll"
+  # The release DLL is shipped stripped (12.9 MB to 8.6 MB on x64); the debug one keeps its line tables.
+  if [ "$PROFILE" = release ]; then
+    "$cc-strip" -o "$dist/kuatia.dll" "$built/kuatia.dll"
+  else
+    ln -f "$built/kuatia.dll" "$dist/kuatia.dll"
+  fi
   cp "$built/libkuatia.dll.a" include/kuatia.h "$dist/"
 
   # 2. kuatia.def from the ABI description plus the stdcall entry points as the compiler named them (in the static
