@@ -7,7 +7,8 @@
 #      target/windows/<arch>/dist.
 #   2. kuatia.def is generated from include/kuatia.abi.json (the C ABI description) and must list exactly the
 #      functions in the DLL's export table (objdump -p); the i686 DLL must export them undecorated (cdecl), and its
-#      stdcall entry points (kuatia_sc_*, for Visual Basic 6 / Visual FoxPro) must be exported undecorated too.
+#      stdcall entry points (kuatia_sc_*, for Visual Basic 6 / Visual FoxPro) must be exported undecorated too. The
+#      DLLs import only system DLLs, and aws-lc is built without its jitter entropy source, as on Linux.
 #   3. The C conformance program (tests/c/test_kuatia.c, the vectors of tests/fixtures/cases) and the service
 #      program (tests/c/test_service.c) compiled with mingw-w64 against the x64 DLL and run under Wine; the
 #      conformance transcript (--answers: CDC, number, SHA-256 of the signed XML or the findings of every case, and
@@ -109,8 +110,15 @@ for arch in x64 x86; do
 
   # 2. kuatia.def from the ABI description plus the stdcall entry points as the compiler named them (in the static
   # library's symbols: kuatia_sc_ruc_dv@16 on x86), checked against the DLL's export table.
-  "$cc-nm" -g --defined-only "$built/libkuatia.a" 2>/dev/null \
-    | sed -n 's/^[0-9a-f]* T _\{0,1\}\(kuatia_sc_[a-z0-9_]*\(@[0-9]*\)\{0,1\}\)$/\1/p' | sort -u >"$OUT/$arch/stdcall.txt"
+  "$cc-nm" -g --defined-only "$built/libkuatia.a" >"$OUT/$arch/nm.txt" 2>/dev/null || true
+  sed -n 's/^[0-9a-f]* T _\{0,1\}\(kuatia_sc_[a-z0-9_]*\(@[0-9]*\)\{0,1\}\)$/\1/p' "$OUT/$arch/nm.txt" \
+    | sort -u >"$OUT/$arch/stdcall.txt"
+  # aws-lc without its CPU-jitter entropy source here too (.cargo/config.toml; scripts/entropy-check.sh checks the
+  # Linux builds); aws-lc's RAND_bytes is the positive control.
+  grep -q 'RAND_bytes$' "$OUT/$arch/nm.txt" || die "$arch: no aws-lc RAND_bytes in libkuatia.a"
+  if grep -q 'jent_' "$OUT/$arch/nm.txt"; then
+    die "$arch: libkuatia.a carries aws-lc's jitter entropy (jent_*): AWS_LC_SYS_NO_JITTER_ENTROPY was not applied"
+  fi
   python3 tools/windows_def.py include/kuatia.abi.json "$arch" "$OUT/$arch/stdcall.txt" >"$dist/kuatia.def"
   "$cc-objdump" -p "$dist/kuatia.dll" \
     | sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/s/^\t\[ *[0-9]*\] //p' | sort >"$OUT/$arch/exports.txt"
