@@ -67,15 +67,16 @@ wine_start() {
 trap '[ "$wine_ready" = 1 ] && wineserver -w 2>/dev/null || true' EXIT
 # Runs a Windows program under Wine; stdout (CRLF turned into LF) to $1, stderr to $1.err.
 wine_run() {
-  local out="$1"
+  local out="$1" rc=0
   shift
   wine_start
   # A hang guard only (each program takes seconds): a stuck Wine fails the check instead of the CI run's clock.
-  if ! timeout 600 wine "$@" >"$out.raw" 2>"$out.err"; then
+  timeout 600 wine "$@" >"$out.raw" 2>"$out.err" || rc=$?
+  if [ "$rc" -ne 0 ]; then
     tr -d '\r' <"$out.raw" | tail -n 20 >&2
     grep -v -e 'wine32 is missing' -e 'multiarch needs' -e 'dpkg --add-architecture' -e 'apt-get install wine32' \
-      "$out.err" | tail -n 40 >&2
-    die "under Wine: $* failed"
+      "$out.err" | tail -n 40 >&2 || true
+    die "under Wine: $* exited with $rc (WINEDEBUG=err+module names a DLL that does not load)"
   fi
   tr -d '\r' <"$out.raw" >"$out"
 }
