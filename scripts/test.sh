@@ -107,6 +107,7 @@ cargo test --workspace --no-run --locked
 export KUATIA_DEBUG_BUILD=workspace
 
 step "C ABI (header and ABI description drift, C tests under ASAN/UBSAN and valgrind, C# declarations)"; bash scripts/ffi-check.sh
+step "Windows DLLs (x86_64/i686 mingw-w64 cross-builds, .def vs exports, C conformance and stdcall under Wine)"; bash scripts/windows-check.sh
 
 step "Java binding"; bash scripts/java-check.sh
 

@@ -21,6 +21,9 @@ pub mod qr;
 pub mod service;
 pub mod sifen;
 pub mod sign;
+// `stdcall` entry points for 32-bit Windows hosts (VB6, Visual FoxPro): `kuatia_sc_*`, Windows builds only.
+#[cfg(windows)]
+pub mod stdcall;
 
 pub use abi::{
     kuatia_bytes, kuatia_bytes_free, kuatia_error, kuatia_error_code, kuatia_error_codes,

@@ -5,8 +5,13 @@
  *
  * kuatia_service (the in-process /v1 API) has its own program, test_service.c.
  *
- * Usage: test_kuatia <repository root> [--quick]
- * --quick (used under valgrind) renders the KuDE and signs the preview for one case instead of all. */
+ * Usage: test_kuatia <repository root> [--quick] [--answers]
+ * --quick (used under valgrind) renders the KuDE and signs the preview for one case instead of all.
+ * --answers prints what the library answered for each conformance case (CDC, number, SHA-256 of the signed XML, or
+ * the findings) on stdout: scripts/windows-check.sh compares the Linux and the Windows (Wine) transcripts.
+ *
+ * Also built with mingw-w64 for Windows (scripts/windows-check.sh): there, and wherever KUATIA_TEST_NO_SHELL is
+ * defined, the evento request is checked with kuatia_xml_verify only (no shell to find xmlsec1 in). */
 #define _DEFAULT_SOURCE /* strdup, getpid */
 #include "kuatia.h"
 #include "sha256.h"
@@ -17,11 +22,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
+#ifdef _WIN32
+#define KUATIA_TEST_NO_SHELL 1
+#else
 #include <unistd.h>
+#endif
 
 #include "check.h"
 #include "common.h"
+
+/* --answers: print each conformance case's answers. */
+static int answers = 0;
 
 static void test_version(void) {
     CHECK(strcmp(kuatia_version(), KUATIA_VERSION) == 0, "%s", kuatia_version());
@@ -221,6 +232,14 @@ static void replay(const vector *v, kuatia_signer *signer, int render) {
         CHECK(kuatia_error_json(err) && strncmp(kuatia_error_json(err), "[{\"code\":", 9) == 0, "%s: json",
               v->name);
         CHECK(strcmp(kuatia_error_code(err), v->error_code[0]) == 0, "%s: first code", v->name);
+        if (answers) {
+            printf("%s: refused", v->name);
+            for (size_t i = 0; i < kuatia_error_count(err); i++) {
+                const char *code = NULL, *path = NULL, *message = NULL;
+                if (kuatia_error_finding(err, i, &code, &path, &message)) printf(" %s@%s", code, path);
+            }
+            printf("\n");
+        }
         kuatia_error_free(err);
         kuatia_bytes_free(&report);
         return;
@@ -248,6 +267,11 @@ static void replay(const vector *v, kuatia_signer *signer, int render) {
     CHECK(strcmp(json_str(s, "qr", buf, sizeof buf), v->qr) == 0, "%s: qr %s", v->name, buf);
     sha256_hex(xml.ptr, xml.len, hex);
     CHECK(strcmp(hex, v->xml_sha256) == 0, "%s: xml sha256 %s", v->name, hex);
+    if (answers) {
+        char cdc[64], numero[32];
+        printf("%s: issued cdc=%s numero=%s xml-sha256=%s\n", v->name, json_str(s, "cdc", cdc, sizeof cdc),
+               json_str(s, "numero", numero, sizeof numero), hex);
+    }
     CHECK(strlen((const char *)xml.ptr) == xml.len, "%s: NUL-terminated, no inner NUL", v->name);
 
     /* The numbering key names the sandbox stamp. */
@@ -500,6 +524,7 @@ static void test_sifen_events(kuatia_signer *signer) {
         CHECK(valid && report.ptr && strstr((const char *)report.ptr, "\"reference_id\":\"1\""), "%s",
               report.ptr ? (const char *)report.ptr : "");
         kuatia_bytes_free(&report);
+#ifndef KUATIA_TEST_NO_SHELL
         /* xmlsec1, the independent verifier, on the SOAP body when it is installed. */
         if (system("command -v xmlsec1 >/dev/null 2>&1") == 0) {
             char path[64];
@@ -522,6 +547,7 @@ static void test_sifen_events(kuatia_signer *signer) {
         } else {
             fprintf(stderr, "note: xmlsec1 not installed; the evento request was checked with kuatia_xml_verify only\n");
         }
+#endif
     }
     free(xml);
     kuatia_bytes_free(&req);
@@ -587,10 +613,14 @@ static void test_sifen_events(kuatia_signer *signer) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s <repository root> [--quick]\n", argv[0]);
+        fprintf(stderr, "usage: %s <repository root> [--quick] [--answers]\n", argv[0]);
         return 2;
     }
-    int quick = argc > 2 && strcmp(argv[2], "--quick") == 0;
+    int quick = 0;
+    for (int i = 2; i < argc; i++) {
+        quick |= strcmp(argv[i], "--quick") == 0;
+        answers |= strcmp(argv[i], "--answers") == 0;
+    }
     test_version();
     test_arguments_and_errors();
     test_ruc_cdc();

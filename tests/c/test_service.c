@@ -11,8 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _WIN32 /* built with mingw-w64 and run under Wine by scripts/windows-check.sh */
+#include <windows.h>
+#include <bcrypt.h>
+#else
 #include <sys/random.h>
 #include <unistd.h>
+#endif
 
 #include "check.h"
 #include "common.h"
@@ -24,6 +29,12 @@ static const int64_t SERVICE_NOW = 1741612260;
 
 /* A fresh seed from the kernel's CSPRNG, as the header asks of every host. */
 static const uint8_t *fresh_seed(uint8_t seed[KUATIA_SEED_LEN]) {
+#ifdef _WIN32
+    if (!BCRYPT_SUCCESS(BCryptGenRandom(NULL, seed, KUATIA_SEED_LEN, BCRYPT_USE_SYSTEM_PREFERRED_RNG))) {
+        fprintf(stderr, "BCryptGenRandom failed\n");
+        exit(2);
+    }
+#else
     size_t got = 0;
     while (got < KUATIA_SEED_LEN) {
         ssize_t n = getrandom(seed + got, KUATIA_SEED_LEN - got, 0);
@@ -33,6 +44,7 @@ static const uint8_t *fresh_seed(uint8_t seed[KUATIA_SEED_LEN]) {
         }
         got += (size_t)n;
     }
+#endif
     return seed;
 }
 
