@@ -14,6 +14,9 @@
 #   .NET       the NuGet layout (lib/netstandard2.0/Kuatia.dll, runtimes/linux-x64/native/libkuatia.so, and the
 #              Windows DLLs when built) that bindings/dotnet/Kuatia.csproj packs; every C# block of the docs
 #              compiled against that Kuatia.dll and run under Mono with only the layout's files beside it
+#   Windows    kuatia-VERSION-windows-{x64,x86}.zip from scripts/windows-check.sh's build (kuatia.dll, both import
+#              libraries, kuatia.def, the headers, a README.txt); a C program compiled with mingw-w64 against the
+#              unzipped files alone
 #   Go         a copy of the module (as the module proxy serves it) used by a separate module, linked through
 #              pkg-config against the installed prefix; every Go block of the docs as a test
 #   docs       every code block of README.md and docs/ has a harness (tools/doc_blocks.py check), and the JSON and
@@ -24,7 +27,7 @@
 # a JDK 17 + Maven, Go, mono-mcs, pkg-config, Chromium (installed with apt when missing, as wasm-check.sh does).
 #
 #   KUATIA_PACKAGES_SDIST=0        skip building the sdist from source (a second release compile of core + ffi)
-#   KUATIA_PACKAGES_ONLY="go docs"  run only these sections (c python node java dotnet go docs; the C install always
+#   KUATIA_PACKAGES_ONLY="go docs"  run only these sections (c python node java windows dotnet go docs; the C install always
 #                                  runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -206,6 +209,53 @@ done
 
 fi
 
+# --- Windows ----------------------------------------------------------------------------------------------------
+if want windows; then
+lap "Windows: the DLL zips from scripts/windows-check.sh's build; a C program linked against their files alone"
+# The DLLs are built (and run under Wine) by scripts/windows-check.sh, a stage before this one: debug in the test
+# command, release (stripped) with KUATIA_WINDOWS_PROFILE=release, which is what a release ships. Zipping its output
+# here keeps one cross-build per run instead of a second long one.
+for arch in x64 x86; do
+  dist="$TARGET_DIR/windows/$arch/dist"
+  if [ ! -f "$dist/kuatia.dll" ]; then
+    [ "${CI:-}" != true ] || die "no Windows $arch build in $dist (scripts/windows-check.sh runs before this in CI)"
+    note "no Windows $arch build (bash scripts/windows-check.sh): its zip is not made"
+    continue
+  fi
+  case "$arch" in x64) cc=x86_64-w64-mingw32 ;; x86) cc=i686-w64-mingw32 ;; esac
+  name="kuatia-$VERSION-windows-$arch"
+  stage="$WORK/windows-$arch/$name"
+  rm -rf "$WORK/windows-$arch" && mkdir -p "$stage"
+  cp "$dist"/kuatia.dll "$dist"/libkuatia.dll.a "$dist"/kuatia.lib "$dist"/kuatia.def "$dist"/kuatia.h \
+    "$dist"/kuatia_stdcall.h "$stage/"
+  cat >"$stage/README.txt" <<EOF
+kuatia $VERSION for Windows ($arch): Paraguayan electronic invoices (SIFEN) from any program.
+
+kuatia.dll          the library (Windows 10 or later); ship it beside your program
+kuatia.h            the C API (cdecl); kuatia_stdcall.h: the stdcall entry points for VB6 / Visual FoxPro hosts
+kuatia.lib          import library for MSVC (link kuatia.lib)
+libkuatia.dll.a     import library for MinGW-w64 (gcc ... -L. -lkuatia)
+kuatia.def          the exported functions
+
+Documentation: docs/windows.md (use from C, VB6 Declare and VFP DECLARE lines), docs/c.md (the C API).
+EOF
+  zip="$WORK/$name.zip"
+  rm -f "$zip"
+  (cd "$WORK/windows-$arch" && python3 -m zipfile -c "$zip" "$name") || die "zip $zip"
+  members="$(unzip -Z1 "$zip" | sed -n "s|^$name/\(.\)|\1|p" | sort | tr '\n' ' ')"
+  [ "$members" = "README.txt kuatia.def kuatia.dll kuatia.h kuatia.lib kuatia_stdcall.h libkuatia.dll.a " ] \
+    || die "$zip holds: $members"
+  # A consumer with only the zip's files: its header and import library are enough to build against it.
+  WAPP="$CONSUMERS/windows-$arch"
+  mkdir -p "$WAPP" && unzip -q "$zip" -d "$WAPP"
+  printf '#include <stdio.h>\n#include "kuatia.h"\nint main(void) {\n  printf("kuatia %%s\\n", kuatia_version());\n  return 0;\n}\n' \
+    >"$WAPP/main.c"
+  clean "$(command -v "$cc-gcc")" -std=c11 -Wall -Werror -I"$WAPP/$name" "$WAPP/main.c" -L"$WAPP/$name" -lkuatia \
+    -o "$WAPP/main.exe" || die "linking against $zip"
+  note "$name.zip: $(stat -c %s "$zip") bytes: $members"
+done
+fi
+
 # --- .NET -------------------------------------------------------------------------------------------------------
 if want dotnet; then
 lap ".NET: the NuGet layout from the release build; the docs' C# examples against it alone"
@@ -218,8 +268,8 @@ mapfile -t CS_SOURCES < <(find bindings/dotnet -maxdepth 1 -name '*.cs' | sort)
 mcs -langversion:7 -warnaserror -nologo -unsafe -target:library -doc:"$NUGET/lib/netstandard2.0/Kuatia.xml" \
   -out:"$NUGET/lib/netstandard2.0/Kuatia.dll" "${CS_SOURCES[@]}"
 cp "$BUILD/libkuatia.so" "$NUGET/runtimes/linux-x64/native/libkuatia.so"
-for pair in x86_64-pc-windows-gnu:win-x64 i686-pc-windows-gnu:win-x86; do
-  dll="$TARGET_DIR/${pair%%:*}/release/kuatia.dll"
+for pair in x64:win-x64 x86:win-x86; do
+  dll="$TARGET_DIR/windows/${pair%%:*}/dist/kuatia.dll" # scripts/windows-check.sh's build (the zips' DLLs)
   if [ -f "$dll" ]; then
     mkdir -p "$NUGET/runtimes/${pair#*:}/native" && cp "$dll" "$NUGET/runtimes/${pair#*:}/native/kuatia.dll"
   fi
