@@ -115,13 +115,9 @@ unsafe fn take_error(e: *mut kuatia_error) -> String {
                     unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
                 }
             };
-            let path = field(path);
-            let at = if path.is_empty() {
-                String::new()
-            } else {
-                format!(" at {path}")
-            };
-            lines.push(format!("{}{at}: {}", field(code), field(message)));
+            // Core's own rendering of a finding (`CODE at PATH: message`, no ` at` without a path).
+            let finding = kuatia_core::Finding::new(&field(code), field(path), field(message));
+            lines.push(finding.to_string());
         }
     }
     // SAFETY: e is NULL or live, and freed once here.
