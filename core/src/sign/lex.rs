@@ -96,23 +96,23 @@ pub(crate) fn split_qname(qname: &str) -> (&str, &str) {
     }
 }
 
-/// A name as the tokenizer accepts it: not empty, no whitespace or markup characters, not starting like a number,
-/// and a qualified name of the Namespaces spec (at most one `:`, with a prefix and a local part around it: `b::y` or
-/// `:y` have no namespace reading C14N could agree on — libxml2 takes `b::y` as unprefixed, a namespace-aware
-/// reader refuses it; so do we).
+/// A name as the tokenizer accepts it: a qualified name of the Namespaces spec, i.e. one NCName or two joined by one
+/// `:` (`b::y`, `:y` and `a:6` have no namespace reading C14N could agree on: libxml2 takes them as unprefixed names,
+/// a namespace-aware reader refuses them; so do we). Each part is not empty, does not start like a number and holds no
+/// whitespace or markup characters.
 pub(crate) fn name_ok(name: &str) -> bool {
-    let mut colons = name.bytes().filter(|b| *b == b':');
-    let qname_ok = match (colons.next(), colons.next()) {
-        (None, _) => true,
-        (Some(_), Some(_)) => false,
-        (Some(_), None) => !name.starts_with(':') && !name.ends_with(':'),
-    };
-    if !qname_ok {
+    let mut parts = name.split(':');
+    let (Some(first), second, None) = (parts.next(), parts.next(), parts.next()) else {
         return false;
-    }
-    match name.as_bytes().first() {
+    };
+    ncname_ok(first) && second.is_none_or(ncname_ok)
+}
+
+/// One part of a qualified name (see [`name_ok`]).
+fn ncname_ok(part: &str) -> bool {
+    match part.as_bytes().first() {
         None | Some(b'0'..=b'9' | b'-' | b'.') => false,
-        Some(_) => !name.bytes().any(|b| {
+        Some(_) => !part.bytes().any(|b| {
             is_ws(b)
                 || matches!(
                     b,

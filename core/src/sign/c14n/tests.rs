@@ -177,6 +177,28 @@ fn rejects_doctype_entities_and_bad_input() {
             .code(),
         MALFORMED_XML
     );
+    // Not a qualified name of the Namespaces spec (a part starting with a digit, an empty part, two colons):
+    // libxml2 reads these as unprefixed names, a namespace-aware reader refuses them. Found by the c14n_diff fuzzer.
+    for bad in [
+        r#"<r Id="i" xmlns:a="urn:b"><e a:6="1"/></r>"#,
+        r#"<r Id="i" xmlns:a="urn:b"><a:6/></r>"#,
+        r#"<r Id="i" xmlns:a="urn:b"><e a:-x="1"/></r>"#,
+        r#"<r Id="i"><e :x="1"/></r>"#,
+        r#"<r Id="i" xmlns:a="urn:b"><e a::x="1"/></r>"#,
+        r#"<r Id="i" xmlns:a="urn:b"><e a:x:y="1"/></r>"#,
+    ] {
+        let err = canonicalize_element(bad, "i", &Method::EXCLUSIVE).unwrap_err();
+        assert_eq!(err.code(), MALFORMED_XML, "{bad}");
+    }
+    assert_eq!(
+        canonicalize_element(
+            r#"<r Id="i" xmlns:a="urn:b"><e a:x6="1"/></r>"#,
+            "i",
+            &Method::EXCLUSIVE
+        )
+        .unwrap(),
+        br#"<r Id="i"><e xmlns:a="urn:b" a:x6="1"></e></r>"#
+    );
     assert_eq!(
         canonicalize_element("<r Id=\"j\"/>", "i", &Method::EXCLUSIVE)
             .unwrap_err()
