@@ -121,6 +121,9 @@ if ! diff -u docs/openapi.json "$WORK/openapi.json" >"$WORK/openapi.diff"; then
   echo "docs/openapi.json is stale: run bash scripts/ffi-check.sh --write-schema" >&2
   exit 1
 fi
+note "message catalogs (core/locales -> core/src/msg/gen, tools/codegen kuatia-catalog; fluent-bundle as oracle)"
+cargo build -q --manifest-path tools/codegen/Cargo.toml --target-dir "$TARGET_DIR" --locked -p kuatia-catalog
+"$TARGET_DIR/debug/kuatia-catalog" --check
 for build in "--workspace" "-p kuatia-wasm --features kude --target wasm32-unknown-unknown"; do
   # shellcheck disable=SC2086 # $build is a list of arguments
   if cargo tree $build -e normal --locked --prefix none | grep '^schemars ' >/dev/null; then

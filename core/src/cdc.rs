@@ -5,7 +5,9 @@
 //! host-supplied random source into a valid `dCodSeg` (§2.3); the core itself never draws randomness.
 
 use crate::error::{code, Finding};
+use crate::msg::Lang;
 use crate::ruc::{check_digit_bytes, Ruc, RucError};
+use crate::rule;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::str::FromStr;
@@ -79,9 +81,30 @@ impl CdcError {
         code::INVALID_CDC
     }
 
-    /// Turns the error into a shared [`Finding`] located at the JSON `path`.
+    /// Turns the error into a shared [`Finding`] of its rule (`cdc.*`, [`crate::rule`]) located at the JSON `path`.
     pub fn to_finding(&self, path: impl Into<String>) -> Finding {
-        Finding::new(self.code(), path, self.to_string())
+        let path = path.into();
+        match self {
+            CdcError::Length { len } => rule::cdc_length(path, CDC_LEN, *len),
+            CdcError::InvalidChar { ch, pos } if *pos == layout::RUC.end - 1 => {
+                rule::cdc_ruc_char(path, &ch.to_string(), *pos)
+            }
+            CdcError::InvalidChar { ch, pos } => rule::cdc_char(path, &ch.to_string(), *pos),
+            CdcError::WrongDv { expected, got } => rule::cdc_check_digit(path, *expected, *got),
+            CdcError::OutOfRange {
+                field,
+                value,
+                min,
+                max,
+            } => rule::cdc_range(path, field, *value, *min, *max),
+            CdcError::InvalidDate { text } => rule::cdc_date(path, text),
+            CdcError::Ruc(e) => {
+                let inner = e.to_finding("");
+                let mut params = inner.params;
+                params.insert("reason", rule::Param::One(inner.rule.into_owned()));
+                rule::finding(rule::CDC_RUC, path, params)
+            }
+        }
     }
 
     /// The [`CdcFields`] field at fault, when the error concerns one (useful as a finding path).
@@ -95,34 +118,10 @@ impl CdcError {
     }
 }
 
+/// The English message of the error's rule (core/locales/en/ids.ftl).
 impl fmt::Display for CdcError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CdcError::Length { len } => write!(f, "CDC must have {CDC_LEN} characters, got {len}"),
-            CdcError::InvalidChar { ch, pos } => {
-                write!(f, "CDC has an invalid character {ch:?} at position {pos}")?;
-                if *pos == layout::RUC.end - 1 {
-                    f.write_str(" (digit or RUC letter A-D expected)")
-                } else {
-                    f.write_str(" (digit expected)")
-                }
-            }
-            CdcError::WrongDv { expected, got } => {
-                write!(f, "wrong CDC check digit: expected {expected}, got {got}")
-            }
-            CdcError::OutOfRange {
-                field,
-                value,
-                min,
-                max,
-            } => {
-                write!(f, "CDC {field} {value} is out of range {min}-{max}")
-            }
-            CdcError::InvalidDate { text } => {
-                write!(f, "CDC fecha {text:?} is not a valid date (year 1-9999)")
-            }
-            CdcError::Ruc(e) => write!(f, "CDC embedded RUC is invalid: {e}"),
-        }
+        f.write_str(&self.to_finding("").message_in(Lang::En))
     }
 }
 

@@ -1,6 +1,9 @@
 //! Structured findings and errors shared by every module: a stable code, the JSON path of the field, a message.
 
+use crate::msg;
+use crate::rule::{self, Params};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::fmt;
 
 /// The registry of every error code (re-exported here, where findings live).
@@ -37,7 +40,31 @@ pub fn coded(code: &str, message: impl fmt::Display) -> String {
     format!("{code}: {message}")
 }
 
-/// One problem found in an input: stable `code`, JSON `path` of the field (empty for the whole input), human `message`.
+/// The prefix of [`coded_rule`]'s messages (U+0001 cannot start a message of serde's own).
+pub const RULE_CHANNEL: &str = "\u{1}kuatia:";
+
+/// The message a `Deserialize` impl gives serde for a finding of a registered rule, so that the JSON readers of the
+/// `shape` module report its code, rule and parameters at the value's path: `E::custom(coded_rule(&e.to_finding("")))`.
+pub fn coded_rule(f: &Finding) -> String {
+    let body = serde_json::json!({"rule": f.rule, "params": f.params});
+    format!("{RULE_CHANNEL}{body}")
+}
+
+/// Reads a [`coded_rule`] message back as the finding at `path` (`None` when the message is not one, or names a rule
+/// this build does not know).
+pub fn read_coded_rule(message: &str, path: impl Into<String>) -> Option<Finding> {
+    #[derive(Deserialize)]
+    struct Channel {
+        rule: Cow<'static, str>,
+        #[serde(default)]
+        params: Params,
+    }
+    let c: Channel = serde_json::from_str(message.strip_prefix(RULE_CHANNEL)?).ok()?;
+    Some(Finding::of(rule::find(&c.rule)?, path, c.params))
+}
+
+/// One problem found in an input: stable `code`, JSON `path` of the field (empty for the whole input), human `message`,
+/// and the `rule` that found it with its `params` (docs/errors.md, "Rules"), from which a host can write its own text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -46,17 +73,89 @@ pub struct Finding {
     pub code: String,
     /// JSON path of the offending field, like `items[2].iva`; empty when it concerns the whole document.
     pub path: String,
-    /// Human-readable explanation (Spanish domain terms, English prose).
+    /// Human-readable explanation, rendered from the rule's catalog entry in the face's language.
     pub message: String,
+    /// Stable id of the rule that found the problem (`ruc.check_digit`, docs/errors.md); absent while the finding is
+    /// still built from a sentence (`unclassified`).
+    #[serde(default = "unclassified", skip_serializing_if = "is_unclassified")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>", optional))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
+    pub rule: Cow<'static, str>,
+    /// The rule's parameters in machine form (`{"expected": "1", "got": "2"}`); absent when it has none.
+    #[serde(default, skip_serializing_if = "Params::is_empty")]
+    #[cfg_attr(
+        feature = "ts",
+        ts(
+            as = "Option<std::collections::BTreeMap<String, rule::Param>>",
+            optional
+        )
+    )]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "std::collections::BTreeMap<String, rule::Param>")
+    )]
+    pub params: Params,
+}
+
+fn unclassified() -> Cow<'static, str> {
+    Cow::Borrowed(rule::UNCLASSIFIED)
+}
+
+fn is_unclassified(rule: &str) -> bool {
+    rule == rule::UNCLASSIFIED
 }
 
 impl Finding {
-    /// Builds a finding from its three parts.
+    /// Builds a finding from a sentence (rule `unclassified`, no parameters).
+    ///
+    /// Deprecated: use the rule's builder (`rule::ruc_check_digit(path, …)`), whose message comes from the
+    /// catalogs; this shim goes once every finding has a rule (docs/plans/issue-32.md, lane Z).
     pub fn new(code: &str, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::sentence(code, path.into(), message.into())
+    }
+
+    /// [`Finding::new`]'s body, once in the binary rather than at each of its call sites.
+    #[inline(never)]
+    fn sentence(code: &str, path: String, message: String) -> Self {
         Finding {
             code: code.to_string(),
+            path,
+            message,
+            rule: unclassified(),
+            params: Params::new(),
+        }
+    }
+
+    /// A finding of rule `def` with its `params` in wire form, its message rendered in [`msg::BUILD_LANG`].
+    pub fn of(def: &'static rule::RuleDef, path: impl Into<String>, params: Params) -> Self {
+        Finding {
+            code: def.code.to_string(),
             path: path.into(),
-            message: message.into(),
+            message: msg::render(msg::BUILD_LANG, def, &params),
+            rule: Cow::Borrowed(def.id),
+            params,
+        }
+    }
+
+    /// The human-readable explanation.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The message in `lang`, rendered from the rule's catalog entry (the stored message for an `unclassified`
+    /// finding or an unknown rule).
+    pub fn message_in(&self, lang: msg::Lang) -> String {
+        match rule::find(&self.rule) {
+            Some(def) => msg::render(lang, def, &self.params),
+            None => self.message.clone(),
+        }
+    }
+
+    /// Renders the message again in `lang` from the rule's catalog entry; an `unclassified` finding, or one of a
+    /// rule this build does not know (read back from JSON), keeps its message.
+    pub fn localize(&mut self, lang: msg::Lang) {
+        if let Some(def) = rule::find(&self.rule) {
+            self.message = msg::render(lang, def, &self.params);
         }
     }
 }
@@ -76,6 +175,11 @@ impl fmt::Display for Finding {
 pub struct Findings(pub Vec<Finding>);
 
 impl Findings {
+    /// Renders every message again in `lang` ([`Finding::localize`]): each face calls it once, at its boundary.
+    pub fn localize(&mut self, lang: msg::Lang) {
+        self.0.iter_mut().for_each(|f| f.localize(lang));
+    }
+
     /// The first finding's code, used as the summary code of the whole rejection.
     pub fn code(&self) -> &str {
         self.0

@@ -16,11 +16,13 @@ pub mod invoice;
 pub mod issue;
 pub mod kude;
 pub mod lifecycle;
+pub mod msg;
 pub mod numbering;
 pub mod probe;
 pub mod profile;
 pub mod qr;
 pub mod ruc;
+pub mod rule;
 #[cfg(feature = "schema")]
 pub mod schema;
 pub mod shape;

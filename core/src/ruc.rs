@@ -4,6 +4,8 @@
 //! validated identifier `NNNNNNN-D` whose body follows the XSD type `tRuc`.
 
 use crate::error::{code, Finding};
+use crate::msg::Lang;
+use crate::rule;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::str::FromStr;
@@ -67,9 +69,26 @@ impl RucError {
         code::INVALID_RUC
     }
 
-    /// Turns the error into a shared [`Finding`] located at the JSON `path`.
+    /// Turns the error into a shared [`Finding`] of its rule (`ruc.*`, [`crate::rule`]) located at the JSON `path`.
     pub fn to_finding(&self, path: impl Into<String>) -> Finding {
-        Finding::new(self.code(), path, self.to_string())
+        let path = path.into();
+        match self {
+            RucError::Empty => rule::ruc_empty(path),
+            RucError::InvalidChar { ch, pos } if ch.is_ascii_alphabetic() => {
+                rule::ruc_letter(path, &ch.to_string(), *pos)
+            }
+            RucError::InvalidChar { ch, pos } => rule::ruc_char(path, &ch.to_string(), *pos),
+            RucError::TooShort { len } => rule::ruc_too_short(path, *len, MIN_BODY_LEN),
+            RucError::TooLong { len } => rule::ruc_too_long(path, *len, MAX_BODY_LEN),
+            RucError::LeadingZero => rule::ruc_leading_zero(path),
+            RucError::MissingDv => rule::ruc_dv_missing(path),
+            RucError::ConsultaTooShort { len } => {
+                rule::ruc_consulta_too_short(path, *len, CONSULTA_MIN_BODY_LEN)
+            }
+            RucError::MissingSeparator => rule::ruc_separator_missing(path),
+            RucError::InvalidDv { found } => rule::ruc_dv_invalid(path, found),
+            RucError::WrongDv { expected, got } => rule::ruc_check_digit(path, *expected, *got),
+        }
     }
 }
 
@@ -77,57 +96,10 @@ impl RucError {
 pub const EXPECTED_FORM: &str =
     "a RUC is written as its body, '-' and the check digit, e.g. 80069563-1";
 
+/// The English message of the error's rule (core/locales/en/ids.ftl).
 impl fmt::Display for RucError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.describe(f)?;
-        match self {
-            RucError::WrongDv { .. } => Ok(()),
-            _ => write!(f, " ({EXPECTED_FORM})"),
-        }
-    }
-}
-
-impl RucError {
-    fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RucError::MissingSeparator => f.write_str("RUC has no '-' before its check digit"),
-            RucError::ConsultaTooShort { len } => write!(
-                f,
-                "consulta-ruc takes a RUC body of at least {CONSULTA_MIN_BODY_LEN} characters (WS schema tRuc; SIFEN \
-                 answers 0160 otherwise), this one has {len}"
-            ),
-            RucError::Empty => f.write_str("RUC is empty"),
-            RucError::InvalidChar { ch, pos } => {
-                write!(f, "RUC has an invalid character {ch:?} at position {pos}")?;
-                if ch.is_ascii_alphabetic() {
-                    f.write_str(" (only a final letter A-D is allowed)")?;
-                }
-                Ok(())
-            }
-            RucError::TooShort { len } => {
-                write!(
-                    f,
-                    "RUC body has {len} characters; at least {MIN_BODY_LEN} are required"
-                )
-            }
-            RucError::TooLong { len } => {
-                write!(
-                    f,
-                    "RUC body has {len} characters; at most {MAX_BODY_LEN} are allowed"
-                )
-            }
-            RucError::LeadingZero => f.write_str("RUC body must not start with 0"),
-            RucError::MissingDv => f.write_str("RUC check digit is missing"),
-            RucError::InvalidDv { found } => {
-                write!(
-                    f,
-                    "RUC check digit must be a single digit 0-9, got {found:?}"
-                )
-            }
-            RucError::WrongDv { expected, got } => {
-                write!(f, "wrong RUC check digit: expected {expected}, got {got}")
-            }
-        }
+        f.write_str(&self.to_finding("").message_in(Lang::En))
     }
 }
 
@@ -421,7 +393,7 @@ impl<'de> Deserialize<'de> for Ruc {
                 f.write_str("a RUC string like \"80069563-1\"")
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Ruc, E> {
-                Ruc::parse(v).map_err(|e| E::custom(crate::error::coded(code::INVALID_RUC, e)))
+                Ruc::parse(v).map_err(|e| E::custom(crate::error::coded_rule(&e.to_finding(""))))
             }
         }
         deserializer.deserialize_str(V)

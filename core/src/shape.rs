@@ -516,6 +516,10 @@ fn finding_for(base: &str, steps: &[Step], message: &str) -> Finding {
             format!("must be {}", allowed.replace('`', "")),
         );
     }
+    // A finding of a registered rule (`crate::error::coded_rule`).
+    if let Some(f) = crate::error::read_coded_rule(message, path.clone()) {
+        return f;
+    }
     // A message of our own `Deserialize` impls, in our words already, maybe with a registry code (`crate::error::coded`).
     if let Some((c, rest)) = message.split_once(": ") {
         if let Some((registered, _)) = code::ALL.iter().find(|(r, _)| *r == c) {

@@ -61,6 +61,7 @@ pub fn declarations(cfg: &Config) -> Vec<Declaration> {
         Declaration::of::<Amount>(cfg),
         Declaration::of::<Code>(cfg),
         Declaration::of::<crate::Finding>(cfg),
+        Declaration::of::<crate::rule::Param>(cfg),
         Declaration::of::<validate::Report>(cfg),
         // The create request.
         Declaration::of::<invoice::FacturaRequest>(cfg),

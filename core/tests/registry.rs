@@ -208,3 +208,275 @@ fn the_c_abi_source_lists_the_registry() {
         "ffi/src/abi.rs: run with KUATIA_BLESS=1, then regenerate the header"
     );
 }
+
+// ---- Rules (issue 32): ids, parameters, catalogs ----------------------------------------------------------------
+
+use kuatia_core::msg::{self, Lang, Piece};
+use kuatia_core::rule::{self, Kind, Param, Params, RuleDef};
+
+/// The domains a rule id may start with (docs/plans/issue-32.md §2.1).
+const DOMAINS: &[&str] = &[
+    "json",
+    "text",
+    "amount",
+    "code",
+    "date",
+    "ruc",
+    "cdc",
+    "qr",
+    "geo",
+    "request",
+    "receptor",
+    "items",
+    "pagos",
+    "credito",
+    "asociado",
+    "transporte",
+    "totals",
+    "calc",
+    "timbrado",
+    "xml",
+    "sign",
+    "cert",
+    "sifen",
+    "event",
+    "numbering",
+    "api",
+    "webhook",
+    "panel",
+    "storage",
+    "host",
+];
+
+fn variables(pieces: &[Piece], out: &mut BTreeSet<String>) {
+    for p in pieces {
+        match p {
+            Piece::Text(_) => {}
+            Piece::Var(v) => {
+                out.insert(v.to_string());
+            }
+            Piece::Select(v, arms, default) => {
+                out.insert(v.to_string());
+                for (_, a) in *arms {
+                    variables(a, out);
+                }
+                variables(default, out);
+            }
+        }
+    }
+}
+
+#[test]
+fn rule_ids_are_well_formed_unique_and_coded() {
+    let mut seen = BTreeSet::new();
+    for r in rule::ALL {
+        let segments: Vec<&str> = r.id.split('.').collect();
+        assert!(
+            (2..=4).contains(&segments.len()),
+            "{}: 2 to 4 segments",
+            r.id
+        );
+        assert!(
+            segments.iter().all(|s| !s.is_empty()
+                && s.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')),
+            "{}: lowercase [a-z0-9_] segments",
+            r.id
+        );
+        assert!(DOMAINS.contains(&segments[0]), "{}: unknown domain", r.id);
+        assert!(seen.insert(r.id), "{} is registered twice", r.id);
+        assert!(
+            code::is_registered(r.code),
+            "{}: {} is not a registry code",
+            r.id,
+            r.code
+        );
+        assert!(!r.doc.trim().is_empty(), "{}: no doc comment", r.id);
+        assert_eq!(rule::find(r.id), Some(*r));
+    }
+    assert_eq!(
+        rule::ALL.len(),
+        rule::GROUPS.iter().map(|g| g.len()).sum::<usize>()
+    );
+}
+
+/// Every rule has a message in every language, using exactly its parameters; no catalog has a message of a rule the
+/// registry lacks.
+#[test]
+fn every_rule_has_both_messages_with_the_same_params() {
+    for r in rule::ALL {
+        let declared: BTreeSet<String> = r.params.iter().map(|(n, _, _)| n.to_string()).collect();
+        for lang in Lang::ALL {
+            let pieces = msg::message(lang, r.id)
+                .unwrap_or_else(|| panic!("{}: no {} message (core/locales)", r.id, lang.tag()));
+            let mut used = BTreeSet::new();
+            variables(pieces, &mut used);
+            assert_eq!(
+                used,
+                declared,
+                "{} ({}): the message's variables are not the rule's params",
+                r.id,
+                lang.tag()
+            );
+        }
+    }
+    for lang in Lang::ALL {
+        for c in msg::gen::catalogs(lang) {
+            for (id, _) in c.messages {
+                assert!(
+                    rule::find(id).is_some(),
+                    "{} catalog: {id} is not a registered rule",
+                    lang.tag()
+                );
+            }
+        }
+    }
+}
+
+/// A rule's sample parameters, with the samples of the rule a `Rule` parameter names.
+fn sample(r: &RuleDef) -> Params {
+    let mut params = Params::new();
+    for (name, kind, value) in r.params {
+        params.insert(name.to_string(), Param::One(value.to_string()));
+        if *kind == Kind::Rule {
+            let inner = rule::find(value)
+                .unwrap_or_else(|| panic!("{}: {name} = {value} is not a rule", r.id));
+            for (n, _, v) in inner.params {
+                params.insert(n.to_string(), Param::One(v.to_string()));
+            }
+        }
+        if *kind == Kind::Term {
+            for lang in Lang::ALL {
+                assert!(
+                    msg::term(lang, value).is_some(),
+                    "{}: no {} term -{value}",
+                    r.id,
+                    lang.tag()
+                );
+            }
+        }
+    }
+    params
+}
+
+/// `tests/fixtures/messages.json`: every rule's sample rendered in es and en, which every face renders too, and
+/// `kuatia-catalog --check` compares with fluent-bundle.
+#[test]
+fn messages_json_fixture_is_every_rule_rendered() {
+    let mut all = Vec::new();
+    for r in rule::ALL {
+        let params = sample(r);
+        let es = msg::render(Lang::EsPy, r, &params);
+        let en = msg::render(Lang::En, r, &params);
+        for text in [&es, &en] {
+            assert!(
+                !text.contains("{$") && !text.contains(['\u{2068}', '\u{2069}']),
+                "{}: {text}",
+                r.id
+            );
+        }
+        assert_ne!(es, en, "{}: the Spanish message is the English one", r.id);
+        let f = rule::finding(r, "x", params.clone());
+        assert_eq!((f.code.as_str(), f.rule.as_ref()), (r.code, r.id));
+        all.push(serde_json::json!({"rule": r.id, "params": params, "es": es, "en": en}));
+    }
+    let want = serde_json::to_string_pretty(&all).unwrap() + "\n";
+    let path = root().join("tests/fixtures/messages.json");
+    if std::env::var("KUATIA_BLESS").is_ok() {
+        std::fs::write(&path, &want).unwrap();
+    }
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap_or_default(),
+        want,
+        "run with KUATIA_BLESS=1"
+    );
+}
+
+fn rules_json() -> Vec<serde_json::Value> {
+    rule::ALL
+        .iter()
+        .map(|r| {
+            let params: Vec<_> = r
+                .params
+                .iter()
+                .map(|(n, k, _)| serde_json::json!({"name": n, "kind": k.name()}))
+                .collect();
+            serde_json::json!({"rule": r.id, "code": r.code, "params": params})
+        })
+        .collect()
+}
+
+/// `tests/fixtures/rules.json` is append-only: a published rule keeps its id, code and parameters (more may be
+/// added); `KUATIA_BLESS=1` rewrites it from the registry but never drops or changes one.
+#[test]
+fn rules_json_fixture_is_the_registry_and_only_grows() {
+    let path = root().join("tests/fixtures/rules.json");
+    let want = rules_json();
+    let committed: Vec<serde_json::Value> = std::fs::read_to_string(&path)
+        .ok()
+        .map(|t| serde_json::from_str(&t).unwrap())
+        .unwrap_or_default();
+    for old in &committed {
+        let id = old["rule"].as_str().unwrap();
+        let now = want.iter().find(|r| r["rule"] == id).unwrap_or_else(|| {
+            panic!("rule {id} was published and is gone (retire it, never delete it)")
+        });
+        assert_eq!(now["code"], old["code"], "rule {id} changed its code");
+        let now_params = now["params"].as_array().unwrap();
+        for p in old["params"].as_array().unwrap() {
+            assert!(
+                now_params.contains(p),
+                "rule {id} lost or retyped its parameter {p}"
+            );
+        }
+    }
+    let text = serde_json::to_string_pretty(&want).unwrap() + "\n";
+    if std::env::var("KUATIA_BLESS").is_ok() {
+        std::fs::write(&path, &text).unwrap();
+    }
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap_or_default(),
+        text,
+        "run with KUATIA_BLESS=1"
+    );
+}
+
+const RULES_START: &str = "<!-- rules:start -->";
+const RULES_END: &str = "<!-- rules:end -->";
+
+fn rules_table() -> String {
+    let mut t = String::from("| Rule | Code | Parameters | Checks |\n|---|---|---|---|\n");
+    for r in rule::ALL {
+        let params: Vec<String> = r
+            .params
+            .iter()
+            .map(|(n, k, _)| format!("`{n}`: {}", k.name()))
+            .collect();
+        t.push_str(&format!(
+            "| `{}` | `{}` | {} | {} |\n",
+            r.id,
+            r.code,
+            params.join(", "),
+            r.doc.trim().replace('|', "\\|")
+        ));
+    }
+    t
+}
+
+#[test]
+fn docs_errors_rules_table_is_the_registry() {
+    let path = root().join("docs/errors.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (head, rest) = text
+        .split_once(RULES_START)
+        .expect("docs/errors.md has the rules markers");
+    let (_, tail) = rest.split_once(RULES_END).unwrap();
+    let want = format!("{head}{RULES_START}\n{}{RULES_END}{tail}", rules_table());
+    if std::env::var("KUATIA_BLESS").is_ok() {
+        std::fs::write(&path, &want).unwrap();
+    }
+    assert_eq!(
+        text, want,
+        "docs/errors.md differs from the rules registry: run with KUATIA_BLESS=1"
+    );
+}

@@ -13,7 +13,8 @@ export type Amount = number | string;
 export type Code = string | number;
 
 /**
- * One problem found in an input: stable `code`, JSON `path` of the field (empty for the whole input), human `message`.
+ * One problem found in an input: stable `code`, JSON `path` of the field (empty for the whole input), human `message`,
+ * and the `rule` that found it with its `params` (docs/errors.md, "Rules"), from which a host can write its own text.
  */
 export type Finding = {
   /**
@@ -25,10 +26,24 @@ export type Finding = {
    */
   path: string,
   /**
-   * Human-readable explanation (Spanish domain terms, English prose).
+   * Human-readable explanation, rendered from the rule's catalog entry in the face's language.
    */
   message: string,
+  /**
+   * Stable id of the rule that found the problem (`ruc.check_digit`, docs/errors.md); absent while the finding is
+   * still built from a sentence (`unclassified`).
+   */
+  rule?: string,
+  /**
+   * The rule's parameters in machine form (`{"expected": "1", "got": "2"}`); absent when it has none.
+   */
+  params?: { [key in string]: FindingParam },
 };
+
+/**
+ * One parameter of a finding's rule on the wire: a string, or a list of strings for a `list` parameter.
+ */
+export type FindingParam = string | Array<string>;
 
 /**
  * The outcome of validating a request: `ok` and every finding.
