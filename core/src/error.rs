@@ -45,22 +45,38 @@ pub const RULE_CHANNEL: &str = "\u{1}kuatia:";
 
 /// The message a `Deserialize` impl gives serde for a finding of a registered rule, so that the JSON readers of the
 /// `shape` module report its code, rule and parameters at the value's path: `E::custom(coded_rule(&e.to_finding("")))`.
+/// Plain text, not JSON (the WebAssembly package pays for every serde path): the prefix, the rule id, then each
+/// parameter's value in the rule's order after U+001F, a list's items after U+001D and joined by U+001E.
 pub fn coded_rule(f: &Finding) -> String {
-    let body = serde_json::json!({"rule": f.rule, "params": f.params});
-    format!("{RULE_CHANNEL}{body}")
+    let mut s = format!("{RULE_CHANNEL}{}", f.rule);
+    for (_, v) in f.params.iter() {
+        s.push('\u{1f}');
+        match v {
+            rule::Param::One(v) => s.push_str(v),
+            rule::Param::List(l) => {
+                s.push('\u{1d}');
+                s.push_str(&l.join("\u{1e}"));
+            }
+        }
+    }
+    s
 }
 
 /// Reads a [`coded_rule`] message back as the finding at `path` (`None` when the message is not one, or names a rule
 /// this build does not know).
 pub fn read_coded_rule(message: &str, path: impl Into<String>) -> Option<Finding> {
-    #[derive(Deserialize)]
-    struct Channel {
-        rule: Cow<'static, str>,
-        #[serde(default)]
-        params: Params,
+    let mut parts = message.strip_prefix(RULE_CHANNEL)?.split('\u{1f}');
+    let def = rule::find(parts.next()?)?;
+    let mut params = Params::new();
+    for ((name, _), v) in def.params.iter().zip(parts) {
+        let value = match v.strip_prefix('\u{1d}') {
+            Some(l) if l.is_empty() => rule::Param::List(Vec::new()),
+            Some(l) => rule::Param::List(l.split('\u{1e}').map(String::from).collect()),
+            None => rule::Param::One(v.to_string()),
+        };
+        params.insert(*name, value);
     }
-    let c: Channel = serde_json::from_str(message.strip_prefix(RULE_CHANNEL)?).ok()?;
-    Some(Finding::of(rule::find(&c.rule)?, path, c.params))
+    Some(Finding::of(def, path, params))
 }
 
 /// One problem found in an input: stable `code`, JSON `path` of the field (empty for the whole input), human `message`,

@@ -211,7 +211,7 @@ fn the_c_abi_source_lists_the_registry() {
 
 // ---- Rules (issue 32): ids, parameters, catalogs ----------------------------------------------------------------
 
-use kuatia_core::msg::{self, Lang, Piece};
+use kuatia_core::msg::{self, Lang};
 use kuatia_core::rule::{self, Kind, Param, Params, RuleDef};
 
 /// The domains a rule id may start with (docs/plans/issue-32.md §2.1).
@@ -247,24 +247,6 @@ const DOMAINS: &[&str] = &[
     "storage",
     "host",
 ];
-
-fn variables(pieces: &[Piece], out: &mut BTreeSet<String>) {
-    for p in pieces {
-        match p {
-            Piece::Text(_) => {}
-            Piece::Var(v) => {
-                out.insert(v.to_string());
-            }
-            Piece::Select(v, arms, default) => {
-                out.insert(v.to_string());
-                for (_, a) in *arms {
-                    variables(a, out);
-                }
-                variables(default, out);
-            }
-        }
-    }
-}
 
 #[test]
 fn rule_ids_are_well_formed_unique_and_coded() {
@@ -305,12 +287,11 @@ fn rule_ids_are_well_formed_unique_and_coded() {
 #[test]
 fn every_rule_has_both_messages_with_the_same_params() {
     for r in rule::ALL {
-        let declared: BTreeSet<String> = r.params.iter().map(|(n, _, _)| n.to_string()).collect();
+        let declared: BTreeSet<String> = r.params.iter().map(|(n, _)| n.to_string()).collect();
         for lang in Lang::ALL {
-            let pieces = msg::message(lang, r.id)
+            let m = msg::message(lang, r.id)
                 .unwrap_or_else(|| panic!("{}: no {} message (core/locales)", r.id, lang.tag()));
-            let mut used = BTreeSet::new();
-            variables(pieces, &mut used);
+            let used: BTreeSet<String> = msg::variables(m).into_iter().map(String::from).collect();
             assert_eq!(
                 used,
                 declared,
@@ -321,8 +302,8 @@ fn every_rule_has_both_messages_with_the_same_params() {
         }
     }
     for lang in Lang::ALL {
-        for c in msg::gen::catalogs(lang) {
-            for (id, _) in c.messages {
+        {
+            for id in msg::message_ids(lang) {
                 assert!(
                     rule::find(id).is_some(),
                     "{} catalog: {id} is not a registered rule",
@@ -336,12 +317,18 @@ fn every_rule_has_both_messages_with_the_same_params() {
 /// A rule's sample parameters, with the samples of the rule a `Rule` parameter names.
 fn sample(r: &RuleDef) -> Params {
     let mut params = Params::new();
-    for (name, kind, value) in r.params {
+    assert_eq!(
+        r.samples.len(),
+        r.params.len(),
+        "{}: a sample per parameter",
+        r.id
+    );
+    for ((name, kind), value) in r.params.iter().zip(r.samples) {
         params.insert(name.to_string(), Param::One(value.to_string()));
         if *kind == Kind::Rule {
             let inner = rule::find(value)
                 .unwrap_or_else(|| panic!("{}: {name} = {value} is not a rule", r.id));
-            for (n, _, v) in inner.params {
+            for ((n, _), v) in inner.params.iter().zip(inner.samples) {
                 params.insert(n.to_string(), Param::One(v.to_string()));
             }
         }
@@ -399,7 +386,7 @@ fn rules_json() -> Vec<serde_json::Value> {
             let params: Vec<_> = r
                 .params
                 .iter()
-                .map(|(n, k, _)| serde_json::json!({"name": n, "kind": k.name()}))
+                .map(|(n, k)| serde_json::json!({"name": n, "kind": k.name()}))
                 .collect();
             serde_json::json!({"rule": r.id, "code": r.code, "params": params})
         })
@@ -450,7 +437,7 @@ fn rules_table() -> String {
         let params: Vec<String> = r
             .params
             .iter()
-            .map(|(n, k, _)| format!("`{n}`: {}", k.name()))
+            .map(|(n, k)| format!("`{n}`: {}", k.name()))
             .collect();
         t.push_str(&format!(
             "| `{}` | `{}` | {} | {} |\n",

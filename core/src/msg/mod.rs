@@ -96,51 +96,99 @@ fn qvalue(v: &str) -> Option<u16> {
     }
 }
 
-/// One piece of a compiled message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Piece {
-    /// Literal text.
-    Text(&'static str),
-    /// A parameter, formatted by its kind in the message's language.
-    Var(&'static str),
-    /// A select on a parameter: the arm whose key equals its value, else its plural category (`one`, `other`), else
-    /// the default arm.
-    Select(
-        &'static str,
-        &'static [(&'static str, &'static [Piece])],
-        &'static [Piece],
-    ),
-}
-
-/// A compiled catalog: `(rule id, message)` sorted by id, and `(term id, text)` sorted by id.
+/// A compiled catalog of one group in one language: its records in one text, sorted by id, each
+/// `id U+001F message U+001E`, and where each record starts. In a message, `U+0001 name U+0002` is a parameter and
+/// `U+0003 name U+0004 (key U+0005 arm U+0006)… U+0007` a select on one (the default arm's key starts with `*`).
+/// One text and a table of offsets rather than a structure per message: the WebAssembly package pays for the text
+/// and little else (docs/plans/issue-32.md §7.4).
 #[derive(Debug, Clone, Copy)]
 pub struct Catalog {
-    /// The messages, sorted by rule id.
-    pub messages: &'static [(&'static str, &'static [Piece])],
-    /// The terms (`-whole_number` → `whole_number`), sorted by id.
-    pub terms: &'static [(&'static str, &'static str)],
+    /// The messages' records, sorted by rule id.
+    pub messages: &'static str,
+    /// The byte offset of each message record.
+    pub message_starts: &'static [u16],
+    /// The terms' records (`-whole_number` → `whole_number`), sorted by id, without markers.
+    pub terms: &'static str,
+    /// The byte offset of each term record.
+    pub term_starts: &'static [u16],
 }
 
-/// The message of rule `id` in `lang`, if its catalog has one.
-pub fn message(lang: Lang, id: &str) -> Option<&'static [Piece]> {
-    gen::catalogs(lang).iter().find_map(|c| {
-        c.messages
-            .binary_search_by(|(k, _)| (*k).cmp(id))
-            .ok()
-            .and_then(|i| c.messages.get(i))
-            .map(|(_, m)| *m)
-    })
+const ID_END: char = '\u{1f}';
+const RECORD_END: char = '\u{1e}';
+const VAR: char = '\u{1}';
+const VAR_END: char = '\u{2}';
+const SELECT: char = '\u{3}';
+const SELECT_ARMS: char = '\u{4}';
+const ARM_KEY_END: char = '\u{5}';
+const ARM_END: char = '\u{6}';
+const SELECT_END: char = '\u{7}';
+
+/// The record `i` of `text`: its id and its body.
+fn record(text: &'static str, starts: &[u16], i: usize) -> Option<(&'static str, &'static str)> {
+    let start = usize::from(*starts.get(i)?);
+    let end = starts.get(i + 1).map_or(text.len(), |e| usize::from(*e));
+    let r = text.get(start..end)?.strip_suffix(RECORD_END)?;
+    r.split_once(ID_END)
+}
+
+/// The body of the record with id `id`, by binary search.
+fn lookup(text: &'static str, starts: &[u16], id: &str) -> Option<&'static str> {
+    let (mut lo, mut hi) = (0, starts.len());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let (k, body) = record(text, starts, mid)?;
+        match k.cmp(id) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+            std::cmp::Ordering::Equal => return Some(body),
+        }
+    }
+    None
+}
+
+/// The compiled message of rule `id` in `lang`, if its catalog has one.
+pub fn message(lang: Lang, id: &str) -> Option<&'static str> {
+    gen::catalogs(lang)
+        .iter()
+        .find_map(|c| lookup(c.messages, c.message_starts, id))
 }
 
 /// The text of term `id` in `lang`.
 pub fn term(lang: Lang, id: &str) -> Option<&'static str> {
-    gen::catalogs(lang).iter().find_map(|c| {
-        c.terms
-            .binary_search_by(|(k, _)| (*k).cmp(id))
-            .ok()
-            .and_then(|i| c.terms.get(i))
-            .map(|(_, t)| *t)
-    })
+    gen::catalogs(lang)
+        .iter()
+        .find_map(|c| lookup(c.terms, c.term_starts, id))
+}
+
+/// The rule ids a catalog of `lang` has a message for (the registry tests read the catalogs against the rules).
+pub fn message_ids(lang: Lang) -> Vec<&'static str> {
+    let mut ids = Vec::new();
+    for c in gen::catalogs(lang) {
+        ids.extend(
+            (0..c.message_starts.len())
+                .filter_map(|i| Some(record(c.messages, c.message_starts, i)?.0)),
+        );
+    }
+    ids
+}
+
+/// The parameter names compiled message `m` uses (in its text and its selects), in order, with repeats.
+pub fn variables(m: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    let mut rest = m;
+    while let Some(i) = rest.find([VAR, SELECT]) {
+        let end = if rest.get(i..).is_some_and(|r| r.starts_with(VAR)) {
+            VAR_END
+        } else {
+            SELECT_ARMS
+        };
+        let Some((name, r)) = rest.get(i + 1..).unwrap_or_default().split_once(end) else {
+            break;
+        };
+        names.push(name);
+        rest = r;
+    }
+    names
 }
 
 /// The message of rule `def` with `params`, in `lang` (the other language's when a catalog lacks it, the rule id when
@@ -158,49 +206,75 @@ fn render_into(out: &mut String, lang: Lang, def: &RuleDef, params: &Params, dep
             .find_map(|&l| message(l, def.id).map(|m| (l, m)))
     });
     match found {
-        Some((l, pieces)) => pieces_into(out, l, def, params, pieces, depth),
+        Some((l, m)) => pieces_into(out, l, def, params, m, depth),
         None => out.push_str(def.id),
     }
 }
 
-fn pieces_into(
-    out: &mut String,
-    lang: Lang,
-    def: &RuleDef,
-    params: &Params,
-    pieces: &[Piece],
-    depth: u8,
-) {
-    for piece in pieces {
-        match *piece {
-            Piece::Text(t) => out.push_str(t),
-            Piece::Var(name) => match (def.kind(name), params.get(name)) {
-                (_, None) => {
-                    out.push_str("{$");
-                    out.push_str(name);
-                    out.push('}');
-                }
-                (Some(Kind::Rule), Some(v)) => match rule::find(&v.text()) {
-                    Some(inner) if depth < 2 => render_into(out, lang, inner, params, depth + 1),
-                    _ => out.push_str(&v.text()),
-                },
-                (kind, Some(v)) => format::value(out, lang, kind.unwrap_or(Kind::Text), v, params),
-            },
-            Piece::Select(name, arms, default) => {
-                let value = params.get(name).map(|v| v.text());
-                let value = value.as_deref().unwrap_or("");
-                let arm = arms
-                    .iter()
-                    .find(|(k, _)| *k == value)
-                    .or_else(|| {
-                        let category = format::plural(lang, value)?;
-                        arms.iter().find(|(k, _)| *k == category)
-                    })
-                    .map_or(default, |(_, p)| p);
-                pieces_into(out, lang, def, params, arm, depth);
+/// Appends compiled message text `m` (see [`Catalog`]); a marker the generator cannot have written ends it.
+fn pieces_into(out: &mut String, lang: Lang, def: &RuleDef, params: &Params, m: &str, depth: u8) {
+    let mut rest = m;
+    while let Some(i) = rest.find(|c: char| c < '\u{8}') {
+        out.push_str(rest.get(..i).unwrap_or_default());
+        let marker = rest.get(i..).and_then(|r| r.chars().next());
+        let after = rest.get(i + 1..).unwrap_or_default();
+        match marker {
+            Some(VAR) => {
+                let Some((name, r)) = after.split_once(VAR_END) else {
+                    return;
+                };
+                var_into(out, lang, def, params, name, depth);
+                rest = r;
             }
+            Some(SELECT) => {
+                let Some((name, r)) = after.split_once(SELECT_ARMS) else {
+                    return;
+                };
+                let Some((arms, r)) = r.split_once(SELECT_END) else {
+                    return;
+                };
+                let arm = select(lang, params, name, arms);
+                pieces_into(out, lang, def, params, arm, depth);
+                rest = r;
+            }
+            _ => return,
         }
     }
+    out.push_str(rest);
+}
+
+/// Appends parameter `name` formatted by its kind (its marker when the finding lacks it).
+fn var_into(out: &mut String, lang: Lang, def: &RuleDef, params: &Params, name: &str, depth: u8) {
+    match (def.kind(name), params.get(name)) {
+        (_, None) => {
+            out.push_str("{$");
+            out.push_str(name);
+            out.push('}');
+        }
+        (Some(Kind::Rule), Some(v)) => match rule::find(&v.text()) {
+            Some(inner) if depth < 2 => render_into(out, lang, inner, params, depth + 1),
+            _ => out.push_str(&v.text()),
+        },
+        (kind, Some(v)) => format::value(out, lang, kind.unwrap_or(Kind::Text), v, params),
+    }
+}
+
+/// The arm of a select on parameter `name`: the one whose key is its value, else its plural category (`one`,
+/// `other`), else the default one.
+fn select<'m>(lang: Lang, params: &Params, name: &str, arms: &'m str) -> &'m str {
+    let value = params.get(name).map(|v| v.text());
+    let value = value.as_deref().unwrap_or("");
+    let arms = || {
+        arms.split(ARM_END)
+            .filter_map(|a| a.split_once(ARM_KEY_END))
+            .map(|(k, a)| (k.strip_prefix('*').map_or((k, false), |k| (k, true)), a))
+    };
+    let category = format::plural(lang, value);
+    arms()
+        .find(|((k, _), _)| *k == value)
+        .or_else(|| arms().find(|((k, _), _)| Some(*k) == category))
+        .or_else(|| arms().find(|((_, default), _)| *default))
+        .map_or("", |(_, a)| a)
 }
 
 #[cfg(test)]

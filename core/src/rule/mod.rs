@@ -70,8 +70,12 @@ pub struct RuleDef {
     pub id: &'static str,
     /// The registry code every finding of this rule carries.
     pub code: &'static str,
-    /// The parameters in declaration order: name, kind and a sample value in wire form.
-    pub params: &'static [(&'static str, Kind, &'static str)],
+    /// The parameters in declaration order: name and kind.
+    pub params: &'static [(&'static str, Kind)],
+    /// A sample value in wire form for each parameter (`tests/fixtures/messages.json`, the catalog checks); not in the
+    /// WebAssembly build.
+    #[cfg(not(target_family = "wasm"))]
+    pub samples: &'static [&'static str],
     /// What the rule checks (its doc comment); not in the WebAssembly build, which has no use for it.
     #[cfg(not(target_family = "wasm"))]
     pub doc: &'static str,
@@ -82,8 +86,8 @@ impl RuleDef {
     pub fn kind(&self, name: &str) -> Option<Kind> {
         self.params
             .iter()
-            .find(|(n, _, _)| *n == name)
-            .map(|(_, k, _)| *k)
+            .find(|(n, _)| *n == name)
+            .map(|(_, k)| *k)
     }
 }
 
@@ -217,7 +221,7 @@ impl<'de> Deserialize<'de> for Params {
 }
 
 /// A whole number a builder takes for an [`Kind::Int`] parameter.
-pub trait Integer: fmt::Display {}
+pub trait Integer: fmt::Display + Arg {}
 macro_rules! integer {
     ($($t:ty),*) => { $(impl Integer for $t {})* };
 }
@@ -237,38 +241,46 @@ macro_rules! rule_arg {
     (Rule) => { &'static $crate::rule::RuleDef };
 }
 
-/// A builder's argument in wire form.
-macro_rules! rule_value {
-    (Int, $v:expr) => {
-        $crate::rule::Param::One($v.to_string())
-    };
-    (Dec, $v:expr) => {
-        $crate::rule::Param::One($crate::fmt::dec($v))
-    };
-    (Money, $v:expr) => {
-        $crate::rule::Param::One($crate::fmt::dec($v))
-    };
-    (Percent, $v:expr) => {
-        $crate::rule::Param::One($crate::fmt::dec($v))
-    };
-    (Date, $v:expr) => {
-        $crate::rule::Param::One($crate::fmt::date($v))
-    };
-    (DateTime, $v:expr) => {
-        $crate::rule::Param::One($crate::fmt::datetime($v))
-    };
-    (Text, $v:expr) => {
-        $crate::rule::Param::One($v.to_string())
-    };
-    (Term, $v:expr) => {
-        $crate::rule::Param::One($v.to_string())
-    };
-    (List, $v:expr) => {
-        $crate::rule::Param::List($v.iter().map(|s| s.to_string()).collect())
-    };
-    (Rule, $v:expr) => {
-        $crate::rule::Param::One($v.id.to_string())
-    };
+/// A builder's argument: its parameter's value in wire form. One implementation per Rust type, shared by every
+/// builder (a builder passes `&dyn Arg`s), so a rule costs the WebAssembly package a few bytes of code.
+pub trait Arg {
+    /// The wire form.
+    fn wire(&self) -> Param;
+}
+
+macro_rules! arg_display {
+    ($($t:ty),*) => { $(impl Arg for $t { fn wire(&self) -> Param { Param::One(self.to_string()) } })* };
+}
+arg_display!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, &str);
+
+impl Arg for rust_decimal::Decimal {
+    fn wire(&self) -> Param {
+        Param::One(crate::fmt::dec(*self))
+    }
+}
+
+impl Arg for time::Date {
+    fn wire(&self) -> Param {
+        Param::One(crate::fmt::date(*self))
+    }
+}
+
+impl Arg for time::PrimitiveDateTime {
+    fn wire(&self) -> Param {
+        Param::One(crate::fmt::datetime(*self))
+    }
+}
+
+impl Arg for &[&str] {
+    fn wire(&self) -> Param {
+        Param::List(self.iter().map(|s| s.to_string()).collect())
+    }
+}
+
+impl Arg for &'static RuleDef {
+    fn wire(&self) -> Param {
+        Param::One(self.id.to_string())
+    }
 }
 
 /// Declares a group of rules: for each, a [`RuleDef`] constant, a typed builder returning a [`Finding`](crate::Finding), and the
@@ -290,7 +302,9 @@ macro_rules! rules {
             pub const $name: &$crate::rule::RuleDef = &$crate::rule::RuleDef {
                 id: $id,
                 code: $crate::code::$code,
-                params: &[$((stringify!($p), $crate::rule::Kind::$k, $sample)),*],
+                params: &[$((stringify!($p), $crate::rule::Kind::$k)),*],
+                #[cfg(not(target_family = "wasm"))]
+                samples: &[$($sample),*],
                 #[cfg(not(target_family = "wasm"))]
                 doc: concat!($($doc),+),
             };
@@ -298,10 +312,7 @@ macro_rules! rules {
             $(#[doc = $doc])+
             #[allow(clippy::too_many_arguments)]
             pub fn $build(path: impl Into<String>, $($p: rule_arg!($k)),*) -> $crate::error::Finding {
-                #[allow(unused_mut)]
-                let mut params = $crate::rule::Params::new();
-                $(params.insert(stringify!($p), rule_value!($k, $p));)*
-                $crate::error::Finding::of($name, path, params)
+                $crate::rule::build($name, path.into(), &[$(&$p as &dyn $crate::rule::Arg),*])
             }
         )*
 
@@ -347,6 +358,15 @@ pub const ALL: &[&RuleDef] = &chain::<{ count(GROUPS) }>(GROUPS);
 /// The rule with id `id`.
 pub fn find(id: &str) -> Option<&'static RuleDef> {
     ALL.iter().copied().find(|r| r.id == id)
+}
+
+/// A builder's finding: `values` are the parameters' wire forms in the rule's order. Not generic, so that each
+/// builder is a few instructions (the WebAssembly package pays for every builder).
+#[inline(never)]
+pub fn build(def: &'static RuleDef, path: String, values: &[&dyn Arg]) -> crate::Finding {
+    let params = def.params.iter().zip(values);
+    let params = params.map(|((n, _), v)| (Cow::Borrowed(*n), v.wire()));
+    crate::Finding::of(def, path, Params(params.collect()))
 }
 
 /// A finding of rule `def` with wire-form `params` (a builder's result, or parameters read back from JSON).
