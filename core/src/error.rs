@@ -46,11 +46,14 @@ pub const RULE_CHANNEL: &str = "\u{1}kuatia:";
 /// The message a `Deserialize` impl gives serde for a finding of a registered rule, so that the JSON readers of the
 /// `shape` module report its code, rule and parameters at the value's path: `E::custom(coded_rule(&e.to_finding("")))`.
 /// Plain text, not JSON (the WebAssembly package pays for every serde path): the prefix, the rule id, then each
-/// parameter's value in the rule's order after U+001F, a list's items after U+001D and joined by U+001E.
+/// parameter as U+001F `name=value`, a list's items after U+001D and joined by U+001E. Every parameter of the finding
+/// travels, including those of a rule a `Rule` parameter names.
 pub fn coded_rule(f: &Finding) -> String {
     let mut s = format!("{RULE_CHANNEL}{}", f.rule);
-    for (_, v) in f.params.iter() {
+    for (name, v) in f.params.iter() {
         s.push('\u{1f}');
+        s.push_str(name);
+        s.push('=');
         match v {
             rule::Param::One(v) => s.push_str(v),
             rule::Param::List(l) => {
@@ -68,13 +71,14 @@ pub fn read_coded_rule(message: &str, path: impl Into<String>) -> Option<Finding
     let mut parts = message.strip_prefix(RULE_CHANNEL)?.split('\u{1f}');
     let def = rule::find(parts.next()?)?;
     let mut params = Params::new();
-    for ((name, _), v) in def.params.iter().zip(parts) {
+    for part in parts {
+        let (name, v) = part.split_once('=')?;
         let value = match v.strip_prefix('\u{1d}') {
-            Some(l) if l.is_empty() => rule::Param::List(Vec::new()),
+            Some("") => rule::Param::List(Vec::new()),
             Some(l) => rule::Param::List(l.split('\u{1e}').map(String::from).collect()),
             None => rule::Param::One(v.to_string()),
         };
-        params.insert(*name, value);
+        params.insert(name.to_string(), value);
     }
     Some(Finding::of(def, path, params))
 }
@@ -239,5 +243,35 @@ mod tests {
         assert_eq!(join_path("job", &json_path(".")), "job");
         assert_eq!(join_path("events", "[0]"), "events[0]");
         assert_eq!(join_path("", "receptor.ruc"), "receptor.ruc");
+    }
+}
+
+#[cfg(test)]
+mod channel_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// Every parameter crosses serde's message channel, those of a rule named by a `Rule` parameter and lists too.
+    #[test]
+    fn the_serde_channel_keeps_every_parameter() {
+        let f = crate::cdc::CdcError::Ruc(crate::ruc::RucError::WrongDv {
+            expected: 1,
+            got: 2,
+        })
+        .to_finding("");
+        assert_eq!(f.params.iter().count(), 3, "{f:?}");
+        let back = read_coded_rule(&coded_rule(&f), "cdc").unwrap();
+        assert_eq!((back.rule.as_ref(), back.path.as_str()), ("cdc.ruc", "cdc"));
+        assert_eq!(back.params, f.params);
+        assert_eq!(back.message, f.message);
+
+        let mut list = f.clone();
+        list.params
+            .insert("items", rule::Param::List(vec!["a".into(), "b=c".into()]));
+        list.params.insert("none", rule::Param::List(Vec::new()));
+        let back = read_coded_rule(&coded_rule(&list), "").unwrap();
+        assert_eq!(back.params, list.params);
+        assert!(read_coded_rule("\u{1}kuatia:no.such_rule", "").is_none());
+        assert!(read_coded_rule("ruc.empty", "").is_none());
     }
 }
