@@ -13,6 +13,7 @@ use super::{
 };
 use crate::resource::DocumentParts;
 use crate::resource::Invoice;
+use crate::{localize, request_lang, Lang};
 use crate::{ApiError, IdempotentReply, Principal};
 use kuatia_core::invoice::FacturaRequest;
 use kuatia_core::issue::{IssueError, Pending, Prepared, Stage, Ticket};
@@ -203,6 +204,8 @@ struct JobContext {
     account_id: String,
     env: Environment,
     idempotency: Option<Idempotency>,
+    /// The language the answer is written in (the request's `Accept-Language`).
+    lang: Lang,
     now: OffsetDateTime,
     simulate: Option<String>,
     id: String,
@@ -362,6 +365,7 @@ impl<S: Store> Service<S> {
         match self.reserve(caller, req, host) {
             Ok(mut job) => {
                 job.job.idempotency = idempotency;
+                job.job.lang = request_lang(req);
                 job.job._claim = claim;
                 Step::Sign(job)
             }
@@ -547,6 +551,7 @@ impl<S: Store> Service<S> {
                 account_id: caller.account.id.clone(),
                 env: caller.env,
                 idempotency: None,
+                lang: Lang::default(),
                 now,
                 simulate,
                 id: random_id(host, "fact_", 24),
@@ -583,7 +588,8 @@ impl<S: Store> Service<S> {
         let SignedCreate { job, outcome } = signed;
         // Another node may have answered the same key meanwhile: its reply stands, this number stays a gap.
         if let Some(idem) = &job.idempotency {
-            if let Some(r) = self.replay(&job.account_id, job.env, idem) {
+            if let Some(mut r) = self.replay(&job.account_id, job.env, idem) {
+                localize(&mut r, job.lang);
                 return r;
             }
         }
@@ -601,6 +607,8 @@ impl<S: Store> Service<S> {
             false,
             job.now,
         );
+        let mut response = response;
+        localize(&mut response, job.lang);
         response
     }
 

@@ -295,11 +295,183 @@ fn summary(findings: &[Finding]) -> (&'static str, String) {
     .into_iter()
     .find(|c| findings.iter().any(|f| f.code == *c))
     .unwrap_or(code::VALIDATION_ERROR);
-    let message = match findings.len() {
-        1 => findings.first().map(|f| f.to_string()).unwrap_or_default(),
-        n => format!("{n} problems found; see details"),
+    (summary, summary_message(findings, msg::BUILD_LANG))
+}
+
+/// The `message` of a refusal made of findings, in `lang`: the one finding (code, path and its message, which must be
+/// in `lang` already), or how many there are.
+fn summary_message(findings: &[Finding], lang: Lang) -> String {
+    match findings {
+        [f] if f.path.is_empty() => {
+            let params = [&f.code.as_str() as &dyn rule::Arg, &f.message.as_str()];
+            msg::render(
+                lang,
+                rule::API_FINDING,
+                &rule::build(rule::API_FINDING, String::new(), &params).params,
+            )
+        }
+        [f] => {
+            let params = [
+                &f.code.as_str() as &dyn rule::Arg,
+                &f.path.as_str(),
+                &f.message.as_str(),
+            ];
+            msg::render(
+                lang,
+                rule::API_FINDING_AT,
+                &rule::build(rule::API_FINDING_AT, String::new(), &params).params,
+            )
+        }
+        _ => msg::render(
+            lang,
+            rule::API_FINDINGS,
+            &rule::api_findings("", findings.len()).params,
+        ),
+    }
+}
+
+/// The language a request's answer is written in: its `Accept-Language` (RFC 9110 §12.5.4; `es` and `en` are
+/// offered), Spanish of Paraguay without one or when it names neither. Never a refusal.
+pub fn request_lang(req: &HttpRequest) -> Lang {
+    req.header("Accept-Language")
+        .map_or_else(Lang::default, Lang::negotiate)
+}
+
+/// Writes a refusal for a reader of `lang`: its findings (`details`, and the summary `message` made of them) are
+/// rendered from their rules in `lang`, and `Content-Language` says the language its text is in, with `Vary:
+/// Accept-Language`. A refusal whose text is not all from the catalogs yet (a finding without a rule, a message of its
+/// own) stays as it was written, in English, and says so. Answers that are not refusals carry data, not prose, and are
+/// left alone. Done once, where an answer leaves the service: a stored answer (an idempotent replay) is written for the
+/// request that reads it, with the same codes, rules and parameters.
+pub fn localize(r: &mut HttpResponse, lang: Lang) {
+    let json = r
+        .header("Content-Type")
+        .is_some_and(|t| t.starts_with("application/json"));
+    if !json || r.status < 400 {
+        return;
+    }
+    let written = localize_error_body(&r.body, lang);
+    let in_lang = match written {
+        Some(body) => {
+            r.body = body;
+            lang
+        }
+        None => msg::BUILD_LANG,
     };
-    (summary, message)
+    r.headers
+        .retain(|(k, _)| !k.eq_ignore_ascii_case("Content-Language"));
+    r.headers
+        .push(("Content-Language".into(), in_lang.tag().into()));
+    if !r
+        .headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("Vary") && v.contains("Accept-Language"))
+    {
+        r.headers.push(("Vary".into(), "Accept-Language".into()));
+    }
+}
+
+/// A refusal's body with its findings and summary rendered in `lang` ([`ApiError::localize`]); `None` when some of
+/// its text has no rule (it keeps the language it was written in).
+fn localize_error_body(body: &[u8], lang: Lang) -> Option<Vec<u8>> {
+    let mut answer: Value = serde_json::from_slice(body).ok()?;
+    let error = answer.get_mut("error")?.as_object_mut()?;
+    let mut e = ApiError {
+        status: 0,
+        code: String::new(),
+        message: error.get("message")?.as_str()?.to_string(),
+        details: serde_json::from_value(error.get("details")?.clone()).ok()?,
+    };
+    if !e.localize(lang) {
+        return None;
+    }
+    error.insert("message".into(), Value::String(e.message));
+    error.insert("details".into(), serde_json::to_value(&e.details).ok()?);
+    serde_json::to_vec(&answer).ok()
+}
+
+#[cfg(test)]
+mod language_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn get(accept_language: Option<&str>) -> HttpRequest {
+        HttpRequest {
+            method: "GET".into(),
+            path: "/v1/facturas".into(),
+            headers: accept_language
+                .map(|l| vec![("Accept-Language".into(), l.into())])
+                .unwrap_or_default(),
+            body: Vec::new(),
+        }
+    }
+
+    /// A refusal made of findings with rules is written in the reader's language, Spanish of Paraguay by default;
+    /// the codes, paths, rules and parameters stay.
+    #[test]
+    fn a_refusal_speaks_the_readers_language() {
+        let one = ApiError::findings(&[rule::ruc_check_digit("receptor.ruc", 1, 2)]).response();
+        assert_eq!(request_lang(&get(None)), Lang::EsPy);
+        assert_eq!(request_lang(&get(Some("en-US,en;q=0.9"))), Lang::En);
+        assert_eq!(request_lang(&get(Some("fr"))), Lang::EsPy);
+
+        let mut es = one.clone();
+        localize(&mut es, request_lang(&get(None)));
+        let v = es.json();
+        assert_eq!(es.header("Content-Language"), Some("es-PY"));
+        assert_eq!(es.header("Vary"), Some("Accept-Language"));
+        assert_eq!(
+            v["error"]["message"],
+            "INVALID_RUC en receptor.ruc: El dígito verificador del RUC no corresponde: debería ser 1, no 2"
+        );
+        assert_eq!(v["error"]["code"], "INVALID_RUC");
+        assert_eq!(v["error"]["details"][0]["rule"], "ruc.check_digit");
+        assert_eq!(v["error"]["details"][0]["params"]["expected"], "1");
+
+        let mut en = one.clone();
+        localize(&mut en, Lang::En);
+        assert_eq!(en.header("Content-Language"), Some("en"));
+        assert_eq!(
+            en.json()["error"]["message"],
+            "INVALID_RUC at receptor.ruc: wrong RUC check digit: expected 1, got 2"
+        );
+
+        let two = ApiError::findings(&[
+            rule::ruc_check_digit("receptor.ruc", 1, 2),
+            rule::ruc_empty("emisor.ruc"),
+        ]);
+        let mut es = two.response();
+        localize(&mut es, Lang::EsPy);
+        assert_eq!(
+            es.json()["error"]["message"],
+            "Se encontraron 2 problemas; vea los detalles"
+        );
+        assert!(es.json()["error"]["details"][1]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("El RUC está vacío"));
+    }
+
+    /// Text that has no rule yet keeps the language it was written in, and the answer says which.
+    #[test]
+    fn text_without_a_rule_says_it_is_english() {
+        let mixed = ApiError::findings(&[
+            rule::ruc_empty("emisor.ruc"),
+            Finding::new(code::REQUIRED, "items", "at least one item is required"),
+        ]);
+        for r in [
+            mixed.response(),
+            ApiError::new(404, code::NOT_FOUND, "no such invoice").response(),
+        ] {
+            let mut out = r.clone();
+            localize(&mut out, Lang::EsPy);
+            assert_eq!(out.body, r.body);
+            assert_eq!(out.header("Content-Language"), Some("en"));
+        }
+        let mut ok = ok(200, json!({"id": "fact_1"}));
+        localize(&mut ok, Lang::EsPy);
+        assert_eq!(ok.header("Content-Language"), None);
+    }
 }
 
 #[cfg(test)]
@@ -393,6 +565,20 @@ impl ApiError {
             message,
             details: findings.to_vec(),
         }
+    }
+
+    /// Renders the findings (`details`) and the summary made of them in `lang`, for a host that answers a typed
+    /// operation's error itself (the route does it for its answers: [`localize`]). `false`, and nothing changed, when
+    /// some of the text has no rule yet (a finding built from a sentence, a message of its own): it stays in English.
+    pub fn localize(&mut self, lang: Lang) -> bool {
+        let all_ruled = !self.details.is_empty()
+            && self.details.iter().all(|f| rule::find(&f.rule).is_some())
+            && self.message == summary_message(&self.details, msg::BUILD_LANG);
+        if all_ruled {
+            self.details.iter_mut().for_each(|f| f.localize(lang));
+            self.message = summary_message(&self.details, lang);
+        }
+        all_ruled
     }
 
     /// The answer `/v1` gives for it: `{"ok": false, "error": {code, message[, details]}}`.

@@ -42,7 +42,8 @@ mod webhooks;
 pub use accounts::{production_profile_findings, Principal};
 pub use cancel::CancelInput;
 pub use http::{
-    error_body_with_request_id, ApiError, HttpRequest, HttpResponse, RequestHead, REPLAYED_HEADER,
+    error_body_with_request_id, localize, request_lang, ApiError, HttpRequest, HttpResponse,
+    RequestHead, REPLAYED_HEADER,
 };
 pub use invoices::{InvoiceFilter, Kude, ListOrder, SignedXml};
 pub use preflight::Check;
@@ -60,7 +61,9 @@ use {accounts::*, http::*, sandbox::*};
 use auth::{parse_key, Environment};
 use kuatia_core::error::{code, Finding};
 use kuatia_core::lifecycle::{transition, Estado, EventKind, SifenError, Trigger};
+use kuatia_core::msg::{self, Lang};
 use kuatia_core::numbering::Gap;
+use kuatia_core::rule;
 use kuatia_core::sign::Signer;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};

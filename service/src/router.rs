@@ -247,9 +247,20 @@ impl<S: Store> Service<S> {
         client: Option<std::net::IpAddr>,
         host: &mut dyn Host,
     ) -> Step {
+        let _ = client;
+        match self.route_step(req, host) {
+            Step::Done(mut r) => {
+                localize(&mut r, request_lang(req));
+                Step::Done(r)
+            }
+            sign => sign,
+        }
+    }
+
+    /// [`Service::handle_step`] before its answer is written for the reader ([`localize`]).
+    fn route_step(&mut self, req: &HttpRequest, host: &mut dyn Host) -> Step {
         self.tick_due(host);
         let (path, query) = req.path.split_once('?').unwrap_or((req.path.as_str(), ""));
-        let _ = client;
         let segments = route_segments(path);
         let method = req.method.to_ascii_uppercase();
         let (route, ids) = match resolve(&segments, &method) {
@@ -350,13 +361,15 @@ impl<S: Store> Service<S> {
     pub fn lookup(&self, req: &HttpRequest) -> Option<HttpResponse> {
         let id = lookup_id(req)?;
         let query = req.path.split_once('?').map_or("", |(_, q)| q);
-        Some(match self.authenticate(req) {
+        let mut r = match self.authenticate(req) {
             Ok(caller) => match query_pairs(query, &[]) {
                 Ok(_) => self.invoice_lookup(&caller, id),
                 Err(e) => e.response(),
             },
             Err(r) => r,
-        })
+        };
+        localize(&mut r, request_lang(req));
+        Some(r)
     }
 }
 

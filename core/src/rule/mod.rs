@@ -321,11 +321,13 @@ macro_rules! rules {
     };
 }
 
+mod api;
+pub use api::*;
 mod ids;
 pub use ids::*;
 
 /// The groups of rules, one per file of this module.
-pub const GROUPS: &[&[&RuleDef]] = &[ids::ALL];
+pub const GROUPS: &[&[&RuleDef]] = &[ids::ALL, api::ALL];
 
 const fn count(groups: &[&[&RuleDef]]) -> usize {
     let mut n = 0;

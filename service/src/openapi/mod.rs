@@ -182,11 +182,30 @@ fn response(answer: &Answer, output: &mut SchemaGenerator) -> Value {
             (name.to_string(), header)
         })
         .collect();
+    let mut headers = headers;
+    if matches!(answer.content, Content::Error) {
+        headers.insert(
+            "Content-Language".into(),
+            json!({"required": false, "description": "The language of the refusal's messages: `es-PY` or `en` \
+                   (the `Accept-Language` asked for, or `en` for text that has no catalog entry yet).",
+                   "schema": {"type": "string", "enum": ["es-PY", "en"]}}),
+        );
+    }
     if !headers.is_empty() {
         out["headers"] = Value::Object(headers);
     }
     out
 }
+
+/// The language of a refusal's text (docs/api.md, "Language").
+const ACCEPT_LANGUAGE: Param = Param {
+    name: "Accept-Language",
+    description: "The language of a refusal's messages (RFC 9110): `es` (Spanish of Paraguay, the default) or `en`. \
+                  Anything else, or none, gives `es-PY`; never a refusal. The answer says which in `Content-Language` \
+                  (text that has no catalog entry yet stays in English and says `en`).",
+    required: false,
+    schema: || json!({"type": "string", "maxLength": 1024}),
+};
 
 /// Headers every answer of a status carries, whichever route gives it.
 const STATUS_HEADERS: &[(u16, &str, &str)] = &[(
@@ -215,6 +234,9 @@ pub fn document() -> Result<Value, String> {
         let mut parameters: Vec<Value> = op.path.iter().map(|p| parameter(p, "path")).collect();
         parameters.extend(op.query.iter().map(|p| parameter(p, "query")));
         parameters.extend(op.headers.iter().map(|p| parameter(p, "header")));
+        if op.auth {
+            parameters.push(parameter(&ACCEPT_LANGUAGE, "header"));
+        }
         let mut responses = Map::new();
         for a in &op.answers {
             responses.insert(a.status.to_string(), response(a, &mut output));

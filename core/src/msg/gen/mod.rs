@@ -2,6 +2,8 @@
 //! `cargo run --manifest-path tools/codegen/Cargo.toml -p kuatia-catalog`.
 
 #[rustfmt::skip]
+mod api;
+#[rustfmt::skip]
 mod ids;
 
 use super::{Catalog, Lang};
@@ -9,7 +11,7 @@ use super::{Catalog, Lang};
 /// The compiled catalogs of `lang`, one per group.
 pub fn catalogs(lang: Lang) -> &'static [Catalog] {
     match lang {
-        Lang::EsPy => &[ids::ES_PY],
-        Lang::En => &[ids::EN],
+        Lang::EsPy => &[api::ES_PY, ids::ES_PY],
+        Lang::En => &[api::EN, ids::EN],
     }
 }
