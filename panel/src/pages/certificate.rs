@@ -38,10 +38,10 @@ pub(crate) fn certificate_refusal(f: &Finding) -> String {
         _ => "El certificado no se puede usar.",
     };
     // The core's message names the code first (`CODE: detail`); show the code once.
-    let detail = f
-        .message
+    let message = f.message_in(kuatia_core::msg::Lang::EsPy);
+    let detail = message
         .strip_prefix(&format!("{}: ", f.code))
-        .unwrap_or(&f.message);
+        .unwrap_or(&message);
     format!(
         "{text} <span class=\"hint\">({}: {})</span>",
         esc(&f.code),

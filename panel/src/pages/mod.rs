@@ -56,12 +56,14 @@ pub(crate) fn not_found() -> HttpResponse {
     )
 }
 
-/// Spanish text of a finding: what the core said, with the field it concerns.
+/// Spanish text of a finding: its message from the Spanish catalog (the panel is Spanish), with the field it
+/// concerns.
 pub(crate) fn finding_text(f: &Finding) -> String {
+    let message = f.message_in(kuatia_core::msg::Lang::EsPy);
     if f.path.is_empty() {
-        f.message.clone()
+        message
     } else {
-        format!("{} (campo {})", f.message, f.path)
+        format!("{message} (campo {})", f.path)
     }
 }
 
@@ -77,4 +79,21 @@ pub(crate) fn findings_html(intro: &str, findings: &[Finding]) -> String {
         })
         .collect();
     notice("error", &format!("<p>{}</p><ul>{items}</ul>", esc(intro)))
+}
+
+#[cfg(test)]
+mod finding_text_tests {
+    use super::*;
+
+    /// The panel is Spanish: a finding with a rule is shown from the Spanish catalog, whatever it was built in.
+    #[test]
+    fn findings_are_shown_in_spanish() {
+        let f = kuatia_core::rule::ruc_check_digit("ruc", 1, 2);
+        assert_eq!(
+            finding_text(&f),
+            "El dígito verificador del RUC no corresponde: debería ser 1, no 2 (campo ruc)"
+        );
+        let plain = Finding::new(kuatia_core::code::REQUIRED, "", "is required");
+        assert_eq!(finding_text(&plain), "is required");
+    }
 }
