@@ -168,6 +168,10 @@ for js in "$APP"/examples/*.mjs; do
   (cd "$APP" && clean node "$(basename "$js")") >"$js.out" || die "$(basename "$js") failed in Node"
 done
 grep -qh '^80069563-1$' "$APP"/examples/*.out || die "the JS example printed no RUC"
+# README's browser example and docs/js.md print a finding in Spanish (the default) and in English (setLanguage).
+grep -qh '^receptor.ruc: El dígito verificador del RUC no corresponde: debería ser 1, no 2$' "$APP"/examples/*.out ||
+  die "the JS examples printed no Spanish message"
+grep -qh '^wrong RUC check digit: expected 1, got 2$' "$APP"/examples/*.out || die "the JS examples printed no English message"
 python3 tools/doc_blocks.py extract html "$APP/pages" >/dev/null
 cp "$APP"/pages/*.html "$APP/index.html"
 # The same page, bundled: esbuild resolves "kuatia" from node_modules; the wasm is copied next to the bundle.

@@ -246,6 +246,49 @@ mod tests {
     }
 }
 
+/// JSON text (a report, an answer, a list of findings) with the message of every finding in it rendered again in
+/// `lang` from its rule: any object with a registered `rule`, its `params` and a `message`. The one way every face
+/// localizes findings it already holds as JSON (the C ABI's `kuatia_findings_localize`, WebAssembly's reports).
+/// Text that is not JSON, or holds no finding whose message changes, comes back as it was, byte for byte.
+pub fn localize_json(text: &str, lang: msg::Lang) -> String {
+    fn walk(v: &mut serde_json::Value, lang: msg::Lang, changed: &mut bool) {
+        match v {
+            serde_json::Value::Array(items) => {
+                items.iter_mut().for_each(|i| walk(i, lang, changed))
+            }
+            serde_json::Value::Object(map) => {
+                let def = map
+                    .get("rule")
+                    .and_then(serde_json::Value::as_str)
+                    .and_then(rule::find);
+                if let (Some(def), Some(serde_json::Value::String(old))) = (def, map.get("message"))
+                {
+                    let params: Params = map
+                        .get("params")
+                        .and_then(|p| serde_json::from_value(p.clone()).ok())
+                        .unwrap_or_default();
+                    let message = msg::render(lang, def, &params);
+                    if *old != message {
+                        map.insert("message".into(), serde_json::Value::String(message));
+                        *changed = true;
+                    }
+                }
+                map.values_mut().for_each(|i| walk(i, lang, changed));
+            }
+            _ => {}
+        }
+    }
+    let Ok(mut v) = serde_json::from_str::<serde_json::Value>(text) else {
+        return text.to_string();
+    };
+    let mut changed = false;
+    walk(&mut v, lang, &mut changed);
+    if !changed {
+        return text.to_string();
+    }
+    serde_json::to_string(&v).unwrap_or_else(|_| text.to_string())
+}
+
 #[cfg(test)]
 mod channel_tests {
     #![allow(clippy::unwrap_used)]
@@ -273,5 +316,31 @@ mod channel_tests {
         assert_eq!(back.params, list.params);
         assert!(read_coded_rule("\u{1}kuatia:no.such_rule", "").is_none());
         assert!(read_coded_rule("ruc.empty", "").is_none());
+    }
+
+    /// Findings inside any JSON are rendered again in the language asked for; other text is left byte for byte.
+    #[test]
+    fn json_findings_are_localized_in_place() {
+        let report = serde_json::json!({"ok": false, "errors": [
+            rule::ruc_check_digit("receptor.ruc", 1, 2),
+            Finding::new(code::REQUIRED, "items", "at least one item is required"),
+        ]})
+        .to_string();
+        let es = localize_json(&report, msg::Lang::EsPy);
+        let v: serde_json::Value = serde_json::from_str(&es).unwrap();
+        assert_eq!(
+            v["errors"][0]["message"],
+            "El dígito verificador del RUC no corresponde: debería ser 1, no 2"
+        );
+        assert_eq!(v["errors"][0]["params"]["got"], "2");
+        assert_eq!(v["errors"][1]["message"], "at least one item is required");
+        let back = localize_json(&es, msg::Lang::En);
+        let v: serde_json::Value = serde_json::from_str(&back).unwrap();
+        assert_eq!(
+            v["errors"][0]["message"],
+            "wrong RUC check digit: expected 1, got 2"
+        );
+        assert_eq!(localize_json(&report, msg::Lang::En), report);
+        assert_eq!(localize_json("not json {", msg::Lang::EsPy), "not json {");
     }
 }

@@ -18,6 +18,7 @@ pub mod ts;
 pub use kuatia_core as core;
 
 use kuatia_core::error::code;
+use kuatia_core::msg::Lang;
 use kuatia_core::{Finding, Findings};
 use wasm_bindgen::prelude::*;
 
@@ -29,8 +30,33 @@ const GENERATED_TYPES: &str = include_str!("types.generated.d.ts");
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = include_str!("types.d.ts");
 
-/// The JS `Error` thrown for rejected input: message of the first finding, plus `code`, `path` and `errors`.
+thread_local! {
+    /// The language of this module instance's messages ([`set_language`]); JS runs one thread per instance.
+    static LANG: std::cell::Cell<Lang> = const { std::cell::Cell::new(Lang::EsPy) };
+}
+
+/// The language messages are written in now.
+fn lang() -> Lang {
+    LANG.with(|l| l.get())
+}
+
+/// Chooses the language of every message this module writes from now on: `"es"` (Spanish of Paraguay, the
+/// default) or `"en"`; `es-PY`, `en-US`, … match, anything else gives Spanish. Returns the tag in effect (`es-PY`,
+/// `en`). Thrown errors, reports (`validate`, `check`, `verify`) and a `Sandbox` request without `Accept-Language`
+/// follow it; codes, paths, rules and parameters never change.
+#[wasm_bindgen(js_name = setLanguage)]
+pub fn set_language(tag: &str) -> String {
+    let l = Lang::parse(tag).unwrap_or_default();
+    LANG.with(|c| c.set(l));
+    l.tag().to_string()
+}
+
+/// The JS `Error` thrown for rejected input: message of the first finding, plus `code`, `path`, `rule`, `params` and
+/// `errors`, in the module's language.
 fn js_error(findings: &Findings) -> JsValue {
+    let mut findings = findings.clone();
+    findings.localize(lang());
+    let findings = &findings;
     let first = findings.0.first();
     let err = js_sys::Error::new(first.map(|f| f.message.as_str()).unwrap_or("rejected"));
     err.set_name("KuatiaError");
@@ -43,6 +69,20 @@ fn js_error(findings: &Findings) -> JsValue {
         "path",
         &JsValue::from_str(first.map(|f| f.path.as_str()).unwrap_or("")),
     );
+    set(
+        "rule",
+        &JsValue::from_str(
+            first
+                .map(|f| f.rule.as_ref())
+                .filter(|r| *r != kuatia_core::rule::UNCLASSIFIED)
+                .unwrap_or(""),
+        ),
+    );
+    let params = first
+        .and_then(|f| serde_json::to_string(&f.params).ok())
+        .and_then(|t| js_sys::JSON::parse(&t).ok())
+        .unwrap_or(JsValue::NULL);
+    set("params", &params);
     let all = serde_json::to_string(&findings.0)
         .ok()
         .and_then(|t| js_sys::JSON::parse(&t).ok())
@@ -86,6 +126,12 @@ fn answer(out: Result<String, Findings>) -> Result<JsValue, JsValue> {
     js_sys::JSON::parse(&text)
 }
 
+/// [`answer`] for a report that holds findings (`validate`, `check`, `verify`, `rucCheck`): their messages in the module's
+/// language.
+fn report(out: Result<String, Findings>) -> Result<JsValue, JsValue> {
+    answer(out.map(|t| kuatia_core::error::localize_json(&t, lang())))
+}
+
 /// Current Paraguay local time from the JS clock: Paraguay has kept UTC-3 all year since October 2024.
 fn paraguay_now() -> time::PrimitiveDateTime {
     // f64 → i64 saturates; Date.now() is a whole number of milliseconds well inside i64.
@@ -113,7 +159,7 @@ pub fn validate(
         Ok(text) => face::validate(&text, profile.as_deref(), now.as_deref(), paraguay_now),
         Err(f) => face::report(f.0),
     };
-    answer(out)
+    report(out)
 }
 
 /// Validation and totals from one parse: `{ok, errors, totals}`; `totals` is `null` when items cannot be computed.
@@ -130,7 +176,7 @@ pub fn check(
         Ok(text) => face::check(&text, profile.as_deref(), now.as_deref(), paraguay_now),
         Err(f) => face::report(f.0),
     };
-    answer(out)
+    report(out)
 }
 
 /// Benchmark hook of scripts/wasm-check.sh (not part of the API): runs validate + totals of an already parsed request
@@ -178,7 +224,7 @@ pub fn ruc_dv(body: &str) -> Result<JsValue, JsValue> {
 /// Checks a RUC with its check digit: `{valid: true, ruc}` or `{valid: false, error}`.
 #[wasm_bindgen(js_name = rucCheck, unchecked_return_type = "RucCheck")]
 pub fn ruc_check(ruc: &str) -> Result<JsValue, JsValue> {
-    answer(face::ruc_check(ruc))
+    report(face::ruc_check(ruc))
 }
 
 /// Builds a CDC from its fields: `{cdc, grouped}`. Throws `INVALID_CDC` / `INVALID_RUC` with the field as `path`.
@@ -239,7 +285,7 @@ pub fn verify(
     signed_xml: &str,
     #[wasm_bindgen(unchecked_optional_param_type = "string | null")] at: Option<String>,
 ) -> Result<JsValue, JsValue> {
-    answer(face::verify(signed_xml, at.as_deref()))
+    report(face::verify(signed_xml, at.as_deref()))
 }
 
 /// The KuDE PDF of a valid request built with `context`, watermarked "VISTA PREVIA - NO VÁLIDO". Its QR is the
@@ -337,8 +383,7 @@ impl Sandbox {
         #[wasm_bindgen(unchecked_optional_param_type = "string | Uint8Array | object | null")] body: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         let headers = headers_pairs(headers).map_err(|f| js_error(&f))?;
-        let head =
-            serde_json::json!({"method": method, "path": path, "headers": headers}).to_string();
+        let head = request_head(method, path, headers);
         let body = match body {
             None => Vec::new(),
             Some(b) if b.is_undefined() || b.is_null() => Vec::new(),
@@ -385,6 +430,18 @@ impl Sandbox {
     pub fn report_delivery(&mut self, id: &str, ok: bool) -> Result<JsValue, JsValue> {
         answer(self.inner.report_delivery(id, ok))
     }
+}
+
+/// The head of a `Sandbox` request as the service reads it; without `Accept-Language`, the module's language.
+#[cfg(feature = "kude")]
+fn request_head(method: &str, path: &str, mut headers: Vec<(String, String)>) -> String {
+    if !headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("Accept-Language"))
+    {
+        headers.push(("Accept-Language".into(), lang().tag().into()));
+    }
+    serde_json::json!({"method": method, "path": path, "headers": headers}).to_string()
 }
 
 /// Header pairs from a JS object or an array of pairs.

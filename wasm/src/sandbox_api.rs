@@ -2,7 +2,9 @@
 //! the `{ok, data, meta, error}` envelope, throwing an `ApiError` (HTTP status, the core's code, message,
 //! details) for an error answer. No rule here: a bad filter value is the core's `INVALID_QUERY`.
 
-use crate::{csprng_seed, headers_pairs, js_error, json_text, now_unix, opt_text, Sandbox};
+use crate::{
+    csprng_seed, headers_pairs, js_error, json_text, now_unix, opt_text, request_head, Sandbox,
+};
 use kuatia_core::error::code;
 use kuatia_core::{Finding, Findings};
 use wasm_bindgen::prelude::*;
@@ -101,8 +103,7 @@ impl Sandbox {
         if let Some((k, v)) = extra {
             headers.push((k.to_string(), v));
         }
-        let head =
-            serde_json::json!({"method": method, "path": path, "headers": headers}).to_string();
+        let head = request_head(method, path, headers);
         let seed = csprng_seed()?;
         let (head, body) = self
             .inner

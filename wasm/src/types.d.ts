@@ -11,6 +11,10 @@ export interface KuatiaError extends Error {
   code: string;
   /** JSON path of the first finding. */
   path: string;
+  /** Rule id of the first finding (`ruc.check_digit`; `""` while it has none), stable across versions. */
+  rule: string;
+  /** The first finding's rule parameters in machine form (`{expected: "1", got: "2"}`); `null` without a finding. */
+  params: Record<string, string | string[]> | null;
   /** Every finding. */
   errors: Finding[];
 }

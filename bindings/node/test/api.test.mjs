@@ -32,6 +32,27 @@ test("RUC check digit (SIFEN.md §1: 80069563 → 1)", () => {
   assert.throws(() => k.rucDv("not a ruc"), { name: "KuatiaError", code: "INVALID_RUC" });
 });
 
+test("messages are Spanish by default, English after setLanguage('en'); rule and params never change", () => {
+  const es = k.rucCheck("80069563-2").error;
+  assert.equal(es.rule, "ruc.check_digit");
+  assert.deepEqual(es.params, { expected: "1", got: "2" });
+  assert.equal(es.message, "El dígito verificador del RUC no corresponde: debería ser 1, no 2");
+  assert.throws(() => k.cdcParse("0180069563".padEnd(44, "x")), (e) =>
+    e.name === "KuatiaError" && e.rule === "cdc.char" && /^El CDC tiene un carácter no válido/.test(e.message));
+  try {
+    assert.equal(k.setLanguage("en-US"), "en");
+    const en = k.rucCheck("80069563-2").error;
+    assert.deepEqual([en.rule, en.params], [es.rule, es.params]);
+    assert.equal(en.message, "wrong RUC check digit: expected 1, got 2");
+    const r = k.validate({ tipo_documento: 1, receptor: { ruc: "80069563-2", razon_social: "X" } }, null, NOW);
+    assert.equal(r.errors.find((f) => f.rule === "ruc.check_digit").message, en.message);
+  } finally {
+    assert.equal(k.setLanguage("xx"), "es-PY");
+  }
+  const r = k.validate({ tipo_documento: 1, receptor: { ruc: "80069563-2", razon_social: "X" } }, null, NOW);
+  assert.equal(r.errors.find((f) => f.rule === "ruc.check_digit").message, es.message);
+});
+
 test("CDC build/parse (SIFEN.md §2.4)", () => {
   const cdc = "01800695631001001000000122022081411234567891";
   const parsed = k.cdcParse(cdc);
