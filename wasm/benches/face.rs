@@ -31,6 +31,7 @@ fn benches(c: &mut Criterion) {
                     None,
                     Some("2025-03-10T10:11:00"),
                     || now,
+                    kuatia_core::msg::Lang::EsPy,
                 )
                 .unwrap(),
             )

@@ -10,6 +10,7 @@ use kuatia_core::cdc::{Cdc, CdcFields};
 use kuatia_core::document::{self, IssueContext};
 use kuatia_core::error::code;
 use kuatia_core::invoice;
+use kuatia_core::msg::Lang;
 use kuatia_core::profile::Emisor;
 use kuatia_core::qr::{self, Ambiente, QrInput, QrReceptor};
 use kuatia_core::ruc::Ruc;
@@ -53,9 +54,11 @@ pub fn datetime(text: &str, path: &str) -> Result<PrimitiveDateTime, Findings> {
         .map_err(|m| Findings::from(Finding::new(code::INVALID_FORMAT, path, m)))
 }
 
-/// A validation report as JSON, for inputs rejected before validation could start.
-pub fn report(findings: Vec<Finding>) -> Outcome {
-    to_json(&Report::from(findings))
+/// A validation report as JSON, for inputs rejected before validation could start; messages in `lang`.
+pub fn report(findings: Vec<Finding>, lang: Lang) -> Outcome {
+    let mut findings = Findings(findings);
+    findings.localize(lang);
+    to_json(&Report::from(findings.0))
 }
 
 /// `validate`: every finding of a request, `{ok, errors}` exactly as the Rust `validate::Report`.
@@ -65,13 +68,14 @@ pub fn validate(
     profile: Option<&str>,
     now: Option<&str>,
     clock: impl FnOnce() -> PrimitiveDateTime,
+    lang: Lang,
 ) -> Outcome {
     let emisor = emisor(profile)?;
     let now = match now {
         Some(t) => datetime(t, "now")?,
         None => clock(),
     };
-    to_json(&validate::validate_json(request, &emisor, now))
+    report(validate::validate_json(request, &emisor, now).errors, lang)
 }
 
 /// Outcome of `check`: the validation report and, when the items can be computed, the totals.
@@ -92,6 +96,7 @@ pub fn check(
     profile: Option<&str>,
     now: Option<&str>,
     clock: impl FnOnce() -> PrimitiveDateTime,
+    lang: Lang,
 ) -> Outcome {
     let emisor = emisor(profile)?;
     let now = match now {
@@ -99,6 +104,9 @@ pub fn check(
         None => clock(),
     };
     let (req, errors) = validate::check_json(request, &emisor, now);
+    let mut errors = Findings(errors);
+    errors.localize(lang);
+    let errors = errors.0;
     let answer = Check {
         ok: errors.is_empty(),
         totals: req.as_ref().and_then(|r| totals::compute(r).ok()),
@@ -146,8 +154,8 @@ pub(crate) struct RucCheck {
     error: Option<Finding>,
 }
 
-/// `rucCheck`: `{valid: true, ruc}` or `{valid: false, error}`; never fails.
-pub fn ruc_check(ruc: &str) -> Outcome {
+/// `rucCheck`: `{valid: true, ruc}` or `{valid: false, error}` (its message in `lang`); never fails.
+pub fn ruc_check(ruc: &str, lang: Lang) -> Outcome {
     to_json(&match Ruc::parse(ruc) {
         Ok(r) => RucCheck {
             valid: true,
@@ -157,7 +165,11 @@ pub fn ruc_check(ruc: &str) -> Outcome {
         Err(e) => RucCheck {
             valid: false,
             ruc: None,
-            error: Some(e.to_finding("")),
+            error: Some({
+                let mut f = e.to_finding("");
+                f.localize(lang);
+                f
+            }),
         },
     })
 }
@@ -309,9 +321,13 @@ pub fn qr_parse(dcarqr: &str, csc: Option<&str>) -> Outcome {
 }
 
 /// `verify`: the XMLDSig report of a signed document (public key only); `at` also checks the certificate dates.
-pub fn verify(signed_xml: &str, at: Option<&str>) -> Outcome {
+pub fn verify(signed_xml: &str, at: Option<&str>, lang: Lang) -> Outcome {
     let at = at.map(|t| datetime(t, "at")).transpose()?;
-    to_json(&sign::verify(signed_xml, at))
+    let mut report = sign::verify(signed_xml, at);
+    if let Some(f) = report.error.as_mut() {
+        f.localize(lang);
+    }
+    to_json(&report)
 }
 
 #[cfg(feature = "kude")]

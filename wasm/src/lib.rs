@@ -126,12 +126,6 @@ fn answer(out: Result<String, Findings>) -> Result<JsValue, JsValue> {
     js_sys::JSON::parse(&text)
 }
 
-/// [`answer`] for a report that holds findings (`validate`, `check`, `verify`, `rucCheck`): their messages in the module's
-/// language.
-fn report(out: Result<String, Findings>) -> Result<JsValue, JsValue> {
-    answer(out.map(|t| kuatia_core::error::localize_json(&t, lang())))
-}
-
 /// Current Paraguay local time from the JS clock: Paraguay has kept UTC-3 all year since October 2024.
 fn paraguay_now() -> time::PrimitiveDateTime {
     // f64 → i64 saturates; Date.now() is a whole number of milliseconds well inside i64.
@@ -156,10 +150,16 @@ pub fn validate(
 ) -> Result<JsValue, JsValue> {
     let profile = opt_text(profile, "profile").map_err(|f| js_error(&f))?;
     let out = match json_text(&request, "request") {
-        Ok(text) => face::validate(&text, profile.as_deref(), now.as_deref(), paraguay_now),
-        Err(f) => face::report(f.0),
+        Ok(text) => face::validate(
+            &text,
+            profile.as_deref(),
+            now.as_deref(),
+            paraguay_now,
+            lang(),
+        ),
+        Err(f) => face::report(f.0, lang()),
     };
-    report(out)
+    answer(out)
 }
 
 /// Validation and totals from one parse: `{ok, errors, totals}`; `totals` is `null` when items cannot be computed.
@@ -173,10 +173,16 @@ pub fn check(
 ) -> Result<JsValue, JsValue> {
     let profile = opt_text(profile, "profile").map_err(|f| js_error(&f))?;
     let out = match json_text(&request, "request") {
-        Ok(text) => face::check(&text, profile.as_deref(), now.as_deref(), paraguay_now),
-        Err(f) => face::report(f.0),
+        Ok(text) => face::check(
+            &text,
+            profile.as_deref(),
+            now.as_deref(),
+            paraguay_now,
+            lang(),
+        ),
+        Err(f) => face::report(f.0, lang()),
     };
-    report(out)
+    answer(out)
 }
 
 /// Benchmark hook of scripts/wasm-check.sh (not part of the API): runs validate + totals of an already parsed request
@@ -224,7 +230,7 @@ pub fn ruc_dv(body: &str) -> Result<JsValue, JsValue> {
 /// Checks a RUC with its check digit: `{valid: true, ruc}` or `{valid: false, error}`.
 #[wasm_bindgen(js_name = rucCheck, unchecked_return_type = "RucCheck")]
 pub fn ruc_check(ruc: &str) -> Result<JsValue, JsValue> {
-    report(face::ruc_check(ruc))
+    answer(face::ruc_check(ruc, lang()))
 }
 
 /// Builds a CDC from its fields: `{cdc, grouped}`. Throws `INVALID_CDC` / `INVALID_RUC` with the field as `path`.
@@ -285,7 +291,7 @@ pub fn verify(
     signed_xml: &str,
     #[wasm_bindgen(unchecked_optional_param_type = "string | null")] at: Option<String>,
 ) -> Result<JsValue, JsValue> {
-    report(face::verify(signed_xml, at.as_deref()))
+    answer(face::verify(signed_xml, at.as_deref(), lang()))
 }
 
 /// The KuDE PDF of a valid request built with `context`, watermarked "VISTA PREVIA - NO VÁLIDO". Its QR is the

@@ -2,6 +2,7 @@
 //! argument conversions (profile, context, QR input) report their problems at the right path.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use kuatia_core::msg::Lang;
 use kuatia_wasm::face;
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -31,9 +32,10 @@ fn conformance_cases_through_the_face() {
     for (name, case) in cases {
         let request = case["request"].to_string();
         let now = case["context"]["now"].as_str().unwrap();
-        let report: Value =
-            serde_json::from_str(&face::validate(&request, None, Some(now), never).unwrap())
-                .unwrap();
+        let report: Value = serde_json::from_str(
+            &face::validate(&request, None, Some(now), never, Lang::En).unwrap(),
+        )
+        .unwrap();
         let expected = &case["expected"];
         assert_eq!(report["ok"], expected["ok"], "{name}");
         if expected["ok"] == json!(false) {
@@ -84,13 +86,14 @@ fn argument_problems_are_located() {
         Some(r#"{"ruc": 5}"#),
         Some("2025-03-10T10:11:00"),
         never,
+        Lang::En,
     )
     .unwrap_err();
     assert!(
         bad_profile.0[0].path.starts_with("profile"),
         "{bad_profile:?}"
     );
-    let bad_now = face::validate("{}", None, Some("yesterday"), never).unwrap_err();
+    let bad_now = face::validate("{}", None, Some("yesterday"), never, Lang::En).unwrap_err();
     assert_eq!(
         (bad_now.0[0].code.as_str(), bad_now.0[0].path.as_str()),
         ("VALIDATION_ERROR.INVALID_FORMAT", "now")
@@ -104,7 +107,7 @@ fn argument_problems_are_located() {
     assert_eq!(ctx.0[0].path, "context.now");
     // Malformed request JSON is a finding of the report, not a failure.
     let r: Value = serde_json::from_str(
-        &face::validate("{", None, Some("2025-03-10T10:11:00"), never).unwrap(),
+        &face::validate("{", None, Some("2025-03-10T10:11:00"), never, Lang::En).unwrap(),
     )
     .unwrap();
     assert_eq!(r["errors"][0]["code"], "MALFORMED_JSON");
@@ -118,10 +121,26 @@ fn identifiers_match_sifen_md_examples() {
         r#"{"ruc":"80069563-1","dv":1}"#
     );
     assert_eq!(face::ruc_dv("x").unwrap_err().code(), "INVALID_RUC");
-    let bad: Value = serde_json::from_str(&face::ruc_check("80069563-2").unwrap()).unwrap();
+    let bad: Value =
+        serde_json::from_str(&face::ruc_check("80069563-2", Lang::EsPy).unwrap()).unwrap();
     assert_eq!(
         (bad["valid"].clone(), bad["error"]["code"].clone()),
         (json!(false), json!("INVALID_RUC"))
+    );
+    // The message in the language asked for; the rule and its parameters in every language.
+    assert_eq!(
+        bad["error"]["message"],
+        "El dígito verificador del RUC no corresponde: debería ser 1, no 2"
+    );
+    let en: Value =
+        serde_json::from_str(&face::ruc_check("80069563-2", Lang::En).unwrap()).unwrap();
+    assert_eq!(
+        en["error"]["message"],
+        "wrong RUC check digit: expected 1, got 2"
+    );
+    assert_eq!(
+        (&en["error"]["rule"], &en["error"]["params"]),
+        (&bad["error"]["rule"], &bad["error"]["params"])
     );
     let cdc = "01800695631001001000000122022081411234567891";
     let parsed: Value = serde_json::from_str(&face::cdc_parse(cdc).unwrap()).unwrap();
@@ -166,11 +185,11 @@ fn qr_round_trips_and_checks_its_hash() {
 
 #[test]
 fn verify_reports_instead_of_failing() {
-    let r: Value = serde_json::from_str(&face::verify("<nope/>", None).unwrap()).unwrap();
+    let r: Value = serde_json::from_str(&face::verify("<nope/>", None, Lang::En).unwrap()).unwrap();
     assert_eq!(r["valid"], false);
     assert!(r["error"]["code"].is_string());
     assert_eq!(
-        face::verify("<x/>", Some("bad")).unwrap_err().0[0].path,
+        face::verify("<x/>", Some("bad"), Lang::En).unwrap_err().0[0].path,
         "at"
     );
 }
