@@ -321,11 +321,40 @@ macro_rules! rules {
     };
 }
 
+mod amount;
+mod code;
 mod ids;
+mod items;
+mod pagos;
+mod receptor;
+mod request;
+mod text;
+mod totals;
+mod transporte;
+pub use amount::*;
+pub use code::*;
 pub use ids::*;
+pub use items::*;
+pub use pagos::*;
+pub use receptor::*;
+pub use request::*;
+pub use text::*;
+pub use totals::*;
+pub use transporte::*;
 
 /// The groups of rules, one per file of this module.
-pub const GROUPS: &[&[&RuleDef]] = &[ids::ALL];
+pub const GROUPS: &[&[&RuleDef]] = &[
+    ids::ALL,
+    text::ALL,
+    amount::ALL,
+    code::ALL,
+    request::ALL,
+    receptor::ALL,
+    items::ALL,
+    pagos::ALL,
+    transporte::ALL,
+    totals::ALL,
+];
 
 const fn count(groups: &[&[&RuleDef]]) -> usize {
     let mut n = 0;
