@@ -70,7 +70,7 @@ pub fn read_coded_rule(message: &str, path: impl Into<String>) -> Option<Finding
     let mut params = Params::new();
     for ((name, _), v) in def.params.iter().zip(parts) {
         let value = match v.strip_prefix('\u{1d}') {
-            Some(l) if l.is_empty() => rule::Param::List(Vec::new()),
+            Some("") => rule::Param::List(Vec::new()),
             Some(l) => rule::Param::List(l.split('\u{1e}').map(String::from).collect()),
             None => rule::Param::One(v.to_string()),
         };

@@ -236,3 +236,41 @@ impl V {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::fmt::parse_datetime;
+
+    /// The date rules say what `fmt::parse_date` and `parse_datetime` say, for each way a value can be wrong.
+    #[test]
+    fn date_findings_match_the_parsers() {
+        for s in [
+            "10/03/2025",
+            "2025-3-10",
+            "",
+            "2025-0x-10",
+            "2025-é-01",
+            "2025-02-30",
+            "2025-13-01",
+            &"9".repeat(60),
+        ] {
+            let f = date_finding("d", s);
+            assert_eq!(Err(f.message.clone()), parse_date(s).map(|_| ()), "{s}");
+            assert_eq!(f.code, crate::code::INVALID_FORMAT);
+        }
+        for s in [
+            "2025-03-10 10:11:00",
+            "2025-03-10T10:11",
+            "2025-02-30T10:11:00",
+            "2025-0x-10T10:11:00",
+            "2025-03-10T1x:11:00",
+            "2025-03-10T25:00:00",
+            "2025-03-10T10:60:00",
+        ] {
+            let f = datetime_finding("d", s);
+            assert_eq!(Err(f.message.clone()), parse_datetime(s).map(|_| ()), "{s}");
+        }
+    }
+}
