@@ -31,6 +31,16 @@ fn one<'f>(fs: &'f [Finding], path: &str) -> &'f Finding {
         .unwrap_or_else(|| panic!("no finding at {path}: {fs:?}"))
 }
 
+/// One expected finding: path, rule, code, parameters, English and Spanish message.
+type Case<'a> = (
+    &'a str,
+    &'a str,
+    &'a str,
+    &'a [(&'a str, &'a str)],
+    &'a str,
+    &'a str,
+);
+
 fn text(p: &Param) -> String {
     p.text().into_owned()
 }
@@ -46,7 +56,7 @@ fn validation_findings_name_their_rule_and_render_in_spanish() {
         "receptor": {"ruc": "80069563-1", "razon_social": "Cli", "email": "no-arroba", "departamento": 1},
         "items": [{"descripcion": "x", "cantidad": -1, "precio_unitario": 1, "iva": 10}]
     })));
-    let cases: [(&str, &str, &str, &[(&str, &str)], &str, &str); 7] = [
+    let cases: [Case; 7] = [
         (
             "condicion_pago",
             "code.unknown",
