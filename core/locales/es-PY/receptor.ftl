@@ -1,7 +1,7 @@
 # Reglas del receptor (core/src/rule/receptor.rs). El id de un mensaje es el de la regla con `-` en lugar
 # de `.`.
 
-receptor-b2f-ruc = B2F (4) corresponde a receptores extranjeros no contribuyentes; quite el RUC
+receptor-b2f-ruc = El tipo de operación B2F (4) corresponde a receptores extranjeros no contribuyentes; quite el RUC
 receptor-operacion-no_ruc = Un receptor sin RUC solo puede ser B2C (2) o B2F (4)
 receptor-b2f-pais = Un receptor B2F está en el extranjero: el país no puede ser PRY
 receptor-pais-foreign = Solo los receptores B2F (extranjeros no contribuyentes) pueden tener un país distinto de PRY

@@ -25,31 +25,10 @@ mod transporte;
 use super::{Catalog, Lang};
 
 /// The compiled catalogs of `lang`, one per group.
+#[rustfmt::skip]
 pub fn catalogs(lang: Lang) -> &'static [Catalog] {
     match lang {
-        Lang::EsPy => &[
-            amount::ES_PY,
-            code::ES_PY,
-            ids::ES_PY,
-            items::ES_PY,
-            pagos::ES_PY,
-            receptor::ES_PY,
-            request::ES_PY,
-            text::ES_PY,
-            totals::ES_PY,
-            transporte::ES_PY,
-        ],
-        Lang::En => &[
-            amount::EN,
-            code::EN,
-            ids::EN,
-            items::EN,
-            pagos::EN,
-            receptor::EN,
-            request::EN,
-            text::EN,
-            totals::EN,
-            transporte::EN,
-        ],
+        Lang::EsPy => &[amount::ES_PY, code::ES_PY, ids::ES_PY, items::ES_PY, pagos::ES_PY, receptor::ES_PY, request::ES_PY, text::ES_PY, totals::ES_PY, transporte::ES_PY],
+        Lang::En => &[amount::EN, code::EN, ids::EN, items::EN, pagos::EN, receptor::EN, request::EN, text::EN, totals::EN, transporte::EN],
     }
 }
