@@ -243,6 +243,67 @@ mod tests {
     use super::*;
     use crate::fmt::parse_datetime;
 
+    /// Every catalog term validation passes as a parameter exists in both languages: the document types, and the
+    /// last literal of each call that takes a term (`code_in`, `code_unknown`, `request_required_for`,
+    /// `request_too_many`) in the sources of validation, so a misspelt term cannot render as its raw id.
+    #[test]
+    fn every_term_validation_passes_is_in_both_catalogs() {
+        use crate::msg::{term, Lang};
+        let tipos = [1, 4, 5, 6, 7].map(|c| TipoDocumento::from_code(c).unwrap());
+        let mut terms: Vec<String> = tipos.iter().map(|t| tipo_term(*t).to_string()).collect();
+        let sources = [
+            include_str!("run.rs"),
+            include_str!("v.rs"),
+            include_str!("receptor.rs"),
+            include_str!("items.rs"),
+            include_str!("pagos.rs"),
+            include_str!("asociados.rs"),
+            include_str!("transporte.rs"),
+        ];
+        let calls = [
+            "code_in(",
+            "code_unknown(",
+            "required_for(",
+            "request_too_many(",
+        ];
+        for src in sources {
+            // Not this test's own text.
+            let src = src.split("#[cfg(test)]").next().unwrap_or_default();
+            for call in calls {
+                for (at, _) in src.match_indices(call) {
+                    // The call's arguments, up to its closing parenthesis.
+                    let args = &src[at + call.len()..];
+                    let mut depth = 1;
+                    let end = args
+                        .char_indices()
+                        .find(|&(_, c)| {
+                            depth += match c {
+                                '(' => 1,
+                                ')' => -1,
+                                _ => 0,
+                            };
+                            depth == 0
+                        })
+                        .map_or(args.len(), |(i, _)| i);
+                    let args = &args[..end];
+                    let Some(close) = args.rfind('"') else {
+                        continue;
+                    };
+                    let Some(open) = args[..close].rfind('"') else {
+                        continue;
+                    };
+                    terms.push(args[open + 1..close].to_string());
+                }
+            }
+        }
+        assert!(terms.len() > 40, "{terms:?}");
+        for t in &terms {
+            for lang in Lang::ALL {
+                assert!(term(lang, t).is_some(), "no {} term -{t}", lang.tag());
+            }
+        }
+    }
+
     /// The date rules say what `fmt::parse_date` and `parse_datetime` say, for each way a value can be wrong.
     #[test]
     fn date_findings_match_the_parsers() {
