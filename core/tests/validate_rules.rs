@@ -87,7 +87,7 @@ fn validation_findings_name_their_rule_and_render_in_spanish() {
             "VALIDATION_ERROR.INVALID_FORMAT",
             &[("min", "4"), ("max", "255"), ("got", "3")],
             "must have 4 to 255 characters, has 3",
-            "Debe tener de 4 a 255 caracteres, y tiene 3",
+            "Debe tener de 4 a 255 caracteres; tiene 3",
         ),
         (
             "receptor.email",

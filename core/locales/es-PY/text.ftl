@@ -3,7 +3,7 @@
 
 text-blank = No puede estar vacío
 text-spaces = No puede empezar ni terminar con espacios
-text-length = Debe tener de { $min } a { $max } caracteres, y tiene { $got }
+text-length = Debe tener de { $min } a { $max } caracteres; tiene { $got }
 text-control = No puede contener caracteres de control (tabulaciones, saltos de línea)
 text-noncharacter = No puede contener los caracteres U+FFFE ni U+FFFF (no se admiten en XML)
 text-digits = Debe tener de { $min } a { $max } dígitos, sin otros caracteres
@@ -12,7 +12,7 @@ text-id_number = Debe tener de 1 a 20 letras, dígitos o guiones '-'
 text-email = '{ $value }' no es una dirección de correo electrónico válida
 
 date-format = '{ $value }' no es una fecha con el formato AAAA-MM-DD
-date-digits = '{ $value }' tiene caracteres que no son dígitos donde van dígitos
+date-digits = '{ $value }' tiene caracteres que no son dígitos donde deben ir dígitos
 date-calendar = '{ $value }' no es una fecha existente del calendario
 date-datetime_format = '{ $value }' no es una fecha y hora local con el formato AAAA-MM-DDThh:mm:ss (sin zona horaria)
 date-time = '{ $value }' tiene una hora del día no válida
