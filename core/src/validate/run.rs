@@ -34,12 +34,8 @@ pub(super) fn run<'e>(
     let mut v = V { out: Vec::new() };
     let emisor_ruc = v.ruc("emisor.ruc", &emisor.ruc);
     let Some(tipo) = TipoDocumento::from_code(req.tipo_documento) else {
-        v.code_in(
-            "tipo_documento",
-            req.tipo_documento.into(),
-            false,
-            "tipo_documento",
-        );
+        let t = req.tipo_documento;
+        v.push(rule::code_unknown("tipo_documento", t, "tipo_documento"));
         // Everything that does not depend on the type is still checked, so the caller sees every problem at once.
         check_receptor(&mut v, req, TipoDocumento::Factura, emisor_ruc.as_ref());
         check_items(&mut v, req, TipoDocumento::Factura);
