@@ -321,13 +321,43 @@ macro_rules! rules {
     };
 }
 
+mod amount;
 mod api;
-pub use api::*;
+mod code;
 mod ids;
+mod items;
+mod pagos;
+mod receptor;
+mod request;
+mod text;
+mod totals;
+mod transporte;
+pub use amount::*;
+pub use api::*;
+pub use code::*;
 pub use ids::*;
+pub use items::*;
+pub use pagos::*;
+pub use receptor::*;
+pub use request::*;
+pub use text::*;
+pub use totals::*;
+pub use transporte::*;
 
 /// The groups of rules, one per file of this module.
-pub const GROUPS: &[&[&RuleDef]] = &[ids::ALL, api::ALL];
+pub const GROUPS: &[&[&RuleDef]] = &[
+    ids::ALL,
+    text::ALL,
+    amount::ALL,
+    code::ALL,
+    request::ALL,
+    receptor::ALL,
+    items::ALL,
+    pagos::ALL,
+    transporte::ALL,
+    totals::ALL,
+    api::ALL,
+];
 
 const fn count(groups: &[&[&RuleDef]]) -> usize {
     let mut n = 0;

@@ -2,16 +2,35 @@
 //! `cargo run --manifest-path tools/codegen/Cargo.toml -p kuatia-catalog`.
 
 #[rustfmt::skip]
+mod amount;
+#[rustfmt::skip]
 mod api;
 #[rustfmt::skip]
+mod code;
+#[rustfmt::skip]
 mod ids;
+#[rustfmt::skip]
+mod items;
+#[rustfmt::skip]
+mod pagos;
+#[rustfmt::skip]
+mod receptor;
+#[rustfmt::skip]
+mod request;
+#[rustfmt::skip]
+mod text;
+#[rustfmt::skip]
+mod totals;
+#[rustfmt::skip]
+mod transporte;
 
 use super::{Catalog, Lang};
 
 /// The compiled catalogs of `lang`, one per group.
+#[rustfmt::skip]
 pub fn catalogs(lang: Lang) -> &'static [Catalog] {
     match lang {
-        Lang::EsPy => &[api::ES_PY, ids::ES_PY],
-        Lang::En => &[api::EN, ids::EN],
+        Lang::EsPy => &[amount::ES_PY, api::ES_PY, code::ES_PY, ids::ES_PY, items::ES_PY, pagos::ES_PY, receptor::ES_PY, request::ES_PY, text::ES_PY, totals::ES_PY, transporte::ES_PY],
+        Lang::En => &[amount::EN, api::EN, code::EN, ids::EN, items::EN, pagos::EN, receptor::EN, request::EN, text::EN, totals::EN, transporte::EN],
     }
 }
