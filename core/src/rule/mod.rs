@@ -323,9 +323,13 @@ macro_rules! rules {
 
 mod ids;
 pub use ids::*;
+mod sign;
+pub use sign::*;
+mod xml;
+pub use xml::*;
 
 /// The groups of rules, one per file of this module.
-pub const GROUPS: &[&[&RuleDef]] = &[ids::ALL];
+pub const GROUPS: &[&[&RuleDef]] = &[ids::ALL, xml::ALL, sign::ALL];
 
 const fn count(groups: &[&[&RuleDef]]) -> usize {
     let mut n = 0;

@@ -3,13 +3,17 @@
 
 #[rustfmt::skip]
 mod ids;
+#[rustfmt::skip]
+mod sign;
+#[rustfmt::skip]
+mod xml;
 
 use super::{Catalog, Lang};
 
 /// The compiled catalogs of `lang`, one per group.
 pub fn catalogs(lang: Lang) -> &'static [Catalog] {
     match lang {
-        Lang::EsPy => &[ids::ES_PY],
-        Lang::En => &[ids::EN],
+        Lang::EsPy => &[ids::ES_PY, sign::ES_PY, xml::ES_PY],
+        Lang::En => &[ids::EN, sign::EN, xml::EN],
     }
 }

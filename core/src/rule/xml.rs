@@ -1,0 +1,56 @@
+//! Rules of XML reading shared by every reader of the crate: the tokenizer of the signature code
+//! ([`crate::sign::c14n`], verification), the one resolver of references ([`crate::xml::entity`]) and the bounds on
+//! size and nesting. Codes `MALFORMED_XML` and `TOO_LARGE`. Catalogs: `core/locales/<lang>/xml.ftl`.
+
+use super::{finding, Param, RuleDef};
+use crate::Finding;
+
+rules! {
+    /// The XML is not well-formed at a byte offset; `what` names the problem (a term `xml-lex-*` of the catalog).
+    xml_syntax / XML_SYNTAX = "xml.syntax" => MALFORMED_XML { what: Term = "xml-lex-unclosed_end_tag", at: Int = "12" };
+    /// The document has a `<!DOCTYPE`: no DTDs and no entity declarations are read.
+    xml_doctype / XML_DOCTYPE = "xml.doctype" => MALFORMED_XML {};
+    /// A CDATA section outside the root element.
+    xml_cdata_outside / XML_CDATA_OUTSIDE = "xml.cdata_outside" => MALFORMED_XML {};
+    /// Text other than whitespace outside the root element.
+    xml_text_outside / XML_TEXT_OUTSIDE = "xml.text_outside" => MALFORMED_XML {};
+    /// The document ends before its root element does.
+    xml_unexpected_end / XML_UNEXPECTED_END = "xml.unexpected_end" => MALFORMED_XML {};
+    /// A second root element.
+    xml_root_twice / XML_ROOT_TWICE = "xml.root_twice" => MALFORMED_XML {};
+    /// An end tag that closes no open element.
+    xml_unbalanced_end / XML_UNBALANCED_END = "xml.unbalanced_end" => MALFORMED_XML {};
+    /// A namespace prefix used but not declared.
+    xml_prefix_undeclared / XML_PREFIX_UNDECLARED = "xml.prefix_undeclared" => MALFORMED_XML { prefix: Text = "ds" };
+    /// A namespace prefix bound to an empty URI (`xmlns:p=""`, XML Namespaces 1.0 forbids it).
+    xml_prefix_empty_uri / XML_PREFIX_EMPTY_URI = "xml.prefix_empty_uri" => MALFORMED_XML { prefix: Text = "ds" };
+    /// A reference to an entity other than the five predefined ones (there is no DTD to declare it).
+    xml_entity_undeclared / XML_ENTITY_UNDECLARED = "xml.entity_undeclared" => MALFORMED_XML { name: Text = "nbsp" };
+    /// A character reference that is not `&#digits;` or `&#xhex;`.
+    xml_char_ref / XML_CHAR_REF = "xml.char_ref" => MALFORMED_XML { name: Text = "#x" };
+    /// A character reference to a code point that is not an XML 1.0 character.
+    xml_char_ref_range / XML_CHAR_REF_RANGE = "xml.char_ref_range" => MALFORMED_XML { name: Text = "#0" };
+    /// A `&` without its closing `;` in character data.
+    xml_ref_unterminated / XML_REF_UNTERMINATED = "xml.ref_unterminated" => MALFORMED_XML {};
+    /// A `&` without its closing `;` in an attribute value.
+    xml_attr_ref_unterminated / XML_ATTR_REF_UNTERMINATED = "xml.attr_ref_unterminated" => MALFORMED_XML {};
+    /// A literal `<` in an attribute value.
+    xml_attr_lt / XML_ATTR_LT = "xml.attr_lt" => MALFORMED_XML {};
+    /// An attribute value that cannot be read; `reason` is the rule that says why, whose parameters the finding
+    /// carries too.
+    xml_attr_value / XML_ATTR_VALUE = "xml.attr_value" => MALFORMED_XML { reason: Rule = "xml.attr_lt" };
+    /// Elements nested deeper than the readers accept.
+    xml_depth / XML_DEPTH = "xml.depth" => TOO_LARGE { max: Int = "256" };
+    /// More namespace declarations in scope than the readers accept.
+    xml_namespaces / XML_NAMESPACES = "xml.namespaces" => TOO_LARGE { max: Int = "128" };
+    /// A document larger than the readers accept, in bytes.
+    xml_too_large / XML_TOO_LARGE = "xml.too_large" => TOO_LARGE { max: Int = "16777216" };
+}
+
+/// A finding of `outer`, a rule whose parameter `reason` is a [`Kind::Rule`](super::Kind::Rule), that says why with
+/// `inner`'s rule and parameters (carried too, so that the message renders whole in every language).
+pub fn because(outer: &'static RuleDef, path: impl Into<String>, inner: Finding) -> Finding {
+    let mut params = inner.params;
+    params.insert("reason", Param::One(inner.rule.into_owned()));
+    finding(outer, path, params)
+}
