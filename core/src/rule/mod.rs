@@ -327,9 +327,11 @@ mod sign;
 pub use sign::*;
 mod xml;
 pub use xml::*;
+mod sifen;
+pub use sifen::*;
 
 /// The groups of rules, one per file of this module.
-pub const GROUPS: &[&[&RuleDef]] = &[ids::ALL, xml::ALL, sign::ALL];
+pub const GROUPS: &[&[&RuleDef]] = &[ids::ALL, xml::ALL, sign::ALL, sifen::ALL];
 
 const fn count(groups: &[&[&RuleDef]]) -> usize {
     let mut n = 0;

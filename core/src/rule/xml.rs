@@ -39,10 +39,25 @@ rules! {
     /// An attribute value that cannot be read; `reason` is the rule that says why, whose parameters the finding
     /// carries too.
     xml_attr_value / XML_ATTR_VALUE = "xml.attr_value" => MALFORMED_XML { reason: Rule = "xml.attr_lt" };
+    /// The XML reader (quick-xml) refuses the document at a byte offset; `detail` is its explanation (English).
+    xml_reader / XML_READER = "xml.reader" => MALFORMED_XML { at: Int = "40", detail: Text = "unexpected token" };
+    /// An attribute the XML reader cannot read; `detail` is its explanation (English).
+    xml_attr / XML_ATTR = "xml.attr" => MALFORMED_XML { detail: Text = "duplicated attribute" };
+    /// An element name that is not UTF-8.
+    xml_name_utf8 / XML_NAME_UTF8 = "xml.name_utf8" => MALFORMED_XML {};
+    /// The document has no root element.
+    xml_no_root / XML_NO_ROOT = "xml.no_root" => MALFORMED_XML {};
+    /// The root element is not the one expected (in the SIFEN namespace).
+    xml_root / XML_ROOT = "xml.root" => MALFORMED_XML { want: Text = "rDE", name: Text = "rEve" };
+    /// A reader's bound or another rule's problem reported as malformed XML; `reason` is that rule, whose parameters
+    /// the finding carries too.
+    xml_malformed / XML_MALFORMED = "xml.malformed" => MALFORMED_XML { reason: Rule = "xml.depth" };
     /// Elements nested deeper than the readers accept.
     xml_depth / XML_DEPTH = "xml.depth" => TOO_LARGE { max: Int = "256" };
     /// More namespace declarations in scope than the readers accept.
     xml_namespaces / XML_NAMESPACES = "xml.namespaces" => TOO_LARGE { max: Int = "128" };
+    /// More elements than the readers accept.
+    xml_elements / XML_ELEMENTS = "xml.elements" => TOO_LARGE { max: Int = "200000" };
     /// A document larger than the readers accept, in bytes.
     xml_too_large / XML_TOO_LARGE = "xml.too_large" => TOO_LARGE { max: Int = "16777216" };
 }

@@ -43,7 +43,13 @@ fn malformed(path: impl Into<String>, msg: impl Into<String>) -> Finding {
 /// Every problem of the tree (syntax, references, bounds on depth and elements) is `MALFORMED_XML` for a DE.
 impl From<TreeError> for Finding {
     fn from(e: TreeError) -> Finding {
-        malformed(e.path, e.message)
+        let f = e.0;
+        if f.code == code::MALFORMED_XML {
+            f
+        } else {
+            let path = f.path.clone();
+            crate::rule::because(crate::rule::XML_MALFORMED, path, f)
+        }
     }
 }
 

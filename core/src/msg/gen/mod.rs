@@ -4,6 +4,8 @@
 #[rustfmt::skip]
 mod ids;
 #[rustfmt::skip]
+mod sifen;
+#[rustfmt::skip]
 mod sign;
 #[rustfmt::skip]
 mod xml;
@@ -13,7 +15,7 @@ use super::{Catalog, Lang};
 /// The compiled catalogs of `lang`, one per group.
 pub fn catalogs(lang: Lang) -> &'static [Catalog] {
     match lang {
-        Lang::EsPy => &[ids::ES_PY, sign::ES_PY, xml::ES_PY],
-        Lang::En => &[ids::EN, sign::EN, xml::EN],
+        Lang::EsPy => &[ids::ES_PY, sifen::ES_PY, sign::ES_PY, xml::ES_PY],
+        Lang::En => &[ids::EN, sifen::EN, sign::EN, xml::EN],
     }
 }
