@@ -329,9 +329,11 @@ mod xml;
 pub use xml::*;
 mod sifen;
 pub use sifen::*;
+mod event;
+pub use event::*;
 
 /// The groups of rules, one per file of this module.
-pub const GROUPS: &[&[&RuleDef]] = &[ids::ALL, xml::ALL, sign::ALL, sifen::ALL];
+pub const GROUPS: &[&[&RuleDef]] = &[ids::ALL, xml::ALL, sign::ALL, sifen::ALL, event::ALL];
 
 const fn count(groups: &[&[&RuleDef]]) -> usize {
     let mut n = 0;

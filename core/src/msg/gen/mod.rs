@@ -2,6 +2,8 @@
 //! `cargo run --manifest-path tools/codegen/Cargo.toml -p kuatia-catalog`.
 
 #[rustfmt::skip]
+mod event;
+#[rustfmt::skip]
 mod ids;
 #[rustfmt::skip]
 mod sifen;
@@ -13,9 +15,10 @@ mod xml;
 use super::{Catalog, Lang};
 
 /// The compiled catalogs of `lang`, one per group.
+#[rustfmt::skip]
 pub fn catalogs(lang: Lang) -> &'static [Catalog] {
     match lang {
-        Lang::EsPy => &[ids::ES_PY, sifen::ES_PY, sign::ES_PY, xml::ES_PY],
-        Lang::En => &[ids::EN, sifen::EN, sign::EN, xml::EN],
+        Lang::EsPy => &[event::ES_PY, ids::ES_PY, sifen::ES_PY, sign::ES_PY, xml::ES_PY],
+        Lang::En => &[event::EN, ids::EN, sifen::EN, sign::EN, xml::EN],
     }
 }
