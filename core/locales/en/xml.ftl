@@ -38,7 +38,7 @@ xml-attr_lt = '<' in an attribute value
 xml-attr_value = bad attribute value: { $reason }
 xml-depth = elements nested deeper than { $max }
 xml-namespaces = more than { $max } namespace declarations in scope
-xml-too_large = the document exceeds { $max } bytes
+xml-too_large = XML is { $size } bytes; the limit is { $max }
 xml-reader = not well-formed XML at byte { $at }: { $detail }
 xml-attr = bad attribute: { $detail }
 xml-name_utf8 = element name is not UTF-8
@@ -46,3 +46,19 @@ xml-no_root = no root element
 xml-root = the root element must be { $want } in namespace http://ekuatia.set.gov.py/sifen/xsd, found { $name }
 xml-malformed = { $reason }
 xml-elements = more than { $max } elements
+
+# The form a DE value must have (rule xml.value, parameter `what`).
+-xml-value-integer = an integer in range
+-xml-value-decimal = a decimal number
+-xml-value-date = a date YYYY-MM-DD
+-xml-value-datetime = a date-time YYYY-MM-DDThh:mm:ss
+
+xml-utf8 = XML is not valid UTF-8 (byte { $at })
+xml-element_missing = required element { $name } is missing
+xml-element_empty = required element { $name } is empty
+xml-value = '{ $value }' is not { $what }
+xml-version = unsupported dVerFor '{ $value }': kuatia reads version 150
+xml-de_id = DE has no Id attribute (the CDC)
+xml-de_dv = dDVId '{ $dv }' is not the last digit of the CDC { $cdc }
+xml-tipo = document type { $tipo } is not one kuatia handles (1, 4, 5, 6, 7)
+xml-items = a DE needs at least one gCamItem

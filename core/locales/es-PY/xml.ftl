@@ -38,7 +38,7 @@ xml-attr_lt = '<' en el valor de un atributo
 xml-attr_value = Valor de atributo no válido. { $reason }
 xml-depth = Hay elementos anidados a más de { $max } niveles
 xml-namespaces = Hay más de { $max } declaraciones de espacios de nombres vigentes
-xml-too_large = El documento supera los { $max } bytes
+xml-too_large = El XML tiene { $size } bytes; el límite es { $max }
 xml-reader = El XML no está bien formado en el byte { $at }: { $detail }
 xml-attr = Atributo no válido: { $detail }
 xml-name_utf8 = El nombre de un elemento no está en UTF-8
@@ -46,3 +46,19 @@ xml-no_root = El documento no tiene elemento raíz
 xml-root = El elemento raíz debe ser { $want } en el espacio de nombres http://ekuatia.set.gov.py/sifen/xsd, pero es { $name }
 xml-malformed = { $reason }
 xml-elements = El documento tiene más de { $max } elementos
+
+# La forma que debe tener un valor del DE (regla xml.value, parámetro `what`).
+-xml-value-integer = un número entero dentro del rango
+-xml-value-decimal = un número decimal
+-xml-value-date = una fecha AAAA-MM-DD
+-xml-value-datetime = una fecha y hora AAAA-MM-DDThh:mm:ss
+
+xml-utf8 = El XML no está en UTF-8 válido (byte { $at })
+xml-element_missing = Falta el elemento obligatorio { $name }
+xml-element_empty = El elemento obligatorio { $name } está vacío
+xml-value = '{ $value }' no es { $what }
+xml-version = dVerFor '{ $value }' no es compatible: kuatia lee la versión 150
+xml-de_id = El DE no tiene el atributo Id (el CDC)
+xml-de_dv = dDVId '{ $dv }' no es el último dígito del CDC { $cdc }
+xml-tipo = El tipo de documento { $tipo } no es uno de los que kuatia procesa (1, 4, 5, 6, 7)
+xml-items = Un DE debe tener al menos un gCamItem

@@ -331,9 +331,18 @@ mod sifen;
 pub use sifen::*;
 mod event;
 pub use event::*;
+mod kude;
+pub use kude::*;
 
 /// The groups of rules, one per file of this module.
-pub const GROUPS: &[&[&RuleDef]] = &[ids::ALL, xml::ALL, sign::ALL, sifen::ALL, event::ALL];
+pub const GROUPS: &[&[&RuleDef]] = &[
+    ids::ALL,
+    xml::ALL,
+    sign::ALL,
+    sifen::ALL,
+    event::ALL,
+    kude::ALL,
+];
 
 const fn count(groups: &[&[&RuleDef]]) -> usize {
     let mut n = 0;

@@ -59,7 +59,25 @@ rules! {
     /// More elements than the readers accept.
     xml_elements / XML_ELEMENTS = "xml.elements" => TOO_LARGE { max: Int = "200000" };
     /// A document larger than the readers accept, in bytes.
-    xml_too_large / XML_TOO_LARGE = "xml.too_large" => TOO_LARGE { max: Int = "16777216" };
+    xml_too_large / XML_TOO_LARGE = "xml.too_large" => TOO_LARGE { max: Int = "16777216", size: Int = "20000000" };
+    /// The document is not UTF-8 from a byte offset on.
+    xml_utf8 / XML_UTF8 = "xml.utf8" => MALFORMED_XML { at: Int = "12" };
+    /// A required element of a DE is missing.
+    xml_element_missing / XML_ELEMENT_MISSING = "xml.element_missing" => MALFORMED_XML { name: Text = "dRucEm" };
+    /// A required element of a DE is empty.
+    xml_element_empty / XML_ELEMENT_EMPTY = "xml.element_empty" => MALFORMED_XML { name: Text = "dRucEm" };
+    /// A DE's value is not of its form; `what` names the form (a term `xml-value-*`).
+    xml_value / XML_VALUE = "xml.value" => MALFORMED_XML { value: Text = "31/02/2025", what: Term = "xml-value-date" };
+    /// A DE of a format version kuatia does not read (`dVerFor` other than 150).
+    xml_version / XML_VERSION = "xml.version" => MALFORMED_XML { value: Text = "140" };
+    /// A DE without its `Id` attribute (the CDC).
+    xml_de_id / XML_DE_ID = "xml.de_id" => MALFORMED_XML {};
+    /// A DE whose `dDVId` is not the CDC's last digit.
+    xml_de_dv / XML_DE_DV = "xml.de_dv" => MALFORMED_XML { dv: Text = "7", cdc: Text = "CDC-EJEMPLO" };
+    /// A DE of a document type kuatia does not handle.
+    xml_tipo / XML_TIPO = "xml.tipo" => MALFORMED_XML { tipo: Int = "2" };
+    /// A DE without items (`gCamItem`).
+    xml_items / XML_ITEMS = "xml.items" => MALFORMED_XML {};
 }
 
 /// A finding of `outer`, a rule whose parameter `reason` is a [`Kind::Rule`](super::Kind::Rule), that says why with

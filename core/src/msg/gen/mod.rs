@@ -6,6 +6,8 @@ mod event;
 #[rustfmt::skip]
 mod ids;
 #[rustfmt::skip]
+mod kude;
+#[rustfmt::skip]
 mod sifen;
 #[rustfmt::skip]
 mod sign;
@@ -18,7 +20,7 @@ use super::{Catalog, Lang};
 #[rustfmt::skip]
 pub fn catalogs(lang: Lang) -> &'static [Catalog] {
     match lang {
-        Lang::EsPy => &[event::ES_PY, ids::ES_PY, sifen::ES_PY, sign::ES_PY, xml::ES_PY],
-        Lang::En => &[event::EN, ids::EN, sifen::EN, sign::EN, xml::EN],
+        Lang::EsPy => &[event::ES_PY, ids::ES_PY, kude::ES_PY, sifen::ES_PY, sign::ES_PY, xml::ES_PY],
+        Lang::En => &[event::EN, ids::EN, kude::EN, sifen::EN, sign::EN, xml::EN],
     }
 }

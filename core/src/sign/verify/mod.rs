@@ -210,7 +210,7 @@ fn verify_with(verifier: &mut Verifier, xml: &str, at: Option<PrimitiveDateTime>
     // The same bound as the DE parser: a signed DE or event is far smaller, and a huge input is refused unread.
     if xml.len() > crate::xml::MAX_XML_BYTES {
         let limit = crate::xml::MAX_XML_BYTES;
-        return report.fail(rule::xml_too_large("", limit));
+        return report.fail(rule::xml_too_large("", limit, xml.len()));
     }
     // A document whose signed parts are canonical as written (what our signer and SIFEN's shape give) is verified in
     // one pass without tokens; anything else, or anything the pass is unsure of, goes the general way below.
