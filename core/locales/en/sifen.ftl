@@ -23,9 +23,9 @@ sifen-lot_mixed_ruc = emitter RUC { $ruc } differs from the lot's { $lot }
 sifen-lot_mixed_type = document type { $tipo } differs from the lot's { $lot }
 sifen-lot_number = the lot number must be 1 to 28 digits, got '{ $got }'
 
-sifen-unexpected = SIFEN's answer is not the expected SOAP message: { $reason }; the answer starts with: { $excerpt }
-sifen-unexpected_html = SIFEN's answer is not the expected SOAP message: { $reason }; it is an HTML page (the SET gateway's logout page: retry later); the answer starts with: { $excerpt }
-sifen-unexpected_empty = SIFEN's answer is not the expected SOAP message: { $reason }; the answer starts with: (empty)
+sifen-unexpected = SIFEN's answer is not the expected SOAP message: { $why }; the answer starts with: { $excerpt }
+sifen-unexpected_html = SIFEN's answer is not the expected SOAP message: { $why }; it is an HTML page (the SET gateway's logout page: retry later); the answer starts with: { $excerpt }
+sifen-unexpected_empty = SIFEN's answer is not the expected SOAP message: { $why }; the answer starts with: (empty)
 sifen-response_too_large = it is larger than { $max } bytes
 sifen-response_not_utf8 = it is not UTF-8 (byte { $at })
 sifen-response_empty = the body is empty

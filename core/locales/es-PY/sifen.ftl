@@ -24,9 +24,9 @@ sifen-lot_mixed_ruc = El RUC del emisor { $ruc } es distinto del RUC del lote, {
 sifen-lot_mixed_type = El tipo de documento { $tipo } es distinto del tipo del lote, { $lot }
 sifen-lot_number = El número de lote debe tener de 1 a 28 dígitos, no '{ $got }'
 
-sifen-unexpected = La respuesta de SIFEN no es el mensaje SOAP esperado. { $reason }. La respuesta comienza con: { $excerpt }
-sifen-unexpected_html = La respuesta de SIFEN no es el mensaje SOAP esperado. { $reason }. Es una página HTML (la página de cierre de sesión del portal de la SET: intente de nuevo más tarde). La respuesta comienza con: { $excerpt }
-sifen-unexpected_empty = La respuesta de SIFEN no es el mensaje SOAP esperado. { $reason }
+sifen-unexpected = La respuesta de SIFEN no es el mensaje SOAP esperado. { $why }. La respuesta comienza con: { $excerpt }
+sifen-unexpected_html = La respuesta de SIFEN no es el mensaje SOAP esperado. { $why }. Es una página HTML (la página de cierre de sesión del portal de la SET: intente de nuevo más tarde). La respuesta comienza con: { $excerpt }
+sifen-unexpected_empty = La respuesta de SIFEN no es el mensaje SOAP esperado. { $why }
 sifen-response_too_large = Tiene más de { $max } bytes
 sifen-response_not_utf8 = No está en UTF-8 (byte { $at })
 sifen-response_empty = El cuerpo está vacío

@@ -39,13 +39,13 @@ rules! {
     sifen_lot_mixed_type / SIFEN_LOT_MIXED_TYPE = "sifen.lot_mixed_type" => SIFEN_LOT_MIXED_TYPE { tipo: Int = "5", lot: Int = "1" };
     /// A lot number (`dProtConsLote`) that is not 1 to 28 digits.
     sifen_lot_number / SIFEN_LOT_NUMBER = "sifen.lot_number" => INVALID_FORMAT { got: Text = "12a" };
-    /// SIFEN's answer is not the SOAP message expected; `reason` is the rule that says why, whose parameters the
+    /// SIFEN's answer is not the SOAP message expected; `why` is the rule that says why, whose parameters the
     /// finding carries too, and `excerpt` the answer's first characters.
-    sifen_unexpected / SIFEN_UNEXPECTED = "sifen.unexpected" => SIFEN_UNEXPECTED_RESPONSE { reason: Rule = "sifen.response_no_body", excerpt: Text = "<html><body>Logout</body></html>" };
-    /// [`SIFEN_UNEXPECTED`] when the answer is an HTML page (the SET gateway's logout page: retry later).
-    sifen_unexpected_html / SIFEN_UNEXPECTED_HTML = "sifen.unexpected_html" => SIFEN_UNEXPECTED_RESPONSE { reason: Rule = "xml.root", excerpt: Text = "<html><body>Logout</body></html>" };
-    /// [`SIFEN_UNEXPECTED`] when the answer is empty.
-    sifen_unexpected_empty / SIFEN_UNEXPECTED_EMPTY = "sifen.unexpected_empty" => SIFEN_UNEXPECTED_RESPONSE { reason: Rule = "sifen.response_empty" };
+    sifen_unexpected / SIFEN_UNEXPECTED = "sifen.unexpected" => SIFEN_UNEXPECTED_RESPONSE { why: Rule = "sifen.response_no_body", excerpt: Text = "<html><body>Logout</body></html>" };
+    /// `sifen.unexpected` when the answer is an HTML page (the SET gateway's logout page: retry later).
+    sifen_unexpected_html / SIFEN_UNEXPECTED_HTML = "sifen.unexpected_html" => SIFEN_UNEXPECTED_RESPONSE { why: Rule = "xml.root", excerpt: Text = "<html><body>Logout</body></html>" };
+    /// `sifen.unexpected` when the answer is empty.
+    sifen_unexpected_empty / SIFEN_UNEXPECTED_EMPTY = "sifen.unexpected_empty" => SIFEN_UNEXPECTED_RESPONSE { why: Rule = "sifen.response_empty" };
     /// The answer is larger than kuatia reads.
     sifen_response_too_large / SIFEN_RESPONSE_TOO_LARGE = "sifen.response_too_large" => SIFEN_UNEXPECTED_RESPONSE { max: Int = "8388608" };
     /// The answer is not UTF-8 from a byte offset on.
@@ -62,13 +62,13 @@ rules! {
     sifen_response_namespace / SIFEN_RESPONSE_NAMESPACE = "sifen.response_namespace" => SIFEN_UNEXPECTED_RESPONSE { name: Text = "rRetEnviDe" };
     /// The body element is not the answer of any SIFEN service.
     sifen_response_unknown / SIFEN_RESPONSE_UNKNOWN = "sifen.response_unknown" => SIFEN_UNEXPECTED_RESPONSE { name: Text = "rOtro" };
-    /// [`SIFEN_RESPONSE_UNKNOWN`], with the response code and message it carries.
+    /// `sifen.response_unknown`, with the response code and message it carries.
     sifen_response_unknown_said / SIFEN_RESPONSE_UNKNOWN_SAID = "sifen.response_unknown_said" => SIFEN_UNEXPECTED_RESPONSE { name: Text = "rOtro", code: Text = "XXXX", said: Text = "XML mal formado" };
     /// An element the answer must have is missing.
     sifen_response_missing / SIFEN_RESPONSE_MISSING = "sifen.response_missing" => SIFEN_UNEXPECTED_RESPONSE { parent: Text = "rRetEnviDe", name: Text = "rProtDe" };
     /// The answer is another service's.
     sifen_response_service / SIFEN_RESPONSE_SERVICE = "sifen.response_service" => SIFEN_UNEXPECTED_RESPONSE { expected: Text = "consulta", got: Text = "recibe" };
-    /// [`SIFEN_RESPONSE_SERVICE`], with the response code and message it carries.
+    /// `sifen.response_service`, with the response code and message it carries.
     sifen_response_service_said / SIFEN_RESPONSE_SERVICE_SAID = "sifen.response_service_said" => SIFEN_UNEXPECTED_RESPONSE { expected: Text = "consulta", got: Text = "recibe", code: Text = "XXXX", said: Text = "XML mal formado" };
     /// SIFEN answered a SOAP Fault, with its code and reason (SIFEN's text).
     sifen_soap_fault / SIFEN_SOAP_FAULT = "sifen.soap_fault" => SIFEN_SOAP_FAULT { fault: Text = "env:Receiver", reason: Text = "Internal error" };

@@ -81,7 +81,8 @@ rules! {
 }
 
 /// A finding of `outer`, a rule whose parameter `reason` is a [`Kind::Rule`](super::Kind::Rule), that says why with
-/// `inner`'s rule and parameters (carried too, so that the message renders whole in every language).
+/// `inner`'s rule and parameters (carried too, so that the message renders whole in every language). `inner` must
+/// have no `reason` parameter of its own.
 pub fn because(outer: &'static RuleDef, path: impl Into<String>, inner: Finding) -> Finding {
     let mut params = inner.params;
     params.insert("reason", Param::One(inner.rule.into_owned()));

@@ -72,7 +72,7 @@ pub fn unexpected(bytes: &[u8], why: Finding) -> Finding {
     };
     // The reason's rule and parameters, as `rule::because` carries them, and the excerpt.
     let mut params = why.params;
-    params.insert("reason", rule::Param::One(why.rule.into_owned()));
+    params.insert("why", rule::Param::One(why.rule.into_owned()));
     if !ex.is_empty() {
         params.insert("excerpt", rule::Param::One(ex));
     }
@@ -153,7 +153,7 @@ mod tests {
             ("sifen.unexpected_html", "SIFEN_UNEXPECTED_RESPONSE")
         );
         assert_eq!(
-            f.params["reason"],
+            f.params["why"],
             crate::rule::Param::One("sifen.response_root".into())
         );
         assert_eq!(
@@ -177,9 +177,28 @@ mod tests {
         let f = super::super::parse_response(b"<a><b></a>").unwrap_err();
         assert_eq!(f.rule, "sifen.unexpected");
         assert_eq!(
-            f.params["reason"],
+            f.params["why"],
             crate::rule::Param::One("xml.reader".into())
         );
         assert!(f.params.get("at").is_some(), "{f:?}");
+
+        // A reason with a reason of its own (a bad attribute value, because of an undeclared entity) renders whole.
+        let f = super::super::parse_response(b"<a x='&bogus;'/>").unwrap_err();
+        assert_eq!(
+            f.params["why"],
+            crate::rule::Param::One("xml.attr_value".into())
+        );
+        assert!(
+            f.message
+                .contains(": bad attribute value: undeclared entity '&bogus;'; the answer"),
+            "{}",
+            f.message
+        );
+        assert!(
+            f.message_in(Lang::EsPy)
+                .contains("Valor de atributo no válido. Entidad no declarada '&bogus;'."),
+            "{}",
+            f.message_in(Lang::EsPy)
+        );
     }
 }
