@@ -246,6 +246,7 @@ const DOMAINS: &[&str] = &[
     "panel",
     "storage",
     "host",
+    "kude",
 ];
 
 #[test]

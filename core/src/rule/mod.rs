@@ -343,6 +343,16 @@ pub use request::*;
 pub use text::*;
 pub use totals::*;
 pub use transporte::*;
+mod sign;
+pub use sign::*;
+mod xml;
+pub use xml::*;
+mod sifen;
+pub use sifen::*;
+mod event;
+pub use event::*;
+mod kude;
+pub use kude::*;
 
 /// The groups of rules, one per file of this module.
 pub const GROUPS: &[&[&RuleDef]] = &[
@@ -357,6 +367,11 @@ pub const GROUPS: &[&[&RuleDef]] = &[
     transporte::ALL,
     totals::ALL,
     api::ALL,
+    xml::ALL,
+    sign::ALL,
+    sifen::ALL,
+    event::ALL,
+    kude::ALL,
 ];
 
 const fn count(groups: &[&[&RuleDef]]) -> usize {

@@ -129,18 +129,16 @@ pub(crate) fn check_validity(
     let at = at.assume_offset(paraguay_offset());
     let show = |t: OffsetDateTime| t.format(&Rfc3339).unwrap_or_default();
     if at < info.not_before {
-        return Err(SignError::CertificateNotYetValid(format!(
-            "the certificate is valid from {} but the time is {}",
-            show(info.not_before),
-            show(at)
-        )));
+        return Err(SignError::CertificateNotYetValid {
+            not_before: show(info.not_before),
+            at: show(at),
+        });
     }
     if at > info.not_after {
-        return Err(SignError::CertificateExpired(format!(
-            "the certificate expired on {}; the time is {}",
-            show(info.not_after),
-            show(at)
-        )));
+        return Err(SignError::CertificateExpired {
+            not_after: show(info.not_after),
+            at: show(at),
+        });
     }
     Ok(())
 }

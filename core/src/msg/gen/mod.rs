@@ -8,9 +8,13 @@ mod api;
 #[rustfmt::skip]
 mod code;
 #[rustfmt::skip]
+mod event;
+#[rustfmt::skip]
 mod ids;
 #[rustfmt::skip]
 mod items;
+#[rustfmt::skip]
+mod kude;
 #[rustfmt::skip]
 mod pagos;
 #[rustfmt::skip]
@@ -18,11 +22,17 @@ mod receptor;
 #[rustfmt::skip]
 mod request;
 #[rustfmt::skip]
+mod sifen;
+#[rustfmt::skip]
+mod sign;
+#[rustfmt::skip]
 mod text;
 #[rustfmt::skip]
 mod totals;
 #[rustfmt::skip]
 mod transporte;
+#[rustfmt::skip]
+mod xml;
 
 use super::{Catalog, Lang};
 
@@ -30,7 +40,7 @@ use super::{Catalog, Lang};
 #[rustfmt::skip]
 pub fn catalogs(lang: Lang) -> &'static [Catalog] {
     match lang {
-        Lang::EsPy => &[amount::ES_PY, api::ES_PY, code::ES_PY, ids::ES_PY, items::ES_PY, pagos::ES_PY, receptor::ES_PY, request::ES_PY, text::ES_PY, totals::ES_PY, transporte::ES_PY],
-        Lang::En => &[amount::EN, api::EN, code::EN, ids::EN, items::EN, pagos::EN, receptor::EN, request::EN, text::EN, totals::EN, transporte::EN],
+        Lang::EsPy => &[amount::ES_PY, api::ES_PY, code::ES_PY, event::ES_PY, ids::ES_PY, items::ES_PY, kude::ES_PY, pagos::ES_PY, receptor::ES_PY, request::ES_PY, sifen::ES_PY, sign::ES_PY, text::ES_PY, totals::ES_PY, transporte::ES_PY, xml::ES_PY],
+        Lang::En => &[amount::EN, api::EN, code::EN, event::EN, ids::EN, items::EN, kude::EN, pagos::EN, receptor::EN, request::EN, sifen::EN, sign::EN, text::EN, totals::EN, transporte::EN, xml::EN],
     }
 }
