@@ -13,6 +13,7 @@ use std::fmt;
 
 pub mod c14n;
 mod cert;
+mod dn;
 mod lex;
 mod verify;
 
