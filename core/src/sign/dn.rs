@@ -5,9 +5,11 @@
 //!
 //! `dn/names.txt` lists, one per line, `dotted-OID short-name` for every OID of x509-parser's
 //! `oid_registry()`, with x509-parser's abbreviations (`CN`, `C`, `L`, `ST`, `O`, `OU`, `DC`, `Email`)
-//! in place of the registry's short names. The tests compare this module with x509-parser's `Display`
+//! in place of the registry's short names; the attribute types of names come first, so that a lookup
+//! usually stops within a few lines. The tests compare this module with x509-parser's `Display`
 //! for every one of them, so an x509-parser upgrade that changes the text fails a test.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use x509_parser::asn1_rs::{Any, BmpString, Oid, Tag};
 use x509_parser::x509::X509Name;
@@ -48,17 +50,29 @@ fn rdns_text(name: &X509Name<'_>) -> Option<String> {
 
 /// The short name of the attribute type, or `OID(…)` (the OID's `Debug`) when it has none.
 fn push_type(out: &mut String, oid: &Oid<'_>) {
-    // `Display` writes `rel. ` before a relative OID, so a relative one never matches a line.
-    let dotted = oid.to_string();
-    let short = NAMES
-        .lines()
-        .find_map(|line| line.split_once(' ').filter(|(key, _)| *key == dotted));
-    match short {
-        Some((_, short)) => out.push_str(short),
+    match short_name(oid) {
+        Some(short) => out.push_str(short),
         None => {
-            let _ = write!(out, "OID({dotted})");
+            let _ = write!(out, "{oid:?}");
         }
     }
+}
+
+/// The line of `NAMES` for an absolute OID whose arcs fit in u64 (no other has one).
+fn short_name(oid: &Oid<'_>) -> Option<&'static str> {
+    // A relative OID never equals a registry entry (x509-parser's registry compares the kind too).
+    if *oid != Oid::new(Cow::Borrowed(oid.as_bytes())) {
+        return None;
+    }
+    let mut dotted = String::new();
+    for (i, arc) in oid.iter()?.enumerate() {
+        let sep = if i == 0 { "" } else { "." };
+        let _ = write!(dotted, "{sep}{arc}");
+    }
+    NAMES.lines().find_map(|line| {
+        let (key, short) = line.split_once(' ')?;
+        (key == dotted).then_some(short)
+    })
 }
 
 /// A string value as it is (BMPString decoded from UTF-16), any other value as uppercase hex of its
