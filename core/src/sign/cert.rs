@@ -1,5 +1,6 @@
 //! Facts SIFEN checks on the signing certificate: validity dates and the emitter's RUC (SIFEN.md §4).
 
+use super::dn::{name_text, upper_hex};
 use super::SignError;
 use serde::{Serialize, Serializer};
 use time::format_description::well_known::Rfc3339;
@@ -50,13 +51,7 @@ pub(crate) fn info_of(cert: &X509Certificate<'_>) -> CertificateInfo {
         .iter()
         .position(|b| *b != 0)
         .unwrap_or(serial.len().saturating_sub(1));
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    let digits = serial.get(first..).unwrap_or_default();
-    let mut serial_hex = String::with_capacity(digits.len() * 2);
-    for b in digits {
-        serial_hex.push(char::from(HEX[usize::from(b >> 4)]));
-        serial_hex.push(char::from(HEX[usize::from(b & 0x0f)]));
-    }
+    let serial_hex = upper_hex(serial.get(first..).unwrap_or_default());
     let ruc = ruc_in(cert.subject()).or_else(|| {
         let san = cert.subject_alternative_name().ok().flatten()?;
         san.value.general_names.iter().find_map(|g| match g {
@@ -65,8 +60,8 @@ pub(crate) fn info_of(cert: &X509Certificate<'_>) -> CertificateInfo {
         })
     });
     CertificateInfo {
-        subject: cert.subject().to_string(),
-        issuer: cert.issuer().to_string(),
+        subject: name_text(cert.subject()),
+        issuer: name_text(cert.issuer()),
         serial_hex,
         not_before: cert.validity().not_before.to_datetime(),
         not_after: cert.validity().not_after.to_datetime(),

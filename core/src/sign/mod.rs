@@ -14,6 +14,7 @@ use std::fmt;
 
 pub mod c14n;
 mod cert;
+mod dn;
 mod lex;
 mod verify;
 

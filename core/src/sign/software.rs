@@ -92,7 +92,7 @@ impl SoftwareSigner {
             return Err(SignError::KeyUnsupported("sign-key-short".into()));
         }
         let subject = X509Certificate::from_der(&cert_der)
-            .map(|(_, c)| c.subject().to_string())
+            .map(|(_, c)| super::dn::name_text(c.subject()))
             .map_err(|e| SignError::CertificateInvalid(e.to_string()))?;
         let info = super::certificate_info(&cert_der)?;
         Ok(SoftwareSigner {
