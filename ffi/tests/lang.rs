@@ -219,3 +219,75 @@ fn localize_refuses_bad_arguments() {
     assert_eq!(st, kuatia_status::InvalidArgument);
     assert_eq!(err_parts(err).2, "out_json");
 }
+
+/// The in-process `/v1` service (`kuatia_service_handle`) passes the request's headers through: its refusals follow
+/// `Accept-Language` (Spanish of Paraguay without one), with `Content-Language`, whatever the C caller reads later.
+#[test]
+fn the_in_process_service_answers_in_the_accept_language() {
+    use common::service::{create_account, factura, new_service, seed, NOW_UNIX};
+    let svc = new_service(None);
+    let (_, key) = create_account(svc, 1);
+    let mut body = factura("approved");
+    body["receptor"]["ruc"] = json!("80069563-2");
+    let body = body.to_string();
+    for (i, (accept, want, tag)) in [
+        (None, ES, "es-PY"),
+        (Some("en"), EN, "en"),
+        (Some("fr, en;q=0.5"), EN, "en"),
+        (Some("es-PY, en;q=0.1"), ES, "es-PY"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut headers = vec![
+            ("X-Environment".to_string(), "sandbox".to_string()),
+            ("Authorization".into(), format!("Bearer {key}")),
+        ];
+        if let Some(a) = accept {
+            headers.push(("Accept-Language".into(), a.into()));
+        }
+        let req = json!({"method": "POST", "path": "/v1/facturas", "headers": headers}).to_string();
+        let s = seed(10 + i as u8);
+        let (mut head, mut out) = (zero(), zero());
+        let st = unsafe {
+            kuatia_service_handle(
+                svc,
+                req.as_ptr(),
+                req.len(),
+                body.as_ptr(),
+                body.len(),
+                NOW_UNIX,
+                s.as_ptr(),
+                s.len(),
+                null(),
+                null(),
+                &mut head,
+                &mut out,
+                null_mut(),
+            )
+        };
+        assert_eq!(st, kuatia_status::Ok);
+        let head: Value = serde_json::from_str(&text(head)).unwrap();
+        let answer: Value = serde_json::from_slice(&take(out)).unwrap();
+        assert_eq!(head["status"], 422, "{answer}");
+        let language = head["headers"].as_array().unwrap().iter().find(|h| {
+            h[0].as_str()
+                .unwrap()
+                .eq_ignore_ascii_case("Content-Language")
+        });
+        let ruc = answer["error"]["details"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["rule"] == "ruc.check_digit")
+            .unwrap_or_else(|| panic!("{answer}"));
+        assert_eq!(ruc["message"], want, "{accept:?}: {answer}");
+        assert_eq!(
+            answer["error"]["details"].as_array().unwrap().len(),
+            1,
+            "{answer}"
+        );
+        assert_eq!(language.unwrap()[1], tag, "{accept:?}: {head}");
+    }
+    unsafe { kuatia_service_free(svc) };
+}
