@@ -475,6 +475,17 @@ enum kuatia_status kuatia_findings_localize(const uint8_t *report_json,
                                             struct kuatia_error **err);
 
 /**
+ * The registry of rules a finding can name, as JSON `[{"rule","code","params":[{"name","kind"}]}]` (core's
+ * `rule::ALL`, the list `tests/fixtures/rules.json` records and docs/errors.md documents), into `out_json`: what a
+ * host needs to write its own text for a finding from its `rule` and `params`.
+ *
+ * # Safety
+ * `out_json` is writable; `err` is NULL or writable.
+ */
+enum kuatia_status kuatia_rules(struct kuatia_bytes *out_json,
+                                struct kuatia_error **err);
+
+/**
  * Builds `dCarQR` from its parts as JSON: `{"cdc","fecha_emision","receptor","total","total_iva","items",
  * "digest_value","csc_id","csc","ambiente":"test"|"produccion"}`, strings exactly as written in the signed XML;
  * `receptor` is `{"ruc":"<body without DV>"}`, `{"documento":"<number>"}` or `"sin_documento"`.

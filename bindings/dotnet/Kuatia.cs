@@ -31,6 +31,15 @@ namespace Kuatia
         }
 
         /// <summary>
+        /// Every rule a finding can name, <c>[{"rule", "code", "params": [{"name", "kind"}]}]</c>: the core's one registry
+        /// (docs/errors.md), for an application that writes its own text from a finding's rule and parameters.
+        /// </summary>
+        public static IList<object> Rules()
+        {
+            return (IList<object>)Interop.JsonOf((ref KuatiaBytes o, ref IntPtr e) => Native.kuatia_rules(ref o, ref e));
+        }
+
+        /// <summary>
         /// Chooses the language of every message read from now on, for every thread: <c>"es"</c> (Spanish of Paraguay,
         /// the default) or <c>"en"</c>; any tag the library parses (<c>"es-PY"</c>, <c>"en-US"</c>) is accepted, and an
         /// unknown one reads as Spanish.

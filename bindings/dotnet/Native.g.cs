@@ -192,6 +192,11 @@ namespace Kuatia
         internal static extern Status kuatia_findings_localize(byte* report_json, UIntPtr report_len, IntPtr lang,
             ref KuatiaBytes out_json, ref IntPtr err);
 
+        /// <summary>The registry of rules a finding can name, as JSON <c>[{"rule","code","params":[{"name","kind"}]}]</c> (core's <c>rule::ALL</c>, the list <c>tests/fixtures/rules.json</c> records and docs/errors.md documents), into <c>out_json</c>: what a host needs to write its own text for a finding from its <c>rule</c> and <c>params</c>.</summary>
+        /// <remarks><c>out_json</c>: free with <c>kuatia_bytes_free</c>.</remarks>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "kuatia_rules", ExactSpelling = true)]
+        internal static extern Status kuatia_rules(ref KuatiaBytes out_json, ref IntPtr err);
+
         /// <summary>Builds <c>dCarQR</c> from its parts as JSON: <c>{"cdc","fecha_emision","receptor","total","total_iva","items", "digest_value","csc_id","csc","ambiente":"test"|"produccion"}</c>, strings exactly as written in the signed XML; <c>receptor</c> is <c>{"ruc":"&lt;body without DV&gt;"}</c>, <c>{"documento":"&lt;number&gt;"}</c> or <c>"sin_documento"</c>.</summary>
         /// <remarks><c>out_qr</c>: free with <c>kuatia_bytes_free</c>.</remarks>
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "kuatia_qr_build", ExactSpelling = true)]

@@ -57,3 +57,28 @@ func Localize(report any, lang string) (json.RawMessage, error) {
 	}
 	return json.RawMessage(take(&out)), nil
 }
+
+// Rule is one entry of the registry of rules: its stable id, the registry code its findings carry, and its parameters.
+type Rule struct {
+	Rule   string      `json:"rule"`
+	Code   string      `json:"code"`
+	Params []RuleParam `json:"params"`
+}
+
+// RuleParam is one parameter of a rule: its name and kind ("text", "int", "money", ...).
+type RuleParam struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+}
+
+// Rules returns every rule a finding can name: the core's one registry (docs/errors.md), for an application that
+// writes its own text from a finding's Rule and Params.
+func Rules() ([]Rule, error) {
+	var out C.kuatia_bytes
+	var cerr *C.kuatia_error
+	if err := errorOf(C.kuatia_rules(&out, &cerr), cerr); err != nil {
+		return nil, err
+	}
+	var rules []Rule
+	return rules, jsonOut(take(&out), &rules)
+}

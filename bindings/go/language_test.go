@@ -94,3 +94,31 @@ func TestLocalizeAReport(t *testing.T) {
 		t.Fatalf("Localize of bad JSON: %v", err)
 	}
 }
+
+// TestRulesAreTheRegistry: Rules() holds every rule tests/fixtures/rules.json records.
+func TestRulesAreTheRegistry(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "tests", "fixtures", "rules.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded []Rule
+	if err := json.Unmarshal(raw, &recorded); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]Rule{}
+	for _, r := range got {
+		byID[r.Rule] = r
+	}
+	for _, r := range recorded {
+		if !reflect.DeepEqual(byID[r.Rule], r) {
+			t.Fatalf("rule %s: %+v, recorded %+v", r.Rule, byID[r.Rule], r)
+		}
+	}
+	if r := byID["ruc.check_digit"]; r.Code != "INVALID_RUC" || len(r.Params) != 2 || r.Params[0].Name != "expected" {
+		t.Fatalf("ruc.check_digit: %+v", r)
+	}
+}

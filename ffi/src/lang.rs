@@ -110,6 +110,35 @@ pub unsafe extern "C" fn kuatia_findings_localize(
     })
 }
 
+/// The registry of rules a finding can name, as JSON `[{"rule","code","params":[{"name","kind"}]}]` (core's
+/// `rule::ALL`, the list `tests/fixtures/rules.json` records and docs/errors.md documents), into `out_json`: what a
+/// host needs to write its own text for a finding from its `rule` and `params`.
+///
+/// # Safety
+/// `out_json` is writable; `err` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn kuatia_rules(
+    out_json: *mut kuatia_bytes,
+    err: *mut *mut kuatia_error,
+) -> kuatia_status {
+    call(err, || {
+        // SAFETY: contract of this function.
+        let slot = unsafe { out(out_json, "out_json") }?;
+        let rules: Vec<Value> = kuatia_core::rule::ALL
+            .iter()
+            .map(|r| {
+                let params: Vec<Value> = r
+                    .params
+                    .iter()
+                    .map(|(name, kind)| serde_json::json!({"name": name, "kind": kind.name()}))
+                    .collect();
+                serde_json::json!({"rule": r.id, "code": r.code, "params": params})
+            })
+            .collect();
+        put_json(slot, &rules)
+    })
+}
+
 /// Renders every finding inside `v` in `lang` (serde_json's parser bounds the depth, so the recursion is bounded).
 fn localize_value(v: &mut Value, lang: Lang) {
     match v {

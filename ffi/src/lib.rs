@@ -40,6 +40,7 @@ pub use invoice::{
 pub use kude::{kuatia_kude_format, kuatia_kude_pdf};
 pub use lang::{
     kuatia_error_json_in, kuatia_error_message_in, kuatia_error_rule, kuatia_findings_localize,
+    kuatia_rules,
 };
 pub use qr::{kuatia_qr_build, kuatia_qr_parse};
 #[cfg(feature = "service")]

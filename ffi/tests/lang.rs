@@ -291,3 +291,42 @@ fn the_in_process_service_answers_in_the_accept_language() {
     }
     unsafe { kuatia_service_free(svc) };
 }
+
+/// `kuatia_rules` is the registry: every rule `tests/fixtures/rules.json` records (core/tests/registry.rs keeps that
+/// file to the registry, append-only) with the same code and parameters, in the same order.
+#[test]
+fn the_rules_are_the_registry() {
+    let mut out = zero();
+    assert_eq!(
+        unsafe { kuatia_rules(&mut out, null_mut()) },
+        kuatia_status::Ok
+    );
+    let got: Vec<Value> = serde_json::from_str(&text(out)).unwrap();
+    let recorded: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/fixtures/rules.json")).unwrap(),
+    )
+    .unwrap();
+    let ids: Vec<&Value> = got.iter().map(|r| &r["rule"]).collect();
+    let mut at = 0;
+    for r in &recorded {
+        let i = ids
+            .iter()
+            .position(|id| **id == r["rule"])
+            .unwrap_or_else(|| panic!("{r} missing"));
+        assert!(i >= at, "{r} out of order");
+        at = i;
+        assert_eq!(got[i], *r);
+    }
+    let check = got.iter().find(|r| r["rule"] == "ruc.check_digit").unwrap();
+    assert_eq!(check["code"], "INVALID_RUC");
+    assert_eq!(
+        check["params"],
+        json!([{"name": "expected", "kind": "int"}, {"name": "got", "kind": "int"}])
+    );
+    let mut err = null_mut();
+    assert_eq!(
+        unsafe { kuatia_rules(null_mut(), &mut err) },
+        kuatia_status::InvalidArgument
+    );
+    assert_eq!(err_parts(err).2, "out_json");
+}

@@ -649,6 +649,12 @@ static void test_languages(void) {
     err = NULL;
     CHECK(kuatia_findings_localize(NULL, 0, "en", &out, &err) == KUATIA_STATUS_INVALID_ARGUMENT, "NULL report");
     kuatia_error_free(err);
+    /* The registry of rules, for hosts that write their own text from rule and params. */
+    kuatia_bytes rules = {NULL, 0};
+    CHECK(kuatia_rules(&rules, NULL) == KUATIA_STATUS_OK && rules.ptr &&
+              strstr((const char *)rules.ptr, "\"rule\":\"ruc.check_digit\""),
+          "kuatia_rules");
+    kuatia_bytes_free(&rules);
     CHECK(kuatia_error_json_in(NULL, "es") == NULL && kuatia_error_message_in(NULL, NULL) == NULL &&
               kuatia_error_rule(NULL) == NULL,
           "NULL accessors");

@@ -43,6 +43,21 @@ namespace Kuatia.Tests
         }
 
         [Test]
+        public static void RulesAreTheRegistry()
+        {
+            var rules = Library.Rules().Cast<IDictionary<string, object>>().ToList();
+            var recorded = (IList<object>)Json.Parse(Fixtures.Text("tests", "fixtures", "rules.json"));
+            var mine = new HashSet<string>(rules.Select(r => Json.Serialize(r)));
+            foreach (object r in recorded)
+            {
+                Assert.True(mine.Contains(Json.Serialize(r)), "recorded rule " + Json.Serialize(r));
+            }
+            var check = rules.First(r => (string)r["rule"] == "ruc.check_digit");
+            Assert.Equal("INVALID_RUC", check["code"], "code");
+            Assert.Equal("expected", ((IDictionary<string, object>)((IList<object>)check["params"])[0])["name"], "param");
+        }
+
+        [Test]
         public static void AValidationReportAndLocalize()
         {
             try

@@ -117,6 +117,7 @@ const char *kuatia_error_message_in(const struct kuatia_error *err, const char *
 const char *kuatia_error_rule(const struct kuatia_error *err);
 enum kuatia_status kuatia_findings_localize(const char *report_json, size_t report_len, const char *lang,
     struct kuatia_bytes *out_json, struct kuatia_error **err);
+enum kuatia_status kuatia_rules(struct kuatia_bytes *out_json, struct kuatia_error **err);
 enum kuatia_status kuatia_qr_build(const char *fields_json, size_t fields_len, struct kuatia_bytes *out_qr,
     struct kuatia_error **err);
 enum kuatia_status kuatia_qr_parse(const char *dcarqr, size_t dcarqr_len, const char *csc, size_t csc_len,

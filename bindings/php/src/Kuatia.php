@@ -108,6 +108,18 @@ final class Kuatia
     }
 
     /**
+     * Every rule a finding can name, as `[['rule' => …, 'code' => …, 'params' => [['name' => …, 'kind' => …]]], …]`:
+     * the core's one registry (docs/errors.md), for an application that writes its own text from `rule` and `params`.
+     *
+     * @return list<array{rule: string, code: string, params: list<array{name: string, kind: string}>}>
+     */
+    public static function rules(): array
+    {
+        $ffi = Native::lib();
+        return Json::decode(Native::bytes(static fn (CData $out, CData $err): int => $ffi->kuatia_rules($out, $err)));
+    }
+
+    /**
      * Chooses the language of every message read from now on: `es` (Spanish of Paraguay, the default) or `en`; any
      * tag the library parses (`es-PY`, `en-US`) is accepted, and an unknown one reads as Spanish.
      */

@@ -72,4 +72,16 @@ final class LanguageTest extends TestCase
             self::assertSame('MALFORMED_JSON', $e->code());
         }
     }
+
+    public function testRulesAreTheRegistry(): void
+    {
+        $rules = Kuatia::rules();
+        $recorded = json_decode((string) file_get_contents(Cases::root() . '/tests/fixtures/rules.json'), true);
+        foreach ($recorded as $r) {
+            self::assertContains($r, $rules);
+        }
+        $check = array_values(array_filter($rules, static fn (array $r): bool => $r['rule'] === 'ruc.check_digit'))[0];
+        self::assertSame('INVALID_RUC', $check['code']);
+        self::assertSame(['expected', 'got'], array_column($check['params'], 'name'));
+    }
 }

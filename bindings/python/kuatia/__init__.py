@@ -69,6 +69,7 @@ __all__ = [
     "random_security_code",
     "ruc_check",
     "ruc_dv",
+    "rules",
     "sifen_describe",
     "sifen_event_sign",
     "sifen_parse_response",
@@ -118,6 +119,12 @@ def localize(report: Union[Json, List[Any]], lang: Optional[str] = None) -> Any:
 def codes() -> List[Dict[str, str]]:
     """Every error code kuatia answers with, ``[{"code", "description"}]``: the core's one registry."""
     return _json_out(call_bytes(lib.kuatia_error_codes))
+
+
+def rules() -> List[Dict[str, Any]]:
+    """Every rule a finding can name, ``[{"rule", "code", "params": [{"name", "kind"}]}]``: the core's one registry
+    (docs/errors.md), for an application that writes its own text from a finding's ``rule`` and ``params``."""
+    return _json_out(call_bytes(lib.kuatia_rules))
 
 
 def paraguay_now() -> str:

@@ -130,6 +130,7 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "kuatia_error_message_in": (c_char_p, [c_void_p, c_char_p]),
     "kuatia_error_rule": (c_char_p, [c_void_p]),
     "kuatia_findings_localize": (c_int, [c_char_p, c_size_t, c_char_p, POINTER(Bytes), POINTER(c_void_p)]),
+    "kuatia_rules": (c_int, [POINTER(Bytes), POINTER(c_void_p)]),
     "kuatia_qr_build": (c_int, [c_char_p, c_size_t, POINTER(Bytes), POINTER(c_void_p)]),
     "kuatia_qr_parse": (c_int, [c_char_p, c_size_t, c_char_p, c_size_t, POINTER(Bytes), POINTER(c_void_p)]),
     "kuatia_service_new": (c_int, [c_char_p, c_size_t, POINTER(c_void_p), POINTER(c_void_p)]),

@@ -61,3 +61,12 @@ def test_a_validation_report_and_localize():
     assert e.value.code == "MALFORMED_JSON"
     with pytest.raises(TypeError):
         kuatia.set_language(None)  # type: ignore[arg-type]
+
+
+def test_rules_are_the_registry():
+    got = kuatia.rules()
+    recorded = json.loads((CASES_DIR.parent / "rules.json").read_text(encoding="utf-8"))
+    assert all(r in got for r in recorded)
+    check = next(r for r in got if r["rule"] == "ruc.check_digit")
+    assert check["code"] == "INVALID_RUC"
+    assert [p["name"] for p in check["params"]] == ["expected", "got"]

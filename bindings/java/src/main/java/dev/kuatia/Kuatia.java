@@ -338,6 +338,14 @@ public final class Kuatia {
     }
 
     /**
+     * Every rule a finding can name, as {@code [{"rule", "code", "params": [{"name", "kind"}]}]}: the core's one
+     * registry (docs/errors.md), for an application that writes its own text from a finding's rule and params.
+     */
+    public static JsonNode rules() {
+        return Ffi.jsonOf((out, err) -> Ffi.LIB.kuatia_rules(out, err));
+    }
+
+    /**
      * Chooses the language of every message read from now on, for every thread: {@code "es"} (Spanish of Paraguay,
      * the default) or {@code "en"}; any tag the library parses ({@code "es-PY"}, {@code "en-US"}) is accepted, and an
      * unknown one reads as Spanish.

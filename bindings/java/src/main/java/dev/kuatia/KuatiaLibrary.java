@@ -135,6 +135,8 @@ interface KuatiaLibrary extends Library {
     int kuatia_findings_localize(Pointer reportJson, SizeT reportLen, Pointer lang, Bytes outJson,
             PointerByReference err);
 
+    int kuatia_rules(Bytes outJson, PointerByReference err);
+
     int kuatia_qr_build(Pointer fieldsJson, SizeT fieldsLen, Bytes outQr, PointerByReference err);
 
     int kuatia_qr_parse(Pointer dcarqr, SizeT dcarqrLen, Pointer csc, SizeT cscLen, Bytes outJson,

@@ -60,6 +60,19 @@ class LanguageTest {
         assertEquals("MALFORMED_JSON", bad.code());
     }
 
+    @Test
+    void rulesAreTheRegistry() {
+        JsonNode rules = Kuatia.rules();
+        JsonNode recorded = Fixtures.json(Fixtures.root().resolve("tests/fixtures/rules.json"));
+        List<JsonNode> all = new java.util.ArrayList<>();
+        rules.forEach(all::add);
+        recorded.forEach(r -> assertEquals(true, all.contains(r), r.toString()));
+        JsonNode check = all.stream().filter(r -> r.get("rule").asText().equals("ruc.check_digit")).findFirst()
+                .orElseThrow();
+        assertEquals("INVALID_RUC", check.get("code").asText());
+        assertEquals("expected", check.get("params").get(0).get("name").asText());
+    }
+
     private static Finding ruc(Report r) {
         return r.errors().stream().filter(f -> f.rule().equals("ruc.check_digit")).findFirst().orElseThrow();
     }
