@@ -4,9 +4,8 @@
 //! rule (`unclassified`) keeps its English text in every language.
 
 use crate::abi::{
-    call, guard, json_arg, kuatia_bytes, kuatia_error, kuatia_status, out, put_json, text_in,
+    call, guard, json_arg, kuatia_bytes, kuatia_error, kuatia_status, out, put, put_json, text_in,
 };
-use kuatia_core::error::Finding;
 use kuatia_core::msg::Lang;
 use serde_json::Value;
 use std::ffi::{c_char, CStr};
@@ -84,9 +83,10 @@ pub unsafe extern "C" fn kuatia_error_rule(err: *const kuatia_error) -> *const c
 
 /// Renders again in `lang` (as [`kuatia_error_json_in`]) every finding inside a JSON document kuatia returned: a
 /// report such as `kuatia_invoice_validate`'s `{"ok","errors":[…]}` or `kuatia_xml_verify`'s, a
-/// findings array, or any object holding findings at any depth. A finding is an object with `code`, `path`,
-/// `message` and `rule`; its `message` is replaced, everything else is written back as read (keys in sorted order).
-/// Writes the document to `out_json`. Fails with `MALFORMED_JSON` when `report_json` is not JSON.
+/// findings array, or any object holding findings at any depth. A finding is an object with a registered `rule`, its
+/// `params` and a `message`; its `message` is replaced (core's `error::localize_json`, the one way every face does
+/// it). Writes the document to `out_json`: as read when no message changes, else written again with its keys in
+/// sorted order. Fails with `MALFORMED_JSON` when `report_json` is not JSON.
 ///
 /// # Safety
 /// `report_json` points to `report_len` readable bytes; `lang` is NULL or a NUL-terminated string; `out_json` is
@@ -104,9 +104,10 @@ pub unsafe extern "C" fn kuatia_findings_localize(
         let text = unsafe { text_in(report_json, report_len, "report_json") }?;
         let lang = unsafe { lang_in(lang) };
         let slot = unsafe { out(out_json, "out_json") }?;
-        let mut doc: Value = json_arg(text, "report_json")?;
-        localize_value(&mut doc, lang);
-        put_json(slot, &doc)
+        // Read once for its findings' sake: text that is not JSON is refused, not echoed.
+        let _: Value = json_arg(text, "report_json")?;
+        put(slot, kuatia_core::error::localize_json(text, lang));
+        Ok(())
     })
 }
 
@@ -137,24 +138,4 @@ pub unsafe extern "C" fn kuatia_rules(
             .collect();
         put_json(slot, &rules)
     })
-}
-
-/// Renders every finding inside `v` in `lang` (serde_json's parser bounds the depth, so the recursion is bounded).
-fn localize_value(v: &mut Value, lang: Lang) {
-    match v {
-        Value::Array(items) => items.iter_mut().for_each(|i| localize_value(i, lang)),
-        Value::Object(map) => {
-            let is_finding = ["code", "path", "message", "rule"]
-                .iter()
-                .all(|k| map.get(*k).is_some_and(Value::is_string));
-            if is_finding {
-                if let Ok(f) = serde_json::from_value::<Finding>(Value::Object(map.clone())) {
-                    map.insert("message".into(), Value::String(f.message_in(lang)));
-                    return;
-                }
-            }
-            map.values_mut().for_each(|x| localize_value(x, lang));
-        }
-        _ => {}
-    }
 }
