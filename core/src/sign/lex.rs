@@ -58,7 +58,7 @@ pub(crate) struct Tag<'x> {
 pub(crate) struct LexError {
     /// Byte offset in the input.
     pub at: usize,
-    /// What is wrong: the id of a catalog term (`xml-lex-unclosed_end_tag`, core/locales/<lang>/xml.ftl).
+    /// What is wrong: the id of a catalog term (`xml-lex-unclosed_end_tag`, `core/locales/<lang>/xml.ftl`).
     pub what: &'static str,
 }
 

@@ -65,7 +65,7 @@ pub enum SignError {
     /// A PEM private key cannot be read.
     KeyInvalid(String),
     /// Not an RSA key of at least 2048 bits: why, as the id of a catalog term `sign-key-*` (`sign-key-ec`,
-    /// core/locales/<lang>/sign.ftl) or a signer's own text.
+    /// `core/locales/<lang>/sign.ftl`) or a signer's own text.
     KeyUnsupported(String),
     /// The private key does not match the certificate.
     KeyCertMismatch,
