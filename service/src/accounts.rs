@@ -162,13 +162,13 @@ impl<S: Store> Service<S> {
     }
 
     pub(crate) fn authenticate(&self, req: &HttpRequest) -> Result<Caller, HttpResponse> {
-        let unauthorized = |m: &str| {
-            let mut r = err(401, code::UNAUTHORIZED, m);
+        let unauthorized = |f: Finding| {
+            let mut r = refuse(401, f);
             r.headers.push(("WWW-Authenticate".into(), "Bearer".into()));
             r
         };
         let Some(value) = req.header("Authorization") else {
-            return Err(unauthorized("missing Authorization: Bearer <API key>"));
+            return Err(unauthorized(rule::api_auth_missing("")));
         };
         // The scheme is case-insensitive (RFC 9110 §11.1): `bearer`, `BEARER` and `Bearer` are one.
         let key = value
@@ -177,39 +177,29 @@ impl<S: Store> Service<S> {
             .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("Bearer"))
             .map(|(_, k)| k.trim());
         let Some(key) = key else {
-            return Err(unauthorized(
-                "the Authorization header must be 'Bearer <API key>'",
-            ));
+            return Err(unauthorized(rule::api_auth_scheme("")));
         };
         let Some(parsed) = parse_key(key) else {
-            return Err(unauthorized("malformed API key (dk_test_… or dk_live_…)"));
+            return Err(unauthorized(rule::api_auth_malformed("")));
         };
         let found = self.store.find_key(parsed.key_id).filter(|(_, stored)| {
             stored.environment == parsed.environment && auth::key_matches(parsed.full, stored)
         });
         let Some((account_id, stored)) = found.filter(|(_, k)| k.revoked_at.is_none()) else {
-            return Err(unauthorized("unknown or revoked API key"));
+            return Err(unauthorized(rule::api_auth_unknown("")));
         };
         let Some(account) = self.store.account(&account_id) else {
-            return Err(unauthorized("unknown or revoked API key"));
+            return Err(unauthorized(rule::api_auth_unknown("")));
         };
         let sandbox_header = req.header("X-Environment");
         match (stored.environment, sandbox_header) {
             (Environment::Sandbox, Some(h)) if h.eq_ignore_ascii_case("sandbox") => {}
             (Environment::Sandbox, _) => {
-                return Err(err(
-                    400,
-                    code::SANDBOX_HEADER_REQUIRED,
-                    "sandbox keys (dk_test_) require the header X-Environment: sandbox",
-                ))
+                return Err(refuse(400, rule::api_auth_sandbox_header("")))
             }
             (Environment::Production, None) => {}
             (Environment::Production, Some(_)) => {
-                return Err(err(
-                    400,
-                    code::LIVE_KEY_IN_SANDBOX,
-                    "a production key (dk_live_) must not be used with X-Environment: the sandbox takes dk_test_ keys",
-                ))
+                return Err(refuse(400, rule::api_auth_live_key("")))
             }
         }
         Ok(Caller {

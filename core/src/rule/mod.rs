@@ -325,9 +325,13 @@ mod api;
 pub use api::*;
 mod ids;
 pub use ids::*;
+mod storage;
+pub use storage::*;
+mod webhook;
+pub use webhook::*;
 
 /// The groups of rules, one per file of this module.
-pub const GROUPS: &[&[&RuleDef]] = &[ids::ALL, api::ALL];
+pub const GROUPS: &[&[&RuleDef]] = &[ids::ALL, api::ALL, webhook::ALL, storage::ALL];
 
 const fn count(groups: &[&[&RuleDef]]) -> usize {
     let mut n = 0;

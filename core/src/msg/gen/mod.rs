@@ -5,13 +5,17 @@
 mod api;
 #[rustfmt::skip]
 mod ids;
+#[rustfmt::skip]
+mod storage;
+#[rustfmt::skip]
+mod webhook;
 
 use super::{Catalog, Lang};
 
 /// The compiled catalogs of `lang`, one per group.
 pub fn catalogs(lang: Lang) -> &'static [Catalog] {
     match lang {
-        Lang::EsPy => &[api::ES_PY, ids::ES_PY],
-        Lang::En => &[api::EN, ids::EN],
+        Lang::EsPy => &[api::ES_PY, ids::ES_PY, storage::ES_PY, webhook::ES_PY],
+        Lang::En => &[api::EN, ids::EN, storage::EN, webhook::EN],
     }
 }
