@@ -625,10 +625,15 @@ impl<S: Store> crate::Service<S> {
             return None;
         }
         let query = req.path.split_once('?').map_or("", |(_, q)| q);
-        Some(self.authenticate(req).and_then(|principal| {
+        let order = self.authenticate(req).and_then(|principal| {
             archive_query(query)
                 .map(|month| ArchiveOrder { principal, month })
                 .map_err(|e| e.response())
+        });
+        // Written for the reader, as `handle` writes its answers.
+        Some(order.map_err(|mut r| {
+            crate::localize(&mut r, crate::request_lang(req));
+            r
         }))
     }
 

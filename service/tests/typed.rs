@@ -77,7 +77,9 @@ fn typed_webhook_operations_answer_what_the_routes_answer() {
     );
     assert_eq!(serde_json::to_value(&one).unwrap(), got["data"]);
 
-    let missing = svc.webhook(&p, "wh_nope", now).unwrap_err();
+    let mut missing = svc.webhook(&p, "wh_nope", now).unwrap_err();
+    // A typed host writes the error for its reader, as the route does (Spanish by default).
+    assert!(missing.localize(kuatia_core::msg::Lang::EsPy));
     let answer = missing.response();
     assert_eq!(answer.status, 404);
     assert_eq!(
