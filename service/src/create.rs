@@ -163,7 +163,8 @@ fn canonical(v: &serde_json::Value, out: &mut String) {
 /// A create refused before its signature, and whether a retry with its key gets the same answer (see
 /// [`Service::remember`]).
 struct Refused {
-    error: ApiError,
+    /// Boxed: an error is large, and a `Result` carries it on every path.
+    error: Box<ApiError>,
     /// The answer depends only on the request (its body, in the key's account and environment): a body that does
     /// not read as a request, `_simulate` in production.
     body_only: bool,
@@ -174,7 +175,7 @@ impl Refused {
     /// against its stamp, its numbering).
     fn state(error: ApiError) -> Refused {
         Refused {
-            error,
+            error: Box::new(error),
             body_only: false,
         }
     }
@@ -182,7 +183,7 @@ impl Refused {
     /// An answer that depends only on the request.
     fn body(error: ApiError) -> Refused {
         Refused {
-            error,
+            error: Box::new(error),
             body_only: true,
         }
     }
@@ -554,7 +555,7 @@ impl<S: Store> Service<S> {
     ) -> Result<Invoice, ApiError> {
         let job = self
             .reserve_request(principal, request, host)
-            .map_err(|r| r.error)?;
+            .map_err(|r| *r.error)?;
         let signed = job.sign(host.signer(&principal.account.id, principal.env));
         let SignedCreate { job, outcome } = signed;
         self.complete(&job, outcome, host)

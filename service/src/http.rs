@@ -357,8 +357,8 @@ fn localize_error_body(body: &[u8], lang: Lang) -> Option<Vec<u8>> {
         code: String::new(),
         message: error.get("message")?.as_str()?.to_string(),
         rule: match error.get("rule") {
-            Some(r) => r.as_str()?.to_string().into(),
-            None => rule::UNCLASSIFIED.into(),
+            Some(r) => rule::find(r.as_str()?).map_or(rule::UNCLASSIFIED, |r| r.id),
+            None => rule::UNCLASSIFIED,
         },
         params: match error.get("params") {
             Some(p) => serde_json::from_value(p.clone()).ok()?,
@@ -373,7 +373,7 @@ fn localize_error_body(body: &[u8], lang: Lang) -> Option<Vec<u8>> {
         return None;
     }
     error.insert("message".into(), Value::String(e.message));
-    error.insert("rule".into(), Value::String(e.rule.into_owned()));
+    error.insert("rule".into(), Value::String(e.rule.into()));
     match e.params.is_empty() {
         true => error.remove("params"),
         false => error.insert("params".into(), serde_json::to_value(&e.params).ok()?),
@@ -570,11 +570,11 @@ pub struct ApiError {
     pub code: String,
     /// Human message, rendered from `rule` in the reader's language.
     pub message: String,
-    /// Stable id of the rule of `message` (`api.invoice.not_found`, docs/errors.md); absent while the message is
-    /// text the host supplied (`unclassified`).
+    /// Stable id of the rule of `message` (`api.invoice.not_found`, docs/errors.md), one this build knows; absent
+    /// while the message is text the host supplied (`unclassified`).
     #[cfg_attr(feature = "ts", ts(as = "Option<String>", optional))]
     #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
-    pub rule: std::borrow::Cow<'static, str>,
+    pub rule: &'static str,
     /// The rule's parameters in machine form (`{"status": "rejected"}`); absent when it has none.
     #[cfg_attr(
         feature = "ts",
@@ -606,7 +606,7 @@ impl ApiError {
             status,
             code: f.code,
             message: f.message,
-            rule: f.rule,
+            rule: rule::find(&f.rule).map_or(rule::UNCLASSIFIED, |r| r.id),
             params: f.params,
             details: Vec::new(),
         }
@@ -629,7 +629,7 @@ impl ApiError {
     /// from a sentence): it stays in English.
     pub fn localize(&mut self, lang: Lang) -> bool {
         if self.details.is_empty() {
-            let Some(def) = rule::find(&self.rule) else {
+            let Some(def) = rule::find(self.rule) else {
                 return false;
             };
             self.message = msg::render(lang, def, &self.params);
@@ -640,7 +640,8 @@ impl ApiError {
         if all_ruled {
             self.details.iter_mut().for_each(|f| f.localize(lang));
             let head = summary_of(&self.details, lang);
-            (self.message, self.rule, self.params) = (head.message, head.rule, head.params);
+            self.rule = rule::find(&head.rule).map_or(rule::UNCLASSIFIED, |r| r.id);
+            (self.message, self.params) = (head.message, head.params);
         }
         all_ruled
     }
