@@ -323,6 +323,8 @@ macro_rules! rules {
 
 mod api;
 pub use api::*;
+mod host;
+pub use host::*;
 mod ids;
 pub use ids::*;
 mod storage;
@@ -331,7 +333,7 @@ mod webhook;
 pub use webhook::*;
 
 /// The groups of rules, one per file of this module.
-pub const GROUPS: &[&[&RuleDef]] = &[ids::ALL, api::ALL, webhook::ALL, storage::ALL];
+pub const GROUPS: &[&[&RuleDef]] = &[ids::ALL, api::ALL, webhook::ALL, storage::ALL, host::ALL];
 
 const fn count(groups: &[&[&RuleDef]]) -> usize {
     let mut n = 0;

@@ -4,6 +4,8 @@
 #[rustfmt::skip]
 mod api;
 #[rustfmt::skip]
+mod host;
+#[rustfmt::skip]
 mod ids;
 #[rustfmt::skip]
 mod storage;
@@ -13,9 +15,10 @@ mod webhook;
 use super::{Catalog, Lang};
 
 /// The compiled catalogs of `lang`, one per group.
+#[rustfmt::skip]
 pub fn catalogs(lang: Lang) -> &'static [Catalog] {
     match lang {
-        Lang::EsPy => &[api::ES_PY, ids::ES_PY, storage::ES_PY, webhook::ES_PY],
-        Lang::En => &[api::EN, ids::EN, storage::EN, webhook::EN],
+        Lang::EsPy => &[api::ES_PY, host::ES_PY, ids::ES_PY, storage::ES_PY, webhook::ES_PY],
+        Lang::En => &[api::EN, host::EN, ids::EN, storage::EN, webhook::EN],
     }
 }

@@ -1,0 +1,6 @@
+# Rules of the answers a host writes itself (core/src/rule/host.rs). A message's id is its rule's with `-` for `.`.
+
+host-request-timeout = no answer within { $seconds } s; retry (a create with the same Idempotency-Key is not repeated)
+host-request-body_timeout = the request body did not arrive within { $seconds } s
+host-request-too_large = request bodies are limited to { $max } bytes
+host-internal = internal error
