@@ -315,3 +315,35 @@ async fn handle_inner(app: App, req: Request) -> Response {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The server's own answers are written like the service's: in the request's language, from their rules.
+    #[tokio::test]
+    async fn the_servers_own_answers_speak_the_readers_language() {
+        for (lang, tag, text) in [
+            (
+                Lang::EsPy,
+                "es-PY",
+                "El cuerpo de una solicitud no puede superar 10 bytes",
+            ),
+            (Lang::En, "en", "request bodies are limited to 10 bytes"),
+        ] {
+            let r = json_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                rule::host_too_large("", 10),
+                lang,
+            );
+            assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
+            assert_eq!(r.headers()["content-language"], tag);
+            let body = axum::body::to_bytes(r.into_body(), 4096).await.unwrap();
+            let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(v["error"]["message"], text);
+            assert_eq!(v["error"]["code"], kuatia_core::code::TOO_LARGE);
+            assert_eq!(v["error"]["rule"], "host.request.too_large");
+        }
+    }
+}
