@@ -114,7 +114,7 @@ fn typed_webhook_operations_answer_what_the_routes_answer() {
         events: vec!["factura.nope".into()],
         description: None,
     };
-    let refused = svc.register_webhook(&p, bad, &mut host).unwrap_err();
+    let mut refused = svc.register_webhook(&p, bad, &mut host).unwrap_err();
     assert!(
         refused.status == 422 && refused.details.len() >= 2,
         "{refused:?}"
@@ -127,6 +127,7 @@ fn typed_webhook_operations_answer_what_the_routes_answer() {
         "/v1/webhooks",
         Some(json!({"url": "http://10.0.0.1/x", "events": ["factura.nope"]})),
     );
+    assert!(refused.localize(kuatia_core::msg::Lang::EsPy));
     assert_eq!(refused.response().json(), routed);
     let input = WebhookInput {
         url: "https://erp.example/typed".into(),

@@ -5,16 +5,16 @@ use crate::msg::Catalog;
 
 /// The `webhook` messages in es-PY.
 pub const ES_PY: Catalog = Catalog {
-    messages: "webhook.delivery.not_found\u{1f}Este webhook no tiene una entrega con ese id\u{1e}webhook.not_found\u{1f}No existe un webhook con ese id\u{1e}",
-    message_starts: &[0, 72],
+    messages: "webhook.delivery.not_found\u{1f}Este webhook no tiene una entrega con ese id\u{1e}webhook.description.too_long\u{1f}Admite como máximo \u{1}max\u{2} caracteres\u{1e}webhook.events.empty\u{1f}Indique al menos un tipo de evento\u{1e}webhook.events.unknown\u{1f}'\u{1}value\u{2}' no es un tipo de evento (\u{1}kinds\u{2})\u{1e}webhook.not_found\u{1f}No existe un webhook con ese id\u{1e}webhook.url.credentials\u{1f}La URL de un webhook no puede llevar usuario ni contraseña\u{1e}webhook.url.https\u{1f}La URL del webhook debe usar https://\u{1e}webhook.url.invalid\u{1f}No es una URL válida: \u{1}detail\u{2}\u{1e}webhook.url.no_host\u{1f}La URL del webhook no tiene host\u{1e}webhook.url.not_allowed\u{1f}La URL del webhook apunta a este equipo o a una dirección privada, de loopback o de enlace local\u{1e}webhook.url.port_zero\u{1f}El puerto 0 no es un puerto al que se pueda conectar\u{1e}webhook.url.too_long\u{1f}Admite como máximo \u{1}max\u{2} caracteres\u{1e}",
+    message_starts: &[0, 72, 138, 194, 261, 311, 395, 451, 503, 556, 678, 753],
     terms: "",
     term_starts: &[],
 };
 
 /// The `webhook` messages in en.
 pub const EN: Catalog = Catalog {
-    messages: "webhook.delivery.not_found\u{1f}no delivery with that id for this webhook\u{1e}webhook.not_found\u{1f}no webhook with that id\u{1e}",
-    message_starts: &[0, 69],
+    messages: "webhook.delivery.not_found\u{1f}no delivery with that id for this webhook\u{1e}webhook.description.too_long\u{1f}at most \u{1}max\u{2} characters\u{1e}webhook.events.empty\u{1f}list at least one event kind\u{1e}webhook.events.unknown\u{1f}'\u{1}value\u{2}' is not an event kind (\u{1}kinds\u{2})\u{1e}webhook.not_found\u{1f}no webhook with that id\u{1e}webhook.url.credentials\u{1f}a webhook URL may not carry a user name or password\u{1e}webhook.url.https\u{1f}the webhook URL must use https://\u{1e}webhook.url.invalid\u{1f}not a valid URL: \u{1}detail\u{2}\u{1e}webhook.url.no_host\u{1f}the webhook URL has no host\u{1e}webhook.url.not_allowed\u{1f}the webhook URL names this machine or a private, loopback or link-local address\u{1e}webhook.url.port_zero\u{1f}port 0 is not a port to connect to\u{1e}webhook.url.too_long\u{1f}at most \u{1}max\u{2} characters\u{1e}",
+    message_starts: &[0, 69, 123, 173, 237, 279, 355, 407, 453, 501, 605, 662],
     terms: "",
     term_starts: &[],
 };
