@@ -12,21 +12,13 @@ pub fn production_profile_findings(
 ) -> Vec<Finding> {
     let mut out = Vec::new();
     if emisor.ambiente != kuatia_core::profile::Ambiente::Produccion {
-        out.push(Finding::new(
-            code::INVALID_VALUE,
-            "ambiente",
-            "a production profile must have ambiente 'produccion'",
-        ));
+        out.push(rule::api_profile_ambiente("ambiente"));
     }
     if let Err(e) = kuatia_core::ruc::Ruc::parse(&emisor.ruc) {
-        out.push(Finding::new(code::INVALID_RUC, "ruc", e.to_string()));
+        out.push(e.to_finding("ruc"));
     }
     if emisor.timbrado_for(1, None, None, now.date()).is_none() {
-        out.push(Finding::new(
-            code::INVALID_TIMBRADO,
-            "timbrados",
-            "no active stamp (timbrado) covers factura electrónica (1) today",
-        ));
+        out.push(rule::api_profile_timbrado("timbrados"));
     }
     out
 }
@@ -118,11 +110,7 @@ impl<S: Store> Service<S> {
         host: &mut dyn Host,
     ) -> Result<(), Vec<Finding>> {
         let Some(mut account) = self.store.account(account_id) else {
-            return Err(vec![Finding::new(
-                code::NOT_FOUND,
-                "account",
-                "no account with that id",
-            )]);
+            return Err(vec![rule::api_account_not_found("account")]);
         };
         let findings = production_profile_findings(&emisor, paraguay(host.now()));
         if !findings.is_empty() {
@@ -142,18 +130,10 @@ impl<S: Store> Service<S> {
         host: &mut dyn Host,
     ) -> Result<kuatia_core::sign::CertificateInfo, Vec<Finding>> {
         let Some(account) = self.store.account(account_id) else {
-            return Err(vec![Finding::new(
-                code::NOT_FOUND,
-                "account",
-                "no account with that id",
-            )]);
+            return Err(vec![rule::api_account_not_found("account")]);
         };
         let Some(profile) = account.production.as_ref() else {
-            return Err(vec![Finding::new(
-                code::PRODUCTION_NOT_CONFIGURED,
-                "account",
-                "set the account's production profile first: the certificate must carry its RUC",
-            )]);
+            return Err(vec![rule::api_profile_first("account")]);
         };
         kuatia_core::issue::check_signer(profile, signer, paraguay(host.now())).map_err(|f| f.0)?;
         signer

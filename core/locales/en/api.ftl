@@ -53,3 +53,7 @@ api-production-not_configured = this account has no production profile (certific
 api-numbering-unavailable = { $detail }
 api-internal-no_finding = issuing failed without a finding
 api-internal-serialize = { $detail }
+api-profile-ambiente = a production profile must have ambiente 'produccion'
+api-profile-timbrado = no active stamp (timbrado) covers factura electrónica (1) today
+api-profile-first = set the account's production profile first: the certificate must carry its RUC
+api-account-not_found = no account with that id

@@ -53,3 +53,7 @@ api-production-not_configured = Esta cuenta no tiene perfil de producción (cert
 api-numbering-unavailable = No se pudo confirmar la numeración: { $detail }
 api-internal-no_finding = La emisión falló sin indicar el motivo
 api-internal-serialize = No se pudo escribir la respuesta: { $detail }
+api-profile-ambiente = Un perfil de producción debe tener ambiente 'produccion'
+api-profile-timbrado = Ningún timbrado vigente cubre hoy la factura electrónica (1)
+api-profile-first = Cargue primero el perfil de producción de la cuenta: el certificado debe llevar su RUC
+api-account-not_found = No existe una cuenta con ese id

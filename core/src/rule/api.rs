@@ -93,6 +93,14 @@ rules! {
     api_email_not_stored / API_EMAIL_NOT_STORED = "api.email.not_stored" => NOT_FOUND {};
     /// SMTP settings given to a host that sends no e-mail.
     api_email_unsupported / API_EMAIL_UNSUPPORTED = "api.email.unsupported" => INVALID_VALUE {};
+    /// A production profile whose `ambiente` is not `produccion`.
+    api_profile_ambiente / API_PROFILE_AMBIENTE = "api.profile.ambiente" => INVALID_VALUE {};
+    /// A production profile without an active stamp for factura electrónica (1) today.
+    api_profile_timbrado / API_PROFILE_TIMBRADO = "api.profile.timbrado" => INVALID_TIMBRADO {};
+    /// A production certificate checked before the account has a production profile (whose RUC it must carry).
+    api_profile_first / API_PROFILE_FIRST = "api.profile.first" => PRODUCTION_NOT_CONFIGURED {};
+    /// No account has that id.
+    api_account_not_found / API_ACCOUNT_NOT_FOUND = "api.account.not_found" => NOT_FOUND {};
     /// A production request from an account without a production profile.
     api_production_not_configured / API_PRODUCTION_NOT_CONFIGURED = "api.production.not_configured" => PRODUCTION_NOT_CONFIGURED {};
     /// The store could not confirm an invoice's number; `detail` is what it reported (not translated).
