@@ -327,13 +327,22 @@ mod host;
 pub use host::*;
 mod ids;
 pub use ids::*;
+mod panel;
+pub use panel::*;
 mod storage;
 pub use storage::*;
 mod webhook;
 pub use webhook::*;
 
 /// The groups of rules, one per file of this module.
-pub const GROUPS: &[&[&RuleDef]] = &[ids::ALL, api::ALL, webhook::ALL, storage::ALL, host::ALL];
+pub const GROUPS: &[&[&RuleDef]] = &[
+    ids::ALL,
+    api::ALL,
+    webhook::ALL,
+    storage::ALL,
+    host::ALL,
+    panel::ALL,
+];
 
 const fn count(groups: &[&[&RuleDef]]) -> usize {
     let mut n = 0;

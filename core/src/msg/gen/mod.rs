@@ -8,6 +8,8 @@ mod host;
 #[rustfmt::skip]
 mod ids;
 #[rustfmt::skip]
+mod panel;
+#[rustfmt::skip]
 mod storage;
 #[rustfmt::skip]
 mod webhook;
@@ -18,7 +20,7 @@ use super::{Catalog, Lang};
 #[rustfmt::skip]
 pub fn catalogs(lang: Lang) -> &'static [Catalog] {
     match lang {
-        Lang::EsPy => &[api::ES_PY, host::ES_PY, ids::ES_PY, storage::ES_PY, webhook::ES_PY],
-        Lang::En => &[api::EN, host::EN, ids::EN, storage::EN, webhook::EN],
+        Lang::EsPy => &[api::ES_PY, host::ES_PY, ids::ES_PY, panel::ES_PY, storage::ES_PY, webhook::ES_PY],
+        Lang::En => &[api::EN, host::EN, ids::EN, panel::EN, storage::EN, webhook::EN],
     }
 }
