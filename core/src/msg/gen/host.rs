@@ -5,16 +5,16 @@ use crate::msg::Catalog;
 
 /// The `host` messages in es-PY.
 pub const ES_PY: Catalog = Catalog {
-    messages: "host.internal\u{1f}Error interno del servidor\u{1e}host.request.body_timeout\u{1f}El cuerpo de la solicitud no llegó en \u{1}seconds\u{2} s\u{1e}host.request.timeout\u{1f}No hubo respuesta en \u{1}seconds\u{2} s; reintente (una emisión con la misma Idempotency-Key no se repite)\u{1e}host.request.too_large\u{1f}El cuerpo de una solicitud no puede superar \u{1}max\u{2} bytes\u{1e}",
-    message_starts: &[0, 41, 118, 240],
+    messages: "host.internal\u{1f}Error interno del servidor\u{1e}host.request.body_timeout\u{1f}El cuerpo de la solicitud no llegó en \u{1}seconds\u{2} s\u{1e}host.request.timeout\u{1f}No hubo respuesta en \u{1}seconds\u{2} s; reintente (una emisión con la misma Idempotency-Key no se repite)\u{1e}host.request.too_large\u{1f}El cuerpo de una solicitud no puede superar \u{1}max\u{2} bytes\u{1e}host.smtp.from\u{1f}La dirección del remitente no se puede usar: \u{1}detail\u{2}\u{1e}host.smtp.no_seal_key\u{1f}Este servidor no guarda contraseñas (no tiene panel.key)\u{1e}host.smtp.password_in_url\u{1f}No incluya la contraseña en la URL: escríbala en el campo de contraseña (se guarda sellada)\u{1e}host.smtp.seal\u{1f}No se pudo sellar la contraseña: \u{1}detail\u{2}\u{1e}host.smtp.url\u{1f}La URL del servidor SMTP no se puede usar: \u{1}detail\u{2}\u{1e}",
+    message_starts: &[0, 41, 118, 240, 319, 389, 469, 590, 648],
     terms: "",
     term_starts: &[],
 };
 
 /// The `host` messages in en.
 pub const EN: Catalog = Catalog {
-    messages: "host.internal\u{1f}internal error\u{1e}host.request.body_timeout\u{1f}the request body did not arrive within \u{1}seconds\u{2} s\u{1e}host.request.timeout\u{1f}no answer within \u{1}seconds\u{2} s; retry (a create with the same Idempotency-Key is not repeated)\u{1e}host.request.too_large\u{1f}request bodies are limited to \u{1}max\u{2} bytes\u{1e}",
-    message_starts: &[0, 29, 106, 220],
+    messages: "host.internal\u{1f}internal error\u{1e}host.request.body_timeout\u{1f}the request body did not arrive within \u{1}seconds\u{2} s\u{1e}host.request.timeout\u{1f}no answer within \u{1}seconds\u{2} s; retry (a create with the same Idempotency-Key is not repeated)\u{1e}host.request.too_large\u{1f}request bodies are limited to \u{1}max\u{2} bytes\u{1e}host.smtp.from\u{1f}\u{1}detail\u{2}\u{1e}host.smtp.no_seal_key\u{1f}this server keeps no passwords (no panel.key)\u{1e}host.smtp.password_in_url\u{1f}no password in the URL: type it in the password field (it is kept sealed)\u{1e}host.smtp.seal\u{1f}\u{1}detail\u{2}\u{1e}host.smtp.url\u{1f}\u{1}detail\u{2}\u{1e}",
+    message_starts: &[0, 29, 106, 220, 285, 309, 377, 477, 501],
     terms: "",
     term_starts: &[],
 };
