@@ -368,8 +368,19 @@ fn messages_json_fixture_is_every_rule_rendered() {
                 r.id
             );
         }
-        // `api.finding` is `CODE: message`, punctuation around parameters in every language.
-        if r.id != "api.finding" {
+        // A message made only of its parameters and punctuation (`api.finding`: `{ $code }: { $message }`) has no
+        // words to translate.
+        let words = |m: &str| {
+            let mut rest = m;
+            let mut letters = false;
+            while !rest.is_empty() {
+                let (text, after) = rest.split_once('\u{1}').unwrap_or((rest, ""));
+                letters |= text.chars().any(char::is_alphabetic);
+                rest = after.split_once('\u{2}').map_or("", |(_, r)| r);
+            }
+            letters
+        };
+        if words(msg::message(Lang::En, r.id).unwrap_or_default()) {
             assert_ne!(es, en, "{}: the Spanish message is the English one", r.id);
         }
         let f = rule::finding(r, "x", params.clone());

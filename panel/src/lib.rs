@@ -483,7 +483,7 @@ fn unavailable(session: &Session, e: &ApiError) -> HttpResponse {
         "No disponible",
         Some((&session.account.name, &session.csrf)),
         "",
-        &html::notice("error", &html::esc(&e.message)),
+        &html::notice("error", &html::esc(&pages::error_text(e))),
     )
 }
 

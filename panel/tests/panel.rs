@@ -407,7 +407,7 @@ fn invoice_pages_show_the_document_and_download_it() {
         "/panel/archivo?entorno=sandbox&mes=2026-13",
     );
     assert_ne!(r.status, 200);
-    assert!(text(&r).contains("YYYY-MM"), "{}", text(&r));
+    assert!(text(&r).contains("AAAA-MM"), "{}", text(&r));
     // What `kuatia serve` streams instead: the session's account and environment and the month, read without
     // writing; nothing for a bad month or no session (the panel answers those), nor for another page.
     let now = host.now.unix_timestamp();

@@ -5,6 +5,8 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::Response;
+use kuatia_core::msg::Lang;
+use kuatia_core::rule;
 use kuatia_service::storage::StorageFault;
 use kuatia_service::{HttpRequest, HttpResponse, Step};
 use std::sync::Arc;
@@ -33,15 +35,20 @@ pub(crate) struct App {
     pub(crate) smtp: Option<Arc<crate::email::SmtpSettings>>,
 }
 
-fn json_error(status: StatusCode, code: &str, message: &str) -> Response {
-    let body = serde_json::json!({"ok": false, "error": {"code": code, "message": message}});
-    let mut r = Response::new(Body::from(body.to_string()));
-    *r.status_mut() = status;
-    r.headers_mut().insert(
-        axum::http::header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json; charset=utf-8"),
-    );
-    r
+/// An answer of the server's own with the message of rule finding `f`, written in `lang` as the service writes its
+/// answers (`Content-Language`, `Vary`).
+fn json_error(status: StatusCode, f: kuatia_core::Finding, lang: Lang) -> Response {
+    let mut r = kuatia_service::ApiError::of(status.as_u16(), f).response();
+    kuatia_service::localize(&mut r, lang);
+    to_response(r)
+}
+
+/// The language a request's answers are written in: its `Accept-Language` (Spanish of Paraguay by default).
+fn header_lang(headers: &HeaderMap) -> Lang {
+    headers
+        .get(axum::http::header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok())
+        .map_or_else(Lang::default, Lang::negotiate)
 }
 
 pub(crate) fn to_response(r: HttpResponse) -> Response {
@@ -108,6 +115,7 @@ pub(crate) async fn handle(State(app): State<App>, req: Request) -> Response {
     let span = tracing::info_span!("request", request_id = %id);
     // Method and path only (no query string): headers carry keys and bodies carry customer data.
     let (method, path) = (req.method().clone(), req.uri().path().to_string());
+    let lang = header_lang(req.headers());
     let deadline = crate::archive_http::deadline(method.as_str(), &path, app.limits.request);
     let metrics = app.metrics.clone();
     let inner = handle_inner(app, req).instrument(span.clone());
@@ -117,11 +125,8 @@ pub(crate) async fn handle(State(app): State<App>, req: Request) -> Response {
             span.in_scope(|| tracing::warn!("request timed out"));
             let mut r = json_error(
                 StatusCode::SERVICE_UNAVAILABLE,
-                kuatia_core::code::REQUEST_TIMEOUT,
-                &format!(
-                    "no answer within {} s; retry (a create with the same Idempotency-Key is not repeated)",
-                    deadline.as_secs_f64()
-                ),
+                rule::host_request_timeout("", &deadline.as_secs_f64().to_string()),
+                lang,
             );
             r.headers_mut().insert(
                 axum::http::header::RETRY_AFTER,
@@ -203,6 +208,7 @@ async fn serve(
 
 async fn handle_inner(app: App, req: Request) -> Response {
     let (parts, body) = req.into_parts();
+    let lang = header_lang(&parts.headers);
     let client = parts.extensions.get::<conn::Peer>().map(|p| {
         let forwarded = parts
             .headers
@@ -215,11 +221,8 @@ async fn handle_inner(app: App, req: Request) -> Response {
     let timed_out = || {
         let mut r = json_error(
             StatusCode::REQUEST_TIMEOUT,
-            kuatia_core::code::REQUEST_TIMEOUT,
-            &format!(
-                "the request body did not arrive within {} s",
-                app.limits.body.as_secs_f64()
-            ),
+            rule::host_body_timeout("", &app.limits.body.as_secs_f64().to_string()),
+            lang,
         );
         r.headers_mut().insert(
             axum::http::header::CONNECTION,
@@ -235,8 +238,8 @@ async fn handle_inner(app: App, req: Request) -> Response {
     let too_large = || {
         json_error(
             StatusCode::PAYLOAD_TOO_LARGE,
-            kuatia_core::code::TOO_LARGE,
-            &format!("request bodies are limited to {} bytes", app.max_body),
+            rule::host_too_large("", app.max_body),
+            lang,
         )
     };
     if let Some(n) = declared.filter(|n| *n > app.max_body) {
@@ -298,15 +301,49 @@ async fn handle_inner(app: App, req: Request) -> Response {
             } else {
                 tracing::error!(error = %e, fault = ?e.fault, "storage failure; request rolled back");
             }
-            to_response(kuatia_service::storage::failure_response(e.fault))
+            let mut r = kuatia_service::storage::failure_response(e.fault);
+            kuatia_service::localize(&mut r, lang);
+            to_response(r)
         }
         Err(commit::Failed::Panic) => {
             tracing::error!("request panicked; rolled back");
             json_error(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                kuatia_core::code::INTERNAL_ERROR,
-                "internal error",
+                rule::host_internal(""),
+                lang,
             )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The server's own answers are written like the service's: in the request's language, from their rules.
+    #[tokio::test]
+    async fn the_servers_own_answers_speak_the_readers_language() {
+        for (lang, tag, text) in [
+            (
+                Lang::EsPy,
+                "es-PY",
+                "El cuerpo de una solicitud no puede superar 10 bytes",
+            ),
+            (Lang::En, "en", "request bodies are limited to 10 bytes"),
+        ] {
+            let r = json_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                rule::host_too_large("", 10),
+                lang,
+            );
+            assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
+            assert_eq!(r.headers()["content-language"], tag);
+            let body = axum::body::to_bytes(r.into_body(), 4096).await.unwrap();
+            let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(v["error"]["message"], text);
+            assert_eq!(v["error"]["code"], kuatia_core::code::TOO_LARGE);
+            assert_eq!(v["error"]["rule"], "host.request.too_large");
         }
     }
 }

@@ -81,12 +81,18 @@ pub(crate) async fn answer(app: &App, request: &HttpRequest) -> Option<Response>
     if !streamed(&request.method, &request.path) {
         return None;
     }
+    // A refusal is written for its reader, as the engine writes its answers.
+    let lang = kuatia_service::request_lang(request);
+    let refusal = |mut r: HttpResponse| {
+        kuatia_service::localize(&mut r, lang);
+        crate::app::to_response(r)
+    };
     // Every request first advances the simulated SIFEN (through the writer, a moment): the states are current.
     if let Err(crate::commit::Failed::Store(e)) =
         app.committer.call(|svc, host| svc.tick_due(host)).await
     {
         tracing::error!(error = %e, fault = ?e.fault, "storage failure before an archive");
-        return Some(crate::app::to_response(failure_response(e.fault)));
+        return Some(refusal(failure_response(e.fault)));
     }
     let source = app.archive.clone();
     let request = request.clone();
@@ -102,9 +108,9 @@ pub(crate) async fn answer(app: &App, request: &HttpRequest) -> Option<Response>
     };
     Some(match built.await {
         Some(Some(Ok(spool))) => spool.response(),
-        Some(Some(Err(r))) => crate::app::to_response(r),
+        Some(Some(Err(r))) => refusal(r),
         Some(None) => return None,
-        None => crate::app::to_response(failure_response(StorageFault::Other)),
+        None => refusal(failure_response(StorageFault::Other)),
     })
 }
 
@@ -178,7 +184,7 @@ fn write(
         return Err(failure_response(e.fault));
     }
     let (buffered, summary) =
-        written.map_err(|f| kuatia_service::ApiError::new(500, &f.code, &f.message).response())?;
+        written.map_err(|f| kuatia_service::ApiError::of(500, f).response())?;
     let mut file = buffered
         .into_inner()
         .map_err(|e| unavailable(e.to_string()))?;

@@ -161,16 +161,14 @@ impl SmtpSettings {
 /// A refusal of [`SmtpSettings::parse`] as a finding at the panel's field (`from` or `url`); the URL typed is never in
 /// it.
 pub fn refusal(e: String) -> kuatia_core::Finding {
-    let invalid = kuatia_core::code::INVALID_FORMAT;
+    use kuatia_core::rule;
     if let Some(detail) = e.strip_prefix("--smtp-from: ") {
-        return kuatia_core::Finding::new(invalid, "from", detail);
+        return rule::host_smtp_from("from", detail);
     }
-    let detail = if e.contains(PASSWORD_ENV) {
-        "no password in the URL: type it in the password field (it is kept sealed)"
-    } else {
-        e.strip_prefix("--smtp-url: ").unwrap_or(&e)
-    };
-    kuatia_core::Finding::new(invalid, "url", detail)
+    if e.contains(PASSWORD_ENV) {
+        return rule::host_smtp_password_in_url("url");
+    }
+    rule::host_smtp_url("url", e.strip_prefix("--smtp-url: ").unwrap_or(&e))
 }
 
 /// The settings a message of an account's environment goes through: the account's own for that environment (`own`,

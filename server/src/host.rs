@@ -224,14 +224,12 @@ impl Host for SystemHost {
         let Some(password) = password else {
             return Ok(None);
         };
-        let refused =
-            |m: &str| kuatia_core::Finding::new(kuatia_core::code::INVALID_VALUE, "password", m);
         let Some(key) = self.seal_key.as_deref() else {
-            return Err(refused("this server keeps no passwords (no panel.key)"));
+            return Err(kuatia_core::rule::host_smtp_no_seal_key("password"));
         };
         crate::panel::seal(key, &crate::panel::smtp_context(account_id, env), password)
             .map(Some)
-            .map_err(|e| refused(&e))
+            .map_err(|e| kuatia_core::rule::host_smtp_seal("password", &e))
     }
 
     fn signer(&self, account_id: &str, env: Environment) -> Option<&dyn Signer> {

@@ -23,17 +23,9 @@ pub fn sql_finding(e: &rusqlite::Error) -> Finding {
         Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase)
     );
     if corrupt {
-        Finding::new(
-            code::NUMBERING_STATE_CORRUPT,
-            "",
-            format!("the numbering database is damaged ({e}); restore it from a backup — it is never reset"),
-        )
+        kuatia_core::rule::storage_numbering_damaged("", &e.to_string())
     } else {
-        Finding::new(
-            code::NUMBERING_UNAVAILABLE,
-            "",
-            format!("the numbering database cannot be written: {e}"),
-        )
+        kuatia_core::rule::storage_numbering_write("", &e.to_string())
     }
 }
 
@@ -174,13 +166,8 @@ pub fn gaps(conn: &Connection, account_id: &str, env: &str) -> Result<Vec<Gap>, 
         .map_err(|e| sql_finding(&e))?;
     rows.into_iter()
         .map(|(seq, numero)| {
-            let key: NumberingKey = serde_json::from_str(&seq).map_err(|e| {
-                Finding::new(
-                    code::NUMBERING_STATE_CORRUPT,
-                    "",
-                    format!("a stored sequence does not decode ({e})"),
-                )
-            })?;
+            let key: NumberingKey = serde_json::from_str(&seq)
+                .map_err(|e| kuatia_core::rule::storage_numbering_sequence("", &e.to_string()))?;
             Ok(Gap { key, numero })
         })
         .collect()
@@ -388,10 +375,9 @@ impl SqliteNumbering {
                 serde_json::from_str(&seq)
                     .map(|key| (key, last))
                     .map_err(|e| {
-                        Refusal::Rule(Finding::new(
-                            code::NUMBERING_STATE_CORRUPT,
+                        Refusal::Rule(kuatia_core::rule::storage_numbering_sequence(
                             "",
-                            format!("a stored sequence does not decode ({e})"),
+                            &e.to_string(),
                         ))
                     })
             })

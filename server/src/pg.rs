@@ -20,7 +20,6 @@ use crate::backend::HostStore;
 use crate::faults::StoreError;
 use crate::numbering::sequence;
 use crate::schema::{self, Arg, Dialect};
-use kuatia_core::code;
 use kuatia_core::numbering::{self, Gap, NumberingKey, MAX_NUMERO};
 use kuatia_core::Finding;
 use kuatia_service::auth::{Environment, StoredKey};
@@ -282,11 +281,7 @@ impl PgStore {
     }
 
     fn numbering_failed(&self, e: StoreError) -> Finding {
-        let f = Finding::new(
-            code::NUMBERING_UNAVAILABLE,
-            "",
-            format!("the numbering database cannot be written: {e}"),
-        );
+        let f = kuatia_core::rule::storage_numbering_write("", &e.to_string());
         self.remember(StoreError {
             fault: e.fault,
             message: f.message.clone(),
@@ -583,19 +578,9 @@ impl Store for PgStore {
             )
             })
             .map_err(|e| {
-                Finding::new(
-                    code::NUMBERING_UNAVAILABLE,
-                    "",
-                    format!("the numbering database cannot be read: {e}"),
-                )
+                kuatia_core::rule::storage_numbering_read("", &e.to_string())
             })?;
-        let corrupt = |why: String| {
-            Finding::new(
-                code::NUMBERING_STATE_CORRUPT,
-                "",
-                format!("a stored reservation does not decode ({why})"),
-            )
-        };
+        let corrupt = |why: String| kuatia_core::rule::storage_numbering_reservation("", &why);
         rows.iter()
             .map(|r| {
                 let seq: String = r.try_get(0).map_err(|e| corrupt(e.to_string()))?;

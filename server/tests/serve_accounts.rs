@@ -80,6 +80,30 @@ async fn authentication_and_validation_errors() {
     assert_eq!(code, 404, "{v}");
     let (code, v) = api.get("/v1/facturas/fact_unknown").await;
     assert_eq!(code, 404, "{v}");
+    // Written in Spanish by default, in English on request; the code and the rule are the same (issue 32).
+    assert_eq!(
+        v["error"]["message"], "No existe una factura con ese id",
+        "{v}"
+    );
+    let en = api
+        .http
+        .get(format!("http://{}/v1/facturas/fact_unknown", server.addr))
+        .bearer_auth(&key)
+        .header("X-Environment", "sandbox")
+        .header("Accept-Language", "en-US,en;q=0.8")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        en.headers().get("content-language").map(|v| v.as_bytes()),
+        Some(&b"en"[..])
+    );
+    let en: serde_json::Value = en.json().await.unwrap();
+    assert_eq!(en["error"]["message"], "no invoice with that id", "{en}");
+    assert_eq!(
+        (&en["error"]["code"], &en["error"]["rule"]),
+        (&v["error"]["code"], &v["error"]["rule"])
+    );
     let (code, list) = api.get("/v1/facturas").await;
     assert_eq!((code, &list["meta"]["total"]), (200, &json!(0)), "{list}");
 

@@ -264,9 +264,9 @@ async fn random_store_faults_either_commit_or_answer_503() {
         refused.len()
     );
     for reason in [
-        "the storage is full",
-        "the storage is read-only",
-        "the storage is locked by another process",
+        "El almacenamiento está lleno",
+        "El almacenamiento es de solo lectura",
+        "Otro proceso tiene bloqueado el almacenamiento",
     ] {
         assert!(
             refused.iter().any(|m| m.starts_with(reason)),
@@ -316,9 +316,12 @@ async fn a_store_that_stays_full_read_only_or_locked_answers_503_until_it_recove
     let client = Client::new(&server, &key);
     let mut created = BTreeMap::new();
     for (kind, reason) in [
-        (Injected::Full, "the storage is full"),
-        (Injected::ReadOnly, "the storage is read-only"),
-        (Injected::Busy, "the storage is locked by another process"),
+        (Injected::Full, "El almacenamiento está lleno"),
+        (Injected::ReadOnly, "El almacenamiento es de solo lectura"),
+        (
+            Injected::Busy,
+            "Otro proceso tiene bloqueado el almacenamiento",
+        ),
     ] {
         inject(&server, Some(FaultPlan::new(1, 1, &[kind])));
         for i in 0..3 {
@@ -367,7 +370,7 @@ async fn a_cache_left_by_a_failed_rollback_is_rebuilt_before_the_next_request() 
     let calls = inject(&server, None).unwrap().calls;
     inject(&server, Some(FaultPlan::from_call(calls, Injected::Full)));
     match client.create("phantom").await {
-        Outcome::Unavailable(m) => assert!(m.starts_with("the storage is full"), "{m}"),
+        Outcome::Unavailable(m) => assert!(m.starts_with("El almacenamiento está lleno"), "{m}"),
         o => panic!("{o:?}"),
     }
     inject(&server, None);
@@ -422,7 +425,7 @@ async fn a_database_locked_by_another_process_is_a_bounded_wait_then_503() {
     {
         Outcome::Unavailable(m) => {
             assert!(
-                m.starts_with("the storage is locked by another process"),
+                m.starts_with("Otro proceso tiene bloqueado el almacenamiento"),
                 "{m}"
             )
         }
@@ -568,8 +571,8 @@ fn a_data_directory_that_fills_up_mid_load() {
                 }
                 Outcome::Unavailable(m) => {
                     assert!(
-                        m.starts_with("the storage is full")
-                            || m.starts_with("the storage device failed"),
+                        m.starts_with("El almacenamiento está lleno")
+                            || m.starts_with("Falló el dispositivo de almacenamiento"),
                         "{m}"
                     );
                     seen.insert(m);

@@ -12,21 +12,13 @@ pub fn production_profile_findings(
 ) -> Vec<Finding> {
     let mut out = Vec::new();
     if emisor.ambiente != kuatia_core::profile::Ambiente::Produccion {
-        out.push(Finding::new(
-            code::INVALID_VALUE,
-            "ambiente",
-            "a production profile must have ambiente 'produccion'",
-        ));
+        out.push(rule::api_profile_ambiente("ambiente"));
     }
     if let Err(e) = kuatia_core::ruc::Ruc::parse(&emisor.ruc) {
-        out.push(Finding::new(code::INVALID_RUC, "ruc", e.to_string()));
+        out.push(e.to_finding("ruc"));
     }
     if emisor.timbrado_for(1, None, None, now.date()).is_none() {
-        out.push(Finding::new(
-            code::INVALID_TIMBRADO,
-            "timbrados",
-            "no active stamp (timbrado) covers factura electrónica (1) today",
-        ));
+        out.push(rule::api_profile_timbrado("timbrados"));
     }
     out
 }
@@ -118,11 +110,7 @@ impl<S: Store> Service<S> {
         host: &mut dyn Host,
     ) -> Result<(), Vec<Finding>> {
         let Some(mut account) = self.store.account(account_id) else {
-            return Err(vec![Finding::new(
-                code::NOT_FOUND,
-                "account",
-                "no account with that id",
-            )]);
+            return Err(vec![rule::api_account_not_found("account")]);
         };
         let findings = production_profile_findings(&emisor, paraguay(host.now()));
         if !findings.is_empty() {
@@ -142,18 +130,10 @@ impl<S: Store> Service<S> {
         host: &mut dyn Host,
     ) -> Result<kuatia_core::sign::CertificateInfo, Vec<Finding>> {
         let Some(account) = self.store.account(account_id) else {
-            return Err(vec![Finding::new(
-                code::NOT_FOUND,
-                "account",
-                "no account with that id",
-            )]);
+            return Err(vec![rule::api_account_not_found("account")]);
         };
         let Some(profile) = account.production.as_ref() else {
-            return Err(vec![Finding::new(
-                code::PRODUCTION_NOT_CONFIGURED,
-                "account",
-                "set the account's production profile first: the certificate must carry its RUC",
-            )]);
+            return Err(vec![rule::api_profile_first("account")]);
         };
         kuatia_core::issue::check_signer(profile, signer, paraguay(host.now())).map_err(|f| f.0)?;
         signer
@@ -162,13 +142,13 @@ impl<S: Store> Service<S> {
     }
 
     pub(crate) fn authenticate(&self, req: &HttpRequest) -> Result<Caller, HttpResponse> {
-        let unauthorized = |m: &str| {
-            let mut r = err(401, code::UNAUTHORIZED, m);
+        let unauthorized = |f: Finding| {
+            let mut r = refuse(401, f);
             r.headers.push(("WWW-Authenticate".into(), "Bearer".into()));
             r
         };
         let Some(value) = req.header("Authorization") else {
-            return Err(unauthorized("missing Authorization: Bearer <API key>"));
+            return Err(unauthorized(rule::api_auth_missing("")));
         };
         // The scheme is case-insensitive (RFC 9110 §11.1): `bearer`, `BEARER` and `Bearer` are one.
         let key = value
@@ -177,39 +157,29 @@ impl<S: Store> Service<S> {
             .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("Bearer"))
             .map(|(_, k)| k.trim());
         let Some(key) = key else {
-            return Err(unauthorized(
-                "the Authorization header must be 'Bearer <API key>'",
-            ));
+            return Err(unauthorized(rule::api_auth_scheme("")));
         };
         let Some(parsed) = parse_key(key) else {
-            return Err(unauthorized("malformed API key (dk_test_… or dk_live_…)"));
+            return Err(unauthorized(rule::api_auth_malformed("")));
         };
         let found = self.store.find_key(parsed.key_id).filter(|(_, stored)| {
             stored.environment == parsed.environment && auth::key_matches(parsed.full, stored)
         });
         let Some((account_id, stored)) = found.filter(|(_, k)| k.revoked_at.is_none()) else {
-            return Err(unauthorized("unknown or revoked API key"));
+            return Err(unauthorized(rule::api_auth_unknown("")));
         };
         let Some(account) = self.store.account(&account_id) else {
-            return Err(unauthorized("unknown or revoked API key"));
+            return Err(unauthorized(rule::api_auth_unknown("")));
         };
         let sandbox_header = req.header("X-Environment");
         match (stored.environment, sandbox_header) {
             (Environment::Sandbox, Some(h)) if h.eq_ignore_ascii_case("sandbox") => {}
             (Environment::Sandbox, _) => {
-                return Err(err(
-                    400,
-                    code::SANDBOX_HEADER_REQUIRED,
-                    "sandbox keys (dk_test_) require the header X-Environment: sandbox",
-                ))
+                return Err(refuse(400, rule::api_auth_sandbox_header("")))
             }
             (Environment::Production, None) => {}
             (Environment::Production, Some(_)) => {
-                return Err(err(
-                    400,
-                    code::LIVE_KEY_IN_SANDBOX,
-                    "a production key (dk_live_) must not be used with X-Environment: the sandbox takes dk_test_ keys",
-                ))
+                return Err(refuse(400, rule::api_auth_live_key("")))
             }
         }
         Ok(Caller {

@@ -10,7 +10,7 @@
 
 use crate::auth::Environment;
 use crate::store::{InvoiceQuery, InvoiceRecord, Store};
-use kuatia_core::error::{code, Finding};
+use kuatia_core::error::Finding;
 use kuatia_core::lifecycle::Estado;
 use sha2::{Digest, Sha256};
 use std::io::{Seek, Write};
@@ -271,11 +271,7 @@ fn local(t: i64) -> Option<PrimitiveDateTime> {
 }
 
 fn io_error(what: &str, e: impl std::fmt::Display) -> Finding {
-    Finding::new(
-        code::STORAGE_ERROR,
-        "",
-        format!("writing the archive ({what}): {e}"),
-    )
+    kuatia_core::rule::storage_archive_write("", what, &e.to_string())
 }
 
 /// The zip being written and the sums of its members so far.
@@ -593,12 +589,8 @@ fn file_name(month: Month) -> String {
 
 /// `mes` as a month, or 400 `INVALID_QUERY` naming it.
 fn parse_mes(mes: &str) -> Result<Month, crate::ApiError> {
-    Month::parse(mes).ok_or_else(|| {
-        crate::http::bad_query(
-            "mes",
-            "a month YYYY-MM from 1980-01 to 2107-12, e.g. 2026-11",
-        )
-    })
+    Month::parse(mes)
+        .ok_or_else(|| crate::http::bad_query(kuatia_core::rule::api_query_month("", "mes")))
 }
 
 /// The month of `GET /v1/archivo`'s query: 400 `INVALID_QUERY` for a missing or malformed `mes` or another parameter.
@@ -606,8 +598,7 @@ fn archive_query(query: &str) -> Result<Month, crate::ApiError> {
     let pairs = crate::http::query_pairs(query, &["mes"])?;
     let Some(mes) = pairs.iter().find(|(k, _)| k == "mes").map(|(_, v)| v) else {
         return Err(crate::http::bad_query(
-            "mes",
-            "required: the month of emission, YYYY-MM",
+            kuatia_core::rule::api_query_month_required("", "mes"),
         ));
     };
     parse_mes(mes)
@@ -634,10 +625,15 @@ impl<S: Store> crate::Service<S> {
             return None;
         }
         let query = req.path.split_once('?').map_or("", |(_, q)| q);
-        Some(self.authenticate(req).and_then(|principal| {
+        let order = self.authenticate(req).and_then(|principal| {
             archive_query(query)
                 .map(|month| ArchiveOrder { principal, month })
                 .map_err(|e| e.response())
+        });
+        // Written for the reader, as `handle` writes its answers.
+        Some(order.map_err(|mut r| {
+            crate::localize(&mut r, crate::request_lang(req));
+            r
         }))
     }
 
@@ -664,16 +660,12 @@ impl<S: Store> crate::Service<S> {
         .count();
         if count > limit {
             return Err(crate::http::bad_query(
-                "mes",
-                &format!(
-                    "more than {limit} documents were emitted that month: this face answers smaller archives; \
-                     `kuatia serve` streams any month, and `kuatia archive` writes it on the server"
-                ),
+                kuatia_core::rule::api_query_archive_limit("", "mes", limit),
             ));
         }
         let (zip, summary) = self
             .archive(principal, month, now, std::io::Cursor::new(Vec::new()))
-            .map_err(|f| crate::ApiError::new(500, &f.code, &f.message))?;
+            .map_err(|f| crate::ApiError::of(500, f))?;
         Ok(MonthArchive {
             file_name: file_name(month),
             zip: zip.into_inner(),

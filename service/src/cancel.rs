@@ -62,20 +62,12 @@ impl<S: Store> Service<S> {
         };
         let body = input;
         if record.cancellation.as_ref().map(|c| c.status) == Some(CancellationStatus::Pending) {
-            return Err(ApiError::new(
-                409,
-                code::CANCELLATION_PENDING,
-                "a cancellation of this invoice is waiting for SIFEN's answer",
-            ));
+            return Err(ApiError::of(409, rule::api_cancel_pending("")));
         }
         if record.status != Estado::Approved {
-            return Err(ApiError::new(
+            return Err(ApiError::of(
                 409,
-                code::NOT_CANCELLABLE,
-                &format!(
-                    "only approved invoices can be cancelled; this one is '{}'",
-                    record.status
-                ),
+                rule::api_cancel_status("", &record.status.to_string()),
             ));
         }
         let now_utc = host.now();
@@ -91,11 +83,7 @@ impl<S: Store> Service<S> {
             return Err(ApiError::findings(&[f]));
         }
         let Ok(cdc) = kuatia_core::cdc::Cdc::parse(&record.cdc) else {
-            return Err(ApiError::new(
-                500,
-                code::INVALID_CDC,
-                "the stored CDC does not parse",
-            ));
+            return Err(ApiError::of(500, rule::api_cancel_stored_cdc("")));
         };
         let input = kuatia_core::sifen::event::EventoInput {
             id: transmit::event_id(host),
@@ -131,11 +119,7 @@ impl<S: Store> Service<S> {
                 let ruc = emisor.and_then(|e| kuatia_core::ruc::Ruc::parse(&e.ruc).ok());
                 let (Some(ruc), Some(signer)) = (ruc, host.signer(&caller.account.id, caller.env))
                 else {
-                    return Err(ApiError::new(
-                        422,
-                        code::CERTIFICATE_MISSING,
-                        "load a valid P12 certificate for production",
-                    ));
+                    return Err(ApiError::of(422, rule::api_cancel_certificate("")));
                 };
                 let signed = match kuatia_core::sifen::event::sign_event(&input, &ruc, signer) {
                     Ok(s) => s,
@@ -158,5 +142,5 @@ impl<S: Store> Service<S> {
 
 /// The 404 of an invoice the principal does not have.
 fn no_invoice() -> ApiError {
-    ApiError::new(404, code::NOT_FOUND, "no invoice with that id")
+    ApiError::of(404, rule::api_invoice_not_found(""))
 }

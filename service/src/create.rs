@@ -6,8 +6,8 @@
 //! typed, in one call, for in-process hosts.
 
 use super::{
-    apply_to, auth, body_api_error, code, err, issue_api_error, paraguay, random_id, receptor_ruc,
-    sandbox_approval, sandbox_rejection, transmit, Environment, Estado, Host, HttpRequest,
+    apply_to, auth, body_api_error, issue_api_error, paraguay, random_id, receptor_ruc, refuse,
+    rule, sandbox_approval, sandbox_rejection, transmit, Environment, Estado, Host, HttpRequest,
     HttpResponse, InvoiceRecord, SeedCodes, Service, Store, StoreNumbering, Trigger,
     REPLAYED_HEADER,
 };
@@ -163,7 +163,8 @@ fn canonical(v: &serde_json::Value, out: &mut String) {
 /// A create refused before its signature, and whether a retry with its key gets the same answer (see
 /// [`Service::remember`]).
 struct Refused {
-    error: ApiError,
+    /// Boxed: an error is large, and a `Result` carries it on every path.
+    error: Box<ApiError>,
     /// The answer depends only on the request (its body, in the key's account and environment): a body that does
     /// not read as a request, `_simulate` in production.
     body_only: bool,
@@ -174,7 +175,7 @@ impl Refused {
     /// against its stamp, its numbering).
     fn state(error: ApiError) -> Refused {
         Refused {
-            error,
+            error: Box::new(error),
             body_only: false,
         }
     }
@@ -182,7 +183,7 @@ impl Refused {
     /// An answer that depends only on the request.
     fn body(error: ApiError) -> Refused {
         Refused {
-            error,
+            error: Box::new(error),
             body_only: true,
         }
     }
@@ -340,11 +341,7 @@ impl<S: Store> Service<S> {
         let mut claim = None;
         if let Some(key) = req.header("Idempotency-Key") {
             if key.is_empty() || key.len() > 255 {
-                return Step::Done(err(
-                    400,
-                    code::INVALID_IDEMPOTENCY_KEY,
-                    "Idempotency-Key must have 1 to 255 characters",
-                ));
+                return Step::Done(refuse(400, rule::api_idempotency_key("")));
             }
             let idem = Idempotency::new(key, &req.body);
             if let Some(r) = self.replay(&caller.account.id, caller.env, &idem) {
@@ -354,11 +351,7 @@ impl<S: Store> Service<S> {
                 self.in_progress
                     .claim((caller.account.id.clone(), caller.env, idem.key.clone()));
             if claim.is_none() {
-                return Step::Done(err(
-                    409,
-                    code::IDEMPOTENCY_IN_PROGRESS,
-                    "a request with this Idempotency-Key is still being processed; retry it in a moment",
-                ));
+                return Step::Done(refuse(409, rule::api_idempotency_in_progress("")));
             }
             idempotency = Some(idem);
         }
@@ -397,27 +390,14 @@ impl<S: Store> Service<S> {
     ) -> Option<HttpResponse> {
         let kept = self.store.idempotent(account_id, env, &idem.key)?;
         if !idem.same_request(&kept.body_hash) {
-            return Some(err(
-                409,
-                code::IDEMPOTENCY_CONFLICT,
-                "this Idempotency-Key was used with a different request body",
-            ));
+            return Some(refuse(409, rule::api_idempotency_conflict("")));
         }
         let mut replay = match (kept.response, kept.invoice_id) {
             (Some(first), _) => first,
             (None, Some(id)) => match self.store.invoice(account_id, &id) {
                 Some(record) => self.invoice_resource(record).response(kept.status),
                 // Invoices are never deleted; a key whose invoice is missing is a broken store, not a new request.
-                None => {
-                    return Some(
-                        ApiError::new(
-                            500,
-                            code::STORAGE_ERROR,
-                            "the invoice of this Idempotency-Key is missing",
-                        )
-                        .response(),
-                    )
-                }
+                None => return Some(refuse(500, rule::storage_idempotent_invoice(""))),
             },
             // Never stored: a refusal keeps its answer until the whole key goes.
             (None, None) => return None,
@@ -514,10 +494,9 @@ impl<S: Store> Service<S> {
             return Err(Refused::body(ApiError::findings(&[f])));
         }
         let Some(emisor) = caller.account.profile(caller.env).cloned() else {
-            return Err(Refused::state(ApiError::new(
+            return Err(Refused::state(ApiError::of(
                 422,
-                code::PRODUCTION_NOT_CONFIGURED,
-                "this account has no production profile (certificate, stamp, CSC); see the preflight check",
+                rule::api_production_not_configured(""),
             )));
         };
         let now = host.now();
@@ -576,7 +555,7 @@ impl<S: Store> Service<S> {
     ) -> Result<Invoice, ApiError> {
         let job = self
             .reserve_request(principal, request, host)
-            .map_err(|r| r.error)?;
+            .map_err(|r| *r.error)?;
         let signed = job.sign(host.signer(&principal.account.id, principal.env));
         let SignedCreate { job, outcome } = signed;
         self.complete(&job, outcome, host)
@@ -646,7 +625,7 @@ impl<S: Store> Service<S> {
         });
         if let Err(e) = confirmed {
             let why = e.findings.0.first().map_or("", |f| f.message.as_str());
-            return Err(ApiError::new(503, code::NUMBERING_UNAVAILABLE, why));
+            return Err(ApiError::of(503, rule::api_numbering_unavailable("", why)));
         }
         self.schedule(&record);
         self.emit(&record, &events, host, ts);

@@ -484,11 +484,7 @@ impl<S: Store> Service<S> {
             return Ok(Vec::new());
         }
         let Some(inv) = self.store.invoice(&msg.account_id, &msg.invoice_id) else {
-            return Err(Finding::new(
-                kuatia_core::error::code::NOT_FOUND,
-                "invoice_id",
-                "the invoice of this message is not stored",
-            ));
+            return Err(kuatia_core::rule::api_email_not_stored("invoice_id"));
         };
         let de = kuatia_core::xml::parse(&inv.xml)?;
         let pdf = kuatia_core::kude::pdf::pdf(&de, &inv.qr, &Default::default())?;
@@ -523,10 +519,9 @@ impl<S: Store> Service<S> {
             .invoice_state(&principal.account.id, invoice_id)
             .is_some_and(|i| i.environment == principal.env);
         if !mine {
-            return Err(crate::ApiError::new(
+            return Err(crate::ApiError::of(
                 404,
-                kuatia_core::error::code::NOT_FOUND,
-                "no invoice with that id",
+                kuatia_core::rule::api_invoice_not_found(""),
             ));
         }
         Ok(self
@@ -554,39 +549,31 @@ impl<S: Store> Service<S> {
             .invoice(&principal.account.id, invoice_id)
             .filter(|i| i.environment == principal.env)
         else {
-            return Err(crate::ApiError::new(
+            return Err(crate::ApiError::of(
                 404,
-                kuatia_core::error::code::NOT_FOUND,
-                "no invoice with that id",
+                kuatia_core::rule::api_invoice_not_found(""),
             ));
         };
         if record.status != kuatia_core::lifecycle::Estado::Approved {
-            return Err(crate::ApiError::new(
+            return Err(crate::ApiError::of(
                 409,
-                kuatia_core::error::code::KUDE_NOT_AVAILABLE,
-                &format!(
-                    "only an approved invoice is e-mailed (with its KuDE); this one is '{}'",
-                    record.status
-                ),
+                kuatia_core::rule::api_email_status("", &record.status.to_string()),
             ));
         }
-        let de = kuatia_core::xml::parse(&record.xml)
-            .map_err(|f| crate::ApiError::new(500, &f.code, &f.message))?;
+        let de = kuatia_core::xml::parse(&record.xml).map_err(|f| crate::ApiError::of(500, f))?;
         let to = match input.to.map(|t| t.trim().to_string()) {
             Some(t) if kuatia_core::validate::email_ok(&t) && (3..=80).contains(&t.len()) => t,
-            Some(_) => return Err(crate::ApiError::findings(&[Finding::new(
-                kuatia_core::error::code::INVALID_FORMAT,
-                "to",
-                "not an e-mail address SIFEN accepts (one address, 3 to 80 characters, no spaces)",
-            )])),
+            Some(_) => {
+                return Err(crate::ApiError::findings(&[
+                    kuatia_core::rule::api_email_invalid("to"),
+                ]))
+            }
             None => match de.receptor.email.clone().filter(|e| !e.trim().is_empty()) {
                 Some(e) => e.trim().to_string(),
                 None => {
-                    return Err(crate::ApiError::findings(&[Finding::new(
-                        kuatia_core::error::code::REQUIRED,
-                        "to",
-                        "the document names no receiver e-mail (dEmailRec): give one in `to`",
-                    )]))
+                    return Err(crate::ApiError::findings(&[
+                        kuatia_core::rule::api_email_missing("to"),
+                    ]))
                 }
             },
         };
@@ -620,12 +607,9 @@ impl<S: Store> Service<S> {
             {
                 r
             }
-            Err(_) => crate::ApiError::new(
-                404,
-                kuatia_core::error::code::NOT_FOUND,
-                "no invoice with that id",
-            )
-            .response(),
+            Err(_) => {
+                crate::ApiError::of(404, kuatia_core::rule::api_invoice_not_found("")).response()
+            }
         }
     }
 

@@ -136,11 +136,10 @@ pub(crate) fn ok(status: u16, data: Value) -> HttpResponse {
     respond(status, &json!({"ok": true, "data": data}))
 }
 
-pub(crate) fn err(status: u16, code: &str, message: &str) -> HttpResponse {
-    respond(
-        status,
-        &json!({"ok": false, "error": {"code": code, "message": message}}),
-    )
+/// The answer refusing a request with `status` and the message of rule finding `f` (a builder's result:
+/// `refuse(404, rule::api_route_not_found(""))`): [`ApiError::of`] on the wire.
+pub(crate) fn refuse(status: u16, f: Finding) -> HttpResponse {
+    ApiError::of(status, f).response()
 }
 
 /// The answer to a body that could not be read: [`body_api_error`] on the wire.
@@ -153,7 +152,7 @@ pub(crate) fn body_error(findings: Vec<Finding>) -> HttpResponse {
 pub(crate) fn body_api_error(findings: Vec<Finding>) -> ApiError {
     match findings.first() {
         Some(f) if f.code == code::MALFORMED_JSON || f.code == code::TOO_LARGE => {
-            ApiError::new(400, &f.code, &f.message)
+            ApiError::of(400, f.clone())
         }
         _ => ApiError::findings(&findings),
     }
@@ -180,28 +179,35 @@ pub(crate) fn json_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T
 /// sequence 422, a store that cannot number 503, a failed signer 502.
 pub(crate) fn issue_api_error(e: kuatia_core::issue::IssueError) -> ApiError {
     use kuatia_core::issue::Stage;
-    let first = e.findings.0.first().cloned().unwrap_or_else(|| {
-        Finding::new(code::INTERNAL_ERROR, "", "issuing failed without a finding")
-    });
+    let first = e
+        .findings
+        .0
+        .first()
+        .cloned()
+        .unwrap_or_else(|| rule::api_internal_no_finding(""));
     match e.stage {
         Stage::Check => ApiError::findings(&e.findings.0),
-        Stage::Certificate => ApiError::new(422, &first.code, &first.message),
-        Stage::Numbering if first.code == code::NUMBERING_EXHAUSTED => {
-            ApiError::new(422, &first.code, &first.message)
-        }
-        Stage::Numbering | Stage::Confirm => ApiError::new(503, &first.code, &first.message),
+        Stage::Certificate => ApiError::of(422, first),
+        Stage::Numbering if first.code == code::NUMBERING_EXHAUSTED => ApiError::of(422, first),
+        Stage::Numbering | Stage::Confirm => ApiError::of(503, first),
         // Signing our own well-formed output fails only with a broken signer (token removed, HSM down).
-        _ => ApiError::new(502, &first.code, &first.message),
+        _ => ApiError::of(502, first),
     }
 }
 
-/// The 400 error naming a query parameter and what it must be.
-pub(crate) fn bad_query(name: &str, why: &str) -> ApiError {
-    ApiError::new(
-        400,
-        code::INVALID_QUERY,
-        &format!("query parameter '{name}': {why}"),
-    )
+/// The 400 error of a query parameter: `f` is its `api.query.*` rule's finding, which names the parameter and what it
+/// must be (`bad_query(rule::api_query_twice("", name))`).
+pub(crate) fn bad_query(f: Finding) -> ApiError {
+    ApiError::of(400, f)
+}
+
+/// The 400 error of query parameter `name` whose value is not a valid identifier: `f` is the identifier's finding
+/// (a RUC's, a CDC's), rendered inside rule `api.query.id` with its own parameters.
+pub(crate) fn bad_query_id(name: &str, f: Finding) -> ApiError {
+    let mut params = f.params;
+    params.insert("name", rule::Param::One(name.to_string()));
+    params.insert("why", rule::Param::One(f.rule.into_owned()));
+    bad_query(rule::finding(rule::API_QUERY_ID, "", params))
 }
 
 /// A positive integer parameter up to `max`.
@@ -209,7 +215,7 @@ pub(crate) fn positive(name: &str, v: &str, max: usize) -> Result<usize, ApiErro
     v.parse::<usize>()
         .ok()
         .filter(|n| (1..=max).contains(n))
-        .ok_or_else(|| bad_query(name, &format!("an integer from 1 to {max}")))
+        .ok_or_else(|| bad_query(rule::api_query_range("", name, max)))
 }
 
 /// `%XX`-decodes a query component (`+` stays `+`: RFC 3339 offsets carry it).
@@ -238,20 +244,16 @@ pub(crate) fn query_pairs(
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         let (Some(k), Some(v)) = (percent_decode(k), percent_decode(v)) else {
-            return Err(bad_query(k, "bad percent-encoding"));
+            return Err(bad_query(rule::api_query_encoding("", k)));
         };
         if !allowed.contains(&k.as_str()) {
-            let takes = match allowed {
-                [] => "none".to_string(),
-                _ => allowed.join(", "),
-            };
-            return Err(bad_query(
-                &k,
-                &format!("unknown parameter; this route takes {takes}"),
-            ));
+            return Err(bad_query(match allowed {
+                [] => rule::api_query_no_params("", &k),
+                _ => rule::api_query_unknown("", &k, allowed),
+            }));
         }
         if out.iter().any(|(seen, _)| *seen == k) {
-            return Err(bad_query(&k, "given twice"));
+            return Err(bad_query(rule::api_query_twice("", &k)));
         }
         out.push((k, v));
     }
@@ -274,18 +276,12 @@ pub(crate) fn unsupported_media_type(req: &HttpRequest) -> Option<HttpResponse> 
         .to_ascii_lowercase();
     let json = media == "application/json"
         || (media.starts_with("application/") && media.ends_with("+json"));
-    (!json).then(|| {
-        err(
-            415,
-            code::UNSUPPORTED_MEDIA_TYPE,
-            &format!("request bodies must be JSON (Content-Type: application/json), not '{media}'"),
-        )
-    })
+    (!json).then(|| refuse(415, rule::api_body_media_type("", &media)))
 }
 
 /// The summary code of findings, the most specific one the spec names (INVALID_TIMBRADO, INVALID_RUC, ...) else
-/// VALIDATION_ERROR, and the message: the finding itself, or how many there are.
-fn summary(findings: &[Finding]) -> (&'static str, String) {
+/// VALIDATION_ERROR, and the summary: the finding itself, or how many there are.
+fn summary(findings: &[Finding]) -> (&'static str, Finding) {
     let summary = [
         code::INVALID_TIMBRADO,
         code::INVALID_RUC,
@@ -295,39 +291,19 @@ fn summary(findings: &[Finding]) -> (&'static str, String) {
     .into_iter()
     .find(|c| findings.iter().any(|f| f.code == *c))
     .unwrap_or(code::VALIDATION_ERROR);
-    (summary, summary_message(findings, msg::BUILD_LANG))
+    (summary, summary_of(findings, msg::BUILD_LANG))
 }
 
-/// The `message` of a refusal made of findings, in `lang`: the one finding (code, path and its message, which must be
-/// in `lang` already), or how many there are.
-fn summary_message(findings: &[Finding], lang: Lang) -> String {
-    match findings {
-        [f] if f.path.is_empty() => {
-            let params = [&f.code.as_str() as &dyn rule::Arg, &f.message.as_str()];
-            msg::render(
-                lang,
-                rule::API_FINDING,
-                &rule::build(rule::API_FINDING, String::new(), &params).params,
-            )
-        }
-        [f] => {
-            let params = [
-                &f.code.as_str() as &dyn rule::Arg,
-                &f.path.as_str(),
-                &f.message.as_str(),
-            ];
-            msg::render(
-                lang,
-                rule::API_FINDING_AT,
-                &rule::build(rule::API_FINDING_AT, String::new(), &params).params,
-            )
-        }
-        _ => msg::render(
-            lang,
-            rule::API_FINDINGS,
-            &rule::api_findings("", findings.len()).params,
-        ),
-    }
+/// The summary of a refusal made of findings (its `message`, `rule` and `params`), in `lang`: the one finding (code,
+/// path and its message, which must be in `lang` already), or how many there are.
+fn summary_of(findings: &[Finding], lang: Lang) -> Finding {
+    let mut f = match findings {
+        [f] if f.path.is_empty() => rule::api_finding("", &f.code, &f.message),
+        [f] => rule::api_finding_at("", &f.code, &f.path, &f.message),
+        _ => rule::api_findings("", findings.len()),
+    };
+    f.localize(lang);
+    f
 }
 
 /// The language a request's answer is written in: its `Accept-Language` (RFC 9110 §12.5.4; `es` and `en` are
@@ -380,13 +356,31 @@ fn localize_error_body(body: &[u8], lang: Lang) -> Option<Vec<u8>> {
         status: 0,
         code: String::new(),
         message: error.get("message")?.as_str()?.to_string(),
-        details: serde_json::from_value(error.get("details")?.clone()).ok()?,
+        rule: match error.get("rule") {
+            Some(r) => rule::find(r.as_str()?).map_or(rule::UNCLASSIFIED, |r| r.id),
+            None => rule::UNCLASSIFIED,
+        },
+        params: match error.get("params") {
+            Some(p) => serde_json::from_value(p.clone()).ok()?,
+            None => rule::Params::new(),
+        },
+        details: match error.get("details") {
+            Some(d) => serde_json::from_value(d.clone()).ok()?,
+            None => Vec::new(),
+        },
     };
     if !e.localize(lang) {
         return None;
     }
     error.insert("message".into(), Value::String(e.message));
-    error.insert("details".into(), serde_json::to_value(&e.details).ok()?);
+    error.insert("rule".into(), Value::String(e.rule.into()));
+    match e.params.is_empty() {
+        true => error.remove("params"),
+        false => error.insert("params".into(), serde_json::to_value(&e.params).ok()?),
+    };
+    if !e.details.is_empty() {
+        error.insert("details".into(), serde_json::to_value(&e.details).ok()?);
+    }
     serde_json::to_vec(&answer).ok()
 }
 
@@ -450,6 +444,40 @@ mod language_tests {
             .as_str()
             .unwrap()
             .starts_with("El RUC está vacío"));
+    }
+
+    /// The service's own refusals have rules too: a 404 is written in either language, with its rule on the wire,
+    /// and a stored answer (English, as built) is written again for the reader.
+    #[test]
+    fn an_own_refusal_speaks_both_languages() {
+        let r = ApiError::of(404, rule::api_invoice_not_found("")).response();
+        assert_eq!(r.json()["error"]["rule"], "api.invoice.not_found");
+        assert_eq!(r.json()["error"]["message"], "no invoice with that id");
+        let mut es = r.clone();
+        localize(&mut es, Lang::EsPy);
+        assert_eq!(es.header("Content-Language"), Some("es-PY"));
+        assert_eq!(
+            es.json()["error"]["message"],
+            "No existe una factura con ese id"
+        );
+        assert_eq!(es.json()["error"]["code"], code::NOT_FOUND);
+        let mut en = es.clone();
+        localize(&mut en, Lang::En);
+        assert_eq!(en.json(), r.json());
+        assert_eq!(en.header("Content-Language"), Some("en"));
+
+        let q = bad_query_id("cdc", rule::cdc_length("", 44, 3)).response();
+        let mut es = q.clone();
+        localize(&mut es, Lang::EsPy);
+        let v = es.json();
+        assert_eq!(v["error"]["rule"], "api.query.id");
+        assert_eq!(v["error"]["params"]["why"], "cdc.length");
+        assert_eq!(v["error"]["params"]["got"], "3");
+        assert!(v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Parámetro de consulta 'cdc': "));
+        assert_ne!(v["error"]["message"], q.json()["error"]["message"]);
     }
 
     /// Text that has no rule yet keeps the language it was written in, and the answer says which.
@@ -528,8 +556,10 @@ mod body_serde_tests {
     }
 }
 
-/// A refused operation: its HTTP status and the `error` member of the answer (`details` only when findings
-/// explain it). The typed calls of the WebAssembly `Sandbox` throw it as a JS `Error` named `ApiError`.
+/// A refused operation: its HTTP status and the `error` member of the answer: code, message, the rule the message
+/// is rendered from and its parameters (like a finding's: a stored answer is written again in another language from
+/// them), and `details` only when findings explain it. The typed calls of the WebAssembly `Sandbox` throw it as a JS
+/// `Error` named `ApiError`.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -538,19 +568,46 @@ pub struct ApiError {
     pub status: u16,
     /// Registry code (`kuatia_core::code`).
     pub code: String,
-    /// Human message.
+    /// Human message, rendered from `rule` in the reader's language.
     pub message: String,
+    /// Stable id of the rule of `message` (`api.invoice.not_found`, docs/errors.md), one this build knows; absent
+    /// while the message is text the host supplied (`unclassified`).
+    #[cfg_attr(feature = "ts", ts(as = "Option<String>", optional))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
+    pub rule: &'static str,
+    /// The rule's parameters in machine form (`{"status": "rejected"}`); absent when it has none.
+    #[cfg_attr(
+        feature = "ts",
+        ts(
+            as = "Option<std::collections::BTreeMap<String, rule::Param>>",
+            optional
+        )
+    )]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<std::collections::BTreeMap<String, rule::Param>>")
+    )]
+    pub params: rule::Params,
     /// The findings behind a 422, every one; empty otherwise.
     pub details: Vec<Finding>,
 }
 
 impl ApiError {
-    /// An error without details.
+    /// An error whose message is text the host supplied, which no rule renders (rule `unclassified`): it stays in
+    /// the language it was written in. Only for a host's own text; the service's refusals use [`ApiError::of`].
     pub fn new(status: u16, code: &str, message: &str) -> ApiError {
+        ApiError::of(status, Finding::new(code, "", message))
+    }
+
+    /// The error of rule finding `f` (a builder's result, `ApiError::of(404, rule::api_invoice_not_found(""))`, or a
+    /// core finding that refuses the request): its code, message, rule and parameters; its path is not written.
+    pub fn of(status: u16, f: Finding) -> ApiError {
         ApiError {
             status,
-            code: code.to_string(),
-            message: message.to_string(),
+            code: f.code,
+            message: f.message,
+            rule: rule::find(&f.rule).map_or(rule::UNCLASSIFIED, |r| r.id),
+            params: f.params,
             details: Vec::new(),
         }
     }
@@ -558,38 +615,52 @@ impl ApiError {
     /// The 422 of findings, every one in `details`: the summary code is the most specific one the spec names
     /// (INVALID_TIMBRADO, INVALID_RUC, ...), else VALIDATION_ERROR.
     pub fn findings(findings: &[Finding]) -> ApiError {
-        let (summary, message) = summary(findings);
+        let (summary, head) = summary(findings);
         ApiError {
-            status: 422,
             code: summary.to_string(),
-            message,
             details: findings.to_vec(),
+            ..ApiError::of(422, head)
         }
     }
 
-    /// Renders the findings (`details`) and the summary made of them in `lang`, for a host that answers a typed
-    /// operation's error itself (the route does it for its answers: [`localize`]). `false`, and nothing changed, when
-    /// some of the text has no rule yet (a finding built from a sentence, a message of its own): it stays in English.
+    /// Renders the message (and the findings of `details` with the summary made of them) in `lang` from their rules,
+    /// for a host that answers a typed operation's error itself (the route does it for its answers: [`localize`]).
+    /// `false`, and nothing changed, when some of the text has no rule yet (text the host supplied, a finding built
+    /// from a sentence): it stays in English.
     pub fn localize(&mut self, lang: Lang) -> bool {
-        let all_ruled = !self.details.is_empty()
-            && self.details.iter().all(|f| rule::find(&f.rule).is_some())
-            && self.message == summary_message(&self.details, msg::BUILD_LANG);
+        if self.details.is_empty() {
+            let Some(def) = rule::find(self.rule) else {
+                return false;
+            };
+            self.message = msg::render(lang, def, &self.params);
+            return true;
+        }
+        let all_ruled = self.details.iter().all(|f| rule::find(&f.rule).is_some())
+            && self.message == summary_of(&self.details, msg::BUILD_LANG).message;
         if all_ruled {
             self.details.iter_mut().for_each(|f| f.localize(lang));
-            self.message = summary_message(&self.details, lang);
+            let head = summary_of(&self.details, lang);
+            self.rule = rule::find(&head.rule).map_or(rule::UNCLASSIFIED, |r| r.id);
+            (self.message, self.params) = (head.message, head.params);
         }
         all_ruled
     }
 
-    /// The answer `/v1` gives for it: `{"ok": false, "error": {code, message[, details]}}`.
+    /// The answer `/v1` gives for it: `{"ok": false, "error": {code, message[, rule, params][, details]}}`.
     pub fn response(&self) -> HttpResponse {
-        if self.details.is_empty() {
-            return err(self.status, &self.code, &self.message);
+        let mut error = serde_json::Map::new();
+        error.insert("code".into(), json!(self.code));
+        error.insert("message".into(), json!(self.message));
+        if self.rule != rule::UNCLASSIFIED {
+            error.insert("rule".into(), json!(self.rule));
         }
-        respond(
-            self.status,
-            &json!({"ok": false, "error": {"code": self.code, "message": self.message, "details": self.details}}),
-        )
+        if !self.params.is_empty() {
+            error.insert("params".into(), json!(self.params));
+        }
+        if !self.details.is_empty() {
+            error.insert("details".into(), json!(self.details));
+        }
+        respond(self.status, &json!({"ok": false, "error": error}))
     }
 }
 
@@ -613,7 +684,7 @@ pub(crate) fn answer<T: Serialize>(status: u16, result: Result<T, ApiError>) -> 
     match result {
         Ok(data) => match serde_json::to_value(data) {
             Ok(v) => ok(status, v),
-            Err(e) => err(500, code::INTERNAL_ERROR, &e.to_string()),
+            Err(e) => refuse(500, rule::api_internal_serialize("", &e.to_string())),
         },
         Err(e) => e.response(),
     }

@@ -121,7 +121,7 @@ pub(crate) fn paging(
             "page" => page = positive(k, v, usize::MAX)?,
             "per_page" | "limit" => {
                 if per_page.is_some() {
-                    return Err(bad_query(k, "give per_page or limit, not both"));
+                    return Err(bad_query(rule::api_query_exclusive("", k)));
                 }
                 per_page = Some(positive(k, v, max_per_page)?);
             }
@@ -138,22 +138,18 @@ mod check {
     pub(super) fn time(k: &str, v: &str) -> Result<i64, ApiError> {
         OffsetDateTime::parse(v, &time::format_description::well_known::Rfc3339)
             .map(OffsetDateTime::unix_timestamp)
-            .map_err(|_| bad_query(k, "an RFC 3339 date-time such as 2025-01-31T12:00:00Z"))
+            .map_err(|_| bad_query(rule::api_query_datetime("", k)))
     }
 
     pub(super) fn status(v: &str) -> Result<Estado, ApiError> {
-        serde_json::from_value(Value::String(v.to_string())).map_err(|_| {
-            bad_query(
-                "status",
-                "one of pending, sent, approved, rejected, cancelled",
-            )
-        })
+        serde_json::from_value(Value::String(v.to_string()))
+            .map_err(|_| bad_query(rule::api_query_status("", "status")))
     }
 
     pub(super) fn cdc(v: &str) -> Result<(), ApiError> {
         kuatia_core::cdc::Cdc::parse(v)
             .map(|_| ())
-            .map_err(|e| bad_query("cdc", &e.to_string()))
+            .map_err(|e| bad_query_id("cdc", e.to_finding("")))
     }
 
     pub(super) fn numero(v: &str) -> Result<(), ApiError> {
@@ -163,32 +159,32 @@ mod check {
             matches!(parts.as_slice(), [e, p, n] if digits(e, 3) && digits(p, 3) && digits(n, 7));
         match ok {
             true => Ok(()),
-            false => Err(bad_query("numero", "EEE-PPP-NNNNNNN, e.g. 001-001-0000001")),
+            false => Err(bad_query(rule::api_query_numero("", "numero"))),
         }
     }
 
     pub(super) fn receptor_ruc(v: &str) -> Result<(), ApiError> {
         kuatia_core::ruc::Ruc::parse(v)
             .map(|_| ())
-            .map_err(|e| bad_query("receptor_ruc", &e.to_string()))
+            .map_err(|e| bad_query_id("receptor_ruc", e.to_finding("")))
     }
 
     pub(super) fn tipo_documento(t: Option<u8>) -> Result<u8, ApiError> {
         t.filter(|t| kuatia_core::de::TipoDocumento::from_code(*t).is_some())
-            .ok_or_else(|| bad_query("tipo_documento", "a document type code: 1, 4, 5, 6 or 7"))
+            .ok_or_else(|| bad_query(rule::api_query_tipo_documento("", "tipo_documento")))
     }
 
     pub(super) fn order(v: &str) -> Result<ListOrder, ApiError> {
         match v {
             "asc" => Ok(ListOrder::Asc),
             "desc" => Ok(ListOrder::Desc),
-            _ => Err(bad_query("order", "asc or desc")),
+            _ => Err(bad_query(rule::api_query_order("", "order"))),
         }
     }
 
     pub(super) fn cursor_alone(page: Option<usize>) -> Result<(), ApiError> {
         match page {
-            Some(_) => Err(bad_query("starting_after", "a cursor walk takes no page")),
+            Some(_) => Err(bad_query(rule::api_query_cursor_page("", "starting_after"))),
             None => Ok(()),
         }
     }
@@ -283,11 +279,7 @@ impl<S: Store> Service<S> {
                 });
                 Ok(self.with_email(Invoice::of(&self.config.base_url, inv, parts)))
             }
-            _ => Err(ApiError::new(
-                404,
-                code::NOT_FOUND,
-                "no invoice with that id",
-            )),
+            _ => Err(ApiError::of(404, rule::api_invoice_not_found(""))),
         }
     }
 
@@ -330,15 +322,10 @@ impl<S: Store> Service<S> {
     ) -> Result<(InvoiceQuery, Option<usize>), ApiError> {
         let max = self.config.max_per_page;
         if f.page == Some(0) {
-            return Err(bad_query(
-                "page",
-                &format!("an integer from 1 to {}", usize::MAX),
-            ));
+            return Err(bad_query(rule::api_query_range("", "page", usize::MAX)));
         }
         let limit = match (f.per_page, f.limit) {
-            (Some(_), Some(_)) => {
-                return Err(bad_query("limit", "give per_page or limit, not both"))
-            }
+            (Some(_), Some(_)) => return Err(bad_query(rule::api_query_exclusive("", "limit"))),
             (Some(n), None) => positive("per_page", &n.to_string(), max)?,
             (None, Some(n)) => positive("limit", &n.to_string(), max)?,
             (None, None) => 20,
@@ -389,7 +376,12 @@ impl<S: Store> Service<S> {
                     .and_then(|(id, p)| Some((id, p.parse::<usize>().ok()?)))
                 {
                     Some((id, p)) if p >= 2 && mine(id) => (id, Some(p)),
-                    _ => return Err(bad_query("starting_after", "no invoice with that id")),
+                    _ => {
+                        return Err(bad_query(rule::api_query_cursor_unknown(
+                            "",
+                            "starting_after",
+                        )))
+                    }
                 }
             };
             q.starting_after = Some(id.to_string());
@@ -447,27 +439,18 @@ impl<S: Store> Service<S> {
             .invoice(&principal.account.id, id)
             .filter(|i| i.environment == principal.env)
         else {
-            return Err(ApiError::new(
-                404,
-                code::NOT_FOUND,
-                "no invoice with that id",
-            ));
+            return Err(ApiError::of(404, rule::api_invoice_not_found("")));
         };
         if inv.status != Estado::Approved {
-            return Err(ApiError::new(
+            return Err(ApiError::of(
                 409,
-                code::KUDE_NOT_AVAILABLE,
-                &format!(
-                    "the KuDE is delivered only for approved invoices; this one is '{}'",
-                    inv.status
-                ),
+                rule::api_kude_status("", &inv.status.to_string()),
             ));
         }
-        let de = kuatia_core::xml::parse(&inv.xml)
-            .map_err(|f| ApiError::new(500, &f.code, &f.message))?;
+        let de = kuatia_core::xml::parse(&inv.xml).map_err(|f| ApiError::of(500, f))?;
         let pdf =
             kuatia_core::kude::pdf::pdf(&de, &inv.qr, &kuatia_core::kude::KudeOptions::default())
-                .map_err(|f| ApiError::new(500, &f.code, &f.message))?;
+                .map_err(|f| ApiError::of(500, f))?;
         Ok(Kude {
             file_name: format!("{}.pdf", inv.cdc),
             pdf,
@@ -483,18 +466,10 @@ impl<S: Store> Service<S> {
             .invoice(&principal.account.id, id)
             .filter(|i| i.environment == principal.env)
         else {
-            return Err(ApiError::new(
-                404,
-                code::NOT_FOUND,
-                "no invoice with that id",
-            ));
+            return Err(ApiError::of(404, rule::api_invoice_not_found("")));
         };
         if !inv.signed {
-            return Err(ApiError::new(
-                409,
-                code::XML_NOT_AVAILABLE,
-                "this document was never signed (a sandbox without a certificate): there is no signed XML",
-            ));
+            return Err(ApiError::of(409, rule::api_xml_unsigned("")));
         }
         Ok(SignedXml {
             file_name: format!("{}.xml", inv.cdc),
@@ -507,7 +482,7 @@ impl<S: Store> Service<S> {
     pub fn number_gaps(&self, principal: &Principal) -> Result<Vec<Gap>, ApiError> {
         self.store
             .number_gaps(&principal.account.id, principal.env)
-            .map_err(|f| ApiError::new(503, &f.code, &f.message))
+            .map_err(|f| ApiError::of(503, f))
     }
 }
 

@@ -110,11 +110,7 @@ pub trait Host {
         _url: &str,
         _password: Option<&str>,
     ) -> Result<Option<String>, Finding> {
-        Err(Finding::new(
-            kuatia_core::error::code::INVALID_VALUE,
-            "url",
-            "this host sends no e-mail",
-        ))
+        Err(rule::api_email_unsupported("url"))
     }
 }
 

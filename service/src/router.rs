@@ -226,12 +226,16 @@ pub(crate) fn resolve<'p>(
         }
     }
     if allowed.is_empty() {
-        return Err(err(404, code::NOT_FOUND, "no such route"));
+        return Err(refuse(404, rule::api_route_not_found("")));
     }
-    let mut r = err(
+    let mut r = refuse(
         405,
-        code::METHOD_NOT_ALLOWED,
-        &format!("use {}", allowed.join(" or ")),
+        match allowed.split_last() {
+            Some((last, first)) if !first.is_empty() => {
+                rule::api_route_methods("", &first.join(", "), last)
+            }
+            _ => rule::api_route_method("", &allowed.join(", ")),
+        },
     );
     r.headers.push(("Allow".into(), allowed.join(", ")));
     Err(r)

@@ -108,7 +108,7 @@ impl<S: Store> Service<S> {
         let mut record = self
             .store
             .invoice_for_update(account_id, invoice_id)
-            .ok_or_else(|| Finding::new(code::NOT_FOUND, "id", "no invoice with that id"))?;
+            .ok_or_else(|| rule::api_invoice_not_found("id"))?;
         let ts = host.now().unix_timestamp();
         let events = apply_to(&mut record, trigger, ts)?;
         if record.status.is_final() {

@@ -3,8 +3,11 @@
 //!
 //! Whatever the fault, the host has rolled the request back: nothing was applied, so retrying is always safe.
 
-use super::{err, HttpResponse};
+use super::{refuse, HttpResponse};
+#[cfg(test)]
 use kuatia_core::error::code;
+use kuatia_core::error::Finding;
+use kuatia_core::rule;
 
 /// What the host's store reported when a request could not be stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,14 +34,15 @@ impl StorageFault {
         !matches!(self, StorageFault::Other)
     }
 
-    fn reason(self) -> &'static str {
+    /// The finding of the answer: what happened, that nothing was changed and, for a transient fault, to retry.
+    fn finding(self) -> Finding {
         match self {
-            StorageFault::Full => "the storage is full",
-            StorageFault::ReadOnly => "the storage is read-only",
-            StorageFault::Busy => "the storage is locked by another process",
-            StorageFault::Io => "the storage device failed",
-            StorageFault::ShuttingDown => "the service is shutting down",
-            StorageFault::Other => "the storage failed",
+            StorageFault::Full => rule::storage_full(""),
+            StorageFault::ReadOnly => rule::storage_read_only(""),
+            StorageFault::Busy => rule::storage_busy(""),
+            StorageFault::Io => rule::storage_io(""),
+            StorageFault::ShuttingDown => rule::storage_shutting_down(""),
+            StorageFault::Other => rule::storage_failed(""),
         }
     }
 }
@@ -50,23 +54,12 @@ pub const RETRY_AFTER_SECONDS: u32 = 5;
 /// 503 `STORAGE_UNAVAILABLE` with `Retry-After`, any other 500 `STORAGE_ERROR`.
 pub fn failure_response(fault: StorageFault) -> HttpResponse {
     if fault.is_transient() {
-        let mut r = err(
-            503,
-            code::STORAGE_UNAVAILABLE,
-            &format!(
-                "{}; nothing was changed, retry the request later",
-                fault.reason()
-            ),
-        );
+        let mut r = refuse(503, fault.finding());
         r.headers
             .push(("Retry-After".into(), RETRY_AFTER_SECONDS.to_string()));
         r
     } else {
-        err(
-            500,
-            code::STORAGE_ERROR,
-            &format!("{}; nothing was changed", fault.reason()),
-        )
+        refuse(500, fault.finding())
     }
 }
 

@@ -83,11 +83,7 @@ impl<S: Store> Service<S> {
         per_page: usize,
     ) -> Result<Page<DeliveryResource>, ApiError> {
         if !self.delivery_log_visible(principal, webhook_id) {
-            return Err(ApiError::new(
-                404,
-                code::NOT_FOUND,
-                "no webhook with that id",
-            ));
+            return Err(ApiError::of(404, rule::webhook_not_found("")));
         }
         let offset = page.saturating_sub(1).saturating_mul(per_page);
         let (items, total) = self.store.webhook_deliveries(webhook_id, offset, per_page);
@@ -114,11 +110,7 @@ impl<S: Store> Service<S> {
         let result = match self.list_paging(query) {
             Ok((page, per_page)) => self.deliveries(caller, webhook_id, page, per_page),
             Err(e) if self.delivery_log_visible(caller, webhook_id) => Err(e),
-            Err(_) => Err(ApiError::new(
-                404,
-                code::NOT_FOUND,
-                "no webhook with that id",
-            )),
+            Err(_) => Err(ApiError::of(404, rule::webhook_not_found(""))),
         };
         match result {
             Ok(page) => page.response(),
@@ -300,11 +292,7 @@ impl<S: Store> Service<S> {
             .store
             .delete_webhook(&caller.account.id, caller.env, id)
         {
-            return Err(ApiError::new(
-                404,
-                code::NOT_FOUND,
-                "no webhook with that id",
-            ));
+            return Err(ApiError::of(404, rule::webhook_not_found("")));
         }
         let mut offset = 0;
         loop {
@@ -336,11 +324,7 @@ impl<S: Store> Service<S> {
         host: &mut dyn Host,
     ) -> Result<WebhookResource, ApiError> {
         let Some(mut hook) = self.store.webhook(&principal.account.id, principal.env, id) else {
-            return Err(ApiError::new(
-                404,
-                code::NOT_FOUND,
-                "no webhook with that id",
-            ));
+            return Err(ApiError::of(404, rule::webhook_not_found("")));
         };
         let now = host.now().unix_timestamp();
         let expires = now.saturating_add(self.config.webhook_secret_grace.max(0));
@@ -369,22 +353,14 @@ impl<S: Store> Service<S> {
             .store
             .webhook(&principal.account.id, principal.env, webhook_id)
         else {
-            return Err(ApiError::new(
-                404,
-                code::NOT_FOUND,
-                "no webhook with that id",
-            ));
+            return Err(ApiError::of(404, rule::webhook_not_found("")));
         };
         let Some(original) = self.store.delivery(delivery_id).filter(|d| {
             d.webhook_id == hook.id
                 && d.account_id == principal.account.id
                 && d.environment == principal.env
         }) else {
-            return Err(ApiError::new(
-                404,
-                code::NOT_FOUND,
-                "no delivery with that id for this webhook",
-            ));
+            return Err(ApiError::of(404, rule::webhook_delivery_not_found("")));
         };
         let now = host.now().unix_timestamp();
         let delivery = Delivery {
@@ -444,7 +420,7 @@ impl<S: Store> Service<S> {
         let hook = self
             .store
             .webhook(&principal.account.id, principal.env, webhook_id)
-            .ok_or_else(|| ApiError::new(404, code::NOT_FOUND, "no webhook with that id"))?;
+            .ok_or_else(|| ApiError::of(404, rule::webhook_not_found("")))?;
         let now = host.now().unix_timestamp();
         let event_id = random_id(host, "evt_", 24);
         let body = serde_json::to_string(&TestEvent {
@@ -478,7 +454,7 @@ impl<S: Store> Service<S> {
         self.store
             .webhook(&principal.account.id, principal.env, id)
             .map(|w| w.resource(now))
-            .ok_or_else(|| ApiError::new(404, code::NOT_FOUND, "no webhook with that id"))
+            .ok_or_else(|| ApiError::of(404, rule::webhook_not_found("")))
     }
 }
 

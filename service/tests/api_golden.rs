@@ -265,6 +265,15 @@ pub(crate) fn record_with(
         None,
     );
     r.sandbox("factura_get_404", "GET", "/v1/facturas/fact_nope", None);
+    let mut english = sandbox_headers.to_vec();
+    english.push(("Accept-Language", "en-US,en;q=0.9"));
+    r.send(
+        "factura_get_404_en",
+        "GET",
+        "/v1/facturas/fact_nope",
+        &english,
+        b"",
+    );
     r.sandbox(
         "kude_pending_409",
         "GET",
@@ -337,6 +346,33 @@ pub(crate) fn record_with(
         "POST",
         &format!("/v1/webhooks/{hook}/deliveries/dlv_nope/redeliver"),
         None,
+    );
+
+    // A refused create is answered in the reader's language; its retry by a Spanish reader has the same codes, rules
+    // and parameters (a refusal of the account's state is evaluated again; a stored refusal's replay is written
+    // again for its reader: api_idempotency.rs).
+    let mut refused = sandbox_headers.to_vec();
+    refused.push(("Idempotency-Key", "golden-lang"));
+    let mut bad_ruc = factura(None);
+    bad_ruc["receptor"]["ruc"] = json!("80069563-2");
+    let bad_ruc = bad_ruc.to_string();
+    let mut en = refused.clone();
+    en.push(("Accept-Language", "en"));
+    r.send(
+        "create_invalid_en_422",
+        "POST",
+        "/v1/facturas",
+        &en,
+        bad_ruc.as_bytes(),
+    );
+    let mut es = refused.clone();
+    es.push(("Accept-Language", "es"));
+    r.send(
+        "create_invalid_retry_es_422",
+        "POST",
+        "/v1/facturas",
+        &es,
+        bad_ruc.as_bytes(),
     );
 
     // Cancellation.

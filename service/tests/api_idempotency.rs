@@ -292,3 +292,86 @@ fn after_the_replay_window_a_retry_gets_the_invoice_and_creates_nothing() {
         (400, None)
     );
 }
+
+/// A stored refusal is replayed for the reader who retries: written in English for the first request
+/// (`Accept-Language: en`), the replay of a Spanish reader has the same status, codes, rules and parameters, its text
+/// in Spanish (issue 32).
+#[test]
+fn a_replayed_refusal_speaks_the_replaying_readers_language() {
+    let mut c = client();
+    let body = factura(None).to_string();
+    let key = c.key.clone();
+    let first = c.create_raw(&body, "lang-1", None);
+    assert_eq!(first.status, 201);
+    // The stored answer a refused create leaves (as built, in English) under the key of this body.
+    let refusal = kuatia_service::ApiError::findings(&[kuatia_core::rule::ruc_check_digit(
+        "receptor.ruc",
+        1,
+        2,
+    )])
+    .response();
+    let stored = c
+        .svc
+        .store
+        .idempotent(&c.account, Environment::Sandbox, "lang-1")
+        .unwrap();
+    let account = c.account.clone();
+    c.svc.store.put_idempotent(
+        &account,
+        Environment::Sandbox,
+        "lang-1",
+        kuatia_service::IdempotentReply {
+            status: 422,
+            invoice_id: None,
+            response: Some(refusal),
+            ..stored
+        },
+    );
+    let replay = |c: &mut client::Client, lang: &str| {
+        let extra = [("Idempotency-Key", "lang-1"), ("Accept-Language", lang)];
+        let r = c.call_raw(
+            "POST",
+            "/v1/facturas",
+            body.as_bytes().to_vec(),
+            &extra,
+            Some(&key),
+            true,
+        );
+        assert_eq!(
+            (r.status, r.header("Idempotent-Replayed")),
+            (422, Some("true"))
+        );
+        r
+    };
+    let en = replay(&mut c, "en");
+    let es = replay(&mut c, "es");
+    assert_eq!(en.header("Content-Language"), Some("en"));
+    assert_eq!(es.header("Content-Language"), Some("es-PY"));
+    let (en, es) = (en.json()["error"].clone(), es.json()["error"].clone());
+    assert_eq!(
+        en["message"],
+        "INVALID_RUC at receptor.ruc: wrong RUC check digit: expected 1, got 2"
+    );
+    assert_eq!(
+        es["message"],
+        "INVALID_RUC en receptor.ruc: El dígito verificador del RUC no corresponde: debería ser 1, no 2"
+    );
+    for field in ["code", "rule"] {
+        assert_eq!(en[field], es[field], "{field}");
+    }
+    assert_eq!(en["rule"], "api.finding_at");
+    let d = |v: &serde_json::Value| {
+        let f = &v["details"][0];
+        (
+            f["code"].clone(),
+            f["path"].clone(),
+            f["rule"].clone(),
+            f["params"].clone(),
+        )
+    };
+    assert_eq!(d(&en), d(&es));
+    assert_eq!(
+        es["details"][0]["params"],
+        json!({"expected": "1", "got": "2"})
+    );
+}

@@ -77,7 +77,9 @@ fn typed_webhook_operations_answer_what_the_routes_answer() {
     );
     assert_eq!(serde_json::to_value(&one).unwrap(), got["data"]);
 
-    let missing = svc.webhook(&p, "wh_nope", now).unwrap_err();
+    let mut missing = svc.webhook(&p, "wh_nope", now).unwrap_err();
+    // A typed host writes the error for its reader, as the route does (Spanish by default).
+    assert!(missing.localize(kuatia_core::msg::Lang::EsPy));
     let answer = missing.response();
     assert_eq!(answer.status, 404);
     assert_eq!(
@@ -112,7 +114,7 @@ fn typed_webhook_operations_answer_what_the_routes_answer() {
         events: vec!["factura.nope".into()],
         description: None,
     };
-    let refused = svc.register_webhook(&p, bad, &mut host).unwrap_err();
+    let mut refused = svc.register_webhook(&p, bad, &mut host).unwrap_err();
     assert!(
         refused.status == 422 && refused.details.len() >= 2,
         "{refused:?}"
@@ -125,6 +127,7 @@ fn typed_webhook_operations_answer_what_the_routes_answer() {
         "/v1/webhooks",
         Some(json!({"url": "http://10.0.0.1/x", "events": ["factura.nope"]})),
     );
+    assert!(refused.localize(kuatia_core::msg::Lang::EsPy));
     assert_eq!(refused.response().json(), routed);
     let input = WebhookInput {
         url: "https://erp.example/typed".into(),

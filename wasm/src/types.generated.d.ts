@@ -2242,8 +2242,10 @@ export type EventData = {
 };
 
 /**
- * A refused operation: its HTTP status and the `error` member of the answer (`details` only when findings
- * explain it). The typed calls of the WebAssembly `Sandbox` throw it as a JS `Error` named `ApiError`.
+ * A refused operation: its HTTP status and the `error` member of the answer: code, message, the rule the message
+ * is rendered from and its parameters (like a finding's: a stored answer is written again in another language from
+ * them), and `details` only when findings explain it. The typed calls of the WebAssembly `Sandbox` throw it as a JS
+ * `Error` named `ApiError`.
  */
 export type ApiError = {
   /**
@@ -2255,9 +2257,18 @@ export type ApiError = {
    */
   code: string,
   /**
-   * Human message.
+   * Human message, rendered from `rule` in the reader's language.
    */
   message: string,
+  /**
+   * Stable id of the rule of `message` (`api.invoice.not_found`, docs/errors.md), one this build knows; absent
+   * while the message is text the host supplied (`unclassified`).
+   */
+  rule?: string,
+  /**
+   * The rule's parameters in machine form (`{"status": "rejected"}`); absent when it has none.
+   */
+  params?: { [key in string]: FindingParam },
   /**
    * The findings behind a 422, every one; empty otherwise.
    */

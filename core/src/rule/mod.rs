@@ -324,35 +324,43 @@ macro_rules! rules {
 mod amount;
 mod api;
 mod code;
+mod event;
+mod host;
 mod ids;
 mod items;
+mod kude;
 mod pagos;
+mod panel;
 mod receptor;
 mod request;
+mod sifen;
+mod sign;
+mod storage;
 mod text;
 mod totals;
 mod transporte;
+mod webhook;
+mod xml;
 pub use amount::*;
 pub use api::*;
 pub use code::*;
+pub use event::*;
+pub use host::*;
 pub use ids::*;
 pub use items::*;
+pub use kude::*;
 pub use pagos::*;
+pub use panel::*;
 pub use receptor::*;
 pub use request::*;
+pub use sifen::*;
+pub use sign::*;
+pub use storage::*;
 pub use text::*;
 pub use totals::*;
 pub use transporte::*;
-mod sign;
-pub use sign::*;
-mod xml;
+pub use webhook::*;
 pub use xml::*;
-mod sifen;
-pub use sifen::*;
-mod event;
-pub use event::*;
-mod kude;
-pub use kude::*;
 
 /// The groups of rules, one per file of this module.
 pub const GROUPS: &[&[&RuleDef]] = &[
@@ -372,6 +380,10 @@ pub const GROUPS: &[&[&RuleDef]] = &[
     sifen::ALL,
     event::ALL,
     kude::ALL,
+    webhook::ALL,
+    storage::ALL,
+    host::ALL,
+    panel::ALL,
 ];
 
 const fn count(groups: &[&[&RuleDef]]) -> usize {

@@ -123,7 +123,7 @@ impl<S: Store> Ctx<'_, S> {
             return refuse(
                 self,
                 host,
-                Finding::new(kuatia_core::code::P12_INVALID, "p12", "no file was sent"),
+                kuatia_core::rule::panel_certificate_no_file("p12"),
             );
         }
         let signer = match kuatia_core::sign::SoftwareSigner::from_pkcs12(p12, &password) {
@@ -136,9 +136,10 @@ impl<S: Store> Ctx<'_, S> {
         {
             Ok(i) => i,
             Err(fs) => {
-                let first = fs.into_iter().next().unwrap_or_else(|| {
-                    Finding::new(kuatia_core::code::CERTIFICATE_INVALID, "p12", "refused")
-                });
+                let first = fs
+                    .into_iter()
+                    .next()
+                    .unwrap_or_else(|| kuatia_core::rule::panel_certificate_refused("p12"));
                 return refuse(self, host, first);
             }
         };
@@ -147,7 +148,7 @@ impl<S: Store> Ctx<'_, S> {
             return refuse(
                 self,
                 host,
-                Finding::new(kuatia_core::code::INTERNAL_ERROR, "p12", why),
+                kuatia_core::rule::panel_certificate_install("p12", &why),
             );
         }
         self.certificate_page(

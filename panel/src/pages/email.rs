@@ -94,7 +94,9 @@ impl<S: Store> Ctx<'_, S> {
                 ),
                 200,
             ),
-            Err(e) if e.details.is_empty() => (notice("error", &esc(&e.message)), e.status),
+            Err(e) if e.details.is_empty() => {
+                (notice("error", &esc(&super::error_text(&e))), e.status)
+            }
             Err(e) => (
                 super::findings_html("No se pudo reenviar el correo:", &e.details),
                 e.status,

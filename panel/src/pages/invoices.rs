@@ -44,7 +44,7 @@ impl<S: Store> Ctx<'_, S> {
         let (data, total, next_cursor) = match listed {
             Ok(page) => (page.data, page.meta.total, page.meta.next_cursor.flatten()),
             Err(e) => {
-                message = notice("error", &esc(&e.message));
+                message = notice("error", &esc(&super::error_text(&e)));
                 (Vec::new(), 0, None)
             }
         };

@@ -67,6 +67,14 @@ pub(crate) fn finding_text(f: &Finding) -> String {
     }
 }
 
+/// Spanish text of a refused operation's message (the panel is Spanish): rendered from its rule, as built when it
+/// has none.
+pub(crate) fn error_text(e: &kuatia_service::ApiError) -> String {
+    let mut e = e.clone();
+    e.localize(kuatia_core::msg::Lang::EsPy);
+    e.message
+}
+
 pub(crate) fn findings_html(intro: &str, findings: &[Finding]) -> String {
     let items: String = findings
         .iter()
@@ -95,5 +103,20 @@ mod finding_text_tests {
         );
         let plain = Finding::new(kuatia_core::code::REQUIRED, "", "is required");
         assert_eq!(finding_text(&plain), "is required");
+    }
+
+    /// A refusal of the service behind the panel (built in English) is shown from the Spanish catalog too.
+    #[test]
+    fn refusals_are_shown_in_spanish() {
+        let e =
+            kuatia_service::ApiError::of(409, kuatia_core::rule::api_kude_status("", "pending"));
+        assert!(e.message.starts_with("the KuDE"));
+        assert_eq!(
+            error_text(&e),
+            "El KuDE se entrega solo para facturas aprobadas; esta está en estado 'pending'"
+        );
+        let host =
+            kuatia_service::ApiError::new(500, kuatia_core::code::STORAGE_ERROR, "disk gone");
+        assert_eq!(error_text(&host), "disk gone");
     }
 }

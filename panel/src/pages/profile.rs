@@ -6,6 +6,7 @@ use crate::html::{csrf_field, esc, notice};
 use crate::{Ctx, Session};
 use kuatia_core::error::Finding;
 use kuatia_core::profile::{Actividad, Csc, Emisor, Secret, Timbrado};
+use kuatia_core::rule;
 use kuatia_service::{Host, HttpResponse, Store};
 
 impl<S: Store> Ctx<'_, S> {
@@ -149,22 +150,14 @@ pub(crate) fn profile_from_form(f: &Form, stored: Option<&Emisor>) -> (Emisor, V
         let t = f.text(name);
         if t.is_empty() {
             if required {
-                findings.push(Finding::new(
-                    kuatia_core::code::REQUIRED,
-                    name,
-                    "este dato es obligatorio",
-                ));
+                findings.push(rule::panel_form_required(name));
             }
             return None;
         }
         match t.parse::<u64>() {
             Ok(n) => Some(n),
             Err(_) => {
-                findings.push(Finding::new(
-                    kuatia_core::code::INVALID_VALUE,
-                    name,
-                    "debe ser un número entero",
-                ));
+                findings.push(rule::panel_form_whole_number(name));
                 None
             }
         }
@@ -197,11 +190,7 @@ pub(crate) fn profile_from_form(f: &Form, stored: Option<&Emisor>) -> (Emisor, V
                 codigo: c.trim().into(),
                 descripcion: d.trim().into(),
             }),
-            None => findings.push(Finding::new(
-                kuatia_core::code::INVALID_VALUE,
-                format!("actividades[{i}]"),
-                "escriba código | descripción",
-            )),
+            None => findings.push(rule::panel_profile_actividad(format!("actividades[{i}]"))),
         }
     }
     let mut timbrados = Vec::new();
@@ -215,16 +204,12 @@ pub(crate) fn profile_from_form(f: &Form, stored: Option<&Emisor>) -> (Emisor, V
         let parts: Vec<&str> = line.split('|').map(str::trim).collect();
         let path = format!("timbrados[{i}]");
         let [numero, inicio, fin, tipos, est, punto] = parts.as_slice() else {
-            findings.push(Finding::new(kuatia_core::code::INVALID_VALUE, path, "escriba número | inicio | fin | tipos | establecimiento | punto (seis partes separadas por |)"));
+            findings.push(rule::panel_profile_timbrado(path));
             continue;
         };
         let date = |t: &str| kuatia_core::fmt::parse_date(t).ok();
         let Some(fecha_inicio) = date(inicio) else {
-            findings.push(Finding::new(
-                kuatia_core::code::INVALID_FORMAT,
-                format!("{path}.fecha_inicio"),
-                "fecha AAAA-MM-DD",
-            ));
+            findings.push(rule::panel_form_date(format!("{path}.fecha_inicio")));
             continue;
         };
         let fecha_fin = if fin.is_empty() {
@@ -233,22 +218,14 @@ pub(crate) fn profile_from_form(f: &Form, stored: Option<&Emisor>) -> (Emisor, V
             match date(fin) {
                 Some(d) => Some(d),
                 None => {
-                    findings.push(Finding::new(
-                        kuatia_core::code::INVALID_FORMAT,
-                        format!("{path}.fecha_fin"),
-                        "fecha AAAA-MM-DD",
-                    ));
+                    findings.push(rule::panel_form_date(format!("{path}.fecha_fin")));
                     continue;
                 }
             }
         };
         let tipos: Result<Vec<u8>, _> = tipos.split(',').map(|t| t.trim().parse::<u8>()).collect();
         let Ok(tipos_documento) = tipos else {
-            findings.push(Finding::new(
-                kuatia_core::code::INVALID_VALUE,
-                format!("{path}.tipos_documento"),
-                "tipos separados por comas, p. ej. 1,5,6",
-            ));
+            findings.push(rule::panel_profile_tipos(format!("{path}.tipos_documento")));
             continue;
         };
         timbrados.push(Timbrado {

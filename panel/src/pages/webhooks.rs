@@ -128,7 +128,7 @@ impl<S: Store> Ctx<'_, S> {
             Err(e) => e,
         };
         let msg = if e.details.is_empty() {
-            notice("error", &esc(&e.message))
+            notice("error", &esc(&super::error_text(&e)))
         } else {
             findings_html("No se registró el webhook:", &e.details)
         };

@@ -325,6 +325,9 @@ serve` names every answer with a `Request-Id` header (the client's `X-Request-Id
 /// `{"ok": false, "error": {code, message[, details]}}`, `details` the findings.
 fn error_schema(output: &mut SchemaGenerator) -> Result<Value, String> {
     let finding = output.subschema_for::<kuatia_core::Finding>().to_value();
+    let params = output
+        .subschema_for::<std::collections::BTreeMap<String, kuatia_core::rule::Param>>()
+        .to_value();
     Ok(json!({
         "type": "object",
         "description": "A refused request.",
@@ -336,7 +339,12 @@ fn error_schema(output: &mut SchemaGenerator) -> Result<Value, String> {
                 "required": ["code", "message"],
                 "properties": {
                     "code": {"type": "string", "description": "Registry code (docs/errors.md)."},
-                    "message": {"type": "string"},
+                    "message": {"type": "string",
+                        "description": "Rendered from `rule` in the answer's `Content-Language`."},
+                    "rule": {"type": "string", "description": "Stable id of the rule of `message` (docs/errors.md, \
+    \"Rules\"); absent while the message has no rule yet."},
+                    "params": {"allOf": [params], "description": "The rule's parameters in machine form; absent \
+    when it has none."},
                     "details": {"type": "array", "items": finding,
                         "description": "Every finding behind a 422."},
                     "request_id": {"type": "string", "pattern": "^[A-Za-z0-9._:-]{1,128}$",

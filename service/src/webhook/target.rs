@@ -105,10 +105,10 @@ pub struct WebhookTarget {
 impl WebhookTarget {
     /// Parses a webhook URL; every reason it is not a usable https URL is a finding (path `url`).
     pub fn parse(raw: &str) -> Result<WebhookTarget, Vec<kuatia_core::Finding>> {
-        use kuatia_core::error::code;
-        let bad = |m: String| kuatia_core::Finding::new(code::INVALID_FORMAT, "url", m);
+        use kuatia_core::rule;
+        let bad = |detail: &str| rule::webhook_url_invalid("url", detail);
         if raw.len() > MAX_URL_LEN {
-            return Err(vec![bad(format!("at most {MAX_URL_LEN} characters"))]);
+            return Err(vec![rule::webhook_url_too_long("url", MAX_URL_LEN)]);
         }
         let violations = std::cell::RefCell::new(Vec::new());
         let record = |v: url::SyntaxViolation| violations.borrow_mut().push(v.description());
@@ -117,26 +117,24 @@ impl WebhookTarget {
             .parse(raw);
         let url = match parsed {
             Ok(u) => u,
-            Err(e) => return Err(vec![bad(format!("not a valid URL: {e}"))]),
+            Err(e) => return Err(vec![bad(&e.to_string())]),
         };
         let mut out = Vec::new();
         if url.scheme() != "https" {
-            out.push(bad("the webhook URL must use https://".into()));
+            out.push(rule::webhook_url_https("url"));
         }
         if !url.username().is_empty() || url.password().is_some() {
-            out.push(bad(
-                "a webhook URL may not carry a user name or password".into()
-            ));
+            out.push(rule::webhook_url_credentials("url"));
         }
         // What the parser had to repair (a backslash, a space, an unencoded character) is refused rather than
         // guessed at: the URL must mean one thing to every reader.
         let mut seen = violations.take();
         seen.dedup();
         for v in seen {
-            out.push(bad(format!("not a valid URL: {v}")));
+            out.push(bad(v));
         }
         if url.port() == Some(0) {
-            out.push(bad("port 0 is not a port to connect to".into()));
+            out.push(rule::webhook_url_port_zero("url"));
         }
         let host = match url.host() {
             Some(url::Host::Ipv4(v4)) => Some(TargetHost::Ip(v4.into())),
@@ -147,7 +145,7 @@ impl WebhookTarget {
         match host {
             Some(host) if out.is_empty() => Ok(WebhookTarget { url, host }),
             None => {
-                out.push(bad("the webhook URL has no host".into()));
+                out.push(rule::webhook_url_no_host("url"));
                 Err(out)
             }
             Some(_) => Err(out),
@@ -199,11 +197,7 @@ impl WebhookTarget {
 
 /// The finding of a URL refused by the SSRF rules.
 fn not_allowed() -> kuatia_core::Finding {
-    kuatia_core::Finding::new(
-        kuatia_core::error::code::WEBHOOK_URL_NOT_ALLOWED,
-        "url",
-        "the webhook URL names this machine or a private, loopback or link-local address",
-    )
+    kuatia_core::rule::webhook_url_not_allowed("url")
 }
 
 /// Checks a webhook URL without the `url` crate (the browser build, whose sandbox delivers nothing and whose size
@@ -216,13 +210,13 @@ fn check_plain(
     raw: &str,
     allow_private: bool,
 ) -> Result<(String, TargetHost), Vec<kuatia_core::Finding>> {
-    use kuatia_core::error::code;
-    let bad = |m: &str| vec![kuatia_core::Finding::new(code::INVALID_FORMAT, "url", m)];
+    use kuatia_core::rule;
+    let bad = |detail: &str| vec![rule::webhook_url_invalid("url", detail)];
     if raw.len() > MAX_URL_LEN {
-        return Err(bad("at most 2048 characters"));
+        return Err(vec![rule::webhook_url_too_long("url", MAX_URL_LEN)]);
     }
     let Some(rest) = raw.strip_prefix("https://") else {
-        return Err(bad("the webhook URL must use https://"));
+        return Err(vec![rule::webhook_url_https("url")]);
     };
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(end);
@@ -239,9 +233,9 @@ fn check_plain(
             Some((v6, "")) => (v6, None),
             Some((v6, rest)) => match rest.strip_prefix(':') {
                 Some(p) => (v6, Some(p)),
-                None => return Err(bad("not a valid URL: invalid host")),
+                None => return Err(bad("invalid host")),
             },
-            None => return Err(bad("not a valid URL: invalid IPv6 address")),
+            None => return Err(bad("invalid IPv6 address")),
         },
         None => match authority.split_once(':') {
             Some((h, p)) => (h, Some(p)),
@@ -252,17 +246,17 @@ fn check_plain(
         None => None,
         Some(p) if !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()) => {
             match p.parse::<u16>() {
-                Ok(0) | Err(_) => return Err(bad("not a valid URL: invalid port number")),
+                Ok(0) | Err(_) => return Err(bad("invalid port number")),
                 Ok(443) => None,
                 Ok(n) => Some(n),
             }
         }
-        Some(_) => return Err(bad("not a valid URL: invalid port number")),
+        Some(_) => return Err(bad("invalid port number")),
     };
     let host = if authority.starts_with('[') {
         match name.parse::<std::net::Ipv6Addr>() {
             Ok(ip) => TargetHost::Ip(ip.into()),
-            Err(_) => return Err(bad("not a valid URL: invalid IPv6 address")),
+            Err(_) => return Err(bad("invalid IPv6 address")),
         }
     } else {
         let lower = name.to_ascii_lowercase();
@@ -275,7 +269,7 @@ fn check_plain(
                     !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
                 });
         if !labels_ok {
-            return Err(bad("not a valid URL: invalid host"));
+            return Err(bad("invalid host"));
         }
         // The WHATWG parser reads a host whose last label is a number (decimal, 0x…) as an IPv4 address in one
         // of its many forms; only the plain dotted quad is accepted here.
@@ -283,7 +277,7 @@ fn check_plain(
         let numeric = last.bytes().all(|b| b.is_ascii_digit()) || last.starts_with("0x");
         match lower.parse::<std::net::Ipv4Addr>() {
             Ok(ip) => TargetHost::Ip(ip.into()),
-            Err(_) if numeric => return Err(bad("not a valid URL: invalid IPv4 address")),
+            Err(_) if numeric => return Err(bad("invalid IPv4 address")),
             Err(_) => TargetHost::Domain(lower),
         }
     };
@@ -329,7 +323,6 @@ pub fn check_registration(
     description: Option<&str>,
     allow_private: bool,
 ) -> Result<Registration, Vec<kuatia_core::Finding>> {
-    use kuatia_core::error::code;
     let mut out = Vec::new();
     #[cfg(feature = "url")]
     let checked = WebhookTarget::check(url, allow_private).map(|t| t.as_str().to_string());
@@ -344,30 +337,25 @@ pub fn check_registration(
     };
     let mut kinds = Vec::new();
     if events.is_empty() {
-        out.push(kuatia_core::Finding::new(
-            code::REQUIRED,
-            "events",
-            "list at least one event kind",
-        ));
+        out.push(kuatia_core::rule::webhook_events_empty("events"));
     }
     for (i, e) in events.iter().enumerate() {
         match EVENT_KINDS.iter().copied().find(|k| k.as_str() == e) {
             Some(k) if !kinds.contains(&k) => kinds.push(k),
             Some(_) => {}
-            None => out.push(kuatia_core::Finding::new(
-                code::INVALID_VALUE,
+            // A literal (no list built at run time: the browser build's size); a test checks it names each kind.
+            None => out.push(kuatia_core::rule::webhook_events_unknown(
                 format!("events[{i}]"),
-                // A literal (no list built at run time: the browser build's size); a test checks it names each kind.
-                format!("'{e}' is not an event kind ({KINDS_TEXT})"),
+                e,
+                KINDS_TEXT,
             )),
         }
     }
     if let Some(d) = description {
         if d.chars().count() > 500 {
-            out.push(kuatia_core::Finding::new(
-                code::INVALID_FORMAT,
+            out.push(kuatia_core::rule::webhook_description_too_long(
                 "description",
-                "at most 500 characters",
+                500,
             ));
         }
     }

@@ -10,6 +10,8 @@ mod code;
 #[rustfmt::skip]
 mod event;
 #[rustfmt::skip]
+mod host;
+#[rustfmt::skip]
 mod ids;
 #[rustfmt::skip]
 mod items;
@@ -17,6 +19,8 @@ mod items;
 mod kude;
 #[rustfmt::skip]
 mod pagos;
+#[rustfmt::skip]
+mod panel;
 #[rustfmt::skip]
 mod receptor;
 #[rustfmt::skip]
@@ -26,11 +30,15 @@ mod sifen;
 #[rustfmt::skip]
 mod sign;
 #[rustfmt::skip]
+mod storage;
+#[rustfmt::skip]
 mod text;
 #[rustfmt::skip]
 mod totals;
 #[rustfmt::skip]
 mod transporte;
+#[rustfmt::skip]
+mod webhook;
 #[rustfmt::skip]
 mod xml;
 
@@ -40,7 +48,7 @@ use super::{Catalog, Lang};
 #[rustfmt::skip]
 pub fn catalogs(lang: Lang) -> &'static [Catalog] {
     match lang {
-        Lang::EsPy => &[amount::ES_PY, api::ES_PY, code::ES_PY, event::ES_PY, ids::ES_PY, items::ES_PY, kude::ES_PY, pagos::ES_PY, receptor::ES_PY, request::ES_PY, sifen::ES_PY, sign::ES_PY, text::ES_PY, totals::ES_PY, transporte::ES_PY, xml::ES_PY],
-        Lang::En => &[amount::EN, api::EN, code::EN, event::EN, ids::EN, items::EN, kude::EN, pagos::EN, receptor::EN, request::EN, sifen::EN, sign::EN, text::EN, totals::EN, transporte::EN, xml::EN],
+        Lang::EsPy => &[amount::ES_PY, api::ES_PY, code::ES_PY, event::ES_PY, host::ES_PY, ids::ES_PY, items::ES_PY, kude::ES_PY, pagos::ES_PY, panel::ES_PY, receptor::ES_PY, request::ES_PY, sifen::ES_PY, sign::ES_PY, storage::ES_PY, text::ES_PY, totals::ES_PY, transporte::ES_PY, webhook::ES_PY, xml::ES_PY],
+        Lang::En => &[amount::EN, api::EN, code::EN, event::EN, host::EN, ids::EN, items::EN, kude::EN, pagos::EN, panel::EN, receptor::EN, request::EN, sifen::EN, sign::EN, storage::EN, text::EN, totals::EN, transporte::EN, webhook::EN, xml::EN],
     }
 }
