@@ -325,9 +325,11 @@ mod api;
 pub use api::*;
 mod ids;
 pub use ids::*;
+mod json;
+pub use json::*;
 
 /// The groups of rules, one per file of this module.
-pub const GROUPS: &[&[&RuleDef]] = &[ids::ALL, api::ALL];
+pub const GROUPS: &[&[&RuleDef]] = &[ids::ALL, api::ALL, json::ALL];
 
 const fn count(groups: &[&[&RuleDef]]) -> usize {
     let mut n = 0;

@@ -5,13 +5,15 @@
 mod api;
 #[rustfmt::skip]
 mod ids;
+#[rustfmt::skip]
+mod json;
 
 use super::{Catalog, Lang};
 
 /// The compiled catalogs of `lang`, one per group.
 pub fn catalogs(lang: Lang) -> &'static [Catalog] {
     match lang {
-        Lang::EsPy => &[api::ES_PY, ids::ES_PY],
-        Lang::En => &[api::EN, ids::EN],
+        Lang::EsPy => &[api::ES_PY, ids::ES_PY, json::ES_PY],
+        Lang::En => &[api::EN, ids::EN, json::EN],
     }
 }
