@@ -325,11 +325,30 @@ mod api;
 pub use api::*;
 mod ids;
 pub use ids::*;
+mod calc;
+pub use calc::*;
+mod date;
+pub use date::*;
+mod geo;
+pub use geo::*;
 mod json;
 pub use json::*;
+mod numbering;
+pub use numbering::*;
+mod qr;
+pub use qr::*;
 
 /// The groups of rules, one per file of this module.
-pub const GROUPS: &[&[&RuleDef]] = &[ids::ALL, api::ALL, json::ALL];
+pub const GROUPS: &[&[&RuleDef]] = &[
+    ids::ALL,
+    api::ALL,
+    json::ALL,
+    calc::ALL,
+    date::ALL,
+    geo::ALL,
+    numbering::ALL,
+    qr::ALL,
+];
 
 const fn count(groups: &[&[&RuleDef]]) -> usize {
     let mut n = 0;

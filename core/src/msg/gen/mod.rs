@@ -4,16 +4,44 @@
 #[rustfmt::skip]
 mod api;
 #[rustfmt::skip]
+mod calc;
+#[rustfmt::skip]
+mod date;
+#[rustfmt::skip]
+mod geo;
+#[rustfmt::skip]
 mod ids;
 #[rustfmt::skip]
 mod json;
+#[rustfmt::skip]
+mod numbering;
+#[rustfmt::skip]
+mod qr;
 
 use super::{Catalog, Lang};
 
 /// The compiled catalogs of `lang`, one per group.
 pub fn catalogs(lang: Lang) -> &'static [Catalog] {
     match lang {
-        Lang::EsPy => &[api::ES_PY, ids::ES_PY, json::ES_PY],
-        Lang::En => &[api::EN, ids::EN, json::EN],
+        Lang::EsPy => &[
+            api::ES_PY,
+            calc::ES_PY,
+            date::ES_PY,
+            geo::ES_PY,
+            ids::ES_PY,
+            json::ES_PY,
+            numbering::ES_PY,
+            qr::ES_PY,
+        ],
+        Lang::En => &[
+            api::EN,
+            calc::EN,
+            date::EN,
+            geo::EN,
+            ids::EN,
+            json::EN,
+            numbering::EN,
+            qr::EN,
+        ],
     }
 }

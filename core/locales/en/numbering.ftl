@@ -1,0 +1,6 @@
+# Rules of numbering and issuing (core/src/rule/numbering.rs). A message id is the rule id with `-` for `.`.
+# The English texts are the ones kuatia wrote before the catalogs, byte for byte.
+
+numbering-exhausted = the sequence { $sequence } reached { $max }; a new stamp (timbrado) or series is needed
+numbering-not_reserved = number { $numero } of sequence { $sequence } is not reserved (or already confirmed)
+cert-production_required = production documents are signed: load the emitter's P12 certificate
