@@ -4,3 +4,16 @@
 numbering-exhausted = La secuencia { $sequence } llegó a { $max }; se necesita un nuevo timbrado o una nueva serie
 numbering-not_reserved = El número { $numero } de la secuencia { $sequence } no está reservado (o ya fue confirmado)
 cert-production_required = Los documentos de producción se firman: cargue el certificado P12 del emisor
+
+-estado_pending = pendiente
+-estado_sent = enviada
+-estado_approved = aprobada
+-estado_rejected = rechazada
+-estado_cancelled = cancelada
+-trigger_submitted = enviada
+-trigger_approved = aprobada
+-trigger_rejected = rechazada
+-trigger_resubmitted = reenviada
+-trigger_cancelled = cancelada
+
+sifen-transition = Una factura en estado '{ $from }' no puede ser { $trigger }

@@ -43,6 +43,16 @@ rules! {
     json_not_number / JSON_NOT_NUMBER = "json.not_number" => INVALID_TYPE { text: Text = "12,5" };
     /// A number with more digits than a decimal holds exactly (28 significant digits).
     json_decimal_digits / JSON_DECIMAL_DIGITS = "json.decimal_digits" => INVALID_TYPE { text: Text = "1e40" };
+    /// A code (of a CDC's parts) given as a number that is not a whole number 0 or more.
+    json_whole_number / JSON_WHOLE_NUMBER = "json.whole_number" => INVALID_TYPE { got: Text = "-1" };
+    /// A code given as text that is not 1 to `max` ASCII digits.
+    json_digits / JSON_DIGITS = "json.digits" => INVALID_TYPE { max: Int = "3", got: Text = "0001" };
+    /// A code given as neither a number nor text (`got` is the JSON value).
+    json_code_type / JSON_CODE_TYPE = "json.code_type" => INVALID_TYPE { got: Text = "true" };
+    /// A code larger than its field holds.
+    json_too_big / JSON_TOO_BIG = "json.too_big" => INVALID_TYPE { value: Int = "4294967296" };
+    /// A date given as text that is not `YYYY-MM-DD`.
+    json_date / JSON_DATE = "json.date" => INVALID_TYPE { got: Text = "10/03/2025" };
     /// The input read, yet gave no value (a reader's own fault).
     json_no_value / JSON_NO_VALUE = "json.no_value" => INTERNAL_ERROR {};
 }

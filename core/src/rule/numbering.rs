@@ -1,5 +1,6 @@
 //! Rules of numbering and issuing (core/src/numbering.rs, core/src/issue.rs): a sequence that ran out, a number
-//! confirmed without its reservation, a production document without a certificate. Catalogs:
+//! confirmed without its reservation, a production document without a certificate, a state
+//! change the invoice's lifecycle does not allow. Catalogs:
 //! `core/locales/<lang>/numbering.ftl`.
 
 rules! {
@@ -9,4 +10,7 @@ rules! {
     numbering_not_reserved / NUMBERING_NOT_RESERVED = "numbering.not_reserved" => NUMBER_NOT_RESERVED { numero: Int = "7", sequence: Text = "12345678-001-001-1" };
     /// A production document is issued without the emitter's certificate (the sandbox simulates the signature).
     cert_production_required / CERT_PRODUCTION_REQUIRED = "cert.production_required" => CERTIFICATE_MISSING {};
+    /// A trigger that does not apply to the invoice's state ([`crate::lifecycle::transition`]): terms `estado_*` and
+    /// `trigger_*`.
+    sifen_transition / SIFEN_TRANSITION = "sifen.transition" => INVALID_TRANSITION { from: Term = "estado_rejected", trigger: Term = "trigger_approved" };
 }

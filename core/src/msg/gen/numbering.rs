@@ -5,16 +5,16 @@ use crate::msg::Catalog;
 
 /// The `numbering` messages in es-PY.
 pub const ES_PY: Catalog = Catalog {
-    messages: "cert.production_required\u{1f}Los documentos de producción se firman: cargue el certificado P12 del emisor\u{1e}numbering.exhausted\u{1f}La secuencia \u{1}sequence\u{2} llegó a \u{1}max\u{2}; se necesita un nuevo timbrado o una nueva serie\u{1e}numbering.not_reserved\u{1f}El número \u{1}numero\u{2} de la secuencia \u{1}sequence\u{2} no está reservado (o ya fue confirmado)\u{1e}",
-    message_starts: &[0, 103, 211],
-    terms: "",
-    term_starts: &[],
+    messages: "cert.production_required\u{1f}Los documentos de producción se firman: cargue el certificado P12 del emisor\u{1e}numbering.exhausted\u{1f}La secuencia \u{1}sequence\u{2} llegó a \u{1}max\u{2}; se necesita un nuevo timbrado o una nueva serie\u{1e}numbering.not_reserved\u{1f}El número \u{1}numero\u{2} de la secuencia \u{1}sequence\u{2} no está reservado (o ya fue confirmado)\u{1e}sifen.transition\u{1f}Una factura en estado '\u{1}from\u{2}' no puede ser \u{1}trigger\u{2}\u{1e}",
+    message_starts: &[0, 103, 211, 322],
+    terms: "estado_approved\u{1f}aprobada\u{1e}estado_cancelled\u{1f}cancelada\u{1e}estado_pending\u{1f}pendiente\u{1e}estado_rejected\u{1f}rechazada\u{1e}estado_sent\u{1f}enviada\u{1e}trigger_approved\u{1f}aprobada\u{1e}trigger_cancelled\u{1f}cancelada\u{1e}trigger_rejected\u{1f}rechazada\u{1e}trigger_resubmitted\u{1f}reenviada\u{1e}trigger_submitted\u{1f}enviada\u{1e}",
+    term_starts: &[0, 25, 52, 77, 103, 123, 149, 177, 204, 234],
 };
 
 /// The `numbering` messages in en.
 pub const EN: Catalog = Catalog {
-    messages: "cert.production_required\u{1f}production documents are signed: load the emitter's P12 certificate\u{1e}numbering.exhausted\u{1f}the sequence \u{1}sequence\u{2} reached \u{1}max\u{2}; a new stamp (timbrado) or series is needed\u{1e}numbering.not_reserved\u{1f}number \u{1}numero\u{2} of sequence \u{1}sequence\u{2} is not reserved (or already confirmed)\u{1e}",
-    message_starts: &[0, 93, 195],
-    terms: "",
-    term_starts: &[],
+    messages: "cert.production_required\u{1f}production documents are signed: load the emitter's P12 certificate\u{1e}numbering.exhausted\u{1f}the sequence \u{1}sequence\u{2} reached \u{1}max\u{2}; a new stamp (timbrado) or series is needed\u{1e}numbering.not_reserved\u{1f}number \u{1}numero\u{2} of sequence \u{1}sequence\u{2} is not reserved (or already confirmed)\u{1e}sifen.transition\u{1f}an invoice in state '\u{1}from\u{2}' cannot be \u{1}trigger\u{2}\u{1e}",
+    message_starts: &[0, 93, 195, 296],
+    terms: "estado_approved\u{1f}approved\u{1e}estado_cancelled\u{1f}cancelled\u{1e}estado_pending\u{1f}pending\u{1e}estado_rejected\u{1f}rejected\u{1e}estado_sent\u{1f}sent\u{1e}trigger_approved\u{1f}approved\u{1e}trigger_cancelled\u{1f}cancelled\u{1e}trigger_rejected\u{1f}rejected\u{1e}trigger_resubmitted\u{1f}resubmitted\u{1e}trigger_submitted\u{1f}submitted\u{1e}",
+    term_starts: &[0, 25, 52, 75, 100, 117, 143, 171, 197, 229],
 };
