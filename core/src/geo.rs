@@ -10,7 +10,6 @@
 mod data;
 
 use crate::codes;
-use crate::rule::{self, RuleDef};
 
 /// XSD maximum length, in characters, of dDesDis* and dDesCiu*.
 pub const MAX_NOMBRE: usize = 30;
@@ -80,47 +79,30 @@ pub fn distritos() -> &'static [Distrito] {
 }
 
 /// Checks that department, optional district and city exist and belong together (SIFEN rejects
-/// inconsistent ones with code 1255). The error is an English message naming the failed rule: prefer
-/// [`location_rule`], whose rule renders in the reader's language.
+/// inconsistent ones with code 1255). The error is an English message naming the failed rule.
 pub fn check_location(
     departamento: u8,
     distrito: Option<u16>,
     ciudad: u32,
 ) -> Result<(), &'static str> {
-    location_rule(departamento, distrito, ciudad).map_err(|r| match r.id {
-        "geo.unknown_departamento" => "unknown department code",
-        "geo.unknown_ciudad" => "unknown city code",
-        "geo.ciudad_departamento" => "city does not belong to the department",
-        "geo.unknown_distrito" => "unknown district code",
-        "geo.distrito_departamento" => "district does not belong to the department",
-        _ => "city does not belong to the district",
-    })
-}
-
-/// [`check_location`] as the rule that fails (`geo.*`); `rule::finding(r, path, Params::new())` is its finding.
-pub fn location_rule(
-    departamento: u8,
-    distrito: Option<u16>,
-    ciudad: u32,
-) -> Result<(), &'static RuleDef> {
     if codes::departamento(departamento).is_none() {
-        return Err(rule::GEO_UNKNOWN_DEPARTAMENTO);
+        return Err("unknown department code");
     }
     let Some(c) = self::ciudad(ciudad) else {
-        return Err(rule::GEO_UNKNOWN_CIUDAD);
+        return Err("unknown city code");
     };
     if c.departamento != departamento {
-        return Err(rule::GEO_CIUDAD_DEPARTAMENTO);
+        return Err("city does not belong to the department");
     }
     if let Some(d) = distrito {
         let Some(dist) = self::distrito(d) else {
-            return Err(rule::GEO_UNKNOWN_DISTRITO);
+            return Err("unknown district code");
         };
         if dist.departamento != departamento {
-            return Err(rule::GEO_DISTRITO_DEPARTAMENTO);
+            return Err("district does not belong to the department");
         }
         if c.distrito != d {
-            return Err(rule::GEO_CIUDAD_DISTRITO);
+            return Err("city does not belong to the district");
         }
     }
     Ok(())

@@ -327,10 +327,6 @@ mod ids;
 pub use ids::*;
 mod calc;
 pub use calc::*;
-mod date;
-pub use date::*;
-mod geo;
-pub use geo::*;
 mod json;
 pub use json::*;
 mod numbering;
@@ -344,8 +340,6 @@ pub const GROUPS: &[&[&RuleDef]] = &[
     api::ALL,
     json::ALL,
     calc::ALL,
-    date::ALL,
-    geo::ALL,
     numbering::ALL,
     qr::ALL,
 ];
