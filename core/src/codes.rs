@@ -406,7 +406,7 @@ pub fn responsable_flete(code: u8) -> Option<&'static str> {
 /// The code list is a closed XSD enumeration (`tcCondNeg`); there is no description element,
 /// so the text is for display only.
 pub fn incoterm(code: &str) -> Option<&'static str> {
-    lookup_str(&xsd::INCOTERMS, code)
+    xsd::INCOTERMS.texto(code)
 }
 
 /// cDep* → dDesDep* (departments 1–20). Closed XSD enumeration `tDesDepartamento`, upper case, no accents.
@@ -435,7 +435,7 @@ pub fn unidad_medida_nombre(code: u16) -> Option<&'static str> {
 /// free text of 3–20 characters in the XSD, so this name is the safe value — except that 15 exotic
 /// names are longer than 20 characters (e.g. `XTS`), which the caller must reject or shorten.
 pub fn moneda(code: &str) -> Option<&'static str> {
-    lookup_str(&xsd::MONEDAS, code)
+    xsd::MONEDAS.texto(code)
 }
 
 /// Decimal places used for amounts in a currency: 0 for PYG, 2 for every other currency.
@@ -453,13 +453,49 @@ pub fn moneda_decimales(code: &str) -> u32 {
 /// text of 4–50 characters in the XSD, so this name is the safe value. Where the XSD lists `MKD`
 /// twice, the first name (`Macedonia del Norte`) is returned.
 pub fn pais(code: &str) -> Option<&'static str> {
-    lookup_str(&xsd::PAISES, code)
+    xsd::PAISES.texto(code)
 }
 
-/// Binary search in a (code, text) table sorted by code.
-fn lookup_str(table: &'static [(&'static str, &'static str)], code: &str) -> Option<&'static str> {
-    let i = table.binary_search_by(|(c, _)| (*c).cmp(code)).ok()?;
-    table.get(i).map(|e| e.1)
+/// A generated code list (codes/xsd.rs): its codes sorted, each padded with spaces to `ancho` bytes, one
+/// after another in `codigos`, and their texts one after another in `textos`, entry `i` ending at byte
+/// `fines[i]`. One text per list instead of a `&str` pair per entry keeps the WebAssembly package smaller.
+pub(super) struct Lista {
+    /// Bytes per code in `codigos`.
+    ancho: usize,
+    /// The codes, sorted, right-padded with spaces.
+    codigos: &'static str,
+    /// End offset in `textos` of each entry's text.
+    fines: &'static [u16],
+    /// The texts in code order.
+    textos: &'static str,
+}
+
+impl Lista {
+    /// The code of entry `i`.
+    fn codigo(&self, i: usize) -> &'static str {
+        let desde = i * self.ancho;
+        let code = self.codigos.get(desde..desde + self.ancho);
+        code.unwrap_or_default().trim_end()
+    }
+
+    /// The text of `code`, by binary search.
+    fn texto(&self, code: &str) -> Option<&'static str> {
+        let (mut lo, mut hi) = (0, self.fines.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.codigo(mid).cmp(code) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => {
+                    let desde = mid.checked_sub(1).and_then(|p| self.fines.get(p));
+                    let hasta = self.fines.get(mid)?;
+                    let desde = desde.map_or(0, |d| usize::from(*d));
+                    return self.textos.get(desde..usize::from(*hasta));
+                }
+            }
+        }
+        None
+    }
 }
 
 #[cfg(test)]
@@ -469,9 +505,25 @@ mod tests {
     #[test]
     fn generated_tables_are_sorted_for_binary_search() {
         assert!(xsd::UNIDADES.windows(2).all(|w| w[0].0 < w[1].0));
-        assert!(xsd::MONEDAS.windows(2).all(|w| w[0].0 < w[1].0));
-        assert!(xsd::PAISES.windows(2).all(|w| w[0].0 < w[1].0));
-        assert!(xsd::INCOTERMS.windows(2).all(|w| w[0].0 < w[1].0));
+        for lista in [&xsd::MONEDAS, &xsd::PAISES, &xsd::INCOTERMS] {
+            let n = lista.fines.len();
+            assert_eq!(lista.codigos.len(), n * lista.ancho);
+            assert!((1..n).all(|i| lista.codigo(i - 1) < lista.codigo(i)));
+            assert!(lista.fines.windows(2).all(|w| w[0] < w[1]));
+            assert_eq!(
+                lista.fines.last().map(|f| usize::from(*f)),
+                Some(lista.textos.len())
+            );
+            for i in 0..n {
+                let code = lista.codigo(i);
+                assert!(!code.is_empty() && !code.contains(' '));
+                let text = lista.texto(code);
+                assert!(text.is_some_and(|t| !t.is_empty()), "{code}");
+            }
+            let last = lista.codigo(n - 1);
+            assert_eq!(lista.texto(&format!("{last}Z")), None);
+            assert_eq!(lista.texto(""), None);
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::geo;
 use crate::invoice::{Direccion, DocumentoAsociadoReq, FacturaRequest, Item};
 use crate::profile::{Ambiente, Emisor, NOMBRE_EMISOR_PRUEBA};
 use crate::ruc::Ruc;
-use crate::rule::{self, Params};
+use crate::rule;
 use crate::totals::ItemCalculo;
 use crate::validate::{check, Checked};
 use rust_decimal::Decimal;
@@ -55,18 +55,22 @@ fn location(
     dist: Option<u16>,
     ciudad: u32,
 ) -> Result<(Coded, Option<Coded>, Coded), Findings> {
-    let bad = |r| Findings::from(rule::finding(r, path, Params::new()));
-    let d = codes::departamento(dep).ok_or_else(|| bad(rule::GEO_UNKNOWN_DEPARTAMENTO))?;
+    // Validation has checked them (`code.unknown` as here); a backstop for callers that skip it.
+    let unknown = |field: &str, value: u32, table: &'static str| {
+        Findings::from(rule::code_unknown(format!("{path}.{field}"), value, table))
+    };
+    let d = codes::departamento(dep)
+        .ok_or_else(|| unknown("departamento", dep.into(), "geo_departamento"))?;
     let di = match dist {
         Some(x) => Some(coded(
             x,
             geo::distrito(x)
-                .ok_or_else(|| bad(rule::GEO_UNKNOWN_DISTRITO))?
+                .ok_or_else(|| unknown("distrito", x.into(), "geo_distrito"))?
                 .descripcion(),
         )),
         None => None,
     };
-    let c = geo::ciudad(ciudad).ok_or_else(|| bad(rule::GEO_UNKNOWN_CIUDAD))?;
+    let c = geo::ciudad(ciudad).ok_or_else(|| unknown("ciudad", ciudad, "geo_ciudad"))?;
     Ok((coded(dep, d), di, coded(ciudad, c.descripcion())))
 }
 

@@ -491,10 +491,7 @@ pub fn check_signer(
 
 /// A signer's or certificate's error as the finding at `certificate`.
 fn at_certificate(e: crate::sign::SignError) -> Finding {
-    Finding {
-        path: "certificate".into(),
-        ..Finding::from(e)
-    }
+    e.to_finding("certificate")
 }
 
 /// Writes, signs and adds the QR to an already built document.
@@ -525,7 +522,7 @@ pub fn simulate_unsigned(
             &documento.cdc,
             &crate::sign::c14n::Method::EXCLUSIVE,
         )
-        .map_err(|e| Findings::from(Finding::new(e.code(), "", e.message())))?,
+        .map_err(|e| Findings::from(e.to_finding("")))?,
     };
     let digest = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(&canonical));
     complete(documento, emisor, &unsigned, digest)

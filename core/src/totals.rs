@@ -368,7 +368,9 @@ pub fn compute(req: &FacturaRequest) -> Result<Calculo, Findings> {
             continue;
         }
         let Some(precio) = item.precio_unitario else {
-            errs.push(rule::calc_price_required(format!("{path}.precio_unitario")));
+            errs.push(rule::items_precio_required(format!(
+                "{path}.precio_unitario"
+            )));
             continue;
         };
         let treatment = if tipo.has_iva() {

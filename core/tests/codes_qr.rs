@@ -260,23 +260,51 @@ fn departments_units_currencies_countries_match_their_xsds() {
 #[test]
 fn asuncion_and_other_known_places() {
     let d = geo::distrito(1).unwrap();
-    assert_eq!((d.nombre, d.departamento), ("ASUNCION (DISTRITO)", 1));
+    assert_eq!((d.nombre(), d.departamento), ("ASUNCION (DISTRITO)", 1));
     let c = geo::ciudad(1).unwrap();
     assert_eq!(
-        (c.nombre, c.distrito, c.departamento),
+        (c.nombre(), c.distrito, c.departamento),
         ("ASUNCION (DISTRITO)", 1, 1)
     );
     let cde = geo::ciudad(3383).unwrap();
     assert_eq!(
-        (cde.nombre, cde.distrito, cde.departamento),
+        (cde.nombre(), cde.distrito, cde.departamento),
         ("CIUDAD DEL ESTE", 145, 11)
     );
-    assert_eq!(geo::distrito(145).unwrap().nombre, "CIUDAD DEL ESTE");
+    assert_eq!(geo::distrito(145).unwrap().nombre(), "CIUDAD DEL ESTE");
     assert_eq!(geo::ciudad(0), None);
     assert_eq!(geo::ciudad(99_999), None);
     assert_eq!(geo::distrito(0), None);
     assert_eq!(geo::ciudades().len(), 6766);
     assert_eq!(geo::distritos().len(), 272);
+}
+
+/// Rows around the tables' gaps and at their ends, and names with quotes and Ñ, as the DNIT table has them.
+#[test]
+fn places_around_gaps_and_at_the_ends() {
+    let city = |k: u32| geo::ciudad(k).map(|c| (c.nombre(), c.distrito, c.departamento));
+    assert_eq!(city(2), None);
+    assert_eq!(city(3), Some(("CONCEPCION (MUNICIPIO)", 2, 2)));
+    assert_eq!(city(2766), Some(("CORONEL MARTINEZ", 50, 5)));
+    assert_eq!(city(5821), Some(("CABAÑA \"LA CHIQUILLA\"", 86, 7)));
+    assert_eq!(city(6400), Some(("EDELIRA 60", 109, 8)));
+    assert_eq!(city(6401), None);
+    assert_eq!(city(6413), Some(("COL.FERNHEIN", 259, 16)));
+    assert_eq!(city(6793), Some(("COM INDIG TEKOHA POTY VERA", 284, 18)));
+    assert_eq!(city(6794), None);
+    let district = |k: u16| geo::distrito(k).map(|d| (d.nombre(), d.departamento));
+    assert_eq!(district(203), Some(("GRAL.JOSE EDUVIGIS DIAZ", 13)));
+    assert_eq!(district(204), None);
+    assert_eq!(district(205), Some(("VILLA FRANCA", 13)));
+    assert_eq!(district(289), Some(("LAUREL", 18)));
+    assert_eq!(district(290), None);
+    let last = geo::ciudades().next_back().unwrap();
+    assert_eq!(
+        (last.codigo, last.nombre()),
+        (6793, "COM INDIG TEKOHA POTY VERA")
+    );
+    let names: usize = geo::ciudades().map(|c| c.nombre().len()).sum();
+    assert_eq!(names, 85_750, "bytes of all city names");
 }
 
 #[test]
@@ -296,7 +324,7 @@ fn check_location_rules() {
 #[test]
 fn long_names_are_cut_for_the_xsd() {
     let c = geo::ciudad(6531).unwrap();
-    assert_eq!(c.nombre, "COLONIA SAN ALFREDO - MARIA AUXILIADORA");
+    assert_eq!(c.nombre(), "COLONIA SAN ALFREDO - MARIA AUXILIADORA");
     assert_eq!(c.descripcion(), "COLONIA SAN ALFREDO - MARIA AU");
     assert_eq!(geo::ciudad(1).unwrap().descripcion(), "ASUNCION (DISTRITO)");
 }

@@ -246,6 +246,7 @@ const DOMAINS: &[&str] = &[
     "panel",
     "storage",
     "host",
+    "kude",
 ];
 
 #[test]
@@ -291,7 +292,12 @@ fn every_rule_has_both_messages_with_the_same_params() {
         for lang in Lang::ALL {
             let m = msg::message(lang, r.id)
                 .unwrap_or_else(|| panic!("{}: no {} message (core/locales)", r.id, lang.tag()));
-            let used: BTreeSet<String> = msg::variables(m).into_iter().map(String::from).collect();
+            let mut used: BTreeSet<String> =
+                msg::variables(m).into_iter().map(String::from).collect();
+            // A money parameter is written with the currency of the rule's `moneda` parameter (msg::format).
+            if r.params.iter().any(|(_, k)| *k == Kind::Money) {
+                used.insert("moneda".into());
+            }
             assert_eq!(
                 used,
                 declared,
@@ -362,7 +368,10 @@ fn messages_json_fixture_is_every_rule_rendered() {
                 r.id
             );
         }
-        assert_ne!(es, en, "{}: the Spanish message is the English one", r.id);
+        // `api.finding` is `CODE: message`, punctuation around parameters in every language.
+        if r.id != "api.finding" {
+            assert_ne!(es, en, "{}: the Spanish message is the English one", r.id);
+        }
         let f = rule::finding(r, "x", params.clone());
         assert_eq!((f.code.as_str(), f.rule.as_ref()), (r.code, r.id));
         all.push(serde_json::json!({"rule": r.id, "params": params, "es": es, "en": en}));

@@ -9,7 +9,6 @@ calc-iva_taxed = a taxed item (gravado or gravado parcial) needs IVA rate 5 or 1
 calc-proporcion_required = gravado parcial needs proporcion_iva, the taxed percentage (0 < p < 100)
 calc-proporcion = proporcion_iva { $value } does not fit afectacion_iva { $afectacion } (100 gravado, 0 exento/exonerado, 0<p<100 parcial, ≤ 8 decimals)
 calc-tipo_documento = tipo_documento { $value } is not one of 1, 4, 5, 6, 7
-calc-price_required = unit price is required
 calc-item_overflow = amounts are too large to compute exactly
 calc-totals_overflow = totals are too large to compute exactly
 calc-security_code = the security code must differ from the document number (MT §10.3)

@@ -9,7 +9,6 @@ calc-iva_taxed = Un ítem gravado (o gravado parcial) requiere una tasa del IVA 
 calc-proporcion_required = Un ítem gravado parcial requiere proporcion_iva, el porcentaje gravado (mayor que 0 y menor que 100)
 calc-proporcion = La proporción gravada { $value } no corresponde a la afectación del IVA { $afectacion } (100 si es gravado, 0 si es exento o exonerado, entre 0 y 100 si es gravado parcial, hasta 8 decimales)
 calc-tipo_documento = El tipo de documento { $value } no es ninguno de 1, 4, 5, 6 o 7
-calc-price_required = El precio unitario es obligatorio
 calc-item_overflow = Los montos son demasiado grandes para calcularlos con exactitud
 calc-totals_overflow = Los totales son demasiado grandes para calcularlos con exactitud
 calc-security_code = El código de seguridad debe ser distinto del número del documento (MT §10.3)

@@ -4,10 +4,12 @@
 //! type, bit depths 1–16) is inflated and unfiltered into 8-bit gray or RGB samples plus an optional
 //! alpha channel, which the PDF writer deflates again (alpha becomes a soft mask).
 
-use crate::error::{code, Finding};
+use crate::error::Finding;
 
+/// Largest side of the square that bounds a logo's area, in pixels.
+const MAX_SIDE: u32 = 4096;
 /// Largest accepted logo, in pixels, to bound memory on hostile input.
-const MAX_PIXELS: u64 = 4096 * 4096;
+const MAX_PIXELS: u64 = MAX_SIDE as u64 * MAX_SIDE as u64;
 
 /// A logo image for the KuDE header.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,8 +42,9 @@ pub(crate) enum Samples<'a> {
     },
 }
 
-fn bad(msg: &str) -> Finding {
-    Finding::new(code::INVALID_VALUE, "logo", msg)
+/// Rule `kude.logo` at `logo`; `detail` says what is wrong with the image.
+fn bad(detail: &str) -> Finding {
+    crate::rule::kude_logo("logo", detail)
 }
 
 /// Width and height of a logo, reading only its header.
@@ -80,9 +83,7 @@ fn be32(b: &[u8], at: usize) -> Option<u32> {
 
 fn check_size(w: u32, h: u32) -> Result<(), Finding> {
     if w == 0 || h == 0 || u64::from(w) * u64::from(h) > MAX_PIXELS {
-        return Err(bad(
-            "logo dimensions are zero or larger than 4096 × 4096 pixels",
-        ));
+        return Err(crate::rule::kude_logo_size("logo", MAX_SIDE));
     }
     Ok(())
 }

@@ -28,8 +28,9 @@ pub use image::Logo;
 pub use pdf::{pdf, render_pdf};
 
 use crate::de::*;
-use crate::error::{code, Finding};
+use crate::error::Finding;
 use crate::fmt::{currency_decimals, date_dmy, human_amount};
+use crate::rule;
 use content::*;
 use font::Fonts;
 use qrsym::{encode_qr, QrMatrix};
@@ -207,19 +208,9 @@ pub fn layout(
     dcarqr: &str,
     opts: &KudeOptions,
 ) -> Result<Layout, Finding> {
-    let f = font::fonts().ok_or_else(|| {
-        Finding::new(
-            code::VALIDATION_ERROR,
-            "",
-            "embedded KuDE font is unreadable",
-        )
-    })?;
+    let f = font::fonts().ok_or_else(|| rule::kude_font(""))?;
     if dcarqr.is_empty() {
-        return Err(Finding::new(
-            code::REQUIRED,
-            "dCarQR",
-            "the QR text is needed to print the KuDE",
-        ));
+        return Err(rule::kude_qr_missing("dCarQR"));
     }
     let qr = encode_qr(dcarqr)?;
     let logo = match &opts.logo {

@@ -5,7 +5,7 @@
 //! masks are scored here with the ISO/IEC 18004 §7.8.3 penalty rules on bit rows: every rule is a handful of
 //! word-wide shifts, ANDs and popcounts per row, so scoring all eight masks costs a few microseconds.
 
-use crate::error::{code, Finding};
+use crate::error::Finding;
 use std::sync::OnceLock;
 
 /// The encoded symbol.
@@ -124,13 +124,7 @@ fn mask_rows() -> &'static [[Row; 12]; 8] {
 /// (ISO/IEC 18004 §7.7–7.9) on bit rows, which the mask scoring needs anyway and which avoids the crate's
 /// per-module canvas.
 pub(super) fn encode_qr(data: &str) -> Result<QrMatrix, Finding> {
-    let err = |e: qrcode::types::QrError| {
-        Finding::new(
-            code::INVALID_VALUE,
-            "dCarQR",
-            format!("cannot encode as QR: {e}"),
-        )
-    };
+    let err = |e: qrcode::types::QrError| crate::rule::kude_qr("dCarQR", &e.to_string());
     let level = qrcode::EcLevel::M;
     let bits = qrcode::bits::encode_auto(data.as_bytes(), level).map_err(err)?;
     let version = bits.version();

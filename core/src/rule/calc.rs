@@ -18,8 +18,6 @@ rules! {
     calc_proporcion / CALC_PROPORCION = "calc.proporcion" => OUT_OF_RANGE { value: Dec = "50", afectacion: Int = "1" };
     /// The document type is none of those kuatia computes (1, 4, 5, 6, 7).
     calc_tipo_documento / CALC_TIPO_DOCUMENTO = "calc.tipo_documento" => INVALID_VALUE { value: Int = "2" };
-    /// An item of a document with values has no unit price.
-    calc_price_required / CALC_PRICE_REQUIRED = "calc.price_required" => REQUIRED {};
     /// An item's amounts are too large to compute exactly (28 significant digits).
     calc_item_overflow / CALC_ITEM_OVERFLOW = "calc.item_overflow" => OUT_OF_RANGE {};
     /// The document's totals are too large to compute exactly.

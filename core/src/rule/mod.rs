@@ -321,10 +321,38 @@ macro_rules! rules {
     };
 }
 
+mod amount;
 mod api;
-pub use api::*;
+mod code;
 mod ids;
+mod items;
+mod pagos;
+mod receptor;
+mod request;
+mod text;
+mod totals;
+mod transporte;
+pub use amount::*;
+pub use api::*;
+pub use code::*;
 pub use ids::*;
+pub use items::*;
+pub use pagos::*;
+pub use receptor::*;
+pub use request::*;
+pub use text::*;
+pub use totals::*;
+pub use transporte::*;
+mod sign;
+pub use sign::*;
+mod xml;
+pub use xml::*;
+mod sifen;
+pub use sifen::*;
+mod event;
+pub use event::*;
+mod kude;
+pub use kude::*;
 mod calc;
 pub use calc::*;
 mod json;
@@ -337,7 +365,21 @@ pub use qr::*;
 /// The groups of rules, one per file of this module.
 pub const GROUPS: &[&[&RuleDef]] = &[
     ids::ALL,
+    text::ALL,
+    amount::ALL,
+    code::ALL,
+    request::ALL,
+    receptor::ALL,
+    items::ALL,
+    pagos::ALL,
+    transporte::ALL,
+    totals::ALL,
     api::ALL,
+    xml::ALL,
+    sign::ALL,
+    sifen::ALL,
+    event::ALL,
+    kude::ALL,
     json::ALL,
     calc::ALL,
     numbering::ALL,

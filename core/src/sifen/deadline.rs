@@ -1,8 +1,8 @@
 //! SIFEN's time windows (SIFEN.md §3.8, §7.3), as pure checks over times the caller passes in (Paraguay local
 //! time, the zone-less form SIFEN writes).
 
-use super::code;
 use crate::error::Finding;
+use crate::rule;
 use time::{Duration, PrimitiveDateTime};
 
 /// Cancellation window of an FE (iTiDE 1) from its approval: 48 h (SIFEN 4009).
@@ -38,22 +38,15 @@ pub fn check_cancel_window(
 ) -> Result<(), Finding> {
     let window = cancel_window(tipo_documento);
     if now < aprobado {
-        return Err(Finding::new(
-            code::CANCEL_WINDOW_EXPIRED,
-            "aprobado",
-            "the approval time is after now: only an approved document can be cancelled",
-        ));
+        return Err(rule::sifen_cancel_before_approval("aprobado"));
     }
     if now - aprobado > window {
-        return Err(Finding::new(
-            code::CANCEL_WINDOW_EXPIRED,
+        let (hours, elapsed) = (window.whole_hours(), (now - aprobado).whole_hours());
+        return Err(rule::sifen_cancel_window(
             "aprobado",
-            format!(
-                "a document of type {tipo_documento} can be cancelled within {} h of its approval; {} h have passed (SIFEN {})",
-                window.whole_hours(),
-                (now - aprobado).whole_hours(),
-                if tipo_documento == 1 { "4009" } else { "4010" }
-            ),
+            tipo_documento,
+            hours,
+            elapsed,
         ));
     }
     Ok(())
@@ -79,39 +72,18 @@ pub fn check_transmission(
 ) -> WindowCheck {
     let mut c = WindowCheck::default();
     if fecha_firma > now {
-        c.errors.push(Finding::new(
-            code::OUT_OF_WINDOW,
-            "fecha_firma",
-            "the signing time is later than now (SIFEN 1004)",
-        ));
+        c.errors.push(rule::sifen_signed_in_future("fecha_firma"));
     } else if now - fecha_firma > TRANSMISSION_ON_TIME {
-        c.warnings.push(Finding::new(
-            code::OUT_OF_WINDOW,
-            "fecha_firma",
-            "sent more than 72 h after signing: SIFEN approves with observation 1005 (extemporaneous, sanctionable)",
-        ));
+        c.warnings.push(rule::sifen_late("fecha_firma"));
     }
     if now - fecha_emision > EMISSION_MAX_BEFORE {
-        c.errors.push(Finding::new(
-            code::OUT_OF_WINDOW,
-            "fecha_emision",
-            "the emission date is more than 720 h (30 days) before the transmission",
-        ));
+        c.errors.push(rule::sifen_emission_too_old("fecha_emision"));
     }
     if fecha_emision - now > EMISSION_MAX_AFTER {
-        c.errors.push(Finding::new(
-            code::OUT_OF_WINDOW,
-            "fecha_emision",
-            "the emission date is more than 120 h (5 days) after the transmission",
-        ));
+        c.errors.push(rule::sifen_emission_too_far("fecha_emision"));
     }
     if tipo_emision == 2 && CONTINGENCY_WINDOW.is_none() {
-        c.warnings.push(Finding::new(
-            code::OUT_OF_WINDOW,
-            "tipo_emision",
-            "contingency (iTipEmi 2): SIFEN publishes no transmission window and the MT rejects it with 1050 \
-             (\"not allowed in this stage\"); send as soon as SIFEN is reachable",
-        ));
+        c.warnings.push(rule::sifen_contingency("tipo_emision"));
     }
     c
 }

@@ -2,11 +2,12 @@
 //! SIFEN enforces (SIFEN.md §6.1, §6.3) before anything is sent.
 
 use super::event::SignedEvent;
-use super::{code, elem, endpoint, soap, zip, Service, MAX_DID, MAX_MESSAGE_BYTES, NAMESPACE};
+use super::{elem, endpoint, soap, zip, Service, MAX_DID, MAX_MESSAGE_BYTES, NAMESPACE};
 use crate::cdc::Cdc;
 use crate::error::{Finding, Findings};
 use crate::qr::Ambiente;
 use crate::ruc::Ruc;
+use crate::rule;
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
 use serde::Serialize;
@@ -98,25 +99,19 @@ fn check_id(d_id: u64) -> Result<(), Finding> {
     if (1..=MAX_DID).contains(&d_id) {
         Ok(())
     } else {
-        Err(Finding::new(
-            code::INVALID_ID,
-            "dId",
-            format!("the request id dId must be 1..={MAX_DID}, got {d_id}"),
-        ))
+        Err(rule::sifen_did("dId", MAX_DID, d_id))
     }
 }
 
 fn finish(service: Service, body: &str) -> Result<Request, Finding> {
     let xml = soap::envelope(body);
     if xml.len() > MAX_MESSAGE_BYTES {
-        return Err(Finding::new(
-            code::MESSAGE_TOO_LARGE,
+        let (name, size) = (service.as_str(), xml.len());
+        return Err(rule::sifen_message_too_large(
             "",
-            format!(
-                "the {} request is {} bytes; SIFEN accepts at most {MAX_MESSAGE_BYTES}",
-                service.as_str(),
-                xml.len()
-            ),
+            name,
+            size,
+            MAX_MESSAGE_BYTES,
         ));
     }
     Ok(Request { service, xml })
@@ -146,27 +141,16 @@ fn strip_declaration(xml: &str) -> &str {
 
 /// What a signed document to send must prove: it parses as an `rDE`, has a valid CDC, a signature and a QR.
 fn check_signed(xml: &str, path: &str) -> Result<Cdc, Finding> {
-    let doc = crate::xml::parse(xml).map_err(|f| Finding::new(&f.code, path, f.message))?;
+    let doc = crate::xml::parse(xml).map_err(|mut f| {
+        f.path = path.to_string();
+        f
+    })?;
     let cdc = Cdc::parse(&doc.cdc).map_err(|e| e.to_finding(path))?;
     if crate::xml::extract_digest_value(xml).is_none() {
-        return Err(Finding::new(
-            code::DE_UNSIGNED,
-            path,
-            format!(
-                "document {} has no Signature; sign it before sending",
-                doc.cdc
-            ),
-        ));
+        return Err(rule::sifen_de_unsigned(path, &doc.cdc));
     }
     if crate::xml::extract_qr(xml).is_none() {
-        return Err(Finding::new(
-            code::DE_WITHOUT_QR,
-            path,
-            format!(
-                "document {} has no gCamFuFD/dCarQR; SIFEN answers 0160 without it (add the QR after signing)",
-                doc.cdc
-            ),
-        ));
+        return Err(rule::sifen_de_without_qr(path, &doc.cdc));
     }
     Ok(cdc)
 }
@@ -202,17 +186,11 @@ pub fn recibe_lote(d_id: u64, signed_rdes: &[&str]) -> Result<LotRequest, Findin
     check_id(d_id)?;
     let mut findings = Vec::new();
     if signed_rdes.is_empty() {
-        return Err(Finding::new(code::LOT_EMPTY, "", "a lot needs at least one document").into());
+        return Err(rule::sifen_lot_empty("").into());
     }
     if signed_rdes.len() > MAX_LOT_DOCUMENTS {
-        findings.push(Finding::new(
-            code::LOT_TOO_MANY,
-            "",
-            format!(
-                "a lot holds at most {MAX_LOT_DOCUMENTS} documents, got {} (SIFEN answers 0301)",
-                signed_rdes.len()
-            ),
-        ));
+        let got = signed_rdes.len();
+        findings.push(rule::sifen_lot_too_many("", MAX_LOT_DOCUMENTS, got));
     }
     let mut cdcs = Vec::with_capacity(signed_rdes.len());
     let mut seen = HashSet::new();
@@ -227,33 +205,17 @@ pub fn recibe_lote(d_id: u64, signed_rdes: &[&str]) -> Result<LotRequest, Findin
             }
         };
         if !seen.insert(cdc.as_str().to_string()) {
-            findings.push(Finding::new(
-                code::LOT_DUPLICATE_CDC,
-                &path,
-                format!(
-                    "CDC {} appears twice in the lot (SIFEN blocks the emitter for it)",
-                    cdc.as_str()
-                ),
-            ));
+            findings.push(rule::sifen_lot_duplicate_cdc(&path, cdc.as_str()));
         }
         if let Some(f) = &first {
             let (a, b) = (f.fields(), cdc.fields());
             if a.ruc != b.ruc {
-                findings.push(Finding::new(
-                    code::LOT_MIXED_RUC,
-                    &path,
-                    format!("emitter RUC {} differs from the lot's {}", b.ruc, a.ruc),
-                ));
+                let (ruc, lot) = (b.ruc.to_string(), a.ruc.to_string());
+                findings.push(rule::sifen_lot_mixed_ruc(&path, &ruc, &lot));
             }
             if a.tipo_documento != b.tipo_documento {
-                findings.push(Finding::new(
-                    code::LOT_MIXED_TYPE,
-                    &path,
-                    format!(
-                        "document type {} differs from the lot's {}",
-                        b.tipo_documento, a.tipo_documento
-                    ),
-                ));
+                let (tipo, lot) = (b.tipo_documento, a.tipo_documento);
+                findings.push(rule::sifen_lot_mixed_type(&path, tipo, lot));
             }
         } else {
             first = Some(cdc);
@@ -263,16 +225,10 @@ pub fn recibe_lote(d_id: u64, signed_rdes: &[&str]) -> Result<LotRequest, Findin
     if !findings.is_empty() {
         return Err(Findings(findings));
     }
-    let first = first
-        .ok_or_else(|| Finding::new(code::LOT_EMPTY, "", "a lot needs at least one document"))?;
+    let first = first.ok_or_else(|| rule::sifen_lot_empty(""))?;
     let lot = lot_xml(signed_rdes);
-    let zipped = zip::single_entry(LOT_ENTRY_NAME, lot.as_bytes()).ok_or_else(|| {
-        Finding::new(
-            code::MESSAGE_TOO_LARGE,
-            "",
-            "the lot is too large for a ZIP file",
-        )
-    })?;
+    let zipped =
+        zip::single_entry(LOT_ENTRY_NAME, lot.as_bytes()).ok_or_else(|| rule::sifen_lot_zip(""))?;
     let mut b = String::with_capacity(zipped.len() * 4 / 3 + 200);
     open(&mut b, "rEnvioLote", d_id);
     b.push_str("<xDE>");
@@ -303,11 +259,7 @@ pub fn consulta_lote(d_id: u64, protocolo: &str) -> Result<Request, Finding> {
     check_id(d_id)?;
     let p = protocolo.trim();
     if p.is_empty() || p.len() > 28 || !p.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(Finding::new(
-            crate::error::code::INVALID_FORMAT,
-            "dProtConsLote",
-            format!("the lot number must be 1 to 28 digits, got '{protocolo}'"),
-        ));
+        return Err(rule::sifen_lot_number("dProtConsLote", protocolo));
     }
     let mut b = String::with_capacity(200);
     open(&mut b, "rEnviConsLoteDe", d_id);

@@ -6,9 +6,10 @@
 //! required element is `SIFEN_UNEXPECTED_RESPONSE` naming it: never a half-empty result. DOCTYPEs are refused.
 
 use super::soap::{unexpected, Ns, Tree};
-use super::{code, Service};
+use super::Service;
 use crate::error::Finding;
 use crate::lifecycle::{SifenError, Trigger};
+use crate::rule;
 use serde::Serialize;
 
 /// `dEstRes`: SIFEN's verdict on a document or event.
@@ -417,10 +418,8 @@ struct Reader<'t, 'a> {
 
 impl Reader<'_, '_> {
     fn missing(&self, parent: usize, name: &str) -> Finding {
-        unexpected(
-            self.bytes,
-            format!("{} has no required element {name}", self.t.name(parent)),
-        )
+        let why = rule::sifen_response_missing("", self.t.name(parent), name);
+        unexpected(self.bytes, why)
     }
 
     fn req(&self, parent: usize, name: &str) -> Result<String, Finding> {
@@ -457,15 +456,9 @@ impl Reader<'_, '_> {
 fn body(t: &Tree<'_>, bytes: &[u8]) -> Result<usize, Finding> {
     let root = t
         .node(0)
-        .ok_or_else(|| unexpected(bytes, "no root element"))?;
+        .ok_or_else(|| unexpected(bytes, rule::xml_no_root("")))?;
     if root.ns != Ns::Soap || root.name != "Envelope" {
-        return Err(unexpected(
-            bytes,
-            format!(
-                "the root element is {} instead of a SOAP Envelope",
-                root.name
-            ),
-        ));
+        return Err(unexpected(bytes, rule::sifen_response_root("", &root.name)));
     }
     let body = t
         .kids(0)
@@ -473,25 +466,21 @@ fn body(t: &Tree<'_>, bytes: &[u8]) -> Result<usize, Finding> {
             t.node(k)
                 .is_some_and(|n| n.ns == Ns::Soap && n.name == "Body")
         })
-        .ok_or_else(|| unexpected(bytes, "the SOAP envelope has no Body"))?;
+        .ok_or_else(|| unexpected(bytes, rule::sifen_response_no_body("")))?;
     let el = t
         .kids(body)
         .next()
-        .ok_or_else(|| unexpected(bytes, "the SOAP Body is empty"))?;
+        .ok_or_else(|| unexpected(bytes, rule::sifen_response_body_empty("")))?;
     let n = t
         .node(el)
-        .ok_or_else(|| unexpected(bytes, "the SOAP Body is empty"))?;
+        .ok_or_else(|| unexpected(bytes, rule::sifen_response_body_empty("")))?;
     if n.ns == Ns::Soap && n.name == "Fault" {
         return Err(fault(t, el));
     }
     if n.ns != Ns::Sifen {
         return Err(unexpected(
             bytes,
-            format!(
-                "the body element {} is not in the SIFEN namespace {}",
-                n.name,
-                super::NAMESPACE
-            ),
+            rule::sifen_response_namespace("", &n.name),
         ));
     }
     Ok(el)
@@ -519,11 +508,7 @@ fn fault(t: &Tree<'_>, el: usize) -> Finding {
         .or_else(|| text("faultstring"))
         .unwrap_or_default();
     let reason: String = reason.chars().take(300).collect();
-    Finding::new(
-        code::SOAP_FAULT,
-        "",
-        format!("SIFEN answered a SOAP Fault {code_text}: {reason}"),
-    )
+    rule::sifen_soap_fault("", &code_text, &reason)
 }
 
 /// Parses any SIFEN answer into its typed result, by its body element.
@@ -548,16 +533,13 @@ pub fn parse_response(bytes: &[u8]) -> Result<Response, Finding> {
                 .find(el, "dMsgRes")
                 .and_then(|i| t.node(i))
                 .map(|n| n.text.trim().to_string());
-            Err(unexpected(
-                bytes,
-                match (code, msg) {
-                    (Some(c), m) => format!(
-                        "unknown body element {other} (it says {c}: {})",
-                        m.unwrap_or_default()
-                    ),
-                    _ => format!("unknown body element {other}"),
-                },
-            ))
+            let why = match (code, msg) {
+                (Some(c), m) => {
+                    rule::sifen_response_unknown_said("", other, &c, &m.unwrap_or_default())
+                }
+                _ => rule::sifen_response_unknown("", other),
+            };
+            Err(unexpected(bytes, why))
         }
     }
 }
@@ -580,18 +562,11 @@ pub fn parse_for(service: Service, bytes: &[u8]) -> Result<Response, Finding> {
             .first()
             .and_then(|e| e.resultados.first().cloned()),
     };
-    let said = said
-        .map(|s| format!(" saying {}: {}", s.code, s.message))
-        .unwrap_or_default();
-    Err(Finding::new(
-        code::UNEXPECTED_RESPONSE,
-        "",
-        format!(
-            "expected the answer of {}, got the answer of {}{said}",
-            service.as_str(),
-            r.service().as_str()
-        ),
-    ))
+    let (expected, got) = (service.as_str(), r.service().as_str());
+    Err(match said {
+        Some(s) => rule::sifen_response_service_said("", expected, got, &s.code, &s.message),
+        None => rule::sifen_response_service("", expected, got),
+    })
 }
 
 fn parse_recibe_el(r: &Reader<'_, '_>, el: usize) -> Result<RecibeResponse, Finding> {

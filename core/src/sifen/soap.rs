@@ -2,8 +2,8 @@
 //! namespace-aware tree ([`crate::xml::tree`]: the same depth and element bounds and the same reference rules
 //! as the DE parser).
 
-use super::code;
 use crate::error::Finding;
+use crate::rule;
 use crate::xml::tree::{self, Rules};
 
 /// The SOAP 1.1 namespace, accepted in answers (a gateway may downgrade) but never sent.
@@ -58,27 +58,25 @@ pub fn excerpt(bytes: &[u8]) -> String {
     out
 }
 
-pub fn unexpected(bytes: &[u8], why: impl std::fmt::Display) -> Finding {
+/// `SIFEN_UNEXPECTED_RESPONSE` for the answer `bytes`; `why` is the finding of the rule that says what is wrong.
+pub fn unexpected(bytes: &[u8], why: Finding) -> Finding {
     let ex = excerpt(bytes);
     // SIFEN's F5 BIG-IP gateway answers with an HTML logout page when the session fails (SIFEN.md §10 #14).
     let head = String::from_utf8_lossy(bytes.get(..600).unwrap_or(bytes)).to_ascii_lowercase();
-    let why = if head.contains("<html") {
-        format!("{why}; it is an HTML page (the SET gateway's logout page: retry later)")
+    let outer = if ex.is_empty() {
+        rule::SIFEN_UNEXPECTED_EMPTY
+    } else if head.contains("<html") {
+        rule::SIFEN_UNEXPECTED_HTML
     } else {
-        why.to_string()
+        rule::SIFEN_UNEXPECTED
     };
-    let ex = if ex.is_empty() {
-        "(empty)".to_string()
-    } else {
-        ex
-    };
-    Finding::new(
-        code::UNEXPECTED_RESPONSE,
-        "",
-        format!(
-            "SIFEN's answer is not the expected SOAP message: {why}; the answer starts with: {ex}"
-        ),
-    )
+    // The reason's rule and parameters, as `rule::because` carries them, and the excerpt.
+    let mut params = why.params;
+    params.insert("why", rule::Param::One(why.rule.into_owned()));
+    if !ex.is_empty() {
+        params.insert("excerpt", rule::Param::One(ex));
+    }
+    rule::finding(outer, "", params)
 }
 
 fn classify(ns: Option<&str>) -> Ns {
@@ -95,18 +93,16 @@ impl<'a> Tree<'a> {
     /// size, depth and elements; every reference read by [`crate::xml::entity`].
     pub fn parse(bytes: &'a [u8]) -> Result<Tree<'a>, Finding> {
         if bytes.len() > MAX_RESPONSE_BYTES {
-            return Err(unexpected(
-                bytes,
-                format!("it is larger than {MAX_RESPONSE_BYTES} bytes"),
-            ));
+            let why = rule::sifen_response_too_large("", MAX_RESPONSE_BYTES);
+            return Err(unexpected(bytes, why));
         }
         let src = std::str::from_utf8(bytes)
-            .map_err(|e| unexpected(bytes, format!("it is not UTF-8 ({e})")))?;
+            .map_err(|e| unexpected(bytes, rule::sifen_response_not_utf8("", e.valid_up_to())))?;
         let src = src.strip_prefix('\u{feff}').unwrap_or(src);
         if src.trim().is_empty() {
-            return Err(unexpected(bytes, "the body is empty"));
+            return Err(unexpected(bytes, rule::sifen_response_empty("")));
         }
-        tree::Tree::build(src, &RULES).map_err(|e| unexpected(bytes, e.message))
+        tree::Tree::build(src, &RULES).map_err(|e| unexpected(bytes, e.0))
     }
 
     /// First child of `i` named `name` (SIFEN namespace or none).
@@ -140,5 +136,69 @@ impl<'a> Tree<'a> {
             return Some(i);
         }
         self.kids(i).find_map(|c| self.find(c, name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use crate::msg::Lang;
+
+    /// An unexpected answer is one rule that names its reason's rule and carries its parameters, in both languages.
+    #[test]
+    fn unexpected_answers_say_why_with_a_rule() {
+        let f = super::super::parse_response(b"<html><body>Logout</body></html>").unwrap_err();
+        assert_eq!(
+            (f.rule.as_ref(), f.code.as_str()),
+            ("sifen.unexpected_html", "SIFEN_UNEXPECTED_RESPONSE")
+        );
+        assert_eq!(
+            f.params["why"],
+            crate::rule::Param::One("sifen.response_root".into())
+        );
+        assert_eq!(
+            f.message,
+            "SIFEN's answer is not the expected SOAP message: the root element is html instead of a SOAP Envelope; \
+             it is an HTML page (the SET gateway's logout page: retry later); the answer starts with: \
+             <html><body>Logout</body></html>"
+        );
+        assert!(f.message_in(Lang::EsPy).starts_with(
+            "La respuesta de SIFEN no es el mensaje SOAP esperado. El elemento raíz es html"
+        ));
+
+        let f = super::super::parse_response(b"  ").unwrap_err();
+        assert_eq!(f.rule, "sifen.unexpected_empty");
+        assert_eq!(
+            f.message,
+            "SIFEN's answer is not the expected SOAP message: the body is empty; the answer starts with: (empty)"
+        );
+
+        // A tree error keeps its own rule as the reason (here the tokenizer's, with its offset).
+        let f = super::super::parse_response(b"<a><b></a>").unwrap_err();
+        assert_eq!(f.rule, "sifen.unexpected");
+        assert_eq!(
+            f.params["why"],
+            crate::rule::Param::One("xml.reader".into())
+        );
+        assert!(f.params.get("at").is_some(), "{f:?}");
+
+        // A reason with a reason of its own (a bad attribute value, because of an undeclared entity) renders whole.
+        let f = super::super::parse_response(b"<a x='&bogus;'/>").unwrap_err();
+        assert_eq!(
+            f.params["why"],
+            crate::rule::Param::One("xml.attr_value".into())
+        );
+        assert!(
+            f.message
+                .contains(": bad attribute value: undeclared entity '&bogus;'; the answer"),
+            "{}",
+            f.message
+        );
+        assert!(
+            f.message_in(Lang::EsPy)
+                .contains("Valor de atributo no válido. Entidad no declarada '&bogus;'."),
+            "{}",
+            f.message_in(Lang::EsPy)
+        );
     }
 }

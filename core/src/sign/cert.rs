@@ -1,5 +1,6 @@
 //! Facts SIFEN checks on the signing certificate: validity dates and the emitter's RUC (SIFEN.md §4).
 
+use super::dn::{name_text, upper_hex};
 use super::SignError;
 use serde::{Serialize, Serializer};
 use time::format_description::well_known::Rfc3339;
@@ -50,13 +51,7 @@ pub(crate) fn info_of(cert: &X509Certificate<'_>) -> CertificateInfo {
         .iter()
         .position(|b| *b != 0)
         .unwrap_or(serial.len().saturating_sub(1));
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    let digits = serial.get(first..).unwrap_or_default();
-    let mut serial_hex = String::with_capacity(digits.len() * 2);
-    for b in digits {
-        serial_hex.push(char::from(HEX[usize::from(b >> 4)]));
-        serial_hex.push(char::from(HEX[usize::from(b & 0x0f)]));
-    }
+    let serial_hex = upper_hex(serial.get(first..).unwrap_or_default());
     let ruc = ruc_in(cert.subject()).or_else(|| {
         let san = cert.subject_alternative_name().ok().flatten()?;
         san.value.general_names.iter().find_map(|g| match g {
@@ -65,8 +60,8 @@ pub(crate) fn info_of(cert: &X509Certificate<'_>) -> CertificateInfo {
         })
     });
     CertificateInfo {
-        subject: cert.subject().to_string(),
-        issuer: cert.issuer().to_string(),
+        subject: name_text(cert.subject()),
+        issuer: name_text(cert.issuer()),
         serial_hex,
         not_before: cert.validity().not_before.to_datetime(),
         not_after: cert.validity().not_after.to_datetime(),
@@ -129,18 +124,16 @@ pub(crate) fn check_validity(
     let at = at.assume_offset(paraguay_offset());
     let show = |t: OffsetDateTime| t.format(&Rfc3339).unwrap_or_default();
     if at < info.not_before {
-        return Err(SignError::CertificateNotYetValid(format!(
-            "the certificate is valid from {} but the time is {}",
-            show(info.not_before),
-            show(at)
-        )));
+        return Err(SignError::CertificateNotYetValid {
+            not_before: show(info.not_before),
+            at: show(at),
+        });
     }
     if at > info.not_after {
-        return Err(SignError::CertificateExpired(format!(
-            "the certificate expired on {}; the time is {}",
-            show(info.not_after),
-            show(at)
-        )));
+        return Err(SignError::CertificateExpired {
+            not_after: show(info.not_after),
+            at: show(at),
+        });
     }
     Ok(())
 }

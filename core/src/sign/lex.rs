@@ -58,13 +58,22 @@ pub(crate) struct Tag<'x> {
 pub(crate) struct LexError {
     /// Byte offset in the input.
     pub at: usize,
-    /// What is wrong.
+    /// What is wrong: the id of a catalog term (`xml-lex-unclosed_end_tag`, core/locales/<lang>/xml.ftl).
     pub what: &'static str,
 }
 
+impl LexError {
+    /// The finding of rule `xml.syntax`.
+    pub fn to_finding(&self) -> crate::Finding {
+        crate::rule::xml_syntax("", self.what, self.at)
+    }
+}
+
+/// The problem and its offset in English (core/locales/en/xml.ftl).
 impl fmt::Display for LexError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at byte {}", self.what, self.at)
+        let what = crate::msg::term(crate::msg::Lang::En, self.what).unwrap_or(self.what);
+        write!(f, "{what} at byte {}", self.at)
     }
 }
 
@@ -134,7 +143,7 @@ fn refs_closed(s: &str, base: usize) -> Result<(), LexError> {
             _ => {
                 return Err(LexError {
                     at: base + at,
-                    what: "unclosed or empty reference",
+                    what: "xml-lex-ref_unclosed",
                 })
             }
         }
@@ -188,7 +197,7 @@ impl<'x> Lexer<'x> {
             Some(b'!') => self.bang(start),
             Some(b'?') => {
                 let Some(end) = self.find(start + 2, b"?>") else {
-                    return Err(self.fail(start, "unclosed processing instruction"));
+                    return Err(self.fail(start, "xml-lex-unclosed_pi"));
                 };
                 let content = self.xml.get(start + 2..end).unwrap_or_default();
                 self.pos = end + 2;
@@ -212,7 +221,7 @@ impl<'x> Lexer<'x> {
                     }
                 }
                 let Some(end) = memchr::memchr(b'>', rest).map(|i| start + i) else {
-                    return Err(self.fail(start, "unclosed end tag"));
+                    return Err(self.fail(start, "xml-lex-unclosed_end_tag"));
                 };
                 let name = self
                     .xml
@@ -221,8 +230,8 @@ impl<'x> Lexer<'x> {
                     .trim_end_matches(is_ws_char);
                 match self.open.pop() {
                     Some(open) if open == name => {}
-                    Some(_) => return Err(self.fail(start, "end tag does not match its start tag")),
-                    None => return Err(self.fail(start, "end tag without a start tag")),
+                    Some(_) => return Err(self.fail(start, "xml-lex-end_tag_mismatch")),
+                    None => return Err(self.fail(start, "xml-lex-end_tag_alone")),
                 }
                 self.pos = end + 1;
                 Ok(Tok::End(name))
@@ -257,7 +266,7 @@ impl<'x> Lexer<'x> {
         let rest = self.xml.as_bytes().get(start..).unwrap_or_default();
         if rest.starts_with(b"<!--") {
             let Some(end) = self.find(start + 4, b"-->") else {
-                return Err(self.fail(start, "unclosed comment"));
+                return Err(self.fail(start, "xml-lex-unclosed_comment"));
             };
             self.pos = end + 3;
             return Ok(Tok::Comment(
@@ -266,7 +275,7 @@ impl<'x> Lexer<'x> {
         }
         if rest.starts_with(b"<![CDATA[") {
             let Some(end) = self.find(start + 9, b"]]>") else {
-                return Err(self.fail(start, "unclosed CDATA section"));
+                return Err(self.fail(start, "xml-lex-unclosed_cdata"));
             };
             self.pos = end + 3;
             return Ok(Tok::CData(self.xml.get(start + 9..end).unwrap_or_default()));
@@ -278,7 +287,7 @@ impl<'x> Lexer<'x> {
             self.done = true;
             return Ok(Tok::DocType);
         }
-        Err(self.fail(start, "unknown markup after '<!'"))
+        Err(self.fail(start, "xml-lex-unknown_markup"))
     }
 
     #[inline(always)]
@@ -300,7 +309,7 @@ impl<'x> Lexer<'x> {
         if end > 0 {
             let name = self.xml.get(start + 1..n).unwrap_or_default();
             if !name_ok(name) {
-                return Err(self.fail(start, "bad element name"));
+                return Err(self.fail(start, "xml-lex-bad_element_name"));
             }
             if !empty {
                 self.open.push(name);
@@ -320,18 +329,18 @@ impl<'x> Lexer<'x> {
                 .get(i..)
                 .and_then(|r| memchr::memchr3(b'>', b'"', b'\'', r))
             else {
-                return Err(self.fail(start, "unclosed start tag"));
+                return Err(self.fail(start, "xml-lex-unclosed_start_tag"));
             };
             let at = i + j;
             match bytes.get(at) {
                 Some(b'>') => break at,
                 Some(&q) => {
                     let Some(k) = bytes.get(at + 1..).and_then(|r| memchr::memchr(q, r)) else {
-                        return Err(self.fail(start, "unclosed attribute value"));
+                        return Err(self.fail(start, "xml-lex-unclosed_attr_value"));
                     };
                     i = at + 1 + k + 1;
                 }
-                None => return Err(self.fail(start, "unclosed start tag")),
+                None => return Err(self.fail(start, "xml-lex-unclosed_start_tag")),
             }
         };
         let mut content = self.xml.get(start + 1..end).unwrap_or_default();
@@ -346,7 +355,7 @@ impl<'x> Lexer<'x> {
             .unwrap_or(content.len());
         let (name, attrs) = content.split_at(name_end);
         if !name_ok(name) {
-            return Err(self.fail(start, "bad element name"));
+            return Err(self.fail(start, "xml-lex-bad_element_name"));
         }
         if !attrs.is_empty() {
             if let Err(what) = check_attributes(attrs) {
@@ -377,19 +386,19 @@ pub(crate) fn check_attributes(attrs: &str) -> Result<(), &'static str> {
             break;
         }
         if trimmed.len() == rest.len() {
-            return Err("attributes must be separated by whitespace");
+            return Err("xml-lex-attr_separator");
         }
         let Some((name, value, after)) = split_attribute(trimmed) else {
-            return Err("bad attribute syntax");
+            return Err("xml-lex-attr_syntax");
         };
         if !name_ok(name) {
-            return Err("bad attribute name");
+            return Err("xml-lex-attr_name");
         }
         if value.contains('<') {
-            return Err("'<' in an attribute value");
+            return Err("xml-lex-attr_lt");
         }
         if refs_closed(value, 0).is_err() {
-            return Err("unclosed reference in an attribute value");
+            return Err("xml-lex-attr_ref_unclosed");
         }
         names.push(name);
         rest = after;
@@ -398,7 +407,7 @@ pub(crate) fn check_attributes(attrs: &str) -> Result<(), &'static str> {
     if names.len() > 1 {
         names.sort_unstable();
         if names.windows(2).any(|w| w.first() == w.get(1)) {
-            return Err("duplicate attribute");
+            return Err("xml-lex-attr_duplicate");
         }
     }
     Ok(())
@@ -451,6 +460,40 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use quick_xml::events::Event;
+
+    /// Every problem the tokenizer names is a term of both catalogs, so `xml.syntax` never renders a bare id.
+    #[test]
+    fn every_problem_is_a_catalog_term() {
+        let src = include_str!("lex.rs");
+        let ids: Vec<&str> = src
+            .split('"')
+            .filter(|s| s.len() > 8 && s.starts_with("xml-lex-") && !s.contains(' '))
+            .collect();
+        assert!(ids.len() >= 17, "{ids:?}");
+        for id in ids {
+            for lang in crate::msg::Lang::ALL {
+                assert!(
+                    crate::msg::term(lang, id).is_some(),
+                    "{id} ({})",
+                    lang.tag()
+                );
+            }
+        }
+        let e = tokens("<r></s>").unwrap_err();
+        let f = e.to_finding();
+        assert_eq!(
+            (f.rule.as_ref(), f.code.as_str()),
+            ("xml.syntax", "MALFORMED_XML")
+        );
+        assert_eq!(
+            f.message,
+            "XML is not well-formed: end tag does not match its start tag at byte 3"
+        );
+        assert_eq!(
+            f.message_in(crate::msg::Lang::EsPy),
+            "El XML no está bien formado: la etiqueta de cierre no corresponde a la de apertura en el byte 3"
+        );
+    }
 
     fn tokens(xml: &str) -> Result<Vec<(Tok<'_>, usize, usize)>, LexError> {
         let mut lx = Lexer::new(xml);

@@ -6,6 +6,7 @@
 //! or the `rEve` of an event), builds `SignedInfo` exactly as the SIFEN profile prescribes and inserts
 //! the `Signature` right after that element's end tag.
 
+use crate::rule;
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
 use sha2::{Digest as _, Sha256};
@@ -13,6 +14,7 @@ use std::fmt;
 
 pub mod c14n;
 mod cert;
+mod dn;
 mod lex;
 mod verify;
 
@@ -62,7 +64,8 @@ pub enum SignError {
     P12NoCertificate,
     /// A PEM private key cannot be read.
     KeyInvalid(String),
-    /// Not an RSA key of at least 2048 bits.
+    /// Not an RSA key of at least 2048 bits: why, as the id of a catalog term `sign-key-*` (`sign-key-ec`,
+    /// core/locales/<lang>/sign.ftl) or a signer's own text.
     KeyUnsupported(String),
     /// The private key does not match the certificate.
     KeyCertMismatch,
@@ -71,9 +74,19 @@ pub enum SignError {
     /// The certificate cannot be parsed.
     CertificateInvalid(String),
     /// The certificate is not valid yet at the given time.
-    CertificateNotYetValid(String),
+    CertificateNotYetValid {
+        /// Start of the certificate's validity (RFC 3339).
+        not_before: String,
+        /// The time it was checked at (RFC 3339, Paraguay's offset).
+        at: String,
+    },
     /// The certificate has expired at the given time.
-    CertificateExpired(String),
+    CertificateExpired {
+        /// End of the certificate's validity (RFC 3339).
+        not_after: String,
+        /// The time it was checked at (RFC 3339, Paraguay's offset).
+        at: String,
+    },
     /// The certificate carries no RUC.
     CertificateRucMissing,
     /// The certificate's RUC differs from the emitter's.
@@ -100,8 +113,8 @@ impl SignError {
             SignError::KeyCertMismatch => code::KEY_CERT_MISMATCH,
             SignError::SignatureFailed(_) => code::SIGNATURE_FAILED,
             SignError::CertificateInvalid(_) => code::CERTIFICATE_INVALID,
-            SignError::CertificateNotYetValid(_) => code::CERTIFICATE_NOT_YET_VALID,
-            SignError::CertificateExpired(_) => code::CERTIFICATE_EXPIRED,
+            SignError::CertificateNotYetValid { .. } => code::CERTIFICATE_NOT_YET_VALID,
+            SignError::CertificateExpired { .. } => code::CERTIFICATE_EXPIRED,
             SignError::CertificateRucMissing => code::CERTIFICATE_RUC_MISSING,
             SignError::CertificateRucMismatch { .. } => code::CERTIFICATE_RUC_MISMATCH,
             SignError::Xml(e) => e.code(),
@@ -109,45 +122,49 @@ impl SignError {
     }
 }
 
-impl fmt::Display for SignError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let code = self.code();
+impl SignError {
+    /// Turns the error into a [`crate::Finding`] of its rule (`sign.*`, `cert.*`, `xml.*`, [`crate::rule`]) located
+    /// at the JSON `path`. A key's error names no key bytes and no password.
+    pub fn to_finding(&self, path: impl Into<String>) -> crate::Finding {
+        let path = path.into();
         match self {
-            SignError::P12Invalid(m) => write!(f, "{code}: not a readable PKCS#12 file ({m})"),
-            SignError::P12WrongPassword => write!(f, "{code}: wrong PKCS#12 password"),
-            SignError::P12NoPrivateKey => {
-                write!(f, "{code}: the PKCS#12 file holds no private key")
+            SignError::P12Invalid(m) => rule::sign_p12_invalid(path, m),
+            SignError::P12WrongPassword => rule::sign_p12_password(path),
+            SignError::P12NoPrivateKey => rule::sign_p12_no_key(path),
+            SignError::P12NoCertificate => rule::sign_p12_no_cert(path),
+            SignError::KeyInvalid(m) => rule::sign_key_invalid(path, m),
+            SignError::KeyUnsupported(m) => key_unsupported(path, m),
+            SignError::KeyCertMismatch => rule::sign_key_cert_mismatch(path),
+            SignError::SignatureFailed(m) => rule::sign_failed(path, m),
+            SignError::CertificateInvalid(m) => rule::cert_invalid(path, m),
+            SignError::CertificateNotYetValid { not_before, at } => {
+                rule::cert_not_yet_valid(path, not_before, at)
             }
-            SignError::P12NoCertificate => {
-                write!(f, "{code}: the PKCS#12 file holds no certificate")
+            SignError::CertificateExpired { not_after, at } => {
+                rule::cert_expired(path, not_after, at)
             }
-            SignError::KeyInvalid(m) => write!(f, "{code}: cannot read the private key ({m})"),
-            SignError::KeyUnsupported(m) => write!(
-                f,
-                "{code}: {m}; SIFEN needs an RSA key of 2048 bits or more"
-            ),
-            SignError::KeyCertMismatch => write!(
-                f,
-                "{code}: the private key does not belong to the certificate"
-            ),
-            SignError::SignatureFailed(m) => write!(f, "{code}: {m}"),
-            SignError::CertificateInvalid(m) => {
-                write!(f, "{code}: cannot read the certificate ({m})")
-            }
-            SignError::CertificateNotYetValid(m) | SignError::CertificateExpired(m) => {
-                write!(f, "{code}: {m}")
-            }
-            SignError::CertificateRucMissing => {
-                write!(f, "{code}: the certificate has no RUC serialNumber in its subject or SubjectAltName")
-            }
+            SignError::CertificateRucMissing => rule::cert_ruc_missing(path),
             SignError::CertificateRucMismatch {
                 certificate,
                 emitter,
-            } => {
-                write!(f, "{code}: the certificate belongs to RUC {certificate}, not to the emitter {emitter}")
-            }
-            SignError::Xml(e) => write!(f, "{e}"),
+            } => rule::cert_ruc_mismatch(path, certificate, emitter),
+            SignError::Xml(e) => e.to_finding(path),
         }
+    }
+}
+
+/// Rule `sign.key_unsupported`: its reason is a catalog term (`sign-key-ec`); a signer's own text stays as written.
+fn key_unsupported(path: String, reason: &str) -> crate::Finding {
+    let mut params = rule::Params::new();
+    params.insert("reason", rule::Param::One(reason.to_string()));
+    rule::finding(rule::SIGN_KEY_UNSUPPORTED, path, params)
+}
+
+/// The code and the English message of the error's rule (core/locales/en/sign.ftl).
+impl fmt::Display for SignError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let message = self.to_finding("").message_in(crate::msg::Lang::En);
+        write!(f, "{}: {message}", self.code())
     }
 }
 
@@ -161,7 +178,7 @@ impl From<c14n::C14nError> for SignError {
 
 impl From<SignError> for crate::Finding {
     fn from(e: SignError) -> Self {
-        crate::Finding::new(e.code(), "", e.to_string())
+        e.to_finding("")
     }
 }
 
@@ -248,9 +265,8 @@ fn sign_canonical(
 
     let signature = signer.sign_rsa_sha256(signed_info.as_bytes())?;
     if signature.is_empty() {
-        return Err(SignError::SignatureFailed(
-            "the signer returned an empty signature".into(),
-        ));
+        let detail = "the signer returned an empty signature";
+        return Err(SignError::SignatureFailed(detail.into()));
     }
     let cert = signer.certificate_der();
     if cert.is_empty() {
@@ -282,4 +298,82 @@ fn sign_canonical(
         xml: out,
         digest_value,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::msg::Lang;
+
+    /// The error's `Display` is the code and the English catalog entry; its finding has the rule and parameters,
+    /// and renders in Spanish; a secret never reaches a parameter.
+    #[test]
+    fn errors_are_rules_with_parameters() {
+        let e = SignError::CertificateRucMismatch {
+            certificate: "80069563-1".into(),
+            emitter: "44444401-7".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "CERTIFICATE_RUC_MISMATCH: the certificate belongs to RUC 80069563-1, not to the emitter 44444401-7"
+        );
+        let f = crate::Finding::from(e);
+        assert_eq!(f.rule, "cert.ruc_mismatch");
+        assert_eq!(f.params["emitter"], rule::Param::One("44444401-7".into()));
+        assert_eq!(
+            f.message_in(Lang::EsPy),
+            "El certificado pertenece al RUC 80069563-1, no al del emisor 44444401-7"
+        );
+
+        let e = SignError::KeyUnsupported("sign-key-ec".into());
+        assert_eq!(
+            e.to_string(),
+            "KEY_UNSUPPORTED: the key is an EC key; SIFEN needs an RSA key of 2048 bits or more"
+        );
+        assert!(e
+            .to_finding("")
+            .message_in(Lang::EsPy)
+            .starts_with("La clave es de tipo EC; SIFEN requiere"));
+        // A host signer's own reason is kept as written.
+        let own = SignError::KeyUnsupported("token locked".into()).to_finding("");
+        assert_eq!(
+            own.message,
+            "token locked; SIFEN needs an RSA key of 2048 bits or more"
+        );
+
+        let wrong = SignError::P12WrongPassword.to_finding("certificate");
+        assert_eq!(
+            (wrong.code.as_str(), wrong.path.as_str()),
+            (code::P12_WRONG_PASSWORD, "certificate")
+        );
+        assert!(wrong.params.is_empty());
+        assert_eq!(
+            wrong.message_in(Lang::EsPy),
+            "La contraseña del archivo PKCS#12 no es correcta"
+        );
+    }
+
+    /// A canonicalization error keeps its code and English text, and is a rule of its own.
+    #[test]
+    fn c14n_errors_are_rules() {
+        let xml = r#"<r><a Id="x"/><b Id="x"/></r>"#;
+        let e = c14n::canonicalize_element(xml, "x", &c14n::Method::EXCLUSIVE).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "DUPLICATE_ID: 2 elements share the referenced Id"
+        );
+        let f = SignError::from(e).to_finding("");
+        assert_eq!(
+            (f.rule.as_ref(), f.code.as_str()),
+            ("sign.id_duplicate", "DUPLICATE_ID")
+        );
+        let e = c14n::canonicalize_element("<r a='&nbsp;'/>", "x", &c14n::Method::EXCLUSIVE)
+            .unwrap_err();
+        assert_eq!(e.to_string(), "MALFORMED_XML: undeclared entity '&nbsp;'");
+        assert_eq!(
+            e.to_finding("").message_in(Lang::EsPy),
+            "Entidad no declarada '&nbsp;'"
+        );
+    }
 }

@@ -67,9 +67,7 @@ impl SoftwareSigner {
                     "encrypted PEM keys are not supported; use PKCS#12".into(),
                 ))
             }
-            "EC PRIVATE KEY" => {
-                return Err(SignError::KeyUnsupported("the key is an EC key".into()))
-            }
+            "EC PRIVATE KEY" => return Err(SignError::KeyUnsupported("sign-key-ec".into())),
             other => {
                 return Err(SignError::KeyInvalid(format!(
                     "unexpected PEM block {other:?}"
@@ -91,12 +89,10 @@ impl SoftwareSigner {
 
     fn new(key: RsaKeyPair, cert_der: Vec<u8>) -> Result<Self, SignError> {
         if key.public_modulus_len() < 256 {
-            return Err(SignError::KeyUnsupported(
-                "the RSA key is shorter than 2048 bits".into(),
-            ));
+            return Err(SignError::KeyUnsupported("sign-key-short".into()));
         }
         let subject = X509Certificate::from_der(&cert_der)
-            .map(|(_, c)| c.subject().to_string())
+            .map(|(_, c)| super::dn::name_text(c.subject()))
             .map_err(|e| SignError::CertificateInvalid(e.to_string()))?;
         let info = super::certificate_info(&cert_der)?;
         Ok(SoftwareSigner {
@@ -163,17 +159,13 @@ fn issuers(leaf: &[u8], certs: &[Vec<u8>]) -> Vec<Vec<u8>> {
 }
 
 fn too_weak_or_bad() -> SignError {
-    SignError::KeyUnsupported(
-        "the RSA key was rejected (invalid, or outside 2048 to 8192 bits)".into(),
-    )
+    SignError::KeyUnsupported("sign-key-rejected".into())
 }
 
 /// Parses PKCS#8, telling non-RSA keys apart for a clear error.
 fn rsa_from_pkcs8(der: &[u8]) -> Result<RsaKeyPair, SignError> {
     if !pkcs8_is_rsa(der) {
-        return Err(SignError::KeyUnsupported(
-            "the key is not an RSA key".into(),
-        ));
+        return Err(SignError::KeyUnsupported("sign-key-not_rsa".into()));
     }
     RsaKeyPair::from_pkcs8(der).map_err(|_| too_weak_or_bad())
 }
@@ -197,9 +189,7 @@ fn cert_public_key(cert_der: &[u8]) -> Result<Vec<u8>, SignError> {
         .map_err(|e| SignError::CertificateInvalid(e.to_string()))?;
     let spki = cert.public_key();
     if spki.algorithm.algorithm != OID_PKCS1_RSAENCRYPTION {
-        return Err(SignError::KeyUnsupported(
-            "the certificate key is not RSA".into(),
-        ));
+        return Err(SignError::KeyUnsupported("sign-key-cert_not_rsa".into()));
     }
     Ok(spki.subject_public_key.data.to_vec())
 }

@@ -1,12 +1,13 @@
 //! The associated documents (`documentos_asociados`) of notes, remissions and autofacturas.
 
 use super::code3;
-use super::v::V;
+use super::v::{tipo_term, V};
 use crate::cdc::Cdc;
 use crate::de::TipoDocumento;
-use crate::error::code;
+use crate::error::Finding;
 use crate::invoice::{DocumentoAsociadoReq, FacturaRequest};
 use crate::ruc::Ruc;
+use crate::rule;
 
 pub(super) fn check_asociados(
     v: &mut V,
@@ -19,21 +20,17 @@ pub(super) fn check_asociados(
         TipoDocumento::NotaCredito | TipoDocumento::NotaDebito | TipoDocumento::Autofactura
     );
     if needs && req.documentos_asociados.is_empty() {
-        v.push(
-            code::REQUIRED,
+        v.push(rule::asociado_required(
             "documentos_asociados",
-            format!(
-                "a {} must refer to at least one document",
-                tipo.descripcion()
-            ),
-        );
+            tipo_term(tipo),
+        ));
     }
     if req.documentos_asociados.len() > 99 {
-        v.push(
-            code::TOO_LARGE,
+        v.push(rule::request_too_many(
             "documentos_asociados",
-            "at most 99 associated documents",
-        );
+            99,
+            "documentos_asociados",
+        ));
     }
     for (i, d) in req.documentos_asociados.iter().enumerate() {
         check_asociado(v, &format!("documentos_asociados[{i}]"), d, emisor_ruc);
@@ -51,78 +48,48 @@ pub(super) fn check_asociado(
     match d.kind() {
         1 => match &d.cdc {
             Some(c) => match Cdc::parse(c) {
-                Err(e) => v.push(code::INVALID_CDC, format!("{p}.cdc"), e.to_string()),
+                Err(e) => v.push(e.to_finding(format!("{p}.cdc"))),
                 Ok(cdc) => {
                     let of = cdc.fields().ruc;
                     if let Some(own) = emisor_ruc.filter(|own| **own != of) {
-                        v.push(
-                            code::INCONSISTENT,
+                        v.push(rule::asociado_cdc_emisor(
                             format!("{p}.cdc"),
-                            format!(
-                                "this CDC is a document of RUC {of}, not of the emitter {own}: a document can only refer to the emitter's own electronic documents (SIFEN 2439)"
-                            ),
-                        );
+                            &of.to_string(),
+                            &own.to_string(),
+                        ));
                     }
                 }
             },
-            None => v.push(
-                code::REQUIRED,
-                format!("{p}.cdc"),
-                "an electronic document is referred to by its CDC",
-            ),
+            None => v.push(rule::asociado_cdc_required(format!("{p}.cdc"))),
         },
         2 => {
             match &d.timbrado {
                 Some(t) => v.digits(&format!("{p}.timbrado"), t, 8, 8),
-                None => v.push(
-                    code::REQUIRED,
-                    format!("{p}.timbrado"),
-                    "a printed document needs its stamp number",
-                ),
+                None => v.push(rule::asociado_timbrado_required(format!("{p}.timbrado"))),
             }
             for (name, val) in [("establecimiento", &d.establecimiento), ("punto", &d.punto)] {
                 match val.as_deref().map(code3) {
                     Some(Some(_)) => {}
-                    Some(None) => v.push(
-                        code::INVALID_FORMAT,
-                        format!("{p}.{name}"),
-                        "must be a code from 001 to 999",
-                    ),
-                    None => v.push(
-                        code::REQUIRED,
-                        format!("{p}.{name}"),
-                        "required for a printed document",
-                    ),
+                    Some(None) => v.push(rule::code_three_digits(format!("{p}.{name}"))),
+                    None => v.push(impreso(format!("{p}.{name}"))),
                 }
             }
             match &d.numero {
                 Some(n) => v.digits(&format!("{p}.numero"), n, 7, 7),
-                None => v.push(
-                    code::REQUIRED,
-                    format!("{p}.numero"),
-                    "required for a printed document",
-                ),
+                None => v.push(impreso(format!("{p}.numero"))),
             }
             match d.tipo_documento_impreso {
                 Some(k) => v.code_in(
                     format_args!("{p}.tipo_documento_impreso"),
                     k.into(),
                     (1..=4).contains(&k),
-                    "printed document kind (1–4)",
+                    "tipo_documento_impreso",
                 ),
-                None => v.push(
-                    code::REQUIRED,
-                    format!("{p}.tipo_documento_impreso"),
-                    "required for a printed document",
-                ),
+                None => v.push(impreso(format!("{p}.tipo_documento_impreso"))),
             }
             match &d.fecha {
                 Some(_) => v.date(&format!("{p}.fecha"), &d.fecha),
-                None => v.push(
-                    code::REQUIRED,
-                    format!("{p}.fecha"),
-                    "required for a printed document",
-                ),
+                None => v.push(impreso(format!("{p}.fecha"))),
             }
         }
         3 => match d.tipo_constancia {
@@ -130,19 +97,11 @@ pub(super) fn check_asociado(
                 if k == 2 {
                     match &d.numero_constancia {
                         Some(n) => v.digits(&format!("{p}.numero_constancia"), n, 11, 11),
-                        None => v.push(
-                            code::REQUIRED,
-                            format!("{p}.numero_constancia"),
-                            "required for a microproductor constancia",
-                        ),
+                        None => v.push(microproductor(format!("{p}.numero_constancia"))),
                     }
                     match &d.numero_control {
                         Some(n) => v.text(format_args!("{p}.numero_control"), n, 8, 8),
-                        None => v.push(
-                            code::REQUIRED,
-                            format!("{p}.numero_control"),
-                            "required for a microproductor constancia",
-                        ),
+                        None => v.push(microproductor(format!("{p}.numero_control"))),
                     }
                 }
             }
@@ -150,19 +109,27 @@ pub(super) fn check_asociado(
                 format_args!("{p}.tipo_constancia"),
                 k.into(),
                 false,
-                "constancia type (1, 2)",
+                "tipo_constancia",
             ),
-            None => v.push(
-                code::REQUIRED,
-                format!("{p}.tipo_constancia"),
-                "a constancia needs its type (1 no contribuyente, 2 microproductor)",
-            ),
+            None => v.push(rule::asociado_constancia_required(format!(
+                "{p}.tipo_constancia"
+            ))),
         },
         other => v.code_in(
             format_args!("{p}.tipo"),
             other.into(),
             false,
-            "associated document kind (1 electrónico, 2 impreso, 3 constancia)",
+            "tipo_asociado",
         ),
     }
+}
+
+/// A field a printed associated document requires.
+fn impreso(path: String) -> Finding {
+    rule::request_required_for(path, "req_impreso")
+}
+
+/// A field a microproductor's constancia requires.
+fn microproductor(path: String) -> Finding {
+    rule::request_required_for(path, "req_microproductor")
 }

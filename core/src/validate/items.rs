@@ -4,25 +4,18 @@ use super::v::V;
 use super::MAX_ITEMS;
 use crate::codes;
 use crate::de::TipoDocumento;
-use crate::error::code;
 use crate::invoice::{FacturaRequest, Item};
+use crate::rule;
 use crate::totals;
 use rust_decimal::Decimal;
 
 pub(super) fn check_items(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
     if req.items.is_empty() {
-        v.push(code::REQUIRED, "items", "at least one item is required");
+        v.push(rule::items_required("items"));
         return;
     }
     if req.items.len() > MAX_ITEMS {
-        v.push(
-            code::TOO_LARGE,
-            "items",
-            format!(
-                "{} items; SIFEN accepts at most {MAX_ITEMS}",
-                req.items.len()
-            ),
-        );
+        v.push(rule::items_too_many("items", req.items.len()));
     }
     for (i, it) in req.items.iter().enumerate() {
         check_item(v, totals::ItemPath(i), it, tipo);
@@ -38,17 +31,13 @@ pub(super) fn check_item(v: &mut V, p: totals::ItemPath, it: &Item, tipo: TipoDo
             format_args!("{p}.unidad_medida"),
             u.into(),
             codes::unidad_medida(u).is_some(),
-            "unit of measure code",
+            "unidad_medida",
         );
     }
     v.opt_text(format_args!("{p}.informacion"), &it.informacion, 1, 500);
     if let Some(c) = &it.pais_origen {
         if codes::pais(c).is_none() {
-            v.push(
-                code::INVALID_VALUE,
-                format!("{p}.pais_origen"),
-                format!("'{c}' is not an ISO 3166 alpha-3 code"),
-            );
+            v.push(rule::code_country(format!("{p}.pais_origen"), c));
         }
     }
     if !tipo.has_values() {
@@ -66,11 +55,7 @@ pub(super) fn check_item(v: &mut V, p: totals::ItemPath, it: &Item, tipo: TipoDo
         return;
     }
     match it.precio_unitario {
-        None => v.push(
-            code::REQUIRED,
-            format!("{p}.precio_unitario"),
-            "unit price is required",
-        ),
+        None => v.push(rule::items_precio_required(format!("{p}.precio_unitario"))),
         Some(pu) => {
             let before = v.out.len();
             v.amount(format_args!("{p}.precio_unitario"), pu, 15, 8, false);
@@ -80,21 +65,15 @@ pub(super) fn check_item(v: &mut V, p: totals::ItemPath, it: &Item, tipo: TipoDo
                     .checked_mul(it.cantidad)
                     .is_some_and(|t| t < Decimal::from(1_000_000_000_000_000u64));
                 if !fits {
-                    v.push(
-                        code::OUT_OF_RANGE,
-                        format!("{p}.precio_unitario"),
-                        "price × quantity exceeds 15 integer digits",
-                    );
+                    v.push(rule::items_precio_total_digits(format!(
+                        "{p}.precio_unitario"
+                    )));
                 }
             }
             if let Some(d) = it.descuento {
                 v.amount(format_args!("{p}.descuento"), d, 15, 8, false);
                 if d > pu {
-                    v.push(
-                        code::OUT_OF_RANGE,
-                        format!("{p}.descuento"),
-                        "the discount per unit exceeds the unit price",
-                    );
+                    v.push(rule::items_descuento_exceeds(format!("{p}.descuento")));
                 }
             }
         }

@@ -4,7 +4,7 @@
 //! mark all wrong fields in one pass. An empty list means the request can be issued.
 
 use crate::de::TipoDocumento;
-use crate::error::{code, Finding, Findings};
+use crate::error::{Finding, Findings};
 use crate::invoice::FacturaRequest;
 use crate::numbering::NumberingKey;
 use crate::profile::{Emisor, Timbrado};
@@ -214,13 +214,8 @@ pub enum Simulate {
 /// The `_simulate` rule (the spec §1: allowed in the sandbox, never in production), for validation and for the
 /// service, which applies it by the caller's environment before it looks up the profile.
 pub fn check_simulate(simulate: Option<&str>, production: bool) -> Option<Finding> {
-    (simulate.is_some() && production).then(|| {
-        Finding::new(
-            code::SIMULATE_NOT_ALLOWED,
-            "_simulate",
-            "_simulate is only accepted in the sandbox",
-        )
-    })
+    (simulate.is_some() && production)
+        .then(|| crate::rule::request_simulate_production("_simulate"))
 }
 
 /// Validates a request against every rule and, when it passes, returns the proof the issuing stages need.
@@ -262,13 +257,7 @@ pub fn check_with<'a>(
     let (findings, decided) = run(&req, &emisor, now, simulate);
     let decided = match decided {
         Some(d) if findings.is_empty() => d,
-        _ if findings.is_empty() => {
-            return Err(Findings::from(Finding::new(
-                code::VALIDATION_ERROR,
-                "",
-                "the request could not be checked",
-            )))
-        }
+        _ if findings.is_empty() => return Err(Findings::from(crate::rule::request_unchecked(""))),
         _ => return Err(Findings(findings)),
     };
     let Decided {

@@ -9,14 +9,15 @@ use super::pagos::check_pagos;
 use super::receptor::check_receptor;
 use super::totals_rules::{check_net_prices, check_totals_rules};
 use super::transporte::check_transporte;
-use super::v::V;
+use super::v::{datetime_finding, V};
 use super::{check_simulate, code3, Decided, Simulate, SIMULATE_VALUES};
 use crate::codes;
 use crate::de::TipoDocumento;
-use crate::error::{code, Finding};
+use crate::error::Finding;
 use crate::fmt::parse_datetime;
 use crate::invoice::FacturaRequest;
 use crate::profile::{Ambiente, Emisor, Timbrado};
+use crate::rule;
 use crate::totals;
 use rust_decimal::Decimal;
 use time::{Duration, PrimitiveDateTime};
@@ -33,11 +34,8 @@ pub(super) fn run<'e>(
     let mut v = V { out: Vec::new() };
     let emisor_ruc = v.ruc("emisor.ruc", &emisor.ruc);
     let Some(tipo) = TipoDocumento::from_code(req.tipo_documento) else {
-        v.push(
-            code::INVALID_VALUE,
-            "tipo_documento",
-            format!("{} is not a document type (1 factura, 4 autofactura, 5 nota de crédito, 6 nota de débito, 7 nota de remisión)", req.tipo_documento),
-        );
+        let t = req.tipo_documento;
+        v.push(rule::code_unknown("tipo_documento", t, "tipo_documento"));
         // Everything that does not depend on the type is still checked, so the caller sees every problem at once.
         check_receptor(&mut v, req, TipoDocumento::Factura, emisor_ruc.as_ref());
         check_items(&mut v, req, TipoDocumento::Factura);
@@ -95,11 +93,7 @@ fn simulate_rule(v: &mut V, req: &FacturaRequest, emisor: &Emisor, simulate: Sim
         v.out.push(f);
     } else if let Some(s) = &req.simulate {
         if !SIMULATE_VALUES.contains(&s.as_str()) {
-            v.push(
-                code::INVALID_VALUE,
-                "_simulate",
-                format!("'{s}' is not one of approved, rejected, pending, sent"),
-            );
+            v.push(rule::request_simulate_unknown("_simulate", s));
         }
     }
 }
@@ -119,33 +113,21 @@ fn emission<'e>(
         Some(s) => match parse_datetime(s) {
             Ok(f) => {
                 if f < now - Duration::hours(720) {
-                    v.push(
-                        code::OUT_OF_RANGE,
-                        "fecha",
-                        "emission date is more than 30 days (720 h) in the past",
-                    );
+                    v.push(rule::request_fecha_past("fecha"));
                 } else if f > now + Duration::hours(120) {
-                    v.push(
-                        code::OUT_OF_RANGE,
-                        "fecha",
-                        "emission date is more than 5 days (120 h) in the future",
-                    );
+                    v.push(rule::request_fecha_future("fecha"));
                 }
                 Some(f)
             }
-            Err(e) => {
-                v.push(code::INVALID_FORMAT, "fecha", e);
+            Err(_) => {
+                v.push(datetime_finding("fecha", s));
                 None
             }
         },
     };
     let est = match req.establecimiento.as_deref().map(|e| (e, code3(e))) {
         Some((_, None)) => {
-            v.push(
-                code::INVALID_FORMAT,
-                "establecimiento",
-                "must be a code from 001 to 999",
-            );
+            v.push(rule::code_three_digits("establecimiento"));
             None
         }
         Some((_, Some(c))) => Some(c),
@@ -153,11 +135,7 @@ fn emission<'e>(
     };
     let punto = match req.punto.as_deref().map(|p| (p, code3(p))) {
         Some((_, None)) => {
-            v.push(
-                code::INVALID_FORMAT,
-                "punto",
-                "must be a code from 001 to 999",
-            );
+            v.push(rule::code_three_digits("punto"));
             None
         }
         Some((_, Some(c))) => Some(c),
@@ -169,16 +147,15 @@ fn emission<'e>(
     if let Some(f) = fecha {
         timbrado = emisor.timbrado_for(tipo.code(), est.as_deref(), punto.as_deref(), f.date());
         if timbrado.is_none() {
-            let why = if emisor
+            let covered = emisor
                 .timbrados
                 .iter()
-                .any(|t| t.tipos_documento.contains(&tipo.code()))
-            {
-                "no stamp (timbrado) of the emitter is valid on the emission date for this establishment and point"
+                .any(|t| t.tipos_documento.contains(&tipo.code()));
+            v.push(if covered {
+                rule::timbrado_not_valid("tipo_documento")
             } else {
-                "no stamp (timbrado) of the emitter covers this document type"
-            };
-            v.push(code::INVALID_TIMBRADO, "tipo_documento", why);
+                rule::timbrado_not_covered("tipo_documento")
+            });
         }
     }
     (fecha, timbrado)
@@ -187,12 +164,7 @@ fn emission<'e>(
 /// The operation: emission type, transaction type, presence indicator.
 fn operation(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
     if let Some(t) = req.tipo_emision {
-        v.code_in(
-            "tipo_emision",
-            t.into(),
-            matches!(t, 1 | 2),
-            "emission type (1 normal, 2 contingencia)",
-        );
+        v.code_in("tipo_emision", t.into(), matches!(t, 1 | 2), "tipo_emision");
     }
     let fe_afe = matches!(tipo, TipoDocumento::Factura | TipoDocumento::Autofactura);
     match req.tipo_transaccion {
@@ -200,7 +172,7 @@ fn operation(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
             "tipo_transaccion",
             t.into(),
             (1..=13).contains(&t),
-            "transaction type (1–13)",
+            "tipo_transaccion",
         ),
         Some(_) => v.not_allowed("tipo_transaccion", true, tipo),
         None => {}
@@ -211,16 +183,15 @@ fn operation(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
                 "indicador_presencia",
                 i.into(),
                 matches!(i, 1..=6 | 9),
-                "presence indicator (1–6, 9)",
+                "indicador_presencia",
             );
             if i == 9 {
                 match &req.indicador_presencia_descripcion {
                     Some(d) => v.text("indicador_presencia_descripcion", d, 10, 30),
-                    None => v.push(
-                        code::REQUIRED,
+                    None => v.push(rule::request_required_for(
                         "indicador_presencia_descripcion",
-                        "required when indicador_presencia is 9",
-                    ),
+                        "req_presencia_9",
+                    )),
                 }
             }
         }
@@ -241,30 +212,16 @@ fn moneda<'r>(v: &mut V, req: &'r FacturaRequest, tipo: TipoDocumento) -> &'r st
         );
     }
     if codes::moneda(moneda).is_none() {
-        v.push(
-            code::INVALID_VALUE,
-            "moneda",
-            format!("'{moneda}' is not an ISO 4217 currency SIFEN accepts"),
-        );
+        v.push(rule::code_currency("moneda", moneda));
     }
     if tipo == TipoDocumento::Autofactura && moneda != "PYG" {
-        v.push(
-            code::NOT_ALLOWED,
-            "moneda",
-            "an autofactura must be in guaraníes (PYG) (NT-012)",
-        );
+        v.push(rule::request_moneda_autofactura("moneda"));
     }
     match (moneda == "PYG", req.tipo_cambio) {
-        (true, Some(_)) => v.push(
-            code::NOT_ALLOWED,
-            "tipo_cambio",
-            "no exchange rate with guaraníes",
-        ),
-        (false, None) if tipo.has_values() => v.push(
-            code::REQUIRED,
-            "tipo_cambio",
-            format!("exchange rate to PYG is required for {moneda}"),
-        ),
+        (true, Some(_)) => v.push(rule::request_tipo_cambio_pyg("tipo_cambio")),
+        (false, None) if tipo.has_values() => {
+            v.push(rule::request_tipo_cambio_required("tipo_cambio", moneda))
+        }
         (false, Some(tc)) => v.amount("tipo_cambio", tc, 5, 4, true),
         _ => {}
     }
@@ -281,7 +238,7 @@ fn condicion(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento, moneda: &str)
             "condicion_pago",
             condicion.into(),
             matches!(condicion, 1 | 2),
-            "payment condition (1 contado, 2 crédito)",
+            "condicion_pago",
         );
     } else {
         v.not_allowed("condicion_pago", req.condicion_pago.is_some(), tipo);
@@ -291,42 +248,22 @@ fn condicion(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento, moneda: &str)
     if fe_afe {
         check_pagos(v, req, moneda);
         match (condicion, &req.credito) {
-            (2, None) => v.push(
-                code::REQUIRED,
-                "credito",
-                "crédito needs its terms (plazo or cuotas)",
-            ),
+            (2, None) => v.push(rule::credito_required("credito")),
             (2, Some(c)) => {
                 match c.tipo.as_str() {
                     "plazo" => match &c.plazo {
                         Some(p) => v.text("credito.plazo", p, 2, 15),
-                        None => v.push(
-                            code::REQUIRED,
-                            "credito.plazo",
-                            "a term such as \"30 días\" is required",
-                        ),
+                        None => v.push(rule::credito_plazo_required("credito.plazo")),
                     },
                     "cuota" => {
                         if c.cantidad_cuotas.is_none() && c.cuotas.is_empty() {
-                            v.push(
-                                code::REQUIRED,
-                                "credito.cuotas",
-                                "give cantidad_cuotas or the list of cuotas",
-                            );
+                            v.push(rule::credito_cuotas_required("credito.cuotas"));
                         }
                         if let Some(n) = c.cantidad_cuotas {
                             if n == 0 || n > 999 {
-                                v.push(
-                                    code::OUT_OF_RANGE,
-                                    "credito.cantidad_cuotas",
-                                    "must be 1 to 999",
-                                );
+                                v.push(rule::amount_range("credito.cantidad_cuotas", 1, 999));
                             } else if !c.cuotas.is_empty() && usize::from(n) != c.cuotas.len() {
-                                v.push(
-                                    code::INCONSISTENT,
-                                    "credito.cantidad_cuotas",
-                                    "differs from the number of cuotas listed",
-                                );
+                                v.push(rule::credito_cuotas_count("credito.cantidad_cuotas"));
                             }
                         }
                         for (i, q) in c.cuotas.iter().enumerate() {
@@ -340,21 +277,13 @@ fn condicion(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento, moneda: &str)
                             v.date(&format!("credito.cuotas[{i}].vencimiento"), &q.vencimiento);
                         }
                     }
-                    other => v.push(
-                        code::INVALID_VALUE,
-                        "credito.tipo",
-                        format!("'{other}' is not plazo or cuota"),
-                    ),
+                    other => v.push(rule::credito_tipo_unknown("credito.tipo", other)),
                 }
                 if let Some(e) = c.entrega {
                     v.amount("credito.entrega", e, 15, 4, false);
                 }
             }
-            (_, Some(_)) => v.push(
-                code::NOT_ALLOWED,
-                "credito",
-                "credit terms only with condicion_pago 2 (crédito)",
-            ),
+            (_, Some(_)) => v.push(rule::credito_not_allowed("credito")),
             _ => {}
         }
     }
@@ -366,19 +295,11 @@ fn adjustments(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento, moneda: &st
         if tipo == TipoDocumento::Autofactura || !tipo.has_values() {
             v.not_allowed("descuento_global", true, tipo);
         } else if p.is_sign_negative() || p >= Decimal::ONE_HUNDRED || p.normalize().scale() > 8 {
-            v.push(
-                code::OUT_OF_RANGE,
-                "descuento_global",
-                "a percentage from 0 to below 100, at most 8 decimals",
-            );
+            v.push(rule::request_descuento_global_range("descuento_global"));
         }
     }
     if req.redondeo && (moneda != "PYG" || !tipo.has_values()) {
-        v.push(
-            code::NOT_ALLOWED,
-            "redondeo",
-            "the 50-guaraní rounding applies to PYG documents with totals only",
-        );
+        v.push(rule::request_redondeo_not_allowed("redondeo"));
     }
     v.opt_text("informacion_emisor", &req.informacion_emisor, 1, 3000);
     v.opt_text("informacion_fiscal", &req.informacion_fiscal, 1, 3000);
@@ -391,17 +312,8 @@ fn motivo(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
     // Notes: motive; associated documents.
     let nota = matches!(tipo, TipoDocumento::NotaCredito | TipoDocumento::NotaDebito);
     match (nota, req.motivo) {
-        (true, None) => v.push(
-            code::REQUIRED,
-            "motivo",
-            "a credit/debit note needs its motive (1–8)",
-        ),
-        (true, Some(m)) => v.code_in(
-            "motivo",
-            m.into(),
-            (1..=8).contains(&m),
-            "note motive (1–8)",
-        ),
+        (true, None) => v.push(rule::request_motivo_required("motivo")),
+        (true, Some(m)) => v.code_in("motivo", m.into(), (1..=8).contains(&m), "motivo_nota"),
         (false, Some(_)) => v.not_allowed("motivo", true, tipo),
         _ => {}
     }
@@ -411,23 +323,19 @@ fn motivo(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
 fn vendedor(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
     // Autofactura seller.
     match (&req.vendedor, tipo) {
-        (None, TipoDocumento::Autofactura) => v.push(
-            code::REQUIRED,
-            "vendedor",
-            "an autofactura needs the seller",
-        ),
+        (None, TipoDocumento::Autofactura) => v.push(rule::request_vendedor_required("vendedor")),
         (Some(s), TipoDocumento::Autofactura) => {
             v.code_in(
                 "vendedor.naturaleza",
                 s.naturaleza.into(),
                 matches!(s.naturaleza, 1 | 2),
-                "seller nature (1 no contribuyente, 2 extranjero)",
+                "naturaleza_vendedor",
             );
             v.code_in(
                 "vendedor.documento_tipo",
                 s.documento_tipo.into(),
                 (1..=4).contains(&s.documento_tipo),
-                "seller ID document type (1–4)",
+                "documento_tipo_vendedor",
             );
             v.id_number("vendedor.documento_numero", &s.documento_numero);
             v.text("vendedor.nombre", &s.nombre, 4, 60);
@@ -446,26 +354,21 @@ fn vendedor(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
 fn remision(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
     // Remission.
     match (&req.remision, tipo) {
-        (None, TipoDocumento::NotaRemision) => v.push(
-            code::REQUIRED,
-            "remision",
-            "a remission note needs motivo and kilometros",
-        ),
+        (None, TipoDocumento::NotaRemision) => v.push(rule::request_remision_required("remision")),
         (Some(r), TipoDocumento::NotaRemision) => {
             v.code_in(
                 "remision.motivo",
                 r.motivo.into(),
                 matches!(r.motivo, 1..=14 | 99),
-                "remission motive (1–14, 99)",
+                "motivo_remision",
             );
             if r.motivo == 99 {
                 match &r.motivo_descripcion {
                     Some(d) => v.text("remision.motivo_descripcion", d, 5, 60),
-                    None => v.push(
-                        code::REQUIRED,
+                    None => v.push(rule::request_required_for(
                         "remision.motivo_descripcion",
-                        "required for motive 99",
-                    ),
+                        "req_motivo_99",
+                    )),
                 }
             }
             if let Some(resp) = r.responsable {
@@ -473,15 +376,11 @@ fn remision(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
                     "remision.responsable",
                     resp.into(),
                     (1..=5).contains(&resp),
-                    "responsible party (1–5)",
+                    "responsable_remision",
                 );
             }
             if r.kilometros == 0 || r.kilometros > 99_999 {
-                v.push(
-                    code::OUT_OF_RANGE,
-                    "remision.kilometros",
-                    "must be 1 to 99999",
-                );
+                v.push(rule::amount_range("remision.kilometros", 1, 99_999));
             }
             v.date("remision.fecha_factura", &r.fecha_factura);
         }

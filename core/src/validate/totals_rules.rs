@@ -3,8 +3,8 @@
 use super::v::V;
 use super::INNOMINADO_LIMIT_PYG;
 use crate::de::TipoDocumento;
-use crate::error::code;
 use crate::invoice::FacturaRequest;
+use crate::rule;
 use crate::totals;
 use rust_decimal::Decimal;
 
@@ -27,14 +27,7 @@ pub(super) fn check_net_prices(v: &mut V, req: &FacturaRequest, calc: &totals::C
             } else {
                 "descuento_global".to_string()
             };
-            v.push(
-                code::OUT_OF_RANGE,
-                path,
-                format!(
-                    "items[{i}]: the item discount plus the global discount ({} per unit) exceed the unit price",
-                    crate::fmt::dec(val.descuento_global)
-                ),
-            );
+            v.push(rule::totals_descuento_net(path, i, val.descuento_global));
         }
     }
 }
@@ -57,27 +50,19 @@ pub(super) fn check_totals_rules(
     {
         if let Some(total) = total_pyg {
             if total >= Decimal::from(INNOMINADO_LIMIT_PYG) {
-                v.push(code::NOT_ALLOWED, "receptor.documento_tipo", format!("an innominado receiver is not allowed for totals of {INNOMINADO_LIMIT_PYG} PYG or more (NT-024); identify the receiver"));
+                v.push(rule::totals_innominado_limit("receptor.documento_tipo"));
             }
         }
     }
     if t.total_general.trunc() >= Decimal::from(1_000_000_000_000_000u64) {
-        v.push(
-            code::OUT_OF_RANGE,
-            "items",
-            "the grand total exceeds 15 integer digits",
-        );
+        v.push(rule::totals_total_digits("items"));
     }
     // dTotalGs (total × exchange rate) is a tMontoBase too: 15 integer digits at most.
     if moneda != "PYG"
         && t.total_guaranies
             .is_some_and(|g| g.trunc() >= Decimal::from(1_000_000_000_000_000u64))
     {
-        v.push(
-            code::OUT_OF_RANGE,
-            "tipo_cambio",
-            "the grand total in guaraníes (total × tipo_cambio, dTotalGs) exceeds 15 integer digits",
-        );
+        v.push(rule::totals_total_gs_digits("tipo_cambio"));
     }
     if tipo == TipoDocumento::Factura || tipo == TipoDocumento::Autofactura {
         if let Some(c) = &req.credito {
@@ -87,22 +72,15 @@ pub(super) fn check_totals_rules(
                     .iter()
                     .try_fold(c.entrega.unwrap_or_default(), |a, q| a.checked_add(q.monto));
                 if sum != Some(t.total_general) {
-                    v.push(
-                        code::INCONSISTENT,
+                    v.push(rule::totals_cuotas_sum(
                         "credito.cuotas",
-                        format!(
-                            "instalments plus down payment must add up to the total {}",
-                            crate::fmt::dec(t.total_general)
-                        ),
-                    );
+                        t.total_general,
+                        moneda,
+                    ));
                 }
             }
             if c.entrega.is_some_and(|e| e >= t.total_general) {
-                v.push(
-                    code::OUT_OF_RANGE,
-                    "credito.entrega",
-                    "the down payment must be below the total",
-                );
+                v.push(rule::totals_entrega_exceeds("credito.entrega"));
             }
         }
     }

@@ -3,17 +3,13 @@
 use super::v::V;
 use crate::codes;
 use crate::de::TipoDocumento;
-use crate::error::code;
 use crate::invoice::FacturaRequest;
+use crate::rule;
 
 pub(super) fn check_transporte(v: &mut V, req: &FacturaRequest, tipo: TipoDocumento) {
     let Some(t) = &req.transporte else {
         if tipo == TipoDocumento::NotaRemision {
-            v.push(
-                code::REQUIRED,
-                "transporte",
-                "a remission note needs the transport data",
-            );
+            v.push(rule::transporte_required("transporte"));
         }
         return;
     };
@@ -27,13 +23,12 @@ pub(super) fn check_transporte(v: &mut V, req: &FacturaRequest, tipo: TipoDocume
             "transporte.tipo",
             k.into(),
             matches!(k, 1 | 2),
-            "transport type (1 propio, 2 tercero)",
+            "tipo_transporte",
         ),
-        None if nre => v.push(
-            code::REQUIRED,
+        None if nre => v.push(rule::request_required_for(
             "transporte.tipo",
-            "required for remission notes",
-        ),
+            "req_remision",
+        )),
         None => {}
     }
     if let Some(m) = t.modalidad {
@@ -41,7 +36,7 @@ pub(super) fn check_transporte(v: &mut V, req: &FacturaRequest, tipo: TipoDocume
             "transporte.modalidad",
             m.into(),
             (1..=4).contains(&m),
-            "transport mode (1–4)",
+            "modalidad_transporte",
         );
     }
     if let Some(r) = t.responsable_flete {
@@ -49,75 +44,51 @@ pub(super) fn check_transporte(v: &mut V, req: &FacturaRequest, tipo: TipoDocume
             "transporte.responsable_flete",
             r.into(),
             (1..=5).contains(&r),
-            "freight responsibility (1–5)",
+            "responsable_flete",
         );
     }
     if let Some(i) = &t.incoterm {
         if codes::incoterm(i).is_none() {
-            v.push(
-                code::INVALID_VALUE,
-                "transporte.incoterm",
-                format!("'{i}' is not an Incoterm SIFEN accepts"),
-            );
+            v.push(rule::code_incoterm("transporte.incoterm", i));
         }
     }
     v.date("transporte.inicio", &t.inicio);
     v.date("transporte.fin", &t.fin);
     if nre && t.inicio.is_none() {
-        v.push(
-            code::REQUIRED,
-            "transporte.inicio",
-            "start date of the transfer is required for remission notes",
-        );
+        v.push(rule::transporte_inicio_required("transporte.inicio"));
     }
     if let Some(pd) = &t.pais_destino {
         if codes::pais(pd).is_none() {
-            v.push(
-                code::INVALID_VALUE,
-                "transporte.pais_destino",
-                format!("'{pd}' is not an ISO 3166 alpha-3 code"),
-            );
+            v.push(rule::code_country("transporte.pais_destino", pd));
         }
     }
     match &t.salida {
         Some(s) => v.direccion("transporte.salida", s),
-        None if nre => v.push(
-            code::REQUIRED,
-            "transporte.salida",
-            "the departure place is required for remission notes",
-        ),
+        None if nre => v.push(rule::transporte_salida_required("transporte.salida")),
         None => {}
     }
     if nre && t.entregas.is_empty() {
-        v.push(
-            code::REQUIRED,
-            "transporte.entregas",
-            "at least one delivery place is required for remission notes",
-        );
+        v.push(rule::transporte_entregas_required("transporte.entregas"));
     }
     if t.entregas.len() > 99 {
-        v.push(
-            code::TOO_LARGE,
+        v.push(rule::request_too_many(
             "transporte.entregas",
-            "at most 99 delivery places",
-        );
+            99,
+            "entregas",
+        ));
     }
     for (i, e) in t.entregas.iter().enumerate() {
         v.direccion(&format!("transporte.entregas[{i}]"), e);
     }
     if nre && t.vehiculos.is_empty() {
-        v.push(
-            code::REQUIRED,
-            "transporte.vehiculos",
-            "at least one vehicle is required for remission notes",
-        );
+        v.push(rule::transporte_vehiculos_required("transporte.vehiculos"));
     }
     if t.vehiculos.len() > 4 {
-        v.push(
-            code::TOO_LARGE,
+        v.push(rule::request_too_many(
             "transporte.vehiculos",
-            "at most 4 vehicles",
-        );
+            4,
+            "vehiculos",
+        ));
     }
     for (i, veh) in t.vehiculos.iter().enumerate() {
         let p = format!("transporte.vehiculos[{i}]");
@@ -126,11 +97,9 @@ pub(super) fn check_transporte(v: &mut V, req: &FacturaRequest, tipo: TipoDocume
         match (&veh.matricula, &veh.numero_identificacion) {
             (Some(m), _) => v.text(format_args!("{p}.matricula"), m, 6, 7),
             (None, Some(n)) => v.text(format_args!("{p}.numero_identificacion"), n, 1, 20),
-            (None, None) => v.push(
-                code::REQUIRED,
-                format!("{p}.matricula"),
-                "a vehicle needs its plate or identification number",
-            ),
+            (None, None) => v.push(rule::transporte_vehiculo_matricula(format!(
+                "{p}.matricula"
+            ))),
         }
     }
     match &t.transportista {
@@ -148,22 +117,16 @@ pub(super) fn check_transporte(v: &mut V, req: &FacturaRequest, tipo: TipoDocume
                         format_args!("{p}.documento_tipo"),
                         dt.into(),
                         (1..=4).contains(&dt),
-                        "ID document type (1–4)",
+                        "documento_tipo_transportista",
                     );
                 }
-                (None, None) => v.push(
-                    code::REQUIRED,
-                    format!("{p}.ruc"),
-                    "the carrier needs a RUC or an ID document number",
-                ),
+                (None, None) => {
+                    v.push(rule::transporte_transportista_documento(format!("{p}.ruc")))
+                }
             }
             if let Some(n) = &c.nacionalidad {
                 if codes::pais(n).is_none() {
-                    v.push(
-                        code::INVALID_VALUE,
-                        format!("{p}.nacionalidad"),
-                        format!("'{n}' is not an ISO 3166 alpha-3 code"),
-                    );
+                    v.push(rule::code_country(format!("{p}.nacionalidad"), n));
                 }
             }
             v.text(
@@ -181,11 +144,9 @@ pub(super) fn check_transporte(v: &mut V, req: &FacturaRequest, tipo: TipoDocume
                 255,
             );
         }
-        None if nre && t.tipo == Some(2) => v.push(
-            code::REQUIRED,
+        None if nre && t.tipo == Some(2) => v.push(rule::transporte_transportista_required(
             "transporte.transportista",
-            "third-party transport needs the carrier and driver",
-        ),
+        )),
         None => {}
     }
 }

@@ -2,11 +2,12 @@
 
 use crate::codes;
 use crate::de::TipoDocumento;
-use crate::error::{code, Finding};
+use crate::error::Finding;
 use crate::fmt::parse_date;
 use crate::geo;
 use crate::invoice::Direccion;
 use crate::ruc::Ruc;
+use crate::rule;
 use rust_decimal::Decimal;
 use std::fmt;
 
@@ -15,46 +16,83 @@ pub(super) struct V {
     pub(super) out: Vec<Finding>,
 }
 
+/// The catalog term of a document type (`request.not_allowed`, `asociado.required`).
+pub(super) fn tipo_term(tipo: TipoDocumento) -> &'static str {
+    match tipo {
+        TipoDocumento::Factura => "factura",
+        TipoDocumento::Autofactura => "autofactura",
+        TipoDocumento::NotaCredito => "nota_credito",
+        TipoDocumento::NotaDebito => "nota_debito",
+        TipoDocumento::NotaRemision => "nota_remision",
+    }
+}
+
+/// The finding for `s`, a value [`crate::fmt::parse_date`] refused: why, as it says (the input cut at 40 characters).
+pub(super) fn date_finding(path: impl Into<String>, s: &str) -> Finding {
+    let b = s.as_bytes();
+    let value: String = s.chars().take(40).collect();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    if b.len() != 10 || b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
+        rule::date_format(path, &value)
+    } else if !(digits(0..4) && digits(5..7) && digits(8..10)) {
+        rule::date_digits(path, &value)
+    } else {
+        rule::date_calendar(path, &value)
+    }
+}
+
+/// The finding for `s`, a value [`crate::fmt::parse_datetime`] refused.
+pub(super) fn datetime_finding(path: impl Into<String>, s: &str) -> Finding {
+    let b = s.as_bytes();
+    let value: String = s.chars().take(40).collect();
+    let shape = b.len() == 19
+        && b.get(10) == Some(&b'T')
+        && b.get(13) == Some(&b':')
+        && b.get(16) == Some(&b':');
+    let day = s.get(..10).unwrap_or_default();
+    if !shape {
+        rule::date_datetime_format(path, &value)
+    } else if parse_date(day).is_err() {
+        date_finding(path, day)
+    } else if ![11..13, 14..16, 17..19]
+        .into_iter()
+        .all(|r| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit)))
+    {
+        rule::date_digits(path, &value)
+    } else {
+        rule::date_time(path, &value)
+    }
+}
+
 impl V {
-    /// Paths are formatted only here, when there is a finding: building them eagerly for every field of every item
-    /// cost more than the checks themselves.
-    pub(super) fn push(&mut self, code: &str, path: impl fmt::Display, msg: impl Into<String>) {
-        self.out.push(Finding::new(code, path.to_string(), msg));
+    /// Adds a finding. Its path is formatted by the caller only when there is one: building paths eagerly for every
+    /// field of every item cost more than the checks themselves.
+    pub(super) fn push(&mut self, f: Finding) {
+        self.out.push(f);
     }
 
     /// Text of `min..=max` characters after trimming; SIFEN rejects leading/trailing blanks, so they count as errors.
     pub(super) fn text(&mut self, path: impl fmt::Display + Copy, v: &str, min: usize, max: usize) {
         let n = v.chars().count();
-        if v.trim().is_empty() {
-            if min > 0 {
-                self.push(code::REQUIRED, path, "must not be empty");
+        let f = if v.trim().is_empty() {
+            if min == 0 {
+                return;
             }
+            rule::text_blank(path.to_string())
         } else if v.trim() != v {
-            self.push(
-                code::INVALID_FORMAT,
-                path,
-                "must not start or end with spaces",
-            );
+            rule::text_spaces(path.to_string())
         } else if n < min || n > max {
-            self.push(
-                code::INVALID_FORMAT,
-                path,
-                format!("must have {min} to {max} characters, has {n}"),
-            );
+            rule::text_length(path.to_string(), min, max, n)
         } else if v.chars().any(|c| c.is_control()) {
-            self.push(
-                code::INVALID_FORMAT,
-                path,
-                "must not contain control characters (tabs, line breaks)",
-            );
+            rule::text_control(path.to_string())
         } else if v.chars().any(|c| matches!(c, '\u{FFFE}' | '\u{FFFF}')) {
             // The only non-control scalar values outside XML 1.0's `Char`: a document carrying them is not XML.
-            self.push(
-                code::INVALID_FORMAT,
-                path,
-                "must not contain the noncharacters U+FFFE or U+FFFF (not allowed in XML)",
-            );
-        }
+            rule::text_noncharacter(path.to_string())
+        } else {
+            return;
+        };
+        self.push(f);
     }
 
     pub(super) fn opt_text(
@@ -78,42 +116,30 @@ impl V {
         frac: u32,
         positive: bool,
     ) {
-        if d.is_sign_negative() && !d.is_zero() {
-            self.push(
-                code::OUT_OF_RANGE,
-                path,
-                format!("must not be negative (got {d})"),
-            );
+        let f = if d.is_sign_negative() && !d.is_zero() {
+            rule::amount_negative(path.to_string(), d)
         } else if positive && d.is_zero() {
-            self.push(code::OUT_OF_RANGE, path, "must be greater than zero");
+            rule::amount_zero(path.to_string())
         } else if d.normalize().scale() > frac {
-            self.push(
-                code::OUT_OF_RANGE,
-                path,
-                format!("at most {frac} decimals allowed (got {d})"),
-            );
+            rule::amount_decimals(path.to_string(), frac, d)
         } else if d.trunc() >= Decimal::from(10u64.pow(int)) {
-            self.push(
-                code::OUT_OF_RANGE,
-                path,
-                format!("at most {int} integer digits allowed (got {d})"),
-            );
-        }
+            rule::amount_integer_digits(path.to_string(), int, d)
+        } else {
+            return;
+        };
+        self.push(f);
     }
 
+    /// A code of the table `what` (a catalog term naming it) that is not one of its values when `ok` is false.
     pub(super) fn code_in(
         &mut self,
         path: impl fmt::Display + Copy,
         value: u32,
         ok: bool,
-        what: &str,
+        what: &'static str,
     ) {
         if !ok {
-            self.push(
-                code::INVALID_VALUE,
-                path,
-                format!("{value} is not a valid {what}"),
-            );
+            self.push(rule::code_unknown(path.to_string(), value, what));
         }
     }
 
@@ -124,54 +150,49 @@ impl V {
         tipo: TipoDocumento,
     ) {
         if present {
-            self.push(
-                code::NOT_ALLOWED,
-                path,
-                format!("not allowed in a {}", tipo.descripcion()),
-            );
+            self.push(rule::request_not_allowed(path.to_string(), tipo_term(tipo)));
         }
     }
 
+    /// Department, optional district and city: each in SIFEN's table, and belonging together (SIFEN rejects
+    /// inconsistent ones with code 1255).
     pub(super) fn location(&mut self, path: &str, dep: u8, dist: Option<u16>, ciudad: u32) {
         if codes::departamento(dep).is_none() {
-            self.push(
-                code::INVALID_VALUE,
-                format!("{path}.departamento"),
-                format!("{dep} is not a department code (1–20)"),
-            );
+            let p = format!("{path}.departamento");
+            self.push(rule::code_unknown(p, dep, "geo_departamento"));
             return;
         }
-        if let Some(d) = dist {
-            if geo::distrito(d).is_none() {
-                self.push(
-                    code::INVALID_VALUE,
-                    format!("{path}.distrito"),
-                    format!("{d} is not a district code"),
-                );
+        let distrito = match dist.map(|d| (d, geo::distrito(d))) {
+            Some((d, None)) => {
+                let p = format!("{path}.distrito");
+                self.push(rule::code_unknown(p, d, "geo_distrito"));
                 return;
             }
-        }
-        if geo::ciudad(ciudad).is_none() {
-            self.push(
-                code::INVALID_VALUE,
-                format!("{path}.ciudad"),
-                format!("{ciudad} is not a city code"),
-            );
+            Some((_, Some(d))) => Some(d),
+            None => None,
+        };
+        let Some(c) = geo::ciudad(ciudad) else {
+            let p = format!("{path}.ciudad");
+            self.push(rule::code_unknown(p, ciudad, "geo_ciudad"));
             return;
-        }
-        if let Err(msg) = geo::check_location(dep, dist, ciudad) {
-            self.push(code::INCONSISTENT, format!("{path}.ciudad"), msg);
+        };
+        // In the order of geo::check_location.
+        let p = || format!("{path}.ciudad");
+        if c.departamento != dep {
+            self.push(rule::geo_ciudad_departamento(p()));
+        } else if let Some(d) = distrito {
+            if d.departamento != dep {
+                self.push(rule::geo_distrito_departamento(p()));
+            } else if Some(c.distrito) != dist {
+                self.push(rule::geo_ciudad_distrito(p()));
+            }
         }
     }
 
     pub(super) fn direccion(&mut self, path: &str, d: &Direccion) {
         self.text(&format!("{path}.direccion"), &d.direccion, 1, 255);
         if d.numero_casa > 999_999 {
-            self.push(
-                code::OUT_OF_RANGE,
-                format!("{path}.numero_casa"),
-                "at most 6 digits",
-            );
+            self.push(rule::amount_digits(format!("{path}.numero_casa"), 6));
         }
         self.location(path, d.departamento, d.distrito, d.ciudad);
         self.opt_text(&format!("{path}.telefono"), &d.telefono, 6, 15);
@@ -179,8 +200,8 @@ impl V {
 
     pub(super) fn date(&mut self, path: &str, v: &Option<String>) {
         if let Some(s) = v {
-            if let Err(e) = parse_date(s) {
-                self.push(code::INVALID_FORMAT, path, e);
+            if parse_date(s).is_err() {
+                self.push(date_finding(path, s));
             }
         }
     }
@@ -188,12 +209,11 @@ impl V {
     pub(super) fn digits(&mut self, path: &str, v: &str, min: usize, max: usize) {
         let n = v.len();
         if !v.bytes().all(|b| b.is_ascii_digit()) || n < min || n > max {
-            let what = if min == max {
-                format!("exactly {min}")
+            self.push(if min == max {
+                rule::text_digits_exact(path, min)
             } else {
-                format!("{min} to {max}")
-            };
-            self.push(code::INVALID_FORMAT, path, format!("must be {what} digits"));
+                rule::text_digits(path, min, max)
+            });
         }
     }
 
@@ -212,11 +232,106 @@ impl V {
             && v.len() <= 20
             && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
         if !ok {
-            self.push(
-                code::INVALID_FORMAT,
-                path,
-                "must be 1 to 20 letters, digits or '-'",
-            );
+            self.push(rule::text_id_number(path));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::fmt::parse_datetime;
+
+    /// Every catalog term validation passes as a parameter exists in both languages: the document types, and the
+    /// last literal of each call that takes a term (`code_in`, `code_unknown`, `request_required_for`,
+    /// `request_too_many`) in the sources of validation, so a misspelt term cannot render as its raw id.
+    #[test]
+    fn every_term_validation_passes_is_in_both_catalogs() {
+        use crate::msg::{term, Lang};
+        let tipos = [1, 4, 5, 6, 7].map(|c| TipoDocumento::from_code(c).unwrap());
+        let mut terms: Vec<String> = tipos.iter().map(|t| tipo_term(*t).to_string()).collect();
+        let sources = [
+            include_str!("run.rs"),
+            include_str!("v.rs"),
+            include_str!("receptor.rs"),
+            include_str!("items.rs"),
+            include_str!("pagos.rs"),
+            include_str!("asociados.rs"),
+            include_str!("transporte.rs"),
+        ];
+        let calls = [
+            "code_in(",
+            "code_unknown(",
+            "required_for(",
+            "request_too_many(",
+        ];
+        for src in sources {
+            // Not this test's own text.
+            let src = src.split("#[cfg(test)]").next().unwrap_or_default();
+            for call in calls {
+                for (at, _) in src.match_indices(call) {
+                    // The call's arguments, up to its closing parenthesis.
+                    let args = &src[at + call.len()..];
+                    let mut depth = 1;
+                    let end = args
+                        .char_indices()
+                        .find(|&(_, c)| {
+                            depth += match c {
+                                '(' => 1,
+                                ')' => -1,
+                                _ => 0,
+                            };
+                            depth == 0
+                        })
+                        .map_or(args.len(), |(i, _)| i);
+                    let args = &args[..end];
+                    let Some(close) = args.rfind('"') else {
+                        continue;
+                    };
+                    let Some(open) = args[..close].rfind('"') else {
+                        continue;
+                    };
+                    terms.push(args[open + 1..close].to_string());
+                }
+            }
+        }
+        assert!(terms.len() > 40, "{terms:?}");
+        for t in &terms {
+            for lang in Lang::ALL {
+                assert!(term(lang, t).is_some(), "no {} term -{t}", lang.tag());
+            }
+        }
+    }
+
+    /// The date rules say what `fmt::parse_date` and `parse_datetime` say, for each way a value can be wrong.
+    #[test]
+    fn date_findings_match_the_parsers() {
+        for s in [
+            "10/03/2025",
+            "2025-3-10",
+            "",
+            "2025-0x-10",
+            "2025-é-01",
+            "2025-02-30",
+            "2025-13-01",
+            &"9".repeat(60),
+        ] {
+            let f = date_finding("d", s);
+            assert_eq!(Err(f.message.clone()), parse_date(s).map(|_| ()), "{s}");
+            assert_eq!(f.code, crate::code::INVALID_FORMAT);
+        }
+        for s in [
+            "2025-03-10 10:11:00",
+            "2025-03-10T10:11",
+            "2025-02-30T10:11:00",
+            "2025-0x-10T10:11:00",
+            "2025-03-10T1x:11:00",
+            "2025-03-10T25:00:00",
+            "2025-03-10T10:60:00",
+        ] {
+            let f = datetime_finding("d", s);
+            assert_eq!(Err(f.message.clone()), parse_datetime(s).map(|_| ()), "{s}");
         }
     }
 }

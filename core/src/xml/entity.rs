@@ -16,23 +16,33 @@
 //! (`MALFORMED_XML` for documents and signatures, `SIFEN_UNEXPECTED_RESPONSE` for SIFEN answers).
 //! `core/tests/entities.rs` feeds the same references to the four readers and to xmllint and expects one verdict.
 
+use crate::{rule, Finding};
 use std::borrow::Cow;
 use std::fmt;
 
-/// Why a reference (or a text holding references) cannot be read.
+/// Why a reference (or a text holding references) cannot be read: a finding of an `xml.*` rule ([`crate::rule`]),
+/// code `MALFORMED_XML`; a reader that reports it with another code says why with this rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EntityError(String);
+pub struct EntityError(Finding);
 
 impl EntityError {
-    /// A message for people, quoting the reference.
+    /// A message for people, quoting the reference (in the language findings are built in).
     pub fn message(&self) -> &str {
-        &self.0
+        &self.0.message
+    }
+
+    /// The finding of the error's rule, located at the JSON `path`.
+    pub fn to_finding(&self, path: impl Into<String>) -> Finding {
+        let mut f = self.0.clone();
+        f.path = path.into();
+        f
     }
 }
 
+/// The English message of the error's rule (core/locales/en/xml.ftl).
 impl fmt::Display for EntityError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.0.message_in(crate::msg::Lang::En))
     }
 }
 
@@ -54,7 +64,7 @@ pub fn resolve(name: &str) -> Result<char, EntityError> {
         _ => {}
     }
     let Some(num) = name.strip_prefix('#') else {
-        return Err(EntityError(format!("undeclared entity '&{name};'")));
+        return Err(EntityError(rule::xml_entity_undeclared("", name)));
     };
     let (digits, radix) = match num.strip_prefix('x') {
         Some(hex) => (hex, 16),
@@ -64,20 +74,16 @@ pub fn resolve(name: &str) -> Result<char, EntityError> {
     for b in digits.bytes() {
         let d = char::from(b)
             .to_digit(radix)
-            .ok_or_else(|| EntityError(format!("bad character reference '&{name};'")))?;
+            .ok_or_else(|| EntityError(rule::xml_char_ref("", name)))?;
         // Saturates above the largest code point, so long runs of digits stay an error and never wrap.
         code = code.saturating_mul(radix).saturating_add(d).min(0x11_0000);
     }
     if digits.is_empty() {
-        return Err(EntityError(format!("bad character reference '&{name};'")));
+        return Err(EntityError(rule::xml_char_ref("", name)));
     }
     char::from_u32(code)
         .filter(|&c| is_xml_char(c))
-        .ok_or_else(|| {
-            EntityError(format!(
-                "character reference '&{name};' is not an XML character"
-            ))
-        })
+        .ok_or_else(|| EntityError(rule::xml_char_ref_range("", name)))
 }
 
 /// Character data with its references resolved (a borrow when it holds none). Line ends are left as they are:
@@ -93,7 +99,7 @@ pub fn unescape(raw: &str) -> Result<Cow<'_, str>, EntityError> {
         out.push_str(plain);
         let semi = tail
             .find(';')
-            .ok_or_else(|| EntityError("unterminated reference".into()))?;
+            .ok_or_else(|| EntityError(rule::xml_ref_unterminated("")))?;
         out.push(resolve(tail.get(1..semi).unwrap_or_default())?);
         rest = tail.get(semi + 1..).unwrap_or_default();
     }
@@ -115,7 +121,7 @@ pub fn attribute_value(raw: &str) -> Result<Cow<'_, str>, EntityError> {
     let mut rest = raw;
     while let Some(c) = rest.chars().next() {
         match c {
-            '<' => return Err(EntityError("'<' in an attribute value".into())),
+            '<' => return Err(EntityError(rule::xml_attr_lt(""))),
             '\r' => {
                 out.push(' ');
                 rest = rest
@@ -128,7 +134,7 @@ pub fn attribute_value(raw: &str) -> Result<Cow<'_, str>, EntityError> {
             '&' => {
                 let end = rest
                     .find(';')
-                    .ok_or_else(|| EntityError("unterminated reference in attribute".into()))?;
+                    .ok_or_else(|| EntityError(rule::xml_attr_ref_unterminated("")))?;
                 out.push(resolve(rest.get(1..end).unwrap_or(""))?);
                 rest = rest.get(end + 1..).unwrap_or("");
                 continue;

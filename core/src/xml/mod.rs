@@ -48,13 +48,13 @@ pub(crate) fn ns_reader(xml: &str) -> NsReader<&[u8]> {
     reader
 }
 
-/// A quick-xml error as a message for people (quick-xml's advice to raise its limit is not for them).
-pub(crate) fn xml_error_message(e: &quick_xml::Error) -> String {
+/// A quick-xml error at byte `at` as a finding (quick-xml's advice to raise its limit is not for people).
+pub(crate) fn xml_error(e: &quick_xml::Error, at: u64) -> crate::Finding {
     match e {
         quick_xml::Error::Namespace(quick_xml::name::NamespaceError::TooManyBindings(n)) => {
-            format!("more than {n} namespace declarations in scope")
+            crate::rule::xml_namespaces("", *n)
         }
-        e => e.to_string(),
+        e => crate::rule::xml_reader("", at, &e.to_string()),
     }
 }
 

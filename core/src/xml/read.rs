@@ -7,6 +7,7 @@ use super::{entity, ns_reader, DSIG_NAMESPACE, MAX_DEPTH, MAX_XML_BYTES, NAMESPA
 use crate::de::*;
 use crate::error::{code, Finding};
 use crate::fmt::{parse_date, parse_datetime};
+use crate::rule;
 use quick_xml::events::Event;
 use quick_xml::name::ResolveResult;
 use rust_decimal::Decimal;
@@ -36,14 +37,16 @@ const RULES: Rules<Ns> = Rules {
 type Tree<'a> = XmlTree<'a, Ns>;
 type Node<'a> = super::tree::Node<'a, Ns>;
 
-fn malformed(path: impl Into<String>, msg: impl Into<String>) -> Finding {
-    Finding::new(code::MALFORMED_XML, path, msg)
-}
-
 /// Every problem of the tree (syntax, references, bounds on depth and elements) is `MALFORMED_XML` for a DE.
 impl From<TreeError> for Finding {
     fn from(e: TreeError) -> Finding {
-        malformed(e.path, e.message)
+        let f = e.0;
+        if f.code == code::MALFORMED_XML {
+            f
+        } else {
+            let path = f.path.clone();
+            crate::rule::because(crate::rule::XML_MALFORMED, path, f)
+        }
     }
 }
 
@@ -66,12 +69,8 @@ impl<'t, 'a> P<'t, 'a> {
     }
 
     fn req(&self, i: usize, name: &str) -> Result<usize, Finding> {
-        self.opt(i, name).ok_or_else(|| {
-            malformed(
-                format!("{}/{name}", self.t.path(i)),
-                format!("required element {name} is missing"),
-            )
-        })
+        self.opt(i, name)
+            .ok_or_else(|| rule::xml_element_missing(format!("{}/{name}", self.t.path(i)), name))
     }
 
     /// Text of an optional leaf; an empty element counts as absent.
@@ -84,10 +83,7 @@ impl<'t, 'a> P<'t, 'a> {
         let c = self.req(i, name)?;
         match self.node(c) {
             Some(n) if !n.text.is_empty() => Ok(n.text.to_string()),
-            _ => Err(malformed(
-                self.t.path(c),
-                format!("required element {name} is empty"),
-            )),
+            _ => Err(rule::xml_element_empty(self.t.path(c), name)),
         }
     }
 
@@ -96,7 +92,7 @@ impl<'t, 'a> P<'t, 'a> {
         &self,
         i: usize,
         name: &str,
-        what: &str,
+        what: &'static str,
         f: impl FnOnce(&str) -> Option<T>,
     ) -> Result<Option<T>, Finding> {
         let Some(c) = self.opt(i, name) else {
@@ -108,7 +104,7 @@ impl<'t, 'a> P<'t, 'a> {
         }
         f(text).map(Some).ok_or_else(|| {
             let shown: String = text.chars().take(40).collect();
-            malformed(self.t.path(c), format!("'{shown}' is not {what}"))
+            rule::xml_value(self.t.path(c), &shown, what)
         })
     }
 
@@ -116,30 +112,30 @@ impl<'t, 'a> P<'t, 'a> {
         &self,
         i: usize,
         name: &str,
-        what: &str,
+        what: &'static str,
         f: impl FnOnce(&str) -> Option<T>,
     ) -> Result<T, Finding> {
         let c = self.req(i, name)?;
         self.parse_opt(i, name, what, f)?
-            .ok_or_else(|| malformed(self.t.path(c), format!("required element {name} is empty")))
+            .ok_or_else(|| rule::xml_element_empty(self.t.path(c), name))
     }
 
     fn on<T: FromStr>(&self, i: usize, name: &str) -> Result<Option<T>, Finding> {
-        self.parse_opt(i, name, "an integer in range", |s| s.parse().ok())
+        self.parse_opt(i, name, "xml-value-integer", |s| s.parse().ok())
     }
 
     fn n<T: FromStr>(&self, i: usize, name: &str) -> Result<T, Finding> {
-        self.parse_req(i, name, "an integer in range", |s| s.parse().ok())
+        self.parse_req(i, name, "xml-value-integer", |s| s.parse().ok())
     }
 
     fn od(&self, i: usize, name: &str) -> Result<Option<Decimal>, Finding> {
-        self.parse_opt(i, name, "a decimal number", |s| {
+        self.parse_opt(i, name, "xml-value-decimal", |s| {
             Decimal::from_str_exact(s).ok()
         })
     }
 
     fn d(&self, i: usize, name: &str) -> Result<Decimal, Finding> {
-        self.parse_req(i, name, "a decimal number", |s| {
+        self.parse_req(i, name, "xml-value-decimal", |s| {
             Decimal::from_str_exact(s).ok()
         })
     }
@@ -150,17 +146,15 @@ impl<'t, 'a> P<'t, 'a> {
     }
 
     fn odate(&self, i: usize, name: &str) -> Result<Option<Date>, Finding> {
-        self.parse_opt(i, name, "a date YYYY-MM-DD", |s| parse_date(s).ok())
+        self.parse_opt(i, name, "xml-value-date", |s| parse_date(s).ok())
     }
 
     fn date(&self, i: usize, name: &str) -> Result<Date, Finding> {
-        self.parse_req(i, name, "a date YYYY-MM-DD", |s| parse_date(s).ok())
+        self.parse_req(i, name, "xml-value-date", |s| parse_date(s).ok())
     }
 
     fn datetime(&self, i: usize, name: &str) -> Result<PrimitiveDateTime, Finding> {
-        self.parse_req(i, name, "a date-time YYYY-MM-DDThh:mm:ss", |s| {
-            parse_datetime(s).ok()
-        })
+        self.parse_req(i, name, "xml-value-datetime", |s| parse_datetime(s).ok())
     }
 
     fn coded(&self, i: usize, code_tag: &str, desc_tag: &str) -> Result<Coded, Finding> {
@@ -191,11 +185,7 @@ impl<'t, 'a> P<'t, 'a> {
 /// (`/rDE/DE/gTimb`), or `TOO_LARGE` beyond [`MAX_XML_BYTES`].
 pub fn parse(xml: &str) -> Result<DocumentoElectronico, Finding> {
     if xml.len() > MAX_XML_BYTES {
-        return Err(Finding::new(
-            code::TOO_LARGE,
-            "",
-            format!("XML is {} bytes; the limit is {MAX_XML_BYTES}", xml.len()),
-        ));
+        return Err(rule::xml_too_large("", MAX_XML_BYTES, xml.len()));
     }
     let xml = xml.strip_prefix('\u{feff}').unwrap_or(xml);
     let tree = Tree::build(xml, &RULES)?;
@@ -204,12 +194,7 @@ pub fn parse(xml: &str) -> Result<DocumentoElectronico, Finding> {
 
 /// Parses an `rDE` from raw bytes (files, C callers); invalid UTF-8 is a `MALFORMED_XML` finding.
 pub fn parse_bytes(bytes: &[u8]) -> Result<DocumentoElectronico, Finding> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        malformed(
-            "",
-            format!("XML is not valid UTF-8 (byte {})", e.valid_up_to()),
-        )
-    })?;
+    let text = std::str::from_utf8(bytes).map_err(|e| rule::xml_utf8("", e.valid_up_to()))?;
     parse(text)
 }
 
@@ -218,29 +203,18 @@ fn read_document(p: &P<'_, '_>) -> Result<DocumentoElectronico, Finding> {
     let ver = p.s(root, "dVerFor")?;
     if ver.trim() != "150" {
         let c = p.req(root, "dVerFor")?;
-        return Err(malformed(
-            p.t.path(c),
-            format!("unsupported dVerFor '{ver}': kuatia reads version 150"),
-        ));
+        return Err(rule::xml_version(p.t.path(c), &ver));
     }
     let de = p.req(root, "DE")?;
     let cdc = p
         .node(de)
         .and_then(|n| n.id.as_ref().map(|s| s.to_string()))
         .filter(|id| !id.is_empty())
-        .ok_or_else(|| {
-            malformed(
-                format!("{}/@Id", p.t.path(de)),
-                "DE has no Id attribute (the CDC)",
-            )
-        })?;
+        .ok_or_else(|| rule::xml_de_id(format!("{}/@Id", p.t.path(de))))?;
     let dv = p.s(de, "dDVId")?;
     if !cdc.ends_with(dv.trim()) || dv.trim().len() != 1 {
         let c = p.req(de, "dDVId")?;
-        return Err(malformed(
-            p.t.path(c),
-            format!("dDVId '{dv}' is not the last digit of the CDC {cdc}"),
-        ));
+        return Err(rule::xml_de_dv(p.t.path(c), &dv, &cdc));
     }
 
     let ope = p.req(de, "gOpeDE")?;
@@ -254,11 +228,10 @@ fn read_document(p: &P<'_, '_>) -> Result<DocumentoElectronico, Finding> {
     let tim = p.req(de, "gTimb")?;
     let tipo_code: u8 = p.n(tim, "iTiDE")?;
     let tipo_documento = TipoDocumento::from_code(tipo_code).ok_or_else(|| {
-        malformed(
-            p.opt(tim, "iTiDE")
-                .map_or_else(String::new, |c| p.t.path(c)),
-            format!("document type {tipo_code} is not one kuatia handles (1, 4, 5, 6, 7)"),
-        )
+        let path = p
+            .opt(tim, "iTiDE")
+            .map_or_else(String::new, |c| p.t.path(c));
+        rule::xml_tipo(path, tipo_code)
     })?;
     let timbrado = TimbradoDoc {
         tipo_documento,
@@ -288,10 +261,7 @@ fn read_document(p: &P<'_, '_>) -> Result<DocumentoElectronico, Finding> {
         .map(|i| read_item(p, i))
         .collect::<Result<Vec<_>, _>>()?;
     if items.is_empty() {
-        return Err(malformed(
-            format!("{}/gCamItem", p.t.path(tdt)),
-            "a DE needs at least one gCamItem",
-        ));
+        return Err(rule::xml_items(format!("{}/gCamItem", p.t.path(tdt))));
     }
     Ok(DocumentoElectronico {
         cdc,
@@ -362,9 +332,9 @@ fn read_emisor(p: &P<'_, '_>, e: usize) -> Result<EmisorDoc, Finding> {
         })
         .collect::<Result<Vec<_>, Finding>>()?;
     if actividades.is_empty() {
-        return Err(malformed(
+        return Err(rule::xml_element_missing(
             format!("{}/gActEco", p.t.path(e)),
-            "required element gActEco is missing",
+            "gActEco",
         ));
     }
     Ok(EmisorDoc {

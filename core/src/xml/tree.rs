@@ -9,7 +9,8 @@
 //! allocates little beyond the node vector.
 
 use super::entity;
-use super::{ns_reader, xml_error_message, MAX_DEPTH};
+use super::{ns_reader, xml_error, MAX_DEPTH};
+use crate::{rule, Finding};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::ResolveResult;
 use std::borrow::Cow;
@@ -52,12 +53,11 @@ pub(crate) struct Rules<K> {
 
 /// Why a tree could not be built: where (the path of open elements) and what, for people.
 #[derive(Debug)]
-pub(crate) struct TreeError {
-    /// XPath-like path of the open elements, `""` at the top.
-    pub(crate) path: String,
-    /// What is wrong.
-    pub(crate) message: String,
-}
+pub(crate) struct TreeError(
+    /// What is wrong: a finding of an `xml.*` rule whose path is the XPath-like path of the open elements (`""` at
+    /// the top).
+    pub(crate) Finding,
+);
 
 /// Elements of one document, root first.
 #[derive(Debug)]
@@ -167,19 +167,11 @@ impl<'a, K: Copy + PartialEq> Tree<'a, K> {
                     let ns = match r {
                         ResolveResult::Unbound => Ok((rules.classify)(None)),
                         ResolveResult::Bound(n) => Ok((rules.classify)(Some(n.as_ref()))),
-                        ResolveResult::Unknown(p) => {
-                            Err(format!("undeclared namespace prefix '{}'", p))
-                        }
+                        ResolveResult::Unknown(p) => Err(rule::xml_prefix_undeclared("", &p)),
                     };
                     (ns, ev)
                 }
-                Err(e) => {
-                    return Err(b.fail(format!(
-                        "not well-formed XML at byte {}: {}",
-                        reader.error_position(),
-                        xml_error_message(&e)
-                    )))
-                }
+                Err(e) => return Err(b.fail(xml_error(&e, reader.error_position()))),
             };
             let after = usize::try_from(reader.buffer_position()).unwrap_or(usize::MAX);
             match ev {
@@ -189,23 +181,17 @@ impl<'a, K: Copy + PartialEq> Tree<'a, K> {
                 Event::Text(t) => b.text(t.xml10_content())?,
                 Event::CData(t) => b.text(t.xml10_content())?,
                 Event::GeneralRef(r) => {
-                    let c = entity::resolve(&r).map_err(|e| b.fail(e.to_string()))?;
+                    let c = entity::resolve(&r).map_err(|e| b.fail(e.to_finding("")))?;
                     b.text(Cow::Owned(c.to_string()))?;
                 }
-                Event::DocType(_) => {
-                    return Err(TreeError {
-                        path: String::new(),
-                        message: "DOCTYPE is not allowed in an XML document kuatia reads (it could declare entities: XML bombs)"
-                            .into(),
-                    })
-                }
+                Event::DocType(_) => return Err(TreeError(rule::xml_doctype(""))),
                 Event::Decl(_) | Event::PI(_) | Event::Comment(_) => {}
                 Event::Eof => {
                     if !b.stack.is_empty() || b.skip > 0 {
-                        return Err(b.fail("unexpected end of document (truncated XML?)".into()));
+                        return Err(b.fail(rule::xml_unexpected_end("")));
                     }
                     if b.nodes.is_empty() {
-                        return Err(b.fail("no root element".into()));
+                        return Err(b.fail(rule::xml_no_root("")));
                     }
                     return Ok(Tree {
                         src: xml,
@@ -231,12 +217,13 @@ struct Builder<'a, 'r, K> {
 
 impl<'a, K: Copy + PartialEq> Builder<'a, '_, K> {
     /// An error at the open elements' path.
-    fn fail(&self, message: String) -> TreeError {
-        self.fail_at(self.here(), message)
+    fn fail(&self, finding: Finding) -> TreeError {
+        self.fail_at(self.here(), finding)
     }
 
-    fn fail_at(&self, path: String, message: String) -> TreeError {
-        TreeError { path, message }
+    fn fail_at(&self, path: String, mut finding: Finding) -> TreeError {
+        finding.path = path;
+        TreeError(finding)
     }
 
     fn here(&self) -> String {
@@ -251,27 +238,29 @@ impl<'a, K: Copy + PartialEq> Builder<'a, '_, K> {
     fn start(
         &mut self,
         e: &BytesStart<'_>,
-        ns: Result<K, String>,
+        ns: Result<K, Finding>,
         empty: bool,
         after: usize,
     ) -> Result<(), TreeError> {
         if self.stack.len() + self.skip >= MAX_DEPTH {
-            return Err(self.fail(format!("elements nested deeper than {MAX_DEPTH}")));
+            return Err(self.fail(rule::xml_depth("", MAX_DEPTH)));
         }
         if self.nodes.len() >= MAX_NODES {
-            return Err(self.fail(format!("more than {MAX_NODES} elements")));
+            return Err(self.fail(rule::xml_elements("", MAX_NODES)));
         }
         let ns = ns.map_err(|m| self.fail(m))?;
         // Every attribute is checked (syntax, duplicates, references), kept element or not.
         let mut id = None;
         for a in e.attributes() {
-            let a = a.map_err(|err| self.fail(format!("bad attribute: {err}")))?;
+            let a = a.map_err(|err| self.fail(rule::xml_attr("", &err.to_string())))?;
             let raw = cow_of(self.xml, &a.value);
             let value = match raw {
                 Cow::Borrowed(s) => entity::attribute_value(s),
                 Cow::Owned(s) => entity::attribute_value(&s).map(|v| Cow::Owned(v.into_owned())),
             }
-            .map_err(|err| self.fail(format!("bad attribute value: {err}")))?;
+            .map_err(|err| {
+                self.fail(rule::because(rule::XML_ATTR_VALUE, "", err.to_finding("")))
+            })?;
             if a.key.as_ref() == "Id" {
                 id = Some(value);
             }
@@ -283,21 +272,15 @@ impl<'a, K: Copy + PartialEq> Builder<'a, '_, K> {
         let local = e.local_name();
         let name = cow_of(self.xml, local.as_ref());
         if name.is_empty() {
-            return Err(self.fail("element name is not UTF-8".into()));
+            return Err(self.fail(rule::xml_name_utf8("")));
         }
         if self.stack.is_empty() {
             if self.root_done {
-                return Err(self.fail_at(String::new(), "more than one root element".into()));
+                return Err(self.fail_at(String::new(), rule::xml_root_twice("")));
             }
             if let Some((want_ns, want)) = self.rules.root {
                 if name != want || ns != want_ns {
-                    return Err(self.fail_at(
-                        format!("/{name}"),
-                        format!(
-                            "the root element must be {want} in namespace {}, found {name}",
-                            super::NAMESPACE
-                        ),
-                    ));
+                    return Err(self.fail_at(format!("/{name}"), rule::xml_root("", want, &name)));
                 }
             }
         }
@@ -357,7 +340,7 @@ impl<'a, K: Copy + PartialEq> Builder<'a, '_, K> {
             Some(n) if n.text.is_empty() => n.text = s,
             Some(n) => n.text.to_mut().push_str(&s),
             None if s.trim().is_empty() => {}
-            None => return Err(self.fail_at(String::new(), "text outside the root element".into())),
+            None => return Err(self.fail_at(String::new(), rule::xml_text_outside(""))),
         }
         Ok(())
     }

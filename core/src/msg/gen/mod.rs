@@ -2,46 +2,53 @@
 //! `cargo run --manifest-path tools/codegen/Cargo.toml -p kuatia-catalog`.
 
 #[rustfmt::skip]
+mod amount;
+#[rustfmt::skip]
 mod api;
 #[rustfmt::skip]
 mod calc;
 #[rustfmt::skip]
-mod date;
+mod code;
 #[rustfmt::skip]
-mod geo;
+mod event;
 #[rustfmt::skip]
 mod ids;
 #[rustfmt::skip]
+mod items;
+#[rustfmt::skip]
 mod json;
+#[rustfmt::skip]
+mod kude;
 #[rustfmt::skip]
 mod numbering;
 #[rustfmt::skip]
+mod pagos;
+#[rustfmt::skip]
 mod qr;
+#[rustfmt::skip]
+mod receptor;
+#[rustfmt::skip]
+mod request;
+#[rustfmt::skip]
+mod sifen;
+#[rustfmt::skip]
+mod sign;
+#[rustfmt::skip]
+mod text;
+#[rustfmt::skip]
+mod totals;
+#[rustfmt::skip]
+mod transporte;
+#[rustfmt::skip]
+mod xml;
 
 use super::{Catalog, Lang};
 
 /// The compiled catalogs of `lang`, one per group.
+#[rustfmt::skip]
 pub fn catalogs(lang: Lang) -> &'static [Catalog] {
     match lang {
-        Lang::EsPy => &[
-            api::ES_PY,
-            calc::ES_PY,
-            date::ES_PY,
-            geo::ES_PY,
-            ids::ES_PY,
-            json::ES_PY,
-            numbering::ES_PY,
-            qr::ES_PY,
-        ],
-        Lang::En => &[
-            api::EN,
-            calc::EN,
-            date::EN,
-            geo::EN,
-            ids::EN,
-            json::EN,
-            numbering::EN,
-            qr::EN,
-        ],
+        Lang::EsPy => &[amount::ES_PY, api::ES_PY, calc::ES_PY, code::ES_PY, event::ES_PY, ids::ES_PY, items::ES_PY, json::ES_PY, kude::ES_PY, numbering::ES_PY, pagos::ES_PY, qr::ES_PY, receptor::ES_PY, request::ES_PY, sifen::ES_PY, sign::ES_PY, text::ES_PY, totals::ES_PY, transporte::ES_PY, xml::ES_PY],
+        Lang::En => &[amount::EN, api::EN, calc::EN, code::EN, event::EN, ids::EN, items::EN, json::EN, kude::EN, numbering::EN, pagos::EN, qr::EN, receptor::EN, request::EN, sifen::EN, sign::EN, text::EN, totals::EN, transporte::EN, xml::EN],
     }
 }

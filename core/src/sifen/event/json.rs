@@ -33,8 +33,8 @@ use crate::cdc::Cdc;
 use crate::error::join_path as join;
 use crate::error::{code, Finding, Findings};
 use crate::ruc::Ruc;
-use crate::shape::{self, kind};
-use crate::sifen::code as sifen_code;
+use crate::rule;
+use crate::shape;
 use crate::sifen::MAX_EVENTS;
 use rust_decimal::Decimal;
 use serde::de::DeserializeOwned;
@@ -78,12 +78,7 @@ pub const MAX_EVENT_JSON_BYTES: usize = 1_000_000;
 pub fn input_from_json(text: &str) -> Result<EventoInput, Findings> {
     let value = parse_value(text)?;
     if value.is_array() {
-        return Err(Finding::new(
-            code::INVALID_TYPE,
-            "",
-            "expected one event (a JSON object with \"tipo\"), found an array",
-        )
-        .into());
+        return Err(rule::event_not_one("").into());
     }
     read_event(value, "", None).map_err(Findings)
 }
@@ -122,12 +117,7 @@ pub fn inputs_from_json(
 /// its `rEve` with that `Id`, of that kind and about that CDC, so nothing but a signed event reaches the envelope.
 pub fn signed_events_from_json(text: &str) -> Result<Vec<SignedEvent>, Findings> {
     let Value::Array(items) = parse_value(text)? else {
-        return Err(Finding::new(
-            code::INVALID_TYPE,
-            "",
-            "expected a JSON array of signed events ({\"id\",\"kind\",\"cdc\",\"xml\"})",
-        )
-        .into());
+        return Err(rule::event_not_signed_array("").into());
     };
     count_ok(items.len())?;
     let mut out = Vec::with_capacity(items.len());
@@ -155,13 +145,10 @@ pub fn signed_events_from_json(text: &str) -> Result<Vec<SignedEvent>, Findings>
 
 fn parse_value(text: &str) -> Result<Value, Finding> {
     if text.len() > MAX_EVENT_JSON_BYTES {
-        return Err(Finding::new(
-            code::TOO_LARGE,
+        return Err(rule::event_json_too_large(
             "",
-            format!(
-                "the event JSON is {} bytes; the limit is {MAX_EVENT_JSON_BYTES}",
-                text.len()
-            ),
+            text.len(),
+            MAX_EVENT_JSON_BYTES,
         ));
     }
     // serde_json's own recursion limit (128) bounds nesting.
@@ -172,11 +159,7 @@ fn count_ok(n: usize) -> Result<(), Finding> {
     if (1..=MAX_EVENTS).contains(&n) {
         Ok(())
     } else {
-        Err(Finding::new(
-            sifen_code::EVENT_COUNT,
-            "",
-            format!("an event request carries 1 to {MAX_EVENTS} events, got {n}"),
-        ))
+        Err(rule::event_count("", MAX_EVENTS, n))
     }
 }
 
@@ -214,9 +197,10 @@ impl Check<'_> {
         }
     }
 
-    fn push(&mut self, code: &str, field: &str, msg: impl Into<String>) {
+    /// Pushes the finding of a rule's builder, given the field's full path.
+    fn push(&mut self, field: &str, build: impl FnOnce(String) -> Finding) {
         let path = join(self.base, field);
-        self.findings.push(Finding::new(code, path, msg));
+        self.findings.push(build(path));
     }
 
     /// A discriminator: `None` (with a finding) when it is missing or not one of `allowed`.
@@ -228,24 +212,13 @@ impl Check<'_> {
     ) -> Option<&'static str> {
         let name = field.rsplit('.').next().unwrap_or(field);
         let Some(given) = given else {
-            self.push(
-                code::REQUIRED,
-                field,
-                format!("missing \"{name}\": one of {}", allowed.join(", ")),
-            );
+            self.push(field, |p| rule::event_tag_missing(p, name, allowed));
             return None;
         };
         let found = allowed.iter().copied().find(|k| *k == given);
         if found.is_none() {
-            self.push(
-                code::INVALID_VALUE,
-                field,
-                format!(
-                    "unknown {name} {:?}: expected one of {}",
-                    given.chars().take(40).collect::<String>(),
-                    allowed.join(", ")
-                ),
-            );
+            let given: String = given.chars().take(40).collect();
+            self.push(field, |p| rule::event_tag_unknown(p, name, &given, allowed));
         }
         found
     }
@@ -264,7 +237,7 @@ impl Check<'_> {
 
     fn datetime(&mut self, field: &str, s: &str) -> Option<PrimitiveDateTime> {
         crate::fmt::parse_datetime(s)
-            .map_err(|m| self.push(code::INVALID_FORMAT, field, m))
+            .map_err(|m| self.push(field, |p| Finding::new(code::INVALID_FORMAT, p, m)))
             .ok()
     }
 
@@ -281,7 +254,7 @@ impl Check<'_> {
 
     fn decimal(&mut self, field: &str, v: &Value) -> Option<Decimal> {
         crate::invoice::decimal_from_json(v)
-            .map_err(|m| self.push(code::INVALID_TYPE, field, m))
+            .map_err(|m| self.push(field, |p| Finding::new(code::INVALID_TYPE, p, m)))
             .ok()
     }
 
@@ -295,23 +268,19 @@ impl Check<'_> {
                 s.parse().ok()
             }
             Value::String(_) => {
-                self.push(code::INVALID_FORMAT, field, "expected digits");
+                self.push(field, rule::event_digits);
                 return None;
             }
             other => {
-                let k = kind(other);
-                self.push(
-                    code::INVALID_TYPE,
-                    field,
-                    format!("expected a whole number or a string of digits, found {k}"),
-                );
+                let k = found(other);
+                self.push(field, |p| rule::event_number_type(p, k));
                 return None;
             }
         };
         match n {
             Some(n) if n <= max => Some(n),
             _ => {
-                self.push(code::OUT_OF_RANGE, field, format!("must be 0..={max}"));
+                self.push(field, |p| rule::event_number_max(p, max));
                 None
             }
         }
@@ -323,12 +292,8 @@ impl Check<'_> {
             Value::String(s) => Some(s.clone()),
             Value::Number(n) if n.as_u64().is_some() => Some(n.to_string()),
             other => {
-                let k = kind(other);
-                self.push(
-                    code::INVALID_TYPE,
-                    field,
-                    format!("expected a string, found {k}"),
-                );
+                let k = found(other);
+                self.push(field, |p| rule::event_string_type(p, k));
                 None
             }
         }
@@ -355,7 +320,7 @@ impl Check<'_> {
                         "receptor",
                         t.is_some(),
                         n.is_some(),
-                        "give the receiver's ruc, or tipo_documento and numero",
+                        rule::event_receptor_document,
                     );
                     None
                 }
@@ -370,9 +335,8 @@ impl Check<'_> {
                 let ruc = self.ruc("identidad.ruc", ruc);
                 let Some(tipo_contribuyente) = i.tipo_contribuyente else {
                     self.push(
-                        code::REQUIRED,
                         "identidad.tipo_contribuyente",
-                        "a taxpayer needs tipo_contribuyente (1 persona física, 2 persona jurídica)",
+                        rule::event_tipo_contribuyente,
                     );
                     return None;
                 };
@@ -384,9 +348,8 @@ impl Check<'_> {
             None => {
                 if i.tipo_contribuyente.is_some() {
                     self.push(
-                        code::NOT_ALLOWED,
                         "identidad.tipo_contribuyente",
-                        "only a receiver with RUC has tipo_contribuyente",
+                        rule::event_tipo_contribuyente_not_allowed,
                     );
                 }
                 match (i.tipo_documento, &i.numero) {
@@ -401,7 +364,7 @@ impl Check<'_> {
                             "identidad",
                             t.is_some(),
                             n.is_some(),
-                            "give the receiver's ruc and tipo_contribuyente, or tipo_documento and numero",
+                            rule::event_identidad_document,
                         );
                         None
                     }
@@ -414,22 +377,36 @@ impl Check<'_> {
     fn no_document(&mut self, at: &str, tipo: bool, numero: bool) {
         for (f, given) in [("tipo_documento", tipo), ("numero", numero)] {
             if given {
-                self.push(
-                    code::NOT_ALLOWED,
-                    &join(at, f),
-                    "a receiver with RUC has no identity document",
-                );
+                self.push(&join(at, f), rule::event_document_not_allowed);
             }
         }
     }
 
     /// A receiver without RUC: each missing part of its identity document is required.
-    fn document_required(&mut self, at: &str, tipo: bool, numero: bool, msg: &str) {
+    fn document_required(
+        &mut self,
+        at: &str,
+        tipo: bool,
+        numero: bool,
+        rule: fn(String) -> Finding,
+    ) {
         for (f, given) in [("tipo_documento", tipo), ("numero", numero)] {
             if !given {
-                self.push(code::REQUIRED, &join(at, f), msg);
+                self.push(&join(at, f), rule);
             }
         }
+    }
+}
+
+/// What a JSON value is, as a catalog term `event-found-*` (rules `event.not_object`, `event.number_type`, …).
+fn found(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "event-found-null",
+        Value::Bool(_) => "event-found-bool",
+        Value::Number(_) => "event-found-number",
+        Value::String(_) => "event-found-text",
+        Value::Array(_) => "event-found-list",
+        Value::Object(_) => "event-found-object",
     }
 }
 
@@ -448,12 +425,7 @@ fn read_event(
     fecha_firma_default: Option<PrimitiveDateTime>,
 ) -> Result<EventoInput, Vec<Finding>> {
     let Value::Object(mut obj) = value else {
-        let k = kind(&value);
-        return Err(vec![Finding::new(
-            code::INVALID_TYPE,
-            base,
-            format!("an event is a JSON object with \"tipo\", found {k}"),
-        )]);
+        return Err(vec![rule::event_not_object(base, found(&value))]);
     };
     let mut c = Check {
         base,
@@ -466,19 +438,11 @@ fn read_event(
         tipo = c.tag("tipo", h.tipo.as_deref(), &KINDS);
         let id = h.id.as_ref().map(|id| id.0);
         if id.is_none() {
-            c.push(
-                code::REQUIRED,
-                "id",
-                "missing the event id (1..=9999999999)",
-            );
+            c.push("id", rule::event_id_missing);
         }
         fecha_firma = match &h.fecha_firma {
             None if fecha_firma_default.is_none() => {
-                c.push(
-                    code::REQUIRED,
-                    "fecha_firma",
-                    "missing the signing time, Paraguay local YYYY-MM-DDThh:mm:ss",
-                );
+                c.push("fecha_firma", rule::event_fecha_firma_missing);
                 None
             }
             None => fecha_firma_default,
@@ -646,66 +610,32 @@ impl SignedJson {
             .iter()
             .copied()
             .find(|k| *k == self.kind)
-            .ok_or_else(|| {
-                Finding::new(
-                    code::INVALID_VALUE,
-                    p("kind"),
-                    format!(
-                        "unknown event kind: expected one of {}",
-                        ELEMENTS.join(", ")
-                    ),
-                )
-            })?;
+            .ok_or_else(|| rule::event_kind_unknown(p("kind"), &ELEMENTS))?;
         match (&self.cdc, kind) {
-            (Some(_), "rGeVeInu") => {
-                return Err(Finding::new(
-                    code::NOT_ALLOWED,
-                    p("cdc"),
-                    "an inutilización concerns no CDC",
-                ))
-            }
-            (None, k) if k != "rGeVeInu" => {
-                return Err(Finding::new(
-                    code::REQUIRED,
-                    p("cdc"),
-                    format!("a {k} event concerns a CDC"),
-                ))
-            }
+            (Some(_), "rGeVeInu") => return Err(rule::event_cdc_not_allowed(p("cdc"))),
+            (None, k) if k != "rGeVeInu" => return Err(rule::event_cdc_required(p("cdc"), k)),
             (Some(c), _) => {
                 Cdc::parse(c).map_err(|e| e.to_finding(p("cdc")))?;
             }
             _ => {}
         }
-        let not_signed = |why: &str| {
-            Finding::new(
-                sifen_code::EVENT_INVALID,
-                p("xml"),
-                format!("not an event as kuatia signs it: {why}"),
-            )
-        };
         let x = &self.xml;
         let head = format!("<rGesEve><rEve Id=\"{}\">", self.id);
         if !x.starts_with(&head) || !x.ends_with("</Signature></rGesEve>") {
-            return Err(not_signed(&format!(
-                "it must be one rGesEve starting with {head} and ending with its Signature"
-            )));
+            return Err(rule::event_signed_shape(p("xml"), &head));
         }
         if x.matches("<rGesEve").count() != 1
             || x.matches("</rGesEve>").count() != 1
             || x.matches("<Signature ").count() != 1
         {
-            return Err(not_signed(
-                "it must hold exactly one rGesEve and one Signature",
-            ));
+            return Err(rule::event_signed_count(p("xml")));
         }
         let payload = match &self.cdc {
             Some(c) => format!("<gGroupTiEvt><{kind}><Id>{c}</Id>"),
             None => format!("<gGroupTiEvt><{kind}>"),
         };
         if !x.contains(&payload) {
-            return Err(not_signed(&format!(
-                "its payload does not start with {payload} (kind and cdc must match the XML)"
-            )));
+            return Err(rule::event_signed_payload(p("xml"), &payload));
         }
         let event = SignedEvent {
             id: self.id,
@@ -716,11 +646,14 @@ impl SignedJson {
         let group = super::group_xml(std::slice::from_ref(&event))?;
         let report = crate::sign::verify(&group, None);
         if !report.valid || report.reference_id.as_deref() != Some(&*event.id.to_string()) {
-            let why = report
-                .error
-                .map(|e| e.message)
-                .unwrap_or_else(|| "the signature references another element".into());
-            return Err(not_signed(&format!("its signature does not verify: {why}")));
+            return Err(match report.error {
+                Some(cause) => {
+                    let mut params = cause.params;
+                    params.insert("cause", rule::Param::One(cause.rule.into_owned()));
+                    rule::finding(rule::EVENT_SIGNATURE, p("xml"), params)
+                }
+                None => rule::event_signed_reference(p("xml")),
+            });
         }
         Ok(event)
     }

@@ -6,8 +6,9 @@ use super::{
 };
 use crate::error::{Finding, Findings};
 use crate::ruc::Ruc;
-use crate::sifen::{code, MAX_EVENTS, NAMESPACE};
-use crate::sign::{certificate_info, check_certificate, sign_element, Signer};
+use crate::rule;
+use crate::sifen::{MAX_EVENTS, NAMESPACE};
+use crate::sign::{certificate_info, check_certificate, sign_element, SignError, Signer};
 use std::collections::HashSet;
 
 /// Checks the signer: emitter events must be signed with a certificate of the CDC's emitter and receiver events
@@ -21,14 +22,10 @@ fn check_firmante(input: &EventoInput, firmante_ruc: &Ruc, signer: &dyn Signer) 
             if let Some(cdc) = ev.cdc() {
                 let emisor = cdc.fields().ruc;
                 if emisor != *firmante_ruc {
-                    out.push(Finding::new(
-                        code::EVENT_SIGNER,
-                        "firmante",
-                        format!(
-                            "{} is an emitter event: it must be signed by the emitter {emisor}, not {firmante_ruc} (SIFEN 4006)",
-                            ev.element()
-                        ),
-                    ));
+                    let (emisor, firmante) = (emisor.to_string(), firmante_ruc.to_string());
+                    let f =
+                        rule::event_signer_emitter("firmante", ev.element(), &emisor, &firmante);
+                    out.push(f);
                 }
             }
         }
@@ -42,46 +39,42 @@ fn check_firmante(input: &EventoInput, firmante_ruc: &Ruc, signer: &dyn Signer) 
                 _ => None,
             };
             if let Some(r) = rec.filter(|r| *r != firmante_ruc) {
-                out.push(Finding::new(
-                    code::EVENT_SIGNER,
-                    "receptor.ruc",
-                    format!("the event names receiver {r} but is signed for {firmante_ruc}"),
-                ));
+                let (r, firmante) = (r.to_string(), firmante_ruc.to_string());
+                out.push(rule::event_signer_receiver("receptor.ruc", &r, &firmante));
             }
             // An AFE's receiver is its emitter (SIFEN.md §3.4, 1317), so only other types are checked.
             if ev
                 .cdc()
                 .is_some_and(|c| c.fields().ruc == *firmante_ruc && c.fields().tipo_documento != 4)
             {
-                out.push(Finding::new(
-                    code::EVENT_SIGNER,
+                let firmante = firmante_ruc.to_string();
+                out.push(rule::event_signer_is_emitter(
                     "firmante",
-                    format!(
-                        "{} is a receiver event: the emitter {firmante_ruc} cannot sign it (SIFEN 0143)",
-                        ev.element()
-                    ),
+                    ev.element(),
+                    &firmante,
                 ));
             }
         }
     }
     let role = match ev.firmante() {
-        Firmante::Emisor => "emitter",
-        Firmante::Receptor => "receiver",
+        Firmante::Emisor => "event-role-emitter",
+        Firmante::Receptor => "event-role-receiver",
     };
     match certificate_info(signer.certificate_der()) {
-        Err(e) => out.push(Finding::new(e.code(), "certificate", e.to_string())),
+        Err(e) => out.push(e.to_finding("certificate")),
         Ok(info) => {
             if let Err(e) = check_certificate(&info, &firmante_ruc.to_string(), input.fecha_firma) {
-                let c = match e.code() {
-                    crate::sign::code::CERTIFICATE_RUC_MISMATCH
-                    | crate::sign::code::CERTIFICATE_RUC_MISSING => code::EVENT_SIGNER,
-                    other => other,
-                };
-                out.push(Finding::new(
-                    c,
-                    "certificate",
-                    format!("the {role}'s certificate is required: {e}"),
-                ));
+                // A certificate of someone else is the signer's problem; a date problem keeps its own code.
+                out.push(match e {
+                    SignError::CertificateRucMismatch { .. } | SignError::CertificateRucMissing => {
+                        let inner = e.to_finding("");
+                        let mut params = inner.params;
+                        params.insert("role", rule::Param::One(role.into()));
+                        params.insert("reason", rule::Param::One(inner.rule.into_owned()));
+                        rule::finding(rule::EVENT_SIGNER_CERTIFICATE, "certificate", params)
+                    }
+                    e => e.to_finding("certificate"),
+                });
             }
         }
     }
@@ -102,7 +95,7 @@ pub fn sign_event(
     }
     let unsigned = unsigned_xml(input);
     let signed = sign_element(&unsigned, &input.id.to_string(), signer)
-        .map_err(|e| Findings::from(Finding::new(e.code(), "", e.to_string())))?;
+        .map_err(|e| Findings::from(e.to_finding("")))?;
     // The namespace is inherited from gGroupGesEve once embedded; exclusive C14N of rEve is unchanged by that.
     let head = format!("<rGesEve xmlns=\"{NAMESPACE}\">");
     let xml = match signed.xml.strip_prefix(&head) {
@@ -121,24 +114,12 @@ pub fn sign_event(
 /// `siRecepEvento_v150.xsd`).
 pub fn group_xml(events: &[SignedEvent]) -> Result<String, Finding> {
     if events.is_empty() || events.len() > MAX_EVENTS {
-        return Err(Finding::new(
-            code::EVENT_COUNT,
-            "",
-            format!(
-                "an event request carries 1 to {} events, got {}",
-                MAX_EVENTS,
-                events.len()
-            ),
-        ));
+        return Err(rule::event_count("", MAX_EVENTS, events.len()));
     }
     let mut ids = HashSet::new();
     for (i, e) in events.iter().enumerate() {
         if !ids.insert(e.id) {
-            return Err(Finding::new(
-                code::EVENT_DUPLICATE_ID,
-                format!("events[{i}]"),
-                format!("event Id {} is used twice in one request", e.id),
-            ));
+            return Err(rule::event_duplicate_id(format!("events[{i}]"), e.id));
         }
     }
     let mut x = String::with_capacity(events.iter().map(|e| e.xml.len()).sum::<usize>() + 250);

@@ -6,28 +6,28 @@ use super::{
 };
 use crate::codes;
 use crate::error::Finding;
-use crate::sifen::code;
+use crate::rule;
 use rust_decimal::Decimal;
 use time::PrimitiveDateTime;
-
-fn bad(path: &str, msg: impl Into<String>) -> Finding {
-    Finding::new(code::EVENT_INVALID, path, msg)
-}
 
 fn check_len(out: &mut Vec<Finding>, path: &str, s: &str, min: usize, max: usize) {
     let n = s.trim().chars().count();
     if n < min || n > max || s.trim() != s {
-        out.push(bad(
-            path,
-            format!("must be {min} to {max} characters without outer spaces, got {n}"),
-        ));
+        out.push(rule::event_length(path, min, max, n));
     }
 }
 
 fn check_doc_number(out: &mut Vec<Finding>, path: &str, s: &str) {
     if s.is_empty() || s.len() > 20 || !s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
-        out.push(bad(path, "must be 1 to 20 letters, digits or '-'"));
+        out.push(rule::event_doc_number(path));
     }
+}
+
+/// Rule `event.doc_type`: the identity document type at `path` is not one of `allowed`.
+fn doc_type(out: &mut Vec<Finding>, path: &str, allowed: &[u8]) {
+    let allowed: Vec<String> = allowed.iter().map(u8::to_string).collect();
+    let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();
+    out.push(rule::event_doc_type(path, &allowed));
 }
 
 fn check_receptor(out: &mut Vec<Finding>, r: &ReceptorEvento, allowed_types: &[u8]) {
@@ -42,10 +42,7 @@ fn check_receptor(out: &mut Vec<Finding>, r: &ReceptorEvento, allowed_types: &[u
         } => {
             check_len(out, "receptor.nombre", nombre, 4, 255);
             if !allowed_types.contains(tipo_documento) {
-                out.push(bad(
-                    "receptor.tipo_documento",
-                    format!("identity document type must be one of {allowed_types:?}"),
-                ));
+                doc_type(out, "receptor.tipo_documento", allowed_types);
             }
             check_doc_number(out, "receptor.numero", numero);
         }
@@ -54,10 +51,7 @@ fn check_receptor(out: &mut Vec<Finding>, r: &ReceptorEvento, allowed_types: &[u
 
 fn check_dates(out: &mut Vec<Finding>, emision: PrimitiveDateTime, recepcion: PrimitiveDateTime) {
     if recepcion < emision {
-        out.push(bad(
-            "fecha_recepcion",
-            "the reception date cannot be earlier than the emission date",
-        ));
+        out.push(rule::event_dates("fecha_recepcion"));
     }
 }
 
@@ -66,14 +60,10 @@ fn check_dates(out: &mut Vec<Finding>, emision: PrimitiveDateTime, recepcion: Pr
 pub fn validate(input: &EventoInput) -> Vec<Finding> {
     let mut out = Vec::new();
     if !(1..=MAX_EVENT_ID).contains(&input.id) {
-        out.push(Finding::new(
-            code::INVALID_ID,
-            "id",
-            format!("the event Id must be 1..={MAX_EVENT_ID}"),
-        ));
+        out.push(rule::event_id("id", MAX_EVENT_ID));
     }
     if !(1..=9999).contains(&input.fecha_firma.year()) {
-        out.push(bad("fecha_firma", "year out of range"));
+        out.push(rule::event_year("fecha_firma"));
     }
     match &input.evento {
         Evento::Cancelacion { motivo, .. } | Evento::Disconformidad { motivo, .. } => {
@@ -85,47 +75,31 @@ pub fn validate(input: &EventoInput) -> Vec<Finding> {
                 || !i.timbrado.bytes().all(|b| b.is_ascii_digit())
                 || i.timbrado == "00000000"
             {
-                out.push(bad("timbrado", "the stamp number must be 8 digits"));
+                out.push(rule::event_timbrado("timbrado"));
             }
             for (p, v) in [("establecimiento", i.establecimiento), ("punto", i.punto)] {
                 if !(1..=999).contains(&v) {
-                    out.push(bad(p, "must be 1..=999"));
+                    out.push(rule::event_range(p, 1, 999));
                 }
             }
             if !(1..=9).contains(&i.tipo_documento) {
-                out.push(bad("tipo_documento", "iTiDE must be 1..=9"));
+                out.push(rule::event_range("tipo_documento", 1, 9));
             }
             if !(1..=9_999_999).contains(&i.desde) || !(1..=9_999_999).contains(&i.hasta) {
-                out.push(Finding::new(
-                    code::INUTILIZACION_RANGE,
-                    "desde",
-                    "document numbers must be 1..=9999999",
-                ));
+                out.push(rule::event_numbers("desde"));
             } else if i.hasta < i.desde {
-                out.push(Finding::new(
-                    code::INUTILIZACION_RANGE,
-                    "hasta",
-                    format!(
-                        "the range ends ({}) before it starts ({}) (SIFEN 4068)",
-                        i.hasta, i.desde
-                    ),
-                ));
+                out.push(rule::event_range_reversed("hasta", i.desde, i.hasta));
             } else if i.hasta - i.desde >= MAX_INUTILIZACION_NUMBERS {
-                out.push(Finding::new(
-                    code::INUTILIZACION_RANGE,
+                let count = i.hasta - i.desde + 1;
+                out.push(rule::event_range_too_long(
                     "hasta",
-                    format!(
-                        "the range covers {} numbers; at most {MAX_INUTILIZACION_NUMBERS} per event (SIFEN 4067)",
-                        i.hasta - i.desde + 1
-                    ),
+                    count,
+                    MAX_INUTILIZACION_NUMBERS,
                 ));
             }
             if let Some(s) = &i.serie {
                 if s.len() != 2 || !s.bytes().all(|b| b.is_ascii_uppercase()) {
-                    out.push(bad(
-                        "serie",
-                        "the series is two capital letters; omit it when there is none",
-                    ));
+                    out.push(rule::event_serie("serie"));
                 }
             }
         }
@@ -133,20 +107,17 @@ pub fn validate(input: &EventoInput) -> Vec<Finding> {
             check_len(&mut out, "motivo", &n.motivo, 5, 500);
             check_len(&mut out, "nombre", &n.nombre, 4, 255);
             if ![1, 2, 4].contains(&n.tipo_operacion) {
-                out.push(bad(
-                    "tipo_operacion",
-                    "iTiOpe must be 1 (B2B), 2 (B2C) or 4 (B2F)",
-                ));
+                out.push(rule::event_tipo_operacion("tipo_operacion"));
             }
             if codes::pais(&n.pais).is_none() {
-                out.push(bad("pais", format!("unknown country code '{}'", n.pais)));
+                out.push(rule::event_pais("pais", &n.pais));
             }
             match &n.identidad {
                 IdentidadReceptor::Contribuyente {
                     tipo_contribuyente, ..
                 } => {
                     if !(1..=2).contains(tipo_contribuyente) {
-                        out.push(bad("identidad.tipo_contribuyente", "must be 1 or 2"));
+                        out.push(rule::event_range("identidad.tipo_contribuyente", 1, 2));
                     }
                 }
                 IdentidadReceptor::NoContribuyente {
@@ -154,7 +125,7 @@ pub fn validate(input: &EventoInput) -> Vec<Finding> {
                     numero,
                 } => {
                     if codes::tipo_documento_identidad(*tipo_documento).is_none() {
-                        out.push(bad("identidad.tipo_documento", "must be 1..=6"));
+                        out.push(rule::event_range("identidad.tipo_documento", 1, 6));
                     }
                     check_doc_number(&mut out, "identidad.numero", numero);
                 }
@@ -168,7 +139,7 @@ pub fn validate(input: &EventoInput) -> Vec<Finding> {
                     || e.len() > 80
                     || e.contains(char::is_whitespace)
                 {
-                    out.push(bad("email", "not an e-mail address"));
+                    out.push(rule::event_email("email"));
                 }
             }
         }
@@ -179,11 +150,11 @@ pub fn validate(input: &EventoInput) -> Vec<Finding> {
                 numero_casa,
             } => {
                 if crate::geo::ciudad(*ciudad).is_none() {
-                    out.push(bad("cambio.ciudad", "unknown city code"));
+                    out.push(rule::event_ciudad("cambio.ciudad"));
                 }
                 check_len(&mut out, "cambio.direccion", direccion, 1, 255);
                 if *numero_casa > 999_999 {
-                    out.push(bad("cambio.numero_casa", "must be 0..=999999"));
+                    out.push(rule::event_range("cambio.numero_casa", 0, 999_999));
                 }
             }
             CambioTransporte::Chofer { nombre, documento } => {
@@ -200,17 +171,11 @@ pub fn validate(input: &EventoInput) -> Vec<Finding> {
                     (Some(_), None) => {}
                     (None, Some((t, n))) => {
                         if !(1..=4).contains(t) {
-                            out.push(bad(
-                                "cambio.documento",
-                                "identity document type must be 1..=4",
-                            ));
+                            doc_type(&mut out, "cambio.documento", &[1, 2, 3, 4]);
                         }
                         check_doc_number(&mut out, "cambio.documento", n);
                     }
-                    _ => out.push(bad(
-                        "cambio",
-                        "give either the carrier's RUC or its identity document",
-                    )),
+                    _ => out.push(rule::event_transportista("cambio")),
                 }
             }
             CambioTransporte::Vehiculo {
@@ -221,7 +186,7 @@ pub fn validate(input: &EventoInput) -> Vec<Finding> {
                 matricula,
             } => {
                 if codes::modalidad_transporte(*modalidad).is_none() || *modalidad > 4 {
-                    out.push(bad("cambio.modalidad", "must be 1..=4"));
+                    out.push(rule::event_range("cambio.modalidad", 1, 4));
                 }
                 check_len(&mut out, "cambio.tipo", tipo, 4, 10);
                 check_len(&mut out, "cambio.marca", marca, 1, 10);
@@ -230,10 +195,7 @@ pub fn validate(input: &EventoInput) -> Vec<Finding> {
                         check_len(&mut out, "cambio.numero_identificacion", n, 1, 20)
                     }
                     (None, Some(m)) => check_len(&mut out, "cambio.matricula", m, 6, 6),
-                    _ => out.push(bad(
-                        "cambio",
-                        "give either the vehicle identification number or its plate",
-                    )),
+                    _ => out.push(rule::event_vehiculo("cambio")),
                 }
             }
         },
@@ -250,10 +212,7 @@ pub fn validate(input: &EventoInput) -> Vec<Finding> {
                 || total_gs.scale() > 8
                 || total_gs.trunc() >= Decimal::from(1_000_000_000_000_000u64)
             {
-                out.push(bad(
-                    "total_gs",
-                    "must be 0 or more, at most 15 integer digits and 8 decimals",
-                ));
+                out.push(rule::event_total_gs("total_gs"));
             }
         }
         Evento::Conformidad {
@@ -262,10 +221,7 @@ pub fn validate(input: &EventoInput) -> Vec<Finding> {
             ..
         } => {
             if *parcial && fecha_recepcion.is_none() {
-                out.push(bad(
-                    "fecha_recepcion",
-                    "a partial conformity needs the reception date",
-                ));
+                out.push(rule::event_parcial("fecha_recepcion"));
             }
         }
         Evento::Desconocimiento {
@@ -281,4 +237,32 @@ pub fn validate(input: &EventoInput) -> Vec<Finding> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use crate::msg::Lang;
+    use crate::rule;
+
+    /// Event checks are rules with parameters: the English text is the old one, the Spanish one is new.
+    #[test]
+    fn event_checks_are_rules() {
+        let f = rule::event_range_reversed("hasta", 20, 10);
+        assert_eq!(f.code, crate::code::SIFEN_INUTILIZACION_RANGE);
+        assert_eq!(
+            f.message,
+            "the range ends (10) before it starts (20) (SIFEN 4068)"
+        );
+        assert_eq!(
+            f.message_in(Lang::EsPy),
+            "El rango termina (10) antes de empezar (20) (SIFEN 4068)"
+        );
+        let mut out = Vec::new();
+        super::doc_type(&mut out, "receptor.tipo_documento", &[1, 2, 9]);
+        assert_eq!(
+            out[0].message,
+            "identity document type must be one of [1, 2, 9]"
+        );
+    }
 }

@@ -7,13 +7,13 @@ use std::borrow::Cow;
 /// Resolves `&name;` with the crate's one resolver ([`crate::xml::entity`]): the five predefined entities and
 /// character references of XML `Char`s; anything else is malformed.
 pub(super) fn resolve_reference(name: &str) -> Result<char, C14nError> {
-    entity::resolve(name).map_err(|e| C14nError::malformed(e.to_string()))
+    entity::resolve(name).map_err(|e| C14nError::from(e.to_finding("")))
 }
 
 /// Attribute value as the XML parser reports it: line ends and literal whitespace become spaces
 /// (CDATA attribute normalization, no DTD), then references are resolved ([`entity::attribute_value`]).
 pub(crate) fn attr_value(s: &str) -> Result<Cow<'_, str>, C14nError> {
-    entity::attribute_value(s).map_err(|e| C14nError::malformed(e.to_string()))
+    entity::attribute_value(s).map_err(|e| C14nError::from(e.to_finding("")))
 }
 
 /// XML end-of-line handling: `\r\n` and lone `\r` become `\n`.

@@ -12,6 +12,8 @@
 //! sorting, start and end tags); `escape.rs` references, attribute-value normalization and the C14N escaping.
 
 use super::lex::{self, Lexer, Tag, Tok};
+use crate::msg::Lang;
+use crate::Finding;
 use std::fmt;
 
 mod escape;
@@ -88,12 +90,10 @@ impl Method {
     }
 }
 
-/// Why canonicalization failed; `code()` is one of the stable codes below.
+/// Why canonicalization failed: a finding of an `xml.*` or `sign.*` rule ([`crate::rule`]); `code()` is one of the
+/// stable codes below.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct C14nError {
-    code: &'static str,
-    message: String,
-}
+pub struct C14nError(Finding);
 
 /// Code: the input is not well-formed XML, or uses a DTD / unknown entity.
 pub const MALFORMED_XML: &str = crate::error::code::MALFORMED_XML;
@@ -105,28 +105,35 @@ pub const DUPLICATE_ID: &str = crate::code::DUPLICATE_ID;
 pub const TOO_LARGE: &str = crate::error::code::TOO_LARGE;
 
 impl C14nError {
-    fn new(code: &'static str, message: impl Into<String>) -> Self {
-        C14nError {
-            code,
-            message: message.into(),
-        }
-    }
-    fn malformed(message: impl Into<String>) -> Self {
-        C14nError::new(MALFORMED_XML, message)
-    }
     /// Stable machine-readable code.
     pub fn code(&self) -> &'static str {
-        self.code
+        [ELEMENT_NOT_FOUND, DUPLICATE_ID, TOO_LARGE]
+            .into_iter()
+            .find(|c| *c == self.0.code)
+            .unwrap_or(MALFORMED_XML)
     }
-    /// Human-readable explanation.
+    /// Human-readable explanation (in the language findings are built in).
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
+    }
+    /// The finding of the error's rule, located at the JSON `path`.
+    pub fn to_finding(&self, path: impl Into<String>) -> Finding {
+        let mut f = self.0.clone();
+        f.path = path.into();
+        f
     }
 }
 
+impl From<Finding> for C14nError {
+    fn from(f: Finding) -> Self {
+        C14nError(f)
+    }
+}
+
+/// The code and the English message of the error's rule (core/locales/en/xml.ftl, sign.ftl).
 impl fmt::Display for C14nError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code, self.message)
+        write!(f, "{}: {}", self.code(), self.0.message_in(Lang::En))
     }
 }
 
@@ -134,7 +141,7 @@ impl std::error::Error for C14nError {}
 
 impl From<lex::LexError> for C14nError {
     fn from(e: lex::LexError) -> Self {
-        C14nError::malformed(format!("XML is not well-formed: {e}"))
+        C14nError(e.to_finding())
     }
 }
 

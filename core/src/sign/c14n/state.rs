@@ -5,6 +5,7 @@ use super::escape::{
     escape_attr, escape_text, escape_text_bytes, normalize_newlines_bytes, resolve_reference,
 };
 use super::*;
+use crate::rule;
 use std::borrow::Cow;
 use std::rc::Rc;
 
@@ -91,9 +92,7 @@ fn feed<'x>(
     after: usize,
 ) -> Result<bool, C14nError> {
     if let Tok::DocType = event {
-        return Err(C14nError::malformed(
-            "DOCTYPE is not allowed (no DTDs or entity declarations)",
-        ));
+        return Err(C14nError::from(rule::xml_doctype("")));
     }
     if let Tok::Eof = event {
         return Ok(false);
@@ -125,7 +124,7 @@ impl<'x> State<'x, '_, '_> {
                 if self.in_output() {
                     escape_text_bytes(&normalize_newlines_bytes(t.as_bytes()), &mut self.out);
                 } else if self.depth == 0 {
-                    return Err(C14nError::malformed("CDATA outside the root element"));
+                    return Err(C14nError::from(rule::xml_cdata_outside("")));
                 }
             }
             Tok::Comment(c) => {
@@ -166,7 +165,7 @@ impl<'x> State<'x, '_, '_> {
                 escape_text_bytes(&normalize_newlines_bytes(plain.as_bytes()), &mut self.out);
                 let semi = tail
                     .find(';')
-                    .ok_or_else(|| C14nError::malformed("unterminated reference"))?;
+                    .ok_or_else(|| C14nError::from(rule::xml_ref_unterminated("")))?;
                 let ch = resolve_reference(tail.get(1..semi).unwrap_or_default())?;
                 let mut buf = [0u8; 4];
                 escape_text(ch.encode_utf8(&mut buf), &mut self.out);
@@ -176,7 +175,7 @@ impl<'x> State<'x, '_, '_> {
             return Ok(());
         }
         if self.depth == 0 && !raw_is_blank(bytes) {
-            return Err(C14nError::malformed("text outside the root element"));
+            return Err(C14nError::from(rule::xml_text_outside("")));
         }
         if has_ref {
             let mut rest = raw;
@@ -184,7 +183,7 @@ impl<'x> State<'x, '_, '_> {
                 let tail = rest.get(amp..).unwrap_or_default();
                 let semi = tail
                     .find(';')
-                    .ok_or_else(|| C14nError::malformed("unterminated reference"))?;
+                    .ok_or_else(|| C14nError::from(rule::xml_ref_unterminated("")))?;
                 resolve_reference(tail.get(1..semi).unwrap_or_default())?;
                 rest = tail.get(semi + 1..).unwrap_or_default();
             }
@@ -199,20 +198,18 @@ impl<'x> State<'x, '_, '_> {
         }
         let early = self.done && matches!(self.target, Target::Offset(_));
         if !early && (self.depth != 0 || !self.seen_root) {
-            return Err(C14nError::malformed("unexpected end of document"));
+            return Err(C14nError::from(rule::xml_unexpected_end("")));
         }
         if !self.done {
-            let what = match self.target {
-                Target::Id(id) => format!("no element with Id=\"{id}\""),
-                Target::Offset(o) => format!("no element at offset {o}"),
+            // An offset target is a SignedInfo the scan found, so it is always there; named by its offset if not.
+            let id = match self.target {
+                Target::Id(id) => Cow::Borrowed(id),
+                Target::Offset(o) => Cow::Owned(format!("@{o}")),
             };
-            return Err(C14nError::new(ELEMENT_NOT_FOUND, what));
+            return Err(C14nError::from(rule::sign_id_missing("", &id)));
         }
         if self.matches > 1 {
-            return Err(C14nError::new(
-                DUPLICATE_ID,
-                format!("{} elements share the referenced Id", self.matches),
-            ));
+            return Err(C14nError::from(rule::sign_id_duplicate("", self.matches)));
         }
         Ok(Subtree {
             bytes: self.out,
@@ -263,9 +260,7 @@ fn consider_ns(
     } else {
         match in_scope {
             None if must_bind => {
-                return Err(C14nError::malformed(format!(
-                    "namespace prefix {prefix} is not declared"
-                )));
+                return Err(C14nError::from(rule::xml_prefix_undeclared("", prefix)));
             }
             None => None,
             Some(b) => match lookup_binding(rendered, prefix) {
@@ -341,16 +336,13 @@ impl<'x> State<'x, '_, '_> {
     ) -> Result<(), C14nError> {
         if self.depth == 0 {
             if self.seen_root {
-                return Err(C14nError::malformed("more than one root element"));
+                return Err(C14nError::from(rule::xml_root_twice("")));
             }
             self.seen_root = true;
         }
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(C14nError::new(
-                TOO_LARGE,
-                format!("elements nested deeper than {MAX_DEPTH}"),
-            ));
+            return Err(C14nError::from(rule::xml_depth("", MAX_DEPTH)));
         }
         self.ns_marks.push(self.ns.len());
         self.attrs.clear();
@@ -378,19 +370,14 @@ impl<'x> State<'x, '_, '_> {
                 && self.ns.len() >= crate::xml::MAX_NAMESPACE_BINDINGS
             {
                 let n = crate::xml::MAX_NAMESPACE_BINDINGS;
-                return Err(C14nError::new(
-                    TOO_LARGE,
-                    format!("more than {n} namespace declarations in scope"),
-                ));
+                return Err(C14nError::from(rule::xml_namespaces("", n)));
             }
             let value = attr_value(raw)?;
             if key == "xmlns" {
                 self.ns.push((Rc::from(""), Rc::from(value.as_ref())));
             } else if let Some(p) = key.strip_prefix("xmlns:") {
                 if value.is_empty() {
-                    return Err(C14nError::malformed(format!(
-                        "namespace prefix {p} bound to an empty URI"
-                    )));
+                    return Err(C14nError::from(rule::xml_prefix_empty_uri("", p)));
                 }
                 self.ns.push((Rc::from(p), Rc::from(value.as_ref())));
             } else {
@@ -466,11 +453,7 @@ impl<'x> State<'x, '_, '_> {
                 Some(("xml", l)) => (XML_NS, l),
                 Some((p, l)) => match lookup(&self.ns, p) {
                     Some(u) => (u, l),
-                    None => {
-                        return Err(C14nError::malformed(format!(
-                            "namespace prefix {p} is not declared"
-                        )))
-                    }
+                    None => return Err(C14nError::from(rule::xml_prefix_undeclared("", p))),
                 },
             };
             sorted.push((uri, local, a));
@@ -518,7 +501,7 @@ impl<'x> State<'x, '_, '_> {
 
     fn end(&mut self, qname: &[u8], after: usize) -> Result<(), C14nError> {
         if self.depth == 0 {
-            return Err(C14nError::malformed("unbalanced end tag"));
+            return Err(C14nError::from(rule::xml_unbalanced_end("")));
         }
         if self.in_output() {
             self.out.extend_from_slice(b"</");

@@ -12,9 +12,11 @@
 
 use super::c14n::{self, Job, Method, Target};
 use super::cert::{check_validity, info_of, CertificateInfo};
+#[cfg(test)]
+use super::code;
 use super::lex::{self, Lexer, Tag, Tok};
-use super::{code, DSIG_NS, ENVELOPED_SIGNATURE};
-use crate::Finding;
+use super::{DSIG_NS, ENVELOPED_SIGNATURE};
+use crate::{rule, Finding};
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
 use serde::Serialize;
@@ -65,9 +67,9 @@ pub struct VerifyReport {
 }
 
 impl VerifyReport {
-    fn fail(mut self, code: &str, message: impl Into<String>) -> Self {
+    fn fail(mut self, error: Finding) -> Self {
         if self.error.is_none() {
-            self.error = Some(Finding::new(code, "", message));
+            self.error = Some(error);
         }
         self.valid = false;
         self
@@ -111,31 +113,25 @@ struct KnownCertificate {
     der: Vec<u8>,
     info: CertificateInfo,
     /// The RSA key that passed [`rsa_key_policy`], or why the certificate's key is not verified.
-    key: Result<RsaKey, (&'static str, String)>,
+    key: Result<RsaKey, Finding>,
 }
 
 /// What [`Verifier`] learns from a certificate's DER (met as `text`): the same checks, in the same order, as
 /// reading it each time.
-fn read_certificate(text: &str, der: Vec<u8>) -> Result<KnownCertificate, String> {
+fn read_certificate(text: &str, der: Vec<u8>) -> Result<KnownCertificate, Finding> {
     let cert = match X509Certificate::from_der(&der) {
         Ok((_, c)) => c,
-        Err(e) => return Err(format!("cannot read X509Certificate: {e}")),
+        Err(e) => return Err(rule::cert_invalid("", &e.to_string())),
     };
     let info = info_of(&cert);
     let spki = cert.public_key();
     let key = if spki.algorithm.algorithm != OID_PKCS1_RSAENCRYPTION {
-        Err((
-            code::UNSUPPORTED_ALGORITHM,
-            "the certificate key is not RSA".to_string(),
-        ))
+        Err(rule::cert_key_not_rsa(""))
     } else {
         // RSAPublicKey DER, as both backends read it; the policy decides first, so they see the same keys.
         let policy = match spki.parsed() {
             Ok(PublicKey::RSA(k)) => rsa_key_policy(k.modulus, k.exponent),
-            _ => Err((
-                code::CERTIFICATE_INVALID,
-                "cannot read the RSA public key".into(),
-            )),
+            _ => Err(rule::cert_rsa_key("", "cert-rsa-unreadable")),
         };
         policy.map(|()| RsaKey::new(&spki.subject_public_key.data))
     };
@@ -195,8 +191,8 @@ impl Verifier {
 enum Lookup<'v> {
     /// The text is not base64.
     Malformed,
-    /// The DER is not a readable certificate: the message.
-    Invalid(String),
+    /// The DER is not a readable certificate: why.
+    Invalid(Finding),
     /// The certificate.
     Known(&'v mut KnownCertificate),
 }
@@ -214,10 +210,7 @@ fn verify_with(verifier: &mut Verifier, xml: &str, at: Option<PrimitiveDateTime>
     // The same bound as the DE parser: a signed DE or event is far smaller, and a huge input is refused unread.
     if xml.len() > crate::xml::MAX_XML_BYTES {
         let limit = crate::xml::MAX_XML_BYTES;
-        return report.fail(
-            crate::error::code::TOO_LARGE,
-            format!("the document exceeds {limit} bytes"),
-        );
+        return report.fail(rule::xml_too_large("", limit, xml.len()));
     }
     // A document whose signed parts are canonical as written (what our signer and SIFEN's shape give) is verified in
     // one pass without tokens; anything else, or anything the pass is unsure of, goes the general way below.
@@ -265,13 +258,8 @@ fn verify_general(
     let mut events = Vec::with_capacity(2 * markups + 2);
     let (sig, scope) = match find_signature(&mut lexer, &mut events) {
         Ok(Some(found)) => found,
-        Ok(None) => {
-            return report.fail(
-                code::SIGNATURE_MISSING,
-                "the document has no XMLDSig Signature",
-            )
-        }
-        Err(e) => return report.fail(e.code(), e.message()),
+        Ok(None) => return report.fail(rule::sign_missing("")),
+        Err(e) => return report.fail(e),
     };
     let error = loop {
         let before = lexer.pos();
@@ -302,7 +290,7 @@ fn verify_general(
                 method: &plan.ref_method,
             }],
         );
-        let subtree = subtree.map_err(|e| (e.code(), e.message().to_string()))?;
+        let subtree = subtree.map_err(|e| e.to_finding(""))?;
         r.digest_ok = plan.dig_hash.digest(&subtree.bytes) == plan.digest_value;
 
         let si_events = scope
@@ -325,9 +313,7 @@ fn verify_general(
                 method: &plan.si_method,
             }],
         );
-        si_c14n
-            .map(|s| s.bytes)
-            .map_err(|e| (e.code(), e.message().to_string()))
+        si_c14n.map(|s| s.bytes).map_err(|e| e.to_finding(""))
     };
     match plan(&sig, report) {
         Ok((plan, r)) => match conclude(verifier, &plan, at, r, &mut canonical) {
@@ -358,39 +344,31 @@ fn plan<'s, 'x>(
     sig: &'s El<'x>,
     mut r: VerifyReport,
 ) -> Result<(Plan<'s, 'x>, VerifyReport), VerifyReport> {
-    let malformed =
-        |r: VerifyReport, what: &str| Err(r.fail(code::SIGNATURE_MALFORMED, what.to_string()));
     let Some(si) = sig.child("SignedInfo") else {
-        return malformed(r, "Signature has no SignedInfo");
+        return Err(r.fail(rule::sign_signed_info_missing("")));
     };
     let c14n_alg = si
         .child("CanonicalizationMethod")
         .and_then(|c| c.attr("Algorithm"));
     let Some(si_method) = c14n_alg.and_then(|a| method_of(a, si.child("CanonicalizationMethod")))
     else {
-        let m = format!(
-            "CanonicalizationMethod {:?} is not supported",
-            c14n_alg.unwrap_or("")
-        );
-        return Err(r.fail(code::UNSUPPORTED_ALGORITHM, m));
+        let uri = c14n_alg.unwrap_or("");
+        return Err(r.fail(rule::sign_algorithm("", "CanonicalizationMethod", uri)));
     };
     let sig_alg = si
         .child("SignatureMethod")
         .and_then(|c| c.attr("Algorithm"))
         .unwrap_or("");
     let Some(hash) = HashAlg::from_signature_uri(sig_alg) else {
-        return Err(r.fail(
-            code::UNSUPPORTED_ALGORITHM,
-            format!("SignatureMethod {sig_alg:?} is not supported"),
-        ));
+        return Err(r.fail(rule::sign_algorithm("", "SignatureMethod", sig_alg)));
     };
     let mut refs = si.children.iter().filter(|c| c.is("Reference"));
     let (Some(reference), None) = (refs.next(), refs.next()) else {
-        return malformed(r, "SignedInfo must hold exactly one Reference");
+        return Err(r.fail(rule::sign_reference_count("")));
     };
     let uri = reference.attr("URI").unwrap_or("");
     let Some(id) = uri.strip_prefix('#').filter(|id| !id.is_empty()) else {
-        return malformed(r, "Reference URI must be #Id of the signed element");
+        return Err(r.fail(rule::sign_reference_uri("")));
     };
     r.reference_id = Some(id.to_string());
 
@@ -420,10 +398,7 @@ fn plan<'s, 'x>(
                 },
             };
         } else {
-            return Err(r.fail(
-                code::UNSUPPORTED_ALGORITHM,
-                format!("Transform {alg:?} is not supported"),
-            ));
+            return Err(r.fail(rule::sign_algorithm("", "Transform", alg)));
         }
     }
     let dig_alg = reference
@@ -431,16 +406,13 @@ fn plan<'s, 'x>(
         .and_then(|c| c.attr("Algorithm"))
         .unwrap_or("");
     let Some(dig_hash) = HashAlg::from_digest_uri(dig_alg) else {
-        return Err(r.fail(
-            code::UNSUPPORTED_ALGORITHM,
-            format!("DigestMethod {dig_alg:?} is not supported"),
-        ));
+        return Err(r.fail(rule::sign_algorithm("", "DigestMethod", dig_alg)));
     };
     let Some(digest_value) = reference.child("DigestValue").and_then(|d| b64(&d.text)) else {
-        return malformed(r, "DigestValue is missing or not base64");
+        return Err(r.fail(rule::sign_value_missing("", "DigestValue")));
     };
     let Some(signature_value) = sig.child("SignatureValue").and_then(|d| b64(&d.text)) else {
-        return malformed(r, "SignatureValue is missing or not base64");
+        return Err(r.fail(rule::sign_value_missing("", "SignatureValue")));
     };
     let cert_text = sig
         .child("KeyInfo")
@@ -462,12 +434,11 @@ fn plan<'s, 'x>(
     Ok((plan, r))
 }
 
-/// Sets `digest_ok` and returns the canonical SignedInfo, or the code and message of a canonicalization error.
-type Canonical<'c> =
-    dyn FnMut(&Plan<'_, '_>, &mut VerifyReport) -> Result<Vec<u8>, (&'static str, String)> + 'c;
+/// Sets `digest_ok` and returns the canonical SignedInfo, or the finding of a canonicalization error.
+type Canonical<'c> = dyn FnMut(&Plan<'_, '_>, &mut VerifyReport) -> Result<Vec<u8>, Finding> + 'c;
 
 /// The rest of the checks once the `Signature` is read: the certificate and its key, then the canonical forms
-/// (`canonical` sets `digest_ok` and returns the canonical SignedInfo, or the code and message of a canonicalization
+/// (`canonical` sets `digest_ok` and returns the canonical SignedInfo, or the finding of a canonicalization
 /// error), the signature, the dates.
 #[allow(clippy::result_large_err)]
 fn conclude(
@@ -486,25 +457,23 @@ fn conclude(
     let known = match lookup {
         Lookup::Known(k) => k,
         Lookup::Malformed => {
-            return Err(r.fail(
-                code::SIGNATURE_MALFORMED,
-                "KeyInfo/X509Data/X509Certificate is missing or not base64",
-            ))
+            let element = "KeyInfo/X509Data/X509Certificate";
+            return Err(r.fail(rule::sign_value_missing("", element)));
         }
-        Lookup::Invalid(m) => return Err(r.fail(code::CERTIFICATE_INVALID, m)),
+        Lookup::Invalid(f) => return Err(r.fail(f)),
     };
     r.certificate = Some(known.info.clone());
     let key = match &mut known.key {
         Ok(key) => key,
-        Err((c, m)) => {
-            let (c, m) = (*c, m.clone());
-            return Err(r.fail(c, m));
+        Err(f) => {
+            let f = f.clone();
+            return Err(r.fail(f));
         }
     };
 
     let si_c14n = match canonical(plan, &mut r) {
         Ok(s) => s,
-        Err((c, m)) => return Err(r.fail(c, m)),
+        Err(f) => return Err(r.fail(f)),
     };
     // Signature over the canonical SignedInfo.
     r.signature_ok = key.verify(plan.hash, &si_c14n, &plan.signature_value);
@@ -515,27 +484,14 @@ fn conclude(
     r.valid = r.digest_ok && r.signature_ok && r.certificate_valid_at != Some(false);
     let id = plan.id;
     if !r.digest_ok {
-        return Err(r.fail(
-            code::DIGEST_MISMATCH,
-            format!("the element with Id=\"{id}\" does not match DigestValue"),
-        ));
+        return Err(r.fail(rule::sign_digest("", id)));
     }
     if !r.signature_ok {
-        return Err(r.fail(
-            code::SIGNATURE_INVALID,
-            "SignatureValue does not verify with the certificate's key",
-        ));
+        return Err(r.fail(rule::sign_invalid("")));
     }
     if let (Some(at), Some(info)) = (at, r.certificate.as_ref()) {
         if let Err(e) = check_validity(info, at) {
-            let c = e.code();
-            return Err(r.fail(
-                c,
-                e.to_string()
-                    .trim_start_matches(c)
-                    .trim_start_matches(": ")
-                    .to_string(),
-            ));
+            return Err(r.fail(e.to_finding("")));
         }
     }
     Ok(r)

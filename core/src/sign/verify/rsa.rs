@@ -121,36 +121,22 @@ pub(super) const RSA_BITS: std::ops::RangeInclusive<usize> = 2048..=8192;
 /// Which RSA public keys are verified, decided once for both backends from the DER integers of `RSAPublicKey`:
 /// a positive odd modulus of [`RSA_BITS`] and an odd exponent from 3 to 2^33 - 1 (aws-lc's own bounds, which the
 /// `rsa` crate is held to here). A key outside is reported, never half-verified by one backend only.
-pub(super) fn rsa_key_policy(
-    modulus: &[u8],
-    exponent: &[u8],
-) -> Result<(), (&'static str, String)> {
-    let invalid = |what: &str| {
-        (
-            code::CERTIFICATE_INVALID,
-            format!("the RSA public key {what}"),
-        )
-    };
+pub(super) fn rsa_key_policy(modulus: &[u8], exponent: &[u8]) -> Result<(), Finding> {
+    let invalid = |reason: &'static str| crate::rule::cert_rsa_key("", reason);
     let (n_bits, e_bits) = (positive_bits(modulus), positive_bits(exponent));
     let (Some(n_bits), Some(e_bits)) = (n_bits, e_bits) else {
-        return Err(invalid("has a negative or empty integer"));
+        return Err(invalid("cert-rsa-integer"));
     };
     if !RSA_BITS.contains(&n_bits) {
-        return Err((
-            code::KEY_UNSUPPORTED,
-            format!(
-                "the certificate's RSA key has {n_bits} bits; {} to {} are verified",
-                RSA_BITS.start(),
-                RSA_BITS.end()
-            ),
-        ));
+        let (min, max) = (*RSA_BITS.start(), *RSA_BITS.end());
+        return Err(crate::rule::cert_rsa_bits("", n_bits, min, max));
     }
     let odd = |b: &[u8]| b.last().is_some_and(|l| l & 1 == 1);
     if !odd(modulus) {
-        return Err(invalid("has an even modulus"));
+        return Err(invalid("cert-rsa-even"));
     }
     if !odd(exponent) || !(2..=33).contains(&e_bits) {
-        return Err(invalid("has an exponent outside 3 to 2^33 - 1 or even"));
+        return Err(invalid("cert-rsa-exponent"));
     }
     Ok(())
 }

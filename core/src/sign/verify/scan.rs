@@ -2,6 +2,7 @@
 //! (C14N replays them) and building the `Signature` as a small tree. References go through [`crate::xml::entity`].
 
 use super::*;
+use crate::rule;
 
 /// A small element tree of the `Signature` (namespace-resolved names, unprefixed attributes, text), borrowing the
 /// input where it can.
@@ -37,21 +38,8 @@ pub(super) struct Scope {
     pub(super) signature: usize,
 }
 
-#[derive(Debug)]
-pub(super) struct ScanError(&'static str, String);
-
-impl ScanError {
-    pub(super) fn code(&self) -> &'static str {
-        self.0
-    }
-    pub(super) fn message(&self) -> String {
-        self.1.clone()
-    }
-}
-
-pub(super) fn bad(msg: impl Into<String>) -> ScanError {
-    ScanError(crate::error::code::MALFORMED_XML, msg.into())
-}
+/// Why the scan stopped: a finding of an `xml.*` rule.
+pub(super) type ScanError = Finding;
 
 /// Finds the first `Signature` in the XMLDSig namespace and returns it as a tree.
 /// Every token read is appended to `events` (with the offsets before and after it); `lexer` stops after the
@@ -67,9 +55,7 @@ pub(super) fn find_signature<'x>(
     let mut signature = 0;
     loop {
         let before = lexer.pos();
-        let event = lexer
-            .next()
-            .map_err(|e| bad(format!("XML is not well-formed: {e}")))?;
+        let event = lexer.next().map_err(|e| e.to_finding())?;
         events.push((event, before, lexer.pos()));
         let (tag, empty) = match event {
             Tok::Start(tag) => (tag, false),
@@ -101,19 +87,12 @@ pub(super) fn find_signature<'x>(
                 }
                 continue;
             }
-            Tok::DocType => {
-                return Err(bad(
-                    "DOCTYPE is not allowed (no DTDs or entity declarations)",
-                ))
-            }
+            Tok::DocType => return Err(rule::xml_doctype("")),
             Tok::Eof => return Ok(None),
             _ => continue,
         };
         if marks.len() >= c14n::MAX_DEPTH {
-            return Err(ScanError(
-                crate::error::code::TOO_LARGE,
-                "elements nested too deeply".into(),
-            ));
+            return Err(rule::xml_depth("", c14n::MAX_DEPTH));
         }
         let outside = stack.is_empty();
         let Some(el) = open(&tag, &mut ns, &mut marks, before, outside)? else {
@@ -163,7 +142,7 @@ pub(super) fn push_text<'x>(
     let resolved = if plain {
         Cow::Borrowed(raw)
     } else {
-        crate::xml::entity::unescape(raw).map_err(|e| bad(e.to_string()))?
+        crate::xml::entity::unescape(raw).map_err(|e| e.to_finding(""))?
     };
     text.to_mut().push_str(&resolved);
     Ok(())
@@ -171,7 +150,7 @@ pub(super) fn push_text<'x>(
 
 /// An attribute value as the parser reports it (whitespace normalized, references resolved).
 pub(super) fn attr_value(raw: &str) -> Result<Cow<'_, str>, ScanError> {
-    c14n::attr_value(raw).map_err(|e| bad(format!("bad attribute value: {}", e.message())))
+    c14n::attr_value(raw).map_err(|e| rule::because(rule::XML_ATTR_VALUE, "", e.to_finding("")))
 }
 
 /// Records the namespace declarations of a start tag (checking every attribute) and builds its element; with
@@ -235,11 +214,7 @@ pub(super) fn open<'x>(
 }
 
 pub(super) fn too_many_bindings() -> ScanError {
-    let n = crate::xml::MAX_NAMESPACE_BINDINGS;
-    ScanError(
-        crate::error::code::TOO_LARGE,
-        format!("more than {n} namespace declarations in scope"),
-    )
+    rule::xml_namespaces("", crate::xml::MAX_NAMESPACE_BINDINGS)
 }
 
 pub(super) fn close(ns: &mut Vec<(&str, Cow<'_, str>)>, marks: &mut Vec<usize>) {

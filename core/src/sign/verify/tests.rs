@@ -156,7 +156,10 @@ fn key_policy() {
         m
     };
     let f4 = [0x01, 0x00, 0x01];
-    let code_of = |m: &[u8], e: &[u8]| rsa_key_policy(m, e).err().map(|(c, _)| c);
+    let code_of = |m: &[u8], e: &[u8]| {
+        let def = |f: Finding| crate::rule::find(&f.rule).map_or("", |d| d.code);
+        rsa_key_policy(m, e).err().map(def)
+    };
     assert_eq!(code_of(&modulus(2048), &f4), None);
     assert_eq!(code_of(&modulus(8192), &f4), None);
     assert_eq!(code_of(&modulus(3), &[0x03]), Some(code::KEY_UNSUPPORTED));

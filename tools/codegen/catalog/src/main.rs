@@ -353,7 +353,7 @@ fn mod_file(groups: &BTreeSet<String>) -> String {
     for g in groups {
         let _ = writeln!(s, "#[rustfmt::skip]\nmod {g};");
     }
-    s.push_str("\nuse super::{Catalog, Lang};\n\n/// The compiled catalogs of `lang`, one per group.\npub fn catalogs(lang: Lang) -> &'static [Catalog] {\n    match lang {\n");
+    s.push_str("\nuse super::{Catalog, Lang};\n\n/// The compiled catalogs of `lang`, one per group.\n#[rustfmt::skip]\npub fn catalogs(lang: Lang) -> &'static [Catalog] {\n    match lang {\n");
     for ((_, name), variant) in LANGS.iter().zip(["EsPy", "En"]) {
         let list: Vec<String> = groups.iter().map(|g| format!("{g}::{name}")).collect();
         let _ = writeln!(s, "        Lang::{variant} => &[{}],", list.join(", "));

@@ -2,7 +2,7 @@
 //! (see the parent module). Plain serde types; the fields serde cannot judge alone (numbers given as text, amounts)
 //! stay JSON values for the checks.
 
-use crate::error::{code, coded};
+use crate::error::coded_rule;
 use serde::de::{Deserializer, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -48,10 +48,7 @@ impl<'de> Deserialize<'de> for EventId {
                 Ok(EventId(v))
             }
             fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<EventId, E> {
-                Err(E::custom(coded(
-                    code::INVALID_TYPE,
-                    "must be a whole number, found a negative number",
-                )))
+                Err(E::custom(coded_rule(&crate::rule::event_id_negative(""))))
             }
         }
         d.deserialize_u64(Whole)
