@@ -46,7 +46,7 @@ rules! {
     /// A code (of a CDC's parts) given as a number that is not a whole number 0 or more.
     json_whole_number / JSON_WHOLE_NUMBER = "json.whole_number" => INVALID_TYPE { got: Text = "-1" };
     /// A code given as text that is not 1 to `max` ASCII digits.
-    json_digits / JSON_DIGITS = "json.digits" => INVALID_TYPE { max: Int = "3", got: Text = "0001" };
+    json_digits / JSON_DIGITS = "json.digits" => INVALID_TYPE { max: Int = "3", got: Text = "1234" };
     /// A code given as neither a number nor text (`got` is the JSON value).
     json_code_type / JSON_CODE_TYPE = "json.code_type" => INVALID_TYPE { got: Text = "true" };
     /// A code larger than its field holds.
