@@ -489,7 +489,7 @@ fn finding_for(base: &str, steps: &[Step], message: &str) -> Finding {
         let allowed = rest.split_once("expected ").map_or("", |(_, e)| e);
         let allowed = allowed.strip_prefix("one of ").unwrap_or(allowed);
         let names: Vec<&str> = allowed
-            .split(|c| c == ',' || c == '`')
+            .split([',', '`'])
             .flat_map(|p| p.split(" or "))
             .map(str::trim)
             .filter(|p| !p.is_empty())
