@@ -332,6 +332,14 @@ fn reader_findings_carry_rules_and_render_in_both_languages() {
     );
     assert_eq!(e.message, "expected at most 3 digits, got \"0001\"");
 
+    let t =
+        kuatia_core::shape::read_one::<kuatia_core::de::TipoDocumento>("2", "tipo").unwrap_err();
+    assert_eq!(
+        (t.rule.as_ref(), t.path.as_str()),
+        ("calc.tipo_documento", "tipo")
+    );
+    assert_eq!(t.message, "tipo_documento 2 is not one of 1, 4, 5, 6, 7");
+
     let d = kuatia_core::fmt::date_at("2025-02-30", "fecha").unwrap_err();
     assert_eq!(
         (d.rule.as_ref(), d.path.as_str()),
