@@ -428,6 +428,65 @@ enum kuatia_status kuatia_kude_pdf(const uint8_t *xml,
                                    struct kuatia_error **err);
 
 /**
+ * Every finding as a JSON array `[{"code","path","message","rule","params"}]` with the messages in `lang` (`"es"`,
+ * `"es-PY"`, `"en"`, `"en-US"`, …; NULL or an unknown tag: `es-PY`). `rule` is the stable id of the rule that found
+ * the problem (docs/errors.md, "Rules"), `params` its parameters; both are absent for a finding still written as an
+ * English sentence, whose message stays English. Owned by `err`, rendered once per language; NULL when `err` is NULL.
+ *
+ * # Safety
+ * `err` is NULL or a live error from kuatia; `lang` is NULL or a NUL-terminated string.
+ */
+const char *kuatia_error_json_in(const struct kuatia_error *err,
+                                 const char *lang);
+
+/**
+ * Message of the first problem in `lang` (as [`kuatia_error_json_in`]). Owned by `err`; NULL when `err` is NULL.
+ *
+ * # Safety
+ * `err` is NULL or a live error from kuatia; `lang` is NULL or a NUL-terminated string.
+ */
+const char *kuatia_error_message_in(const struct kuatia_error *err,
+                                    const char *lang);
+
+/**
+ * Stable rule id of the first problem (`ruc.check_digit`, docs/errors.md), or `unclassified` while that finding is
+ * still written as a sentence. Owned by `err`; NULL when `err` is NULL.
+ *
+ * # Safety
+ * `err` is NULL or a live error from kuatia.
+ */
+const char *kuatia_error_rule(const struct kuatia_error *err);
+
+/**
+ * Renders again in `lang` (as [`kuatia_error_json_in`]) every finding inside a JSON document kuatia returned: a
+ * report such as `kuatia_invoice_validate`'s `{"ok","errors":[…]}` or `kuatia_xml_verify`'s, a
+ * findings array, or any object holding findings at any depth. A finding is an object with a registered `rule`, its
+ * `params` and a `message`; its `message` is replaced (core's `error::localize_json`, the one way every face does
+ * it). Writes the document to `out_json`: as read when no message changes, else written again with its keys in
+ * sorted order. Fails with `MALFORMED_JSON` when `report_json` is not JSON.
+ *
+ * # Safety
+ * `report_json` points to `report_len` readable bytes; `lang` is NULL or a NUL-terminated string; `out_json` is
+ * writable; `err` is NULL or writable.
+ */
+enum kuatia_status kuatia_findings_localize(const uint8_t *report_json,
+                                            size_t report_len,
+                                            const char *lang,
+                                            struct kuatia_bytes *out_json,
+                                            struct kuatia_error **err);
+
+/**
+ * The registry of rules a finding can name, as JSON `[{"rule","code","params":[{"name","kind"}]}]` (core's
+ * `rule::ALL`, the list `tests/fixtures/rules.json` records and docs/errors.md documents), into `out_json`: what a
+ * host needs to write its own text for a finding from its `rule` and `params`.
+ *
+ * # Safety
+ * `out_json` is writable; `err` is NULL or writable.
+ */
+enum kuatia_status kuatia_rules(struct kuatia_bytes *out_json,
+                                struct kuatia_error **err);
+
+/**
  * Builds `dCarQR` from its parts as JSON: `{"cdc","fecha_emision","receptor","total","total_iva","items",
  * "digest_value","csc_id","csc","ambiente":"test"|"produccion"}`, strings exactly as written in the signed XML;
  * `receptor` is `{"ruc":"<body without DV>"}`, `{"documento":"<number>"}` or `"sin_documento"`.

@@ -244,6 +244,9 @@ def describe(header_text: str) -> Dict[str, Any]:
                     p["role"]["enum"] = em[1]
             elif t["base"] in SCALARS and t["pointer"] == 1 and not t["const"] and n.startswith("out_"):
                 p["role"] = {"kind": "out_scalar"}
+            elif t["c"] == "const char *":
+                # NUL-terminated text the call only reads (a language tag); NULL is allowed where the doc says.
+                p["role"] = {"kind": "in_text"}
             elif t["c"] == "const char **":
                 p["role"] = {"kind": "out_text", **text_owner(f["name"], f"`{n}`", f["doc"], names)}
             else:

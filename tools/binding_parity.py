@@ -29,6 +29,8 @@ from typing import Callable, Dict, List, Set
 EXCLUDED: Dict[str, str] = {
     "kuatia_error_count": "kuatia_error_json gives every finding in one call; bindings read that instead",
     "kuatia_error_finding": "kuatia_error_json gives every finding in one call; bindings read that instead",
+    "kuatia_error_json": "bindings read the findings in the chosen language, kuatia_error_json_in",
+    "kuatia_error_message": "bindings read the message in the chosen language, kuatia_error_message_in",
 }
 
 

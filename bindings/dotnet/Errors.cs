@@ -1,18 +1,54 @@
 using System;
 using System.Collections.Generic;
 using System.Collections.ObjectModel;
+using System.Runtime.InteropServices;
 
 namespace Kuatia
 {
-    /// <summary>One problem: a stable <c>Code</c> of the error registry, the JSON <c>Path</c> of the field, a message.</summary>
+    /// <summary>
+    /// One problem: a stable <c>Code</c> of the error registry, the JSON <c>Path</c> of the field, a message in the
+    /// chosen language (<see cref="Library.SetLanguage"/>), the <c>Rule</c> that found it and the rule's <c>Params</c>.
+    /// </summary>
     public sealed class Finding
     {
+        private static readonly IDictionary<string, object> NoParams =
+            new ReadOnlyDictionary<string, object>(new Dictionary<string, object>());
+
+        /// <summary>A finding without a rule (<c>unclassified</c>, no parameters).</summary>
+        public Finding(string code, string path, string message) : this(code, path, message, "unclassified", null)
+        {
+        }
+
         /// <summary>A finding with these parts.</summary>
-        public Finding(string code, string path, string message)
+        public Finding(string code, string path, string message, string rule, IDictionary<string, object> parameters)
         {
             Code = code;
             Path = path;
             Message = message;
+            Rule = string.IsNullOrEmpty(rule) ? "unclassified" : rule;
+            Params = parameters == null ? NoParams
+                : new ReadOnlyDictionary<string, object>(new Dictionary<string, object>(parameters));
+        }
+
+        /// <summary>Stable id of the rule that found the problem (<c>ruc.check_digit</c>); <c>unclassified</c> while its text is still an English sentence.</summary>
+        public string Rule { get; private set; }
+
+        /// <summary>The rule's parameters (<c>{"expected": "1", "got": "2"}</c>); empty when it has none.</summary>
+        public IDictionary<string, object> Params { get; private set; }
+
+        /// <summary>A finding from its JSON object (<c>kuatia_error_json_in</c>, a validation report).</summary>
+        internal static Finding FromJson(IDictionary<string, object> f)
+        {
+            object p;
+            f.TryGetValue("params", out p);
+            return new Finding(Str(f, "code"), Str(f, "path"), Str(f, "message"), Str(f, "rule"),
+                p as IDictionary<string, object>);
+        }
+
+        private static string Str(IDictionary<string, object> o, string k)
+        {
+            object v;
+            return o.TryGetValue(k, out v) && v is string ? (string)v : "";
         }
 
         /// <summary>Stable code of the registry (<c>VALIDATION_ERROR.REQUIRED</c>, <c>INVALID_RUC</c>, ...).</summary>
@@ -21,7 +57,7 @@ namespace Kuatia
         /// <summary>JSON path of the field at fault (<c>items[1].iva</c>); empty when it concerns the whole input.</summary>
         public string Path { get; private set; }
 
-        /// <summary>Human-readable message.</summary>
+        /// <summary>Human-readable message, in the chosen language.</summary>
         public string Message { get; private set; }
 
         /// <summary><c>CODE at path: message</c>.</summary>
@@ -60,6 +96,18 @@ namespace Kuatia
         /// <summary>Every problem, in the order the core reported them.</summary>
         public IList<Finding> Findings { get; private set; }
 
+        /// <summary>Stable id of the rule that found the first problem (<c>ruc.check_digit</c>), or <c>unclassified</c>.</summary>
+        public string Rule
+        {
+            get { return Findings.Count > 0 ? Findings[0].Rule : "unclassified"; }
+        }
+
+        /// <summary>The parameters of the first problem's rule; empty when it has none.</summary>
+        public IDictionary<string, object> Params
+        {
+            get { return Findings.Count > 0 ? Findings[0].Params : new Finding("", "", "").Params; }
+        }
+
         /// <summary><c>CODE at path: message</c> of the first problem.</summary>
         public override string ToString()
         {
@@ -77,13 +125,24 @@ namespace Kuatia
             IntPtr e = err.DangerousGetHandle();
             var findings = new List<Finding>();
             IList<object> list;
+            string message;
+            string rule;
+            IntPtr lang = Interop.CLang(null);
             try
             {
-                list = Json.Parse(Interop.CString(Native.kuatia_error_json(e))) as IList<object>;
+                message = Interop.CString(Native.kuatia_error_message_in(e, lang));
+                rule = Interop.CString(Native.kuatia_error_rule(e));
+                list = Json.Parse(Interop.CString(Native.kuatia_error_json_in(e, lang))) as IList<object>;
             }
             catch (FormatException)
             {
+                message = null;
+                rule = null;
                 list = null; // a bug on one side of the boundary: the first problem below still describes it
+            }
+            finally
+            {
+                Marshal.FreeHGlobal(lang);
             }
             if (list != null)
             {
@@ -92,26 +151,20 @@ namespace Kuatia
                     var f = item as IDictionary<string, object>;
                     if (f != null)
                     {
-                        findings.Add(new Finding(Str(f, "code"), Str(f, "path"), Str(f, "message")));
+                        findings.Add(Finding.FromJson(f));
                     }
                 }
             }
             string code = Interop.CString(Native.kuatia_error_code(e));
             string path = Interop.CString(Native.kuatia_error_path(e));
-            string message = Interop.CString(Native.kuatia_error_message(e));
+            message = message ?? "";
             if (findings.Count == 0)
             {
-                findings.Add(new Finding(code, path, message));
+                findings.Add(new Finding(code, path, message, rule, null));
             }
             var ex = Make(Native.kuatia_error_status(e), code, path, message, findings);
             GC.KeepAlive(err);
             return ex;
-        }
-
-        private static string Str(IDictionary<string, object> o, string k)
-        {
-            object v;
-            return o.TryGetValue(k, out v) && v is string ? (string)v : "";
         }
 
         private static KuatiaException Make(Status s, string code, string path, string message, List<Finding> findings)

@@ -376,6 +376,19 @@ namespace Kuatia
             }
         }
 
+        /// <summary>The language messages are read in (<see cref="Library.SetLanguage"/>); a tag the library parses.</summary>
+        internal static volatile string Language = "es";
+
+        /// <summary><paramref name="lang"/> (null: <see cref="Language"/>) as a NUL-terminated UTF-8 C string; free it with <c>Marshal.FreeHGlobal</c>.</summary>
+        internal static IntPtr CLang(string lang)
+        {
+            byte[] b = Utf8.GetBytes((lang ?? Language).Replace("\0", ""));
+            IntPtr p = Marshal.AllocHGlobal(b.Length + 1);
+            Marshal.Copy(b, 0, p, b.Length);
+            Marshal.WriteByte(p, b.Length, 0);
+            return p;
+        }
+
         /// <summary>A NUL-terminated UTF-8 C string owned by kuatia, as .NET text ("" for NULL).</summary>
         internal static string CString(IntPtr p)
         {

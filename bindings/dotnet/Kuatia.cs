@@ -5,6 +5,7 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
+using System.Runtime.InteropServices;
 
 namespace Kuatia
 {
@@ -27,6 +28,59 @@ namespace Kuatia
         public static IList<object> Codes()
         {
             return (IList<object>)Interop.JsonOf((ref KuatiaBytes o, ref IntPtr e) => Native.kuatia_error_codes(ref o, ref e));
+        }
+
+        /// <summary>
+        /// Every rule a finding can name, <c>[{"rule", "code", "params": [{"name", "kind"}]}]</c>: the core's one registry
+        /// (docs/errors.md), for an application that writes its own text from a finding's rule and parameters.
+        /// </summary>
+        public static IList<object> Rules()
+        {
+            return (IList<object>)Interop.JsonOf((ref KuatiaBytes o, ref IntPtr e) => Native.kuatia_rules(ref o, ref e));
+        }
+
+        /// <summary>
+        /// Chooses the language of every message read from now on, for every thread: <c>"es"</c> (Spanish of Paraguay,
+        /// the default) or <c>"en"</c>; any tag the library parses (<c>"es-PY"</c>, <c>"en-US"</c>) is accepted, and an
+        /// unknown one reads as Spanish.
+        /// </summary>
+        public static void SetLanguage(string lang)
+        {
+            if (lang == null)
+            {
+                throw new ArgumentNullException("lang");
+            }
+            Interop.Language = lang;
+        }
+
+        /// <summary>The language chosen with <see cref="SetLanguage"/> (<c>"es"</c> by default).</summary>
+        public static string Language
+        {
+            get { return Interop.Language; }
+        }
+
+        /// <summary>
+        /// A report kuatia wrote (a validation report, a verification, a findings array; JSON text) with every finding's
+        /// message rendered again in <paramref name="lang"/> (null: the chosen language), as JSON text.
+        /// </summary>
+        public static unsafe string Localize(string reportJson, string lang = null)
+        {
+            Input r = Input.Text(reportJson, "reportJson");
+            IntPtr l = Interop.CLang(lang);
+            try
+            {
+                return Interop.Text((ref KuatiaBytes o, ref IntPtr e) =>
+                {
+                    fixed (byte* pr = r.Data)
+                    {
+                        return Native.kuatia_findings_localize(pr, r.Len, l, ref o, ref e);
+                    }
+                });
+            }
+            finally
+            {
+                Marshal.FreeHGlobal(l);
+            }
         }
 
         /// <summary>The current Paraguay local time as kuatia expects it (<c>yyyy-MM-ddTHH:mm:ss</c>); the host owns the clock.</summary>
@@ -196,7 +250,7 @@ namespace Kuatia
         {
             Input r = Input.Text(requestJson, "requestJson"), p = Input.OptText(profileJson, "profileJson");
             Input n = Input.Text(now ?? Library.ParaguayNow(), "now");
-            var raw = (IDictionary<string, object>)Interop.JsonOf((ref KuatiaBytes o, ref IntPtr e) =>
+            string report = Interop.Text((ref KuatiaBytes o, ref IntPtr e) =>
             {
                 fixed (byte* pr = r.Data)
                 fixed (byte* pp = p.Data)
@@ -205,11 +259,11 @@ namespace Kuatia
                     return Native.kuatia_invoice_validate(pr, r.Len, pp, p.Len, pn, n.Len, ref o, ref e);
                 }
             });
+            var raw = (IDictionary<string, object>)Interop.ParseResult(Library.Localize(report));
             var errors = new List<Finding>();
             foreach (object item in (IList<object>)raw["errors"])
             {
-                var f = (IDictionary<string, object>)item;
-                errors.Add(new Finding((string)f["code"], (string)f["path"], (string)f["message"]));
+                errors.Add(Finding.FromJson((IDictionary<string, object>)item));
             }
             return new Report((bool)raw["ok"], errors.AsReadOnly());
         }

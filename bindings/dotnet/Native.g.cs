@@ -174,6 +174,29 @@ namespace Kuatia
         internal static extern Status kuatia_kude_pdf(byte* xml, UIntPtr xml_len, uint format,
             [MarshalAs(UnmanagedType.U1)] bool preview, ref KuatiaBytes out_pdf, ref IntPtr err);
 
+        /// <summary>Every finding as a JSON array <c>[{"code","path","message","rule","params"}]</c> with the messages in <c>lang</c> (<c>"es"</c>, <c>"es-PY"</c>, <c>"en"</c>, <c>"en-US"</c>, …; NULL or an unknown tag: <c>es-PY</c>).</summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "kuatia_error_json_in", ExactSpelling = true)]
+        internal static extern IntPtr kuatia_error_json_in(IntPtr err, IntPtr lang);
+
+        /// <summary>Message of the first problem in <c>lang</c> (as <c>kuatia_error_json_in</c>).</summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "kuatia_error_message_in", ExactSpelling = true)]
+        internal static extern IntPtr kuatia_error_message_in(IntPtr err, IntPtr lang);
+
+        /// <summary>Stable rule id of the first problem (<c>ruc.check_digit</c>, docs/errors.md), or <c>unclassified</c> while that finding is still written as a sentence.</summary>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "kuatia_error_rule", ExactSpelling = true)]
+        internal static extern IntPtr kuatia_error_rule(IntPtr err);
+
+        /// <summary>Renders again in <c>lang</c> (as <c>kuatia_error_json_in</c>) every finding inside a JSON document kuatia returned: a report such as <c>kuatia_invoice_validate</c>'s <c>{"ok","errors":[…]}</c> or <c>kuatia_xml_verify</c>'s, a findings array, or any object holding findings at any depth.</summary>
+        /// <remarks><c>out_json</c>: free with <c>kuatia_bytes_free</c>.</remarks>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "kuatia_findings_localize", ExactSpelling = true)]
+        internal static extern Status kuatia_findings_localize(byte* report_json, UIntPtr report_len, IntPtr lang,
+            ref KuatiaBytes out_json, ref IntPtr err);
+
+        /// <summary>The registry of rules a finding can name, as JSON <c>[{"rule","code","params":[{"name","kind"}]}]</c> (core's <c>rule::ALL</c>, the list <c>tests/fixtures/rules.json</c> records and docs/errors.md documents), into <c>out_json</c>: what a host needs to write its own text for a finding from its <c>rule</c> and <c>params</c>.</summary>
+        /// <remarks><c>out_json</c>: free with <c>kuatia_bytes_free</c>.</remarks>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "kuatia_rules", ExactSpelling = true)]
+        internal static extern Status kuatia_rules(ref KuatiaBytes out_json, ref IntPtr err);
+
         /// <summary>Builds <c>dCarQR</c> from its parts as JSON: <c>{"cdc","fecha_emision","receptor","total","total_iva","items", "digest_value","csc_id","csc","ambiente":"test"|"produccion"}</c>, strings exactly as written in the signed XML; <c>receptor</c> is <c>{"ruc":"&lt;body without DV&gt;"}</c>, <c>{"documento":"&lt;number&gt;"}</c> or <c>"sin_documento"</c>.</summary>
         /// <remarks><c>out_qr</c>: free with <c>kuatia_bytes_free</c>.</remarks>
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "kuatia_qr_build", ExactSpelling = true)]

@@ -167,9 +167,18 @@ func Validate(request any, opt *Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := new(Report)
-	if err := jsonOut(take(&out), r); err != nil {
+	report, err := Localize(take(&out), "")
+	if err != nil {
 		return nil, err
+	}
+	r := new(Report)
+	if err := jsonOut(report, r); err != nil {
+		return nil, err
+	}
+	for i := range r.Errors {
+		if r.Errors[i].Rule == "" {
+			r.Errors[i].Rule = "unclassified"
+		}
 	}
 	if r.Errors == nil {
 		r.Errors = []Finding{}

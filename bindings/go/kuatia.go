@@ -37,19 +37,26 @@ func (s Status) String() string {
 // Error makes a Status usable as an errors.Is target: errors.Is(err, kuatia.StatusSignError).
 func (s Status) Error() string { return "kuatia: " + s.String() }
 
-// Finding is one problem: a stable Code ("VALIDATION_ERROR.REQUIRED"), the JSON Path ("items[1].iva"), a Message.
+// Finding is one problem: a stable Code ("VALIDATION_ERROR.REQUIRED"), the JSON Path ("items[1].iva"), a Message
+// in the chosen language (SetLanguage), the Rule that found it ("ruc.check_digit"; empty or "unclassified" while its
+// text is still an English sentence) and the rule's Params.
 type Finding struct {
-	Code    string `json:"code"`
-	Path    string `json:"path"`
-	Message string `json:"message"`
+	Code    string         `json:"code"`
+	Path    string         `json:"path"`
+	Message string         `json:"message"`
+	Rule    string         `json:"rule,omitempty"`
+	Params  map[string]any `json:"params,omitempty"`
 }
 
-// Error is a failed call: its Status, the first problem's Code, Message and Path, and every Finding.
+// Error is a failed call: its Status, the first problem's Code, Message (in the chosen language), Path, Rule and
+// Params, and every Finding.
 type Error struct {
 	Status   Status
 	Code     string
 	Message  string
 	Path     string
+	Rule     string
+	Params   map[string]any
 	Findings []Finding
 }
 
@@ -96,20 +103,29 @@ func errorOf(status C.enum_kuatia_status, cerr *C.kuatia_error) error {
 		return &Error{Status: Status(status), Code: "UNKNOWN", Message: fmt.Sprintf("status %d", int(status))}
 	}
 	defer C.kuatia_error_free(cerr)
+	lang := cLang("")
+	defer C.free(unsafe.Pointer(lang))
 	e := &Error{
 		Status:  Status(C.kuatia_error_status(cerr)),
 		Code:    C.GoString(C.kuatia_error_code(cerr)),
-		Message: C.GoString(C.kuatia_error_message(cerr)),
+		Message: C.GoString(C.kuatia_error_message_in(cerr, lang)),
 		Path:    C.GoString(C.kuatia_error_path(cerr)),
+		Rule:    C.GoString(C.kuatia_error_rule(cerr)),
 	}
-	if raw := C.kuatia_error_json(cerr); raw != nil {
+	if raw := C.kuatia_error_json_in(cerr, lang); raw != nil {
 		if err := json.Unmarshal([]byte(C.GoString(raw)), &e.Findings); err != nil {
 			e.Findings = nil
 		}
 	}
 	if len(e.Findings) == 0 {
-		e.Findings = []Finding{{Code: e.Code, Path: e.Path, Message: e.Message}}
+		e.Findings = []Finding{{Code: e.Code, Path: e.Path, Message: e.Message, Rule: e.Rule}}
 	}
+	for i := range e.Findings {
+		if e.Findings[i].Rule == "" {
+			e.Findings[i].Rule = "unclassified"
+		}
+	}
+	e.Params = e.Findings[0].Params
 	return e
 }
 

@@ -96,7 +96,8 @@ pub fn findings_outcome(findings: Vec<kuatia_core::Finding>) -> Outcome {
     report_outcome(findings.into())
 }
 
-fn report_outcome(report: Report) -> Outcome {
+fn report_outcome(mut report: Report) -> Outcome {
+    crate::output::localize_all(&mut report.errors);
     match report.errors.first() {
         None => Outcome::ok(&report),
         Some(first) => {

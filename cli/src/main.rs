@@ -37,8 +37,21 @@ Exit codes:
 #[derive(Debug, Parser)]
 #[command(name = "kuatia", version, about, after_help = AFTER_HELP, propagate_version = true)]
 struct Cli {
+    /// Language of the findings printed (stdout JSON and the stderr line): es (Spanish of Paraguay) or en. Default:
+    /// the first non-empty of LC_ALL, LC_MESSAGES, LANG (en* is English, anything else Spanish).
+    #[arg(long, global = true, value_enum)]
+    lang: Option<LangArg>,
     #[command(subcommand)]
     command: Command,
+}
+
+/// The languages `--lang` takes.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum LangArg {
+    /// Spanish of Paraguay (es-PY).
+    Es,
+    /// English.
+    En,
 }
 
 /// Top-level commands, one family per module.
@@ -137,6 +150,11 @@ fn run(command: Command) -> output::Outcome {
 fn main() -> ExitCode {
     // clap prints help/version with exit 0 and usage errors with exit 2, matching our contract.
     let cli = Cli::parse();
+    output::set_lang(match cli.lang {
+        Some(LangArg::Es) => kuatia_core::msg::Lang::EsPy,
+        Some(LangArg::En) => kuatia_core::msg::Lang::En,
+        None => output::env_lang(|k| std::env::var(k).ok()),
+    });
     run(cli.command).finish()
 }
 

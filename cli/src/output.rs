@@ -1,9 +1,13 @@
 //! Shared output contract of every command: JSON on stdout, one error line on stderr, exit codes 0/1/2.
 
+use kuatia_core::msg::Lang;
+use kuatia_core::rule::Params;
 use kuatia_core::Finding;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::io::{Read, Write};
 use std::process::ExitCode;
+use std::sync::OnceLock;
 
 /// Largest input file or stdin accepted, so a wrong path (e.g. a device) cannot exhaust memory.
 pub const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
@@ -23,24 +27,72 @@ pub struct Outcome {
     code: u8,
 }
 
-/// The `error` object of an exit-1 answer: stable `code`, human `message`, JSON `path` when relevant.
+/// The language findings are printed in, chosen once at start ([`set_lang`]).
+static LANG: OnceLock<Lang> = OnceLock::new();
+
+/// Chooses the language of every finding printed from now on (the first call wins).
+pub fn set_lang(lang: Lang) {
+    let _ = LANG.set(lang);
+}
+
+/// The language findings are printed in: the one chosen, else Spanish of Paraguay.
+pub fn lang() -> Lang {
+    LANG.get().copied().unwrap_or_default()
+}
+
+/// The language the environment asks for: the first non-empty of `LC_ALL`, `LC_MESSAGES`, `LANG` (POSIX's order);
+/// `en…` is English, anything else (`es_PY.UTF-8`, `C`, `POSIX`, unset) Spanish of Paraguay.
+pub fn env_lang(var: impl Fn(&str) -> Option<String>) -> Lang {
+    ["LC_ALL", "LC_MESSAGES", "LANG"]
+        .iter()
+        .find_map(|k| var(k).filter(|v| !v.is_empty()))
+        .and_then(|v| Lang::parse(&v))
+        .unwrap_or_default()
+}
+
+/// `f` with its message in the chosen language.
+pub fn localized(f: &Finding) -> Finding {
+    let mut f = f.clone();
+    f.localize(lang());
+    f
+}
+
+/// Every finding of `fs` with its message in the chosen language.
+pub fn localize_all(fs: &mut [Finding]) {
+    fs.iter_mut().for_each(|f| f.localize(lang()));
+}
+
+/// The `error` object of an exit-1 answer: stable `code`, human `message` (in the chosen language), JSON `path` when
+/// relevant, and the `rule` that found the problem with its `params` (both omitted while the finding has no rule).
 #[derive(Debug, Serialize)]
 pub struct ErrorBody<'a> {
     /// Stable error code from `kuatia_core::error::code`.
     pub code: &'a str,
     /// Human-readable explanation.
-    pub message: &'a str,
+    pub message: Cow<'a, str>,
     /// JSON path of the offending input field; omitted when it concerns the whole input.
     #[serde(skip_serializing_if = "str::is_empty")]
     pub path: &'a str,
+    /// Stable id of the rule (docs/errors.md, "Rules"); omitted while the finding is a sentence (`unclassified`).
+    #[serde(skip_serializing_if = "is_unclassified")]
+    pub rule: &'a str,
+    /// The rule's parameters; omitted when it has none.
+    #[serde(skip_serializing_if = "Params::is_empty")]
+    pub params: &'a Params,
+}
+
+fn is_unclassified(rule: &str) -> bool {
+    rule == kuatia_core::rule::UNCLASSIFIED
 }
 
 impl<'a> From<&'a Finding> for ErrorBody<'a> {
     fn from(f: &'a Finding) -> Self {
         ErrorBody {
             code: &f.code,
-            message: &f.message,
+            message: Cow::Owned(f.message_in(lang())),
             path: &f.path,
+            rule: &f.rule,
+            params: &f.params,
         }
     }
 }
@@ -53,7 +105,7 @@ impl Outcome {
 
     /// Exit 1 with `value` (which carries the error object) on stdout and `finding` as one stderr line.
     pub fn invalid(value: &impl Serialize, finding: &Finding) -> Outcome {
-        Outcome::json(value, Some(finding.to_string()), EXIT_INVALID)
+        Outcome::json(value, Some(localized(finding).to_string()), EXIT_INVALID)
     }
 
     /// Exit 1 with `{"error":{...}}` built from `finding`.

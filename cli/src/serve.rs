@@ -521,6 +521,8 @@ fn unix(t: i64) -> Option<String> {
 
 /// Exit 1 with the first finding as the error and all of them as `findings`.
 fn findings(fs: &[kuatia_core::Finding]) -> Outcome {
+    let mut fs = fs.to_vec();
+    crate::output::localize_all(&mut fs);
     let first = fs.first().cloned().unwrap_or_else(|| {
         kuatia_core::Finding::new(kuatia_core::code::INTERNAL_ERROR, "", "refused")
     });

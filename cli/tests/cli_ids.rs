@@ -81,7 +81,7 @@ fn ruc_check() {
 
     // Without the '-' a RUC is ambiguous (issue 14): refused, with the expected form in the message.
     for typed in ["800695631", "80069568"] {
-        let (code, v, _) = run(&["ruc", "check", typed], None);
+        let (code, v, _) = run(&["--lang", "en", "ruc", "check", typed], None);
         assert_eq!(
             (code, &v["valid"], &v["error"]["code"]),
             (1, &json!(false), &json!("INVALID_RUC"))
@@ -95,11 +95,12 @@ fn ruc_check() {
         );
     }
 
-    let (code, v, stderr) = run(&["ruc", "check", "80069563-2"], None);
+    let (code, v, stderr) = run(&["--lang", "en", "ruc", "check", "80069563-2"], None);
     assert_eq!(code, 1);
     assert_eq!(
         v,
-        json!({"valid": false, "error": {"code": "INVALID_RUC", "message": "wrong RUC check digit: expected 1, got 2"}})
+        json!({"valid": false, "error": {"code": "INVALID_RUC", "message": "wrong RUC check digit: expected 1, got 2",
+               "rule": "ruc.check_digit", "params": {"expected": "1", "got": "2"}}})
     );
     assert_one_line(&stderr);
 
@@ -276,7 +277,7 @@ fn cdc_parse_invalid() {
         ),
         ("-1", "44 characters"),
     ] {
-        let (code, v, stderr) = run(&["cdc", "parse", bad], None);
+        let (code, v, stderr) = run(&["--lang", "en", "cdc", "parse", bad], None);
         assert_eq!(code, 1, "{bad}");
         assert_eq!(v["valid"], false);
         assert_eq!(v["error"]["code"], "INVALID_CDC");

@@ -79,7 +79,7 @@ fn consulta_ruc_takes_the_ruc_without_its_check_digit() {
 /// wrong check digit is named as such.
 #[test]
 fn consulta_ruc_refuses_what_the_schema_refuses() {
-    let (code, v, _) = run(&["sifen", "consulta-ruc", "444-8"], None);
+    let (code, v, _) = run(&["--lang", "en", "sifen", "consulta-ruc", "444-8"], None);
     assert_eq!(code, 1, "{v}");
     assert_eq!(v["error"]["code"], "INVALID_RUC");
     assert!(
@@ -89,7 +89,10 @@ fn consulta_ruc_refuses_what_the_schema_refuses() {
             .contains("at least 5 characters"),
         "{v}"
     );
-    let (code, v, _) = run(&["sifen", "consulta-ruc", "80069563-2"], None);
+    let (code, v, _) = run(
+        &["sifen", "consulta-ruc", "80069563-2", "--lang", "en"],
+        None,
+    );
     assert_eq!(code, 1, "{v}");
     assert_eq!(
         v["error"]["message"],

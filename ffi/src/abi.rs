@@ -2,8 +2,10 @@
 //! the checked conversion of C inputs. Nothing here knows about invoices.
 
 use kuatia_core::error::{code, Finding, Findings};
+use kuatia_core::msg::Lang;
 use std::ffi::{c_char, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::OnceLock;
 
 /// Largest input (in bytes) any function accepts; longer inputs fail with `KUATIA_STATUS_TOO_LARGE` before they
 /// are read. The core has tighter limits of its own (8 MiB requests, 16 MiB XML).
@@ -80,6 +82,42 @@ pub struct kuatia_error {
     status: kuatia_status,
     findings: Vec<CFinding>,
     json: CString,
+    /// The findings as built, from which the messages of another language are rendered.
+    source: Vec<Finding>,
+    /// The first finding's rule id (`unclassified` for a sentence); empty when there is none.
+    rule: CString,
+    /// One rendering per language of [`Lang::ALL`], made on first use.
+    rendered: [OnceLock<Rendered>; Lang::ALL.len()],
+}
+
+/// The findings of an error rendered in one language.
+pub(crate) struct Rendered {
+    /// Every finding as JSON.
+    pub(crate) json: CString,
+    /// The first finding's message (empty when there is none).
+    pub(crate) message: CString,
+}
+
+impl kuatia_error {
+    /// The findings rendered in `lang` (cached: the pointers stay valid as long as the error).
+    pub(crate) fn rendered(&self, lang: Lang) -> &Rendered {
+        let i = Lang::ALL.iter().position(|l| *l == lang).unwrap_or(0);
+        self.rendered[i].get_or_init(|| {
+            let mut findings = Findings(self.source.clone());
+            findings.localize(lang);
+            let json = serde_json::to_string(&findings.0).unwrap_or_else(|_| "[]".into());
+            let message = findings.0.first().map_or("", |f| f.message.as_str());
+            Rendered {
+                json: c_string(&json),
+                message: c_string(message),
+            }
+        })
+    }
+
+    /// The first finding's rule id.
+    pub(crate) fn rule(&self) -> &CString {
+        &self.rule
+    }
 }
 
 struct CFinding {
@@ -133,6 +171,9 @@ impl Error {
                 })
                 .collect(),
             json: c_string(&json),
+            rule: c_string(self.findings.first().map_or("", |f| &f.rule)),
+            source: self.findings,
+            rendered: Default::default(),
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod abi;
 pub mod ids;
 pub mod invoice;
 pub mod kude;
+pub mod lang;
 pub mod qr;
 #[cfg(feature = "service")]
 pub mod service;
@@ -37,6 +38,10 @@ pub use invoice::{
     kuatia_invoice_totals, kuatia_invoice_validate,
 };
 pub use kude::{kuatia_kude_format, kuatia_kude_pdf};
+pub use lang::{
+    kuatia_error_json_in, kuatia_error_message_in, kuatia_error_rule, kuatia_findings_localize,
+    kuatia_rules,
+};
 pub use qr::{kuatia_qr_build, kuatia_qr_parse};
 #[cfg(feature = "service")]
 pub use service::{

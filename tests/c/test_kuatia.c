@@ -611,6 +611,55 @@ static void test_sifen_events(kuatia_signer *signer) {
     kuatia_error_free(err);
 }
 
+/* The language of messages: an error read in the language asked for, the first finding's rule, and a report's
+ * findings rendered again. NULL and unknown tags are Spanish of Paraguay; the older accessors keep the text as built. */
+static void test_languages(void) {
+    static const char *es = "El d\xc3\xad" "gito verificador del RUC no corresponde: deber\xc3\xad" "a ser 1, no 2";
+    static const char *en = "wrong RUC check digit: expected 1, got 2";
+    kuatia_error *err = NULL;
+    CHECK(kuatia_ruc_check(S("80069563-2"), &err) == KUATIA_STATUS_INVALID_INPUT, "wrong DV");
+    CHECK(strcmp(kuatia_error_rule(err), "ruc.check_digit") == 0, "%s", kuatia_error_rule(err));
+    CHECK(strcmp(kuatia_error_message(err), en) == 0, "%s", kuatia_error_message(err));
+    CHECK(strcmp(kuatia_error_message_in(err, NULL), es) == 0, "%s", kuatia_error_message_in(err, NULL));
+    CHECK(strcmp(kuatia_error_message_in(err, "es-PY"), es) == 0, "es-PY");
+    CHECK(strcmp(kuatia_error_message_in(err, "xx"), es) == 0, "unknown tag");
+    CHECK(strcmp(kuatia_error_message_in(err, "en_US.UTF-8"), en) == 0, "%s", kuatia_error_message_in(err, "en"));
+    const char *json_es = kuatia_error_json_in(err, "es");
+    CHECK(json_es && strstr(json_es, "\"rule\":\"ruc.check_digit\"") && strstr(json_es, es) &&
+              strstr(json_es, "\"params\":{\"expected\":\"1\",\"got\":\"2\"}"),
+          "%s", json_es);
+    CHECK(kuatia_error_json_in(err, "es") == json_es, "one rendering per language");
+    const char *json_en = kuatia_error_json_in(err, "en");
+    CHECK(json_en && strstr(json_en, en), "%s", json_en);
+    /* A report holding the findings (as kuatia_invoice_validate writes one), rendered again in Spanish. */
+    char report[512];
+    snprintf(report, sizeof report, "{\"ok\":false,\"errors\":%s}", json_en);
+    kuatia_bytes out = {NULL, 0};
+    kuatia_error *lerr = NULL;
+    CHECK(kuatia_findings_localize((const uint8_t *)report, strlen(report), "es", &out, &lerr) == KUATIA_STATUS_OK,
+          "localize: %s", code_of(lerr));
+    CHECK(out.ptr && strstr((const char *)out.ptr, es) && !strstr((const char *)out.ptr, en), "%s",
+          out.ptr ? (const char *)out.ptr : "(null)");
+    kuatia_bytes_free(&out);
+    kuatia_error_free(err);
+    err = NULL;
+    CHECK(kuatia_findings_localize(S("{\"ok\":"), NULL, &out, &err) == KUATIA_STATUS_INVALID_INPUT, "bad JSON");
+    CHECK(strcmp(code_of(err), "MALFORMED_JSON") == 0 && out.ptr == NULL, "%s", code_of(err));
+    kuatia_error_free(err);
+    err = NULL;
+    CHECK(kuatia_findings_localize(NULL, 0, "en", &out, &err) == KUATIA_STATUS_INVALID_ARGUMENT, "NULL report");
+    kuatia_error_free(err);
+    /* The registry of rules, for hosts that write their own text from rule and params. */
+    kuatia_bytes rules = {NULL, 0};
+    CHECK(kuatia_rules(&rules, NULL) == KUATIA_STATUS_OK && rules.ptr &&
+              strstr((const char *)rules.ptr, "\"rule\":\"ruc.check_digit\""),
+          "kuatia_rules");
+    kuatia_bytes_free(&rules);
+    CHECK(kuatia_error_json_in(NULL, "es") == NULL && kuatia_error_message_in(NULL, NULL) == NULL &&
+              kuatia_error_rule(NULL) == NULL,
+          "NULL accessors");
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: %s <repository root> [--quick] [--answers]\n", argv[0]);
@@ -624,6 +673,7 @@ int main(int argc, char **argv) {
     test_version();
     test_arguments_and_errors();
     test_ruc_cdc();
+    test_languages();
     test_qr();
     test_signers(argv[1]);
     test_sifen(argv[1]);

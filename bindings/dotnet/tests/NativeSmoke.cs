@@ -1,6 +1,6 @@
 // A smoke test of the generated P/Invoke declarations (Native.g.cs) against libkuatia, run by scripts/ffi-check.sh
 // under Mono: every kind of parameter the C ABI has (UTF-8 input and length, an owned kuatia_bytes result, an
-// opaque handle out and back in, a borrowed error text, a C bool out, a uint8_t out, the status enum) crosses the
+// opaque handle out and back in, a borrowed error text, a NUL-terminated text input, a C bool out, a uint8_t out, the status enum) crosses the
 // boundary once. The C# binding itself (issue 31) will have its own tests; this proves the declarations it starts
 // from match the library.
 using System;
@@ -52,6 +52,12 @@ namespace Kuatia.Tests
             string code = Marshal.PtrToStringAnsi(Native.kuatia_error_code(err));
             Check(st == Status.InvalidInput && Native.kuatia_error_status(err) == Status.InvalidInput
                   && code == "INVALID_RUC", "kuatia_ruc_check(12X) fails with " + st + " / " + code);
+            // A NUL-terminated text input (a language tag) and the rule id of the first finding.
+            IntPtr en = Marshal.StringToHGlobalAnsi("en");
+            string rule = Marshal.PtrToStringAnsi(Native.kuatia_error_rule(err));
+            bool english = Native.kuatia_error_message_in(err, en) == Native.kuatia_error_message_in(err, en);
+            Marshal.FreeHGlobal(en);
+            Check(rule.Length > 0 && english, "kuatia_error_rule / kuatia_error_message_in(err, \"en\"): " + rule);
             Native.kuatia_error_free(err);
             err = IntPtr.Zero;
 

@@ -48,7 +48,12 @@ test("demo: validates as you type, error next to the RUC field, totals, KuDE pre
 
     await page.fill("#ruc", "80069563-2");
     const slot = page.locator('[data-error-for="receptor.ruc"]');
-    await assert.doesNotReject(slot.filter({ hasText: "INVALID_RUC" }).waitFor());
+    // The message a cashier reads, in Spanish (the default), and only it: no registry code in the slot.
+    await assert.doesNotReject(
+      slot.filter({ hasText: "El dígito verificador del RUC no corresponde: debería ser 1, no 2" }).waitFor(),
+    );
+    assert.doesNotMatch(await slot.textContent(), /INVALID_RUC/);
+    assert.equal(await slot.getAttribute("title"), "INVALID_RUC (ruc.check_digit)");
     // "Next to the field": the message shares the RUC input's label row and sits to its right.
     const [input, msg] = [await page.locator("#ruc").boundingBox(), await slot.boundingBox()];
     assert.ok(Math.abs(input.y + input.height / 2 - (msg.y + msg.height / 2)) < 20, "same row");

@@ -112,6 +112,12 @@ enum kuatia_status kuatia_invoice_issue(const char *request_json, size_t request
     uint32_t codigo_seguridad, struct kuatia_bytes *out_xml, struct kuatia_bytes *out_json, struct kuatia_error **err);
 enum kuatia_status kuatia_kude_pdf(const char *xml, size_t xml_len, uint32_t format, bool preview,
     struct kuatia_bytes *out_pdf, struct kuatia_error **err);
+const char *kuatia_error_json_in(const struct kuatia_error *err, const char *lang);
+const char *kuatia_error_message_in(const struct kuatia_error *err, const char *lang);
+const char *kuatia_error_rule(const struct kuatia_error *err);
+enum kuatia_status kuatia_findings_localize(const char *report_json, size_t report_len, const char *lang,
+    struct kuatia_bytes *out_json, struct kuatia_error **err);
+enum kuatia_status kuatia_rules(struct kuatia_bytes *out_json, struct kuatia_error **err);
 enum kuatia_status kuatia_qr_build(const char *fields_json, size_t fields_len, struct kuatia_bytes *out_qr,
     struct kuatia_error **err);
 enum kuatia_status kuatia_qr_parse(const char *dcarqr, size_t dcarqr_len, const char *csc, size_t csc_len,

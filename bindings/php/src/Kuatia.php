@@ -107,6 +107,48 @@ final class Kuatia
             => $ffi->kuatia_error_codes($out, $err)));
     }
 
+    /**
+     * Every rule a finding can name, as `[['rule' => …, 'code' => …, 'params' => [['name' => …, 'kind' => …]]], …]`:
+     * the core's one registry (docs/errors.md), for an application that writes its own text from `rule` and `params`.
+     *
+     * @return list<array{rule: string, code: string, params: list<array{name: string, kind: string}>}>
+     */
+    public static function rules(): array
+    {
+        $ffi = Native::lib();
+        return Json::decode(Native::bytes(static fn (CData $out, CData $err): int => $ffi->kuatia_rules($out, $err)));
+    }
+
+    /**
+     * Chooses the language of every message read from now on: `es` (Spanish of Paraguay, the default) or `en`; any
+     * tag the library parses (`es-PY`, `en-US`) is accepted, and an unknown one reads as Spanish.
+     */
+    public static function setLanguage(string $lang): void
+    {
+        Native::$language = str_replace("\0", '', $lang);
+    }
+
+    /** The language chosen with {@see setLanguage()} (`es` by default). */
+    public static function language(): string
+    {
+        return Native::$language;
+    }
+
+    /**
+     * A report kuatia wrote (a validation report, a verification, a list of findings; array or JSON text) with every
+     * finding's message rendered again in `$lang` (null: the chosen language), for one reader's language.
+     *
+     * @param array<mixed>|object|string $report
+     */
+    public static function localize(array|object|string $report, ?string $lang = null): mixed
+    {
+        $ffi = Native::lib();
+        $r = Json::encode($report, 'report_json');
+        $l = str_replace("\0", '', $lang ?? Native::$language);
+        return Json::decode(Native::bytes(static fn (CData $out, CData $err): int
+            => $ffi->kuatia_findings_localize($r, strlen($r), $l, $out, $err)));
+    }
+
     public static function cdcParse(string $cdc): array
     {
         $ffi = Native::lib();
@@ -133,7 +175,7 @@ final class Kuatia
         $r = Json::encode($request, 'request_json');
         $p = Json::encode($profile, 'profile_json');
         $t = self::now($now);
-        $raw = Json::decode(Native::bytes(static fn (CData $out, CData $err): int => $ffi->kuatia_invoice_validate(
+        $raw = self::localize(Native::bytes(static fn (CData $out, CData $err): int => $ffi->kuatia_invoice_validate(
             $r,
             strlen($r),
             $p,
@@ -145,7 +187,7 @@ final class Kuatia
         )));
         $errors = [];
         foreach ($raw['errors'] as $e) {
-            $errors[] = new Finding($e['code'], $e['path'], $e['message']);
+            $errors[] = Finding::fromArray($e);
         }
         return new Report((bool) $raw['ok'], $errors);
     }

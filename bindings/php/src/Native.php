@@ -30,6 +30,8 @@ final class Native
 
     private static ?FFI $ffi = null;
     private static string $path = '';
+    /** The language messages are read in ({@see Kuatia::setLanguage()}); a tag the library parses. */
+    public static string $language = 'es';
 
     /** The loaded library (loaded on first use). */
     public static function lib(): FFI
@@ -164,17 +166,18 @@ final class Native
             // The error's own status is authoritative (the same number the call returned).
             $status = $ffi->kuatia_error_status($err);
             $code = (string) $ffi->kuatia_error_code($err);
-            $message = (string) $ffi->kuatia_error_message($err);
+            $message = (string) $ffi->kuatia_error_message_in($err, self::$language);
             $path = (string) $ffi->kuatia_error_path($err);
-            $json = (string) $ffi->kuatia_error_json($err);
+            $rule = (string) $ffi->kuatia_error_rule($err);
+            $json = (string) $ffi->kuatia_error_json_in($err, self::$language);
         } finally {
             $ffi->kuatia_error_free($err);
         }
         $findings = [];
         foreach (Json::decode($json === '' ? '[]' : $json) as $f) {
-            $findings[] = new Finding((string) $f['code'], (string) $f['path'], (string) $f['message']);
+            $findings[] = Finding::fromArray($f);
         }
-        throw KuatiaException::of($status, $code, $message, $path, $findings);
+        throw KuatiaException::of($status, $code, $message, $path, $findings, $rule === '' ? 'unclassified' : $rule);
     }
 
     /** 32 fresh bytes from the OS CSPRNG, as each service call needs. */

@@ -58,7 +58,9 @@ __all__ = [
     "cdc_build",
     "cdc_parse",
     "issue",
+    "get_language",
     "kude_pdf",
+    "localize",
     "numbering_key",
     "paraguay_now",
     "preview_xml",
@@ -67,10 +69,12 @@ __all__ = [
     "random_security_code",
     "ruc_check",
     "ruc_dv",
+    "rules",
     "sifen_describe",
     "sifen_event_sign",
     "sifen_parse_response",
     "sifen_request",
+    "set_language",
     "sign",
     "totals",
     "validate",
@@ -91,9 +95,36 @@ def version() -> str:
     return (lib.kuatia_version() or b"").decode()
 
 
+def set_language(lang: str) -> None:
+    """Chooses the language of every message this module reads from now on: ``"es"`` (Spanish of Paraguay, the
+    default) or ``"en"``; any tag the library parses (``"es-PY"``, ``"en-US"``), an unknown one reads as Spanish."""
+    if not isinstance(lang, str):
+        raise TypeError(f"lang must be str, not {type(lang).__name__}")
+    _ffi.language = lang
+
+
+def get_language() -> str:
+    """The language chosen with :func:`set_language` (``"es"`` by default)."""
+    return _ffi.language
+
+
+def localize(report: Union[Json, List[Any]], lang: Optional[str] = None) -> Any:
+    """A report kuatia wrote (a validation report, a verification, a findings list; dict, list or JSON text) with
+    every finding's message rendered again in ``lang`` (None: the module's language), for one reader's language."""
+    if isinstance(report, list):
+        report = json.dumps(report, ensure_ascii=False)
+    return _json_out(call_bytes(lib.kuatia_findings_localize, *json_arg(report, "report"), _ffi.lang_arg(lang)))
+
+
 def codes() -> List[Dict[str, str]]:
     """Every error code kuatia answers with, ``[{"code", "description"}]``: the core's one registry."""
     return _json_out(call_bytes(lib.kuatia_error_codes))
+
+
+def rules() -> List[Dict[str, Any]]:
+    """Every rule a finding can name, ``[{"rule", "code", "params": [{"name", "kind"}]}]``: the core's one registry
+    (docs/errors.md), for an application that writes its own text from a finding's ``rule`` and ``params``."""
+    return _json_out(call_bytes(lib.kuatia_rules))
 
 
 def paraguay_now() -> str:
@@ -178,15 +209,14 @@ class Report:
 def validate(request: Json, profile: Optional[Json] = None, now: Now = None) -> Report:
     """Validates a request (the body of ``POST /v1/facturas``) against ``profile`` (None: the sandbox profile) at
     ``now``. A request with problems is a Report with ``ok=False``; bad arguments (profile, now) raise."""
-    raw = _json_out(
-        call_bytes(
-            lib.kuatia_invoice_validate,
-            *json_arg(request, "request"),
-            *json_arg(profile, "profile"),
-            *arg(_now(now), "now"),
-        )
+    report = call_bytes(
+        lib.kuatia_invoice_validate,
+        *json_arg(request, "request"),
+        *json_arg(profile, "profile"),
+        *arg(_now(now), "now"),
     )
-    return Report(bool(raw["ok"]), [Finding(e["code"], e["path"], e["message"]) for e in raw["errors"]])
+    raw = localize(report)
+    return Report(bool(raw["ok"]), [Finding.from_json(e) for e in raw["errors"]])
 
 
 def totals(request: Json) -> Dict[str, Any]:

@@ -90,6 +90,18 @@ def _text(p: Optional[bytes]) -> str:
     return p.decode("utf-8", "replace") if p is not None else ""
 
 
+# The language messages are read in (kuatia.set_language); a tag the library parses (`es`, `en`, `es-PY`, ...).
+language = "es"
+
+
+def lang_arg(lang: Optional[str]) -> bytes:
+    """The NUL-terminated tag of ``lang`` (None: the module's language)."""
+    tag = language if lang is None else lang
+    if not isinstance(tag, str):
+        raise TypeError(f"lang must be str, not {type(tag).__name__}")
+    return tag.encode("utf-8", "replace").replace(b"\0", b"")
+
+
 def raise_for(status: int, err: c_void_p) -> None:
     """Turns a failed call's status and ``kuatia_error`` into the matching exception, freeing the error."""
     if status == 0:
@@ -100,13 +112,15 @@ def raise_for(status: int, err: c_void_p) -> None:
         # The error's own status is authoritative (the same number the call returned).
         status = lib.kuatia_error_status(err)
         code = _text(lib.kuatia_error_code(err))
-        message = _text(lib.kuatia_error_message(err))
+        lang = lang_arg(None)
+        message = _text(lib.kuatia_error_message_in(err, lang))
         path = _text(lib.kuatia_error_path(err))
-        raw = lib.kuatia_error_json(err)
-        findings = [Finding(f["code"], f["path"], f["message"]) for f in json.loads(_text(raw) or "[]")]
+        rule = _text(lib.kuatia_error_rule(err)) or "unclassified"
+        raw = lib.kuatia_error_json_in(err, lang)
+        findings = [Finding.from_json(f) for f in json.loads(_text(raw) or "[]")]
     finally:
         lib.kuatia_error_free(err)
-    raise error_class(status)(status, code, message, path, findings)
+    raise error_class(status)(status, code, message, path, findings, rule)
 
 
 def call(fn: Callable[..., int], *args: Any) -> None:

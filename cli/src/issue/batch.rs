@@ -216,8 +216,8 @@ fn run_with(args: &IssueArgs, dir: &Path, given: Option<&dyn Signer>) -> Outcome
 fn failed(file: &str, f: Finding) -> Failed {
     Failed {
         file: file.to_string(),
+        message: f.message_in(crate::output::lang()),
         code: f.code,
-        message: f.message,
         path: f.path,
     }
 }

@@ -58,7 +58,7 @@ fn verify_one(
     when: Option<time::PrimitiveDateTime>,
 ) -> Result<Outcome, Outcome> {
     let text = read_input(&file.display().to_string())?;
-    let report = verifier.verify(&text, when);
+    let report = localized_report(verifier.verify(&text, when));
     Ok(if report.valid {
         Outcome::ok(&report)
     } else {
@@ -68,6 +68,14 @@ fn verify_one(
             .unwrap_or_else(|| Finding::new(code::SIGNATURE_INVALID, "", "signature is not valid"));
         Outcome::invalid(&report, &f)
     })
+}
+
+/// A verification report with its finding in the chosen language.
+fn localized_report(mut r: kuatia_core::sign::VerifyReport) -> kuatia_core::sign::VerifyReport {
+    if let Some(f) = r.error.as_mut() {
+        f.localize(crate::output::lang());
+    }
+    r
 }
 
 /// One entry of `kuatia verify` over several files: the file and its report, or why it could not be read.
@@ -138,7 +146,7 @@ fn verify_many(
         entries.push(match read_input(&name) {
             Ok(text) => FileReport {
                 file: name,
-                report: Some(verifier.verify(&text, when)),
+                report: Some(localized_report(verifier.verify(&text, when))),
                 unreadable: None,
             },
             Err(o) => FileReport {

@@ -106,6 +106,18 @@ final class Ffi {
         }
     }
 
+    /** The language messages are read in ({@link Kuatia#setLanguage}); a tag the library parses. */
+    static volatile String language = "es";
+
+    /** {@code lang} ({@code null}: the chosen language) as a NUL-terminated C string, freed by the caller. */
+    static Memory cLang(String lang) {
+        byte[] b = (lang == null ? language : lang).replace("\0", "").getBytes(StandardCharsets.UTF_8);
+        Memory m = new Memory(b.length + 1L);
+        m.write(0, b, 0, b.length);
+        m.setByte(b.length, (byte) 0);
+        return m;
+    }
+
     /** Throws the {@link KuatiaException} for a failed call, and frees the C error either way. */
     static void check(int status, PointerByReference err) {
         Pointer e = err.getValue();

@@ -1,6 +1,7 @@
 package dev.kuatia;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.jna.Memory;
 import com.sun.jna.ptr.ByteByReference;
 import com.sun.jna.ptr.PointerByReference;
 import java.nio.charset.StandardCharsets;
@@ -8,7 +9,9 @@ import java.security.SecureRandom;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -112,8 +115,8 @@ public final class Kuatia {
     public static Report validate(String requestJson, String profileJson, String now) {
         try (Ffi.In r = Ffi.In.text(requestJson, "requestJson"); Ffi.In p = Ffi.In.optText(profileJson);
                 Ffi.In n = Ffi.In.text(now, "now")) {
-            return Report.parse(Ffi.textOf((out, err) ->
-                    Ffi.LIB.kuatia_invoice_validate(r.ptr, r.len, p.ptr, p.len, n.ptr, n.len, out, err)));
+            return Report.parse(localize(Ffi.textOf((out, err) ->
+                    Ffi.LIB.kuatia_invoice_validate(r.ptr, r.len, p.ptr, p.len, n.ptr, n.len, out, err)), null));
         }
     }
 
@@ -327,7 +330,45 @@ public final class Kuatia {
 
     /** A finding from its JSON form. */
     static Finding finding(JsonNode f) {
-        return new Finding(f.path("code").asText(""), f.path("path").asText(""), f.path("message").asText(""));
+        Map<String, Object> params = new LinkedHashMap<>();
+        f.path("params").fields().forEachRemaining(e ->
+                params.put(e.getKey(), e.getValue().isTextual() ? e.getValue().asText() : e.getValue().toString()));
+        return new Finding(f.path("code").asText(""), f.path("path").asText(""), f.path("message").asText(""),
+                f.path("rule").asText("unclassified"), params);
+    }
+
+    /**
+     * Every rule a finding can name, as {@code [{"rule", "code", "params": [{"name", "kind"}]}]}: the core's one
+     * registry (docs/errors.md), for an application that writes its own text from a finding's rule and params.
+     */
+    public static JsonNode rules() {
+        return Ffi.jsonOf((out, err) -> Ffi.LIB.kuatia_rules(out, err));
+    }
+
+    /**
+     * Chooses the language of every message read from now on, for every thread: {@code "es"} (Spanish of Paraguay,
+     * the default) or {@code "en"}; any tag the library parses ({@code "es-PY"}, {@code "en-US"}) is accepted, and an
+     * unknown one reads as Spanish.
+     */
+    public static void setLanguage(String lang) {
+        Ffi.language = Objects.requireNonNull(lang, "lang");
+    }
+
+    /** The language chosen with {@link #setLanguage} ({@code "es"} by default). */
+    public static String language() {
+        return Ffi.language;
+    }
+
+    /**
+     * A report kuatia wrote (a validation report, a verification, a findings array; JSON text) with every finding's
+     * message rendered again in {@code lang} ({@code null}: the chosen language), for one reader's language.
+     *
+     * @throws KuatiaException {@code MALFORMED_JSON} when {@code reportJson} is not JSON
+     */
+    public static String localize(String reportJson, String lang) {
+        try (Ffi.In r = Ffi.In.text(reportJson, "reportJson"); Memory l = Ffi.cLang(lang)) {
+            return Ffi.textOf((out, err) -> Ffi.LIB.kuatia_findings_localize(r.ptr, r.len, l, out, err));
+        }
     }
 
     private static String textOrNull(JsonNode n) {

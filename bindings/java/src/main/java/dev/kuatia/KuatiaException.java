@@ -1,13 +1,15 @@
 package dev.kuatia;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
-import com.sun.jna.ptr.PointerByReference;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
- * A failed kuatia call: the C status, the stable code, message and path of the first problem, and every finding
- * (validation reports all problems at once). Messages never contain secrets such as a P12 password.
+ * A failed kuatia call: the C status, the stable code, message (in the chosen language, {@link Kuatia#setLanguage}),
+ * path and rule of the first problem, and every finding (validation reports all problems at once). Messages never contain secrets such as a P12 password.
  */
 public final class KuatiaException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -17,16 +19,24 @@ public final class KuatiaException extends RuntimeException {
     private final String path;
     private final List<Finding> findings;
     private final String findingsJson;
+    private final String rule;
 
     /** An exception with the given parts (for tests and hosts that rethrow). */
     public KuatiaException(Status status, String code, String path, String message, List<Finding> findings,
             String findingsJson) {
+        this(status, code, path, message, findings, findingsJson, "unclassified");
+    }
+
+    /** An exception with the given parts and the first problem's rule id. */
+    public KuatiaException(Status status, String code, String path, String message, List<Finding> findings,
+            String findingsJson, String rule) {
         super(message);
         this.status = status;
         this.code = code;
         this.path = path;
         this.findings = List.copyOf(findings);
         this.findingsJson = findingsJson;
+        this.rule = rule == null || rule.isEmpty() ? "unclassified" : rule;
     }
 
     /** Reads a live C error (which the caller frees); {@code err} NULL gives an exception from the status alone. */
@@ -37,21 +47,19 @@ public final class KuatiaException extends RuntimeException {
                     List.of(), "[]");
         }
         KuatiaLibrary lib = Ffi.LIB;
-        long count = lib.kuatia_error_count(err).longValue();
+        String json;
+        String message;
+        try (Memory lang = Ffi.cLang(null)) {
+            json = Ffi.cString(lib.kuatia_error_json_in(err, lang));
+            message = Ffi.cString(lib.kuatia_error_message_in(err, lang));
+        }
         List<Finding> findings = new ArrayList<>();
-        PointerByReference c = new PointerByReference();
-        PointerByReference p = new PointerByReference();
-        PointerByReference m = new PointerByReference();
-        for (long i = 0; i < count; i++) {
-            if (lib.kuatia_error_finding(err, new KuatiaLibrary.SizeT(i), c, p, m) == 0) {
-                break;
-            }
-            findings.add(new Finding(Ffi.cString(c.getValue()), Ffi.cString(p.getValue()),
-                    Ffi.cString(m.getValue())));
+        for (JsonNode f : Ffi.parse(json.isEmpty() ? "[]" : json)) {
+            findings.add(Kuatia.finding(f));
         }
         return new KuatiaException(Status.of(lib.kuatia_error_status(err)), Ffi.cString(lib.kuatia_error_code(err)),
-                Ffi.cString(lib.kuatia_error_path(err)), Ffi.cString(lib.kuatia_error_message(err)), findings,
-                Ffi.cString(lib.kuatia_error_json(err)));
+                Ffi.cString(lib.kuatia_error_path(err)), message, findings, json,
+                Ffi.cString(lib.kuatia_error_rule(err)));
     }
 
     /** The C status of the failed call. */
@@ -74,7 +82,17 @@ public final class KuatiaException extends RuntimeException {
         return findings;
     }
 
-    /** Every finding as the JSON array kuatia wrote ({@code [{"code","path","message"}]}). */
+    /** Stable id of the rule that found the first problem ({@code ruc.check_digit}), or {@code unclassified}. */
+    public String rule() {
+        return rule;
+    }
+
+    /** The parameters of the first problem's rule ({@code {expected=1, got=2}}); empty when it has none. */
+    public Map<String, Object> params() {
+        return findings.isEmpty() ? Map.of() : findings.get(0).params();
+    }
+
+    /** Every finding as the JSON array kuatia wrote ({@code [{"code","path","message","rule","params"}]}). */
     public String findingsJson() {
         return findingsJson;
     }

@@ -126,6 +126,17 @@ interface KuatiaLibrary extends Library {
 
     int kuatia_kude_pdf(Pointer xml, SizeT xmlLen, int format, byte preview, Bytes outPdf, PointerByReference err);
 
+    Pointer kuatia_error_json_in(Pointer err, Pointer lang);
+
+    Pointer kuatia_error_message_in(Pointer err, Pointer lang);
+
+    Pointer kuatia_error_rule(Pointer err);
+
+    int kuatia_findings_localize(Pointer reportJson, SizeT reportLen, Pointer lang, Bytes outJson,
+            PointerByReference err);
+
+    int kuatia_rules(Bytes outJson, PointerByReference err);
+
     int kuatia_qr_build(Pointer fieldsJson, SizeT fieldsLen, Bytes outQr, PointerByReference err);
 
     int kuatia_qr_parse(Pointer dcarqr, SizeT dcarqrLen, Pointer csc, SizeT cscLen, Bytes outJson,

@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * The validation report of a request: {@code ok} when it has no findings, else every finding in order.
- * {@code json} is the report exactly as kuatia wrote it ({@code {"ok":..,"errors":[..]}}).
+ * {@code json} is the report as kuatia wrote it ({@code {"ok":..,"errors":[..]}}), its messages in the chosen language.
  */
 public record Report(boolean ok, List<Finding> errors, String json) {
     /** A report with an unmodifiable copy of the findings. */
