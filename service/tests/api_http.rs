@@ -348,7 +348,7 @@ fn every_shape_error_of_a_body_at_once() {
             (
                 json!("VALIDATION_ERROR.REQUIRED"),
                 json!("motivo"),
-                json!("Es un campo obligatorio")
+                json!("El campo es obligatorio")
             ),
             "{body:?}"
         );
