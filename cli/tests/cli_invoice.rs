@@ -57,7 +57,7 @@ fn validate_reports_every_shape_error_at_once() {
     let bad = json!({"tipo_documento": 1, "receptor": {"ruc": "80069563-1"},
         "items": [{"descripcion": "a", "cantidad": true, "precio_unitario": 1000}]});
     let (code, out, _) = run(
-        &["validate", "-", "--at", AT],
+        &["--lang", "en", "validate", "-", "--at", AT],
         Some(bad.to_string().as_bytes()),
     );
     assert_eq!(code, 1);

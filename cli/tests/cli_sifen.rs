@@ -316,9 +316,10 @@ fn parse_types_answers_and_refuses_what_is_not_sifen() {
     assert_eq!(code, 0);
     assert_eq!(v["action"]["action"], "no_change");
     let html = std::fs::read(sample("f5_logout.html")).unwrap();
-    let (code, v, _) = run(&["sifen", "parse", "-"], Some(&html));
+    let (code, v, _) = run(&["--lang", "en", "sifen", "parse", "-"], Some(&html));
     assert_eq!(code, 1, "{v}");
     assert_eq!(v["error"]["code"], "SIFEN_UNEXPECTED_RESPONSE");
+    assert_eq!(v["error"]["rule"], "sifen.unexpected_html", "{v}");
     assert!(v["error"]["message"]
         .as_str()
         .unwrap()

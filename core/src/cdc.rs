@@ -4,7 +4,7 @@
 //! [`Cdc::parse`] checks a CDC string completely and gives the fields back. [`security_code`] turns a
 //! host-supplied random source into a valid `dCodSeg` (§2.3); the core itself never draws randomness.
 
-use crate::error::{code, Finding};
+use crate::error::{code, coded_rule, Finding};
 use crate::msg::Lang;
 use crate::ruc::{check_digit_bytes, Ruc, RucError};
 use crate::rule;
@@ -537,29 +537,30 @@ where
     let v = serde_json::Value::deserialize(d)?;
     let n = match &v {
         serde_json::Value::Number(n) => n.as_u64().ok_or_else(|| {
-            D::Error::custom(format!("expected a whole number 0 or more, got {n}"))
+            D::Error::custom(coded_rule(&rule::json_whole_number("", &n.to_string())))
         })?,
         serde_json::Value::String(s) => {
             if s.is_empty() || s.len() > WIDTH || !s.bytes().all(|c| c.is_ascii_digit()) {
-                return Err(D::Error::custom(format!(
-                    "expected at most {WIDTH} digits, got {s:?}"
-                )));
+                return Err(D::Error::custom(coded_rule(&rule::json_digits(
+                    "", WIDTH, s,
+                ))));
             }
             u64::from(read_digits(s.as_bytes()))
         }
         other => {
-            return Err(D::Error::custom(format!(
-                "expected a number or a digit string, got {other}"
-            )))
+            return Err(D::Error::custom(coded_rule(&rule::json_code_type(
+                "",
+                &other.to_string(),
+            ))))
         }
     };
-    T::try_from(n).map_err(|_| D::Error::custom(format!("{n} is too large")))
+    T::try_from(n).map_err(|_| D::Error::custom(coded_rule(&rule::json_too_big("", n))))
 }
 
 fn deserialize_date<'de, D: Deserializer<'de>>(d: D) -> Result<Date, D::Error> {
     use serde::de::Error;
     let s = String::deserialize(d)?;
-    parse_date(&s).ok_or_else(|| D::Error::custom(format!("expected a date YYYY-MM-DD, got {s:?}")))
+    parse_date(&s).ok_or_else(|| D::Error::custom(coded_rule(&rule::json_date("", &s))))
 }
 
 /// CDC components as they are read (`cdcBuild`): codes as numbers or digit strings (`"001"`), `fecha` as

@@ -92,11 +92,13 @@ impl From<TipoDocumento> for u8 {
     }
 }
 
+/// The error is serde's message channel for rule `calc.tipo_documento` ([`crate::error::coded_rule`]), which the JSON
+/// readers report as that finding at the field's path.
 impl TryFrom<u8> for TipoDocumento {
     type Error = String;
     fn try_from(code: u8) -> Result<Self, String> {
         Self::from_code(code)
-            .ok_or_else(|| format!("unknown tipo_documento {code}; expected 1, 4, 5, 6 or 7"))
+            .ok_or_else(|| crate::error::coded_rule(&crate::rule::calc_tipo_documento("", code)))
     }
 }
 

@@ -4,16 +4,17 @@
 use crate::cdc::{Cdc, CdcFields};
 use crate::codes;
 use crate::de::*;
-use crate::error::{code, Finding, Findings};
-use crate::fmt::{code3, currency_decimals, parse_date, round};
+use crate::error::Findings;
+use crate::fmt::{code3, currency_decimals, date_at, round};
 use crate::geo;
 use crate::invoice::{Direccion, DocumentoAsociadoReq, FacturaRequest, Item};
 use crate::profile::{Ambiente, Emisor, NOMBRE_EMISOR_PRUEBA};
 use crate::ruc::Ruc;
+use crate::rule;
 use crate::totals::ItemCalculo;
 use crate::validate::{check, Checked};
 use rust_decimal::Decimal;
-use time::PrimitiveDateTime;
+use time::{Date, PrimitiveDateTime};
 
 /// What the host supplies for one document: the clock, the number from its sequence, the random security code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,8 +43,9 @@ fn coded(codigo: impl Into<u32>, descripcion: &str) -> Coded {
     }
 }
 
-fn bad(path: &str, msg: &str) -> Findings {
-    Findings::from(Finding::new(code::VALIDATION_ERROR, path, msg))
+/// A date of the request read again (validation has checked it), its finding at `path`.
+fn date(s: &str, path: &str) -> Result<Date, Findings> {
+    date_at(s, path).map_err(Findings::from)
 }
 
 /// The department/district/city triple of an address as SIFEN codes with descriptions.
@@ -53,17 +55,22 @@ fn location(
     dist: Option<u16>,
     ciudad: u32,
 ) -> Result<(Coded, Option<Coded>, Coded), Findings> {
-    let d = codes::departamento(dep).ok_or_else(|| bad(path, "unknown department"))?;
+    // Validation has checked them (`code.unknown` as here); a backstop for callers that skip it.
+    let unknown = |field: &str, value: u32, table: &'static str| {
+        Findings::from(rule::code_unknown(format!("{path}.{field}"), value, table))
+    };
+    let d = codes::departamento(dep)
+        .ok_or_else(|| unknown("departamento", dep.into(), "geo_departamento"))?;
     let di = match dist {
         Some(x) => Some(coded(
             x,
             geo::distrito(x)
-                .ok_or_else(|| bad(path, "unknown district"))?
+                .ok_or_else(|| unknown("distrito", x.into(), "geo_distrito"))?
                 .descripcion(),
         )),
         None => None,
     };
-    let c = geo::ciudad(ciudad).ok_or_else(|| bad(path, "unknown city"))?;
+    let c = geo::ciudad(ciudad).ok_or_else(|| unknown("ciudad", ciudad, "geo_ciudad"))?;
     Ok((coded(dep, d), di, coded(ciudad, c.descripcion())))
 }
 
@@ -124,10 +131,7 @@ pub fn build_checked(
     };
     let cdc = Cdc::build(&cdc_fields).map_err(|e| Findings::from(e.to_finding("")))?;
     if ctx.codigo_seguridad == ctx.numero {
-        return Err(bad(
-            "",
-            "the security code must differ from the document number (MT §10.3)",
-        ));
+        return Err(Findings::from(rule::calc_security_code("")));
     }
 
     let moneda = req.moneda.clone().unwrap_or_else(|| "PYG".into());
@@ -271,9 +275,8 @@ pub fn build_checked(
                 fecha_factura: r
                     .fecha_factura
                     .as_deref()
-                    .map(parse_date)
-                    .transpose()
-                    .map_err(|e| bad("remision.fecha_factura", &e))?,
+                    .map(|s| date(s, "remision.fecha_factura"))
+                    .transpose()?,
             })
         }
         _ => None,
@@ -560,9 +563,8 @@ fn build_condicion(
                     let venc = q
                         .vencimiento
                         .as_deref()
-                        .map(parse_date)
-                        .transpose()
-                        .map_err(|e| bad(&format!("credito.cuotas[{i}].vencimiento"), &e))?;
+                        .map(|s| date(s, &format!("credito.cuotas[{i}].vencimiento")))
+                        .transpose()?;
                     Ok(CuotaDoc {
                         moneda: moneda.to_string(),
                         moneda_descripcion: moneda_descripcion.clone(),
@@ -609,12 +611,7 @@ pub fn split_cuotas(total: Decimal, n: u16, dp: u32) -> Vec<Decimal> {
 
 fn build_asociado(path: &str, d: &DocumentoAsociadoReq) -> Result<DocumentoAsociado, Findings> {
     let t = tipo_asociado(d);
-    let fecha = d
-        .fecha
-        .as_deref()
-        .map(parse_date)
-        .transpose()
-        .map_err(|e| bad(path, &e))?;
+    let fecha = d.fecha.as_deref().map(|s| date(s, path)).transpose()?;
     Ok(DocumentoAsociado {
         tipo: coded(t, codes::tipo_documento_asociado(t).unwrap_or_default()),
         cdc: if t == 1 { d.cdc.clone() } else { None },
@@ -660,12 +657,7 @@ fn build_asociado(path: &str, d: &DocumentoAsociadoReq) -> Result<DocumentoAsoci
 
 fn build_transporte(t: &crate::invoice::TransporteReq) -> Result<Transporte, Findings> {
     let modalidad = t.modalidad.unwrap_or(1);
-    let fecha = |s: &Option<String>, p: &str| {
-        s.as_deref()
-            .map(parse_date)
-            .transpose()
-            .map_err(|e| bad(p, &e))
-    };
+    let fecha = |s: &Option<String>, p: &str| s.as_deref().map(|s| date(s, p)).transpose();
     Ok(Transporte {
         tipo: t
             .tipo

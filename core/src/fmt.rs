@@ -1,6 +1,8 @@
 //! Number and date formats of SIFEN: `.` decimal separator, no grouping, no trailing zeros; `AAAA-MM-DD` dates and
 //! `AAAA-MM-DDThh:mm:ss` local date-times without zone.
 
+use crate::error::Finding;
+use crate::rule;
 use rust_decimal::{Decimal, RoundingStrategy};
 use time::{Date, Month, PrimitiveDateTime, Time};
 
@@ -45,56 +47,68 @@ pub fn datetime(dt: PrimitiveDateTime) -> String {
     )
 }
 
-/// Parses `YYYY-MM-DD` strictly (four-digit year, real calendar date).
+/// Parses `YYYY-MM-DD` strictly (four-digit year, real calendar date); the error is the English message of
+/// [`date_at`]'s finding.
 pub fn parse_date(s: &str) -> Result<Date, String> {
-    let b = s.as_bytes();
-    if b.len() != 10 || b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
-        return Err(format!("'{}' is not a date YYYY-MM-DD", short(s)));
-    }
-    let y = digits(s, 0, 4)?;
-    let m = digits(s, 5, 7)?;
-    let d = digits(s, 8, 10)?;
-    let month = u8::try_from(m).ok().and_then(|m| Month::try_from(m).ok());
-    let (Some(month), Ok(day), Ok(year)) = (month, u8::try_from(d), i32::try_from(y)) else {
-        return Err(format!("'{}' is not a calendar date", short(s)));
-    };
-    Date::from_calendar_date(year, month, day)
-        .map_err(|_| format!("'{}' is not a calendar date", short(s)))
+    date_at(s, "").map_err(|f| f.message)
 }
 
-/// Parses `YYYY-MM-DDThh:mm:ss` strictly (no zone, no fraction), as SIFEN's `fecHhmmss`.
+/// [`parse_date`] with the finding at `path` (rules `date.format`, `date.calendar`, `date.digits`).
+pub fn date_at(s: &str, path: &str) -> Result<Date, Finding> {
+    let b = s.as_bytes();
+    if b.len() != 10 || b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
+        return Err(rule::date_format(path, &short(s)));
+    }
+    let y = digits(s, 0, 4, path)?;
+    let m = digits(s, 5, 7, path)?;
+    let d = digits(s, 8, 10, path)?;
+    let month = u8::try_from(m).ok().and_then(|m| Month::try_from(m).ok());
+    let calendar = || rule::date_calendar(path, &short(s));
+    let (Some(month), Ok(day), Ok(year)) = (month, u8::try_from(d), i32::try_from(y)) else {
+        return Err(calendar());
+    };
+    Date::from_calendar_date(year, month, day).map_err(|_| calendar())
+}
+
+/// Parses `YYYY-MM-DDThh:mm:ss` strictly (no zone, no fraction), as SIFEN's `fecHhmmss`; the error is the English
+/// message of [`datetime_at`]'s finding.
 pub fn parse_datetime(s: &str) -> Result<PrimitiveDateTime, String> {
+    datetime_at(s, "").map_err(|f| f.message)
+}
+
+/// [`parse_datetime`] with the finding at `path` (rules `date.datetime_format`, `date.time` and [`date_at`]'s).
+pub fn datetime_at(s: &str, path: &str) -> Result<PrimitiveDateTime, Finding> {
     let b = s.as_bytes();
     if b.len() != 19
         || b.get(10) != Some(&b'T')
         || b.get(13) != Some(&b':')
         || b.get(16) != Some(&b':')
     {
-        return Err(format!(
-            "'{}' is not a local date-time YYYY-MM-DDThh:mm:ss (no zone)",
-            short(s)
-        ));
+        return Err(rule::date_datetime_format(path, &short(s)));
     }
-    let d = parse_date(s.get(..10).unwrap_or_default())?;
-    let (h, mi, se) = (digits(s, 11, 13)?, digits(s, 14, 16)?, digits(s, 17, 19)?);
+    let d = date_at(s.get(..10).unwrap_or_default(), path)?;
+    let (h, mi, se) = (
+        digits(s, 11, 13, path)?,
+        digits(s, 14, 16, path)?,
+        digits(s, 17, 19, path)?,
+    );
     let t = u8::try_from(h)
         .ok()
         .zip(u8::try_from(mi).ok())
         .zip(u8::try_from(se).ok())
         .and_then(|((h, m), s)| Time::from_hms(h, m, s).ok())
-        .ok_or_else(|| format!("'{}' has an invalid time of day", short(s)))?;
+        .ok_or_else(|| rule::date_time(path, &short(s)))?;
     Ok(PrimitiveDateTime::new(d, t))
 }
 
-fn digits(s: &str, from: usize, to: usize) -> Result<u32, String> {
-    let part = s
-        .get(from..to)
-        .ok_or_else(|| format!("'{}' is too short", short(s)))?;
-    if !part.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("'{}' has non-digits where digits go", short(s)));
+/// The number written at `from..to` of `s` (whose length the caller checked).
+fn digits(s: &str, from: usize, to: usize, path: &str) -> Result<u32, Finding> {
+    let part = s.get(from..to).unwrap_or_default();
+    if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(rule::date_digits(path, &short(s)));
     }
     part.parse::<u32>()
-        .map_err(|_| format!("'{}' has an invalid number", short(s)))
+        .map_err(|_| rule::date_digits(path, &short(s)))
 }
 
 fn short(s: &str) -> String {

@@ -4,7 +4,7 @@
 //! Parsing ([`parse_request`]) checks JSON shape and types; [`crate::validate`] checks every rule and reports all
 //! findings at once; [`crate::document::build`] turns a valid request into a [`crate::de::DocumentoElectronico`].
 
-use crate::error::{code, Finding, Findings};
+use crate::error::{Finding, Findings};
 use crate::shape::Unread;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -609,13 +609,10 @@ pub struct TransportistaReq {
 /// Semantic rules are checked by [`crate::validate::validate`], which reports every problem at once.
 pub fn read_request(json: &str) -> Result<FacturaRequest, Unread<FacturaRequest>> {
     if json.len() > MAX_REQUEST_BYTES {
-        return Err(Unread::one(Finding::new(
-            code::TOO_LARGE,
+        return Err(Unread::one(crate::rule::json_too_large(
             "",
-            format!(
-                "request is {} bytes; the limit is {MAX_REQUEST_BYTES}",
-                json.len()
-            ),
+            json.len(),
+            MAX_REQUEST_BYTES,
         )));
     }
     check_depth(json).map_err(Unread::one)?;
@@ -658,11 +655,7 @@ fn check_depth(json: &str) -> Result<(), Finding> {
             b'{' | b'[' => {
                 depth += 1;
                 if depth > MAX_JSON_DEPTH {
-                    return Err(Finding::new(
-                        code::MALFORMED_JSON,
-                        "",
-                        format!("JSON nesting deeper than {MAX_JSON_DEPTH} levels"),
-                    ));
+                    return Err(crate::rule::json_depth("", MAX_JSON_DEPTH));
                 }
             }
             b'}' | b']' => depth = depth.saturating_sub(1),
@@ -672,44 +665,56 @@ fn check_depth(json: &str) -> Result<(), Finding> {
     Ok(())
 }
 
-/// Reads an exact decimal from a JSON number (kept as text thanks to `arbitrary_precision`) or a numeric string.
+/// Reads an exact decimal from a JSON number (kept as text thanks to `arbitrary_precision`) or a numeric string;
+/// the error is the English message of [`decimal_at`]'s finding.
 pub(crate) fn decimal_from_json(v: &serde_json::Value) -> Result<Decimal, String> {
+    decimal_at(v, "").map_err(|f| f.message)
+}
+
+/// [`decimal_from_json`] with the finding at `path` (rules `json.type`, `json.not_number`, `json.decimal_digits`).
+pub(crate) fn decimal_at(v: &serde_json::Value, path: &str) -> Result<Decimal, Finding> {
     let text = match v {
         serde_json::Value::Number(n) => n.to_string(),
         serde_json::Value::String(s) => s.trim().to_string(),
         other => {
-            return Err(format!(
-                "must be a number, found {}",
-                crate::shape::kind(other)
+            return Err(crate::rule::json_type(
+                path,
+                "must_number",
+                crate::shape::kind(other),
             ))
         }
     };
-    parse_decimal(&text)
+    parse_decimal_at(&text, path)
 }
 
 /// Parses a plain or exponent-notation decimal exactly; rejects NaN, infinities and more than 28 significant digits.
+/// The error is the English message of [`parse_decimal_at`]'s finding.
 pub fn parse_decimal(text: &str) -> Result<Decimal, String> {
+    parse_decimal_at(text, "").map_err(|f| f.message)
+}
+
+/// [`parse_decimal`] with the finding at `path`.
+pub fn parse_decimal_at(text: &str, path: &str) -> Result<Decimal, Finding> {
     let t = text.trim();
     if t.is_empty() {
-        return Err("must be a number, found empty text".into());
+        return Err(crate::rule::json_type(
+            path,
+            "must_number",
+            "found_empty_text",
+        ));
     }
     let ok_chars = t
         .bytes()
         .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'));
     if !ok_chars {
-        return Err(format!("'{}' is not a number", truncate(t, 40)));
+        return Err(crate::rule::json_not_number(path, truncate(t, 40)));
     }
     let parsed = if t.contains(['e', 'E']) {
         Decimal::from_scientific(t)
     } else {
         Decimal::from_str_exact(t)
     };
-    parsed.map_err(|_| {
-        format!(
-            "'{}' is not a representable decimal (too many digits?)",
-            truncate(t, 40)
-        )
-    })
+    parsed.map_err(|_| crate::rule::json_decimal_digits(path, truncate(t, 40)))
 }
 
 fn truncate(s: &str, max: usize) -> &str {
@@ -721,7 +726,7 @@ fn truncate(s: &str, max: usize) -> &str {
 
 fn de_decimal<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
     let v = serde_json::Value::deserialize(d)?;
-    decimal_from_json(&v).map_err(serde::de::Error::custom)
+    decimal_at(&v, "").map_err(|f| serde::de::Error::custom(crate::error::coded_rule(&f)))
 }
 
 fn de_opt_decimal<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D::Error> {
@@ -729,9 +734,9 @@ fn de_opt_decimal<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D:
     if v.is_null() {
         return Ok(None);
     }
-    decimal_from_json(&v)
+    decimal_at(&v, "")
         .map(Some)
-        .map_err(serde::de::Error::custom)
+        .map_err(|f| serde::de::Error::custom(crate::error::coded_rule(&f)))
 }
 
 /// Codes such as establishment `"001"` may come as numbers (`1`) or zero-padded strings; kept as given text.
@@ -741,9 +746,8 @@ fn de_code_str<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Err
         serde_json::Value::Null => Ok(None),
         serde_json::Value::String(s) => Ok(Some(s)),
         serde_json::Value::Number(n) => Ok(Some(n.to_string())),
-        other => Err(serde::de::Error::custom(format!(
-            "must be text or a number, found {}",
-            crate::shape::kind(&other)
+        other => Err(serde::de::Error::custom(crate::error::coded_rule(
+            &crate::rule::json_type("", "must_text_or_number", crate::shape::kind(&other)),
         ))),
     }
 }

@@ -344,11 +344,7 @@ pub fn prepare_with<'a>(
 fn no_signer(emisor: &Emisor) -> Result<(), IssueError> {
     if emisor.ambiente == Ambiente::Produccion {
         return Err(IssueError::at(Stage::Certificate)(Findings::from(
-            Finding::new(
-                code::CERTIFICATE_MISSING,
-                "certificate",
-                "production documents are signed: load the emitter's P12 certificate",
-            ),
+            crate::rule::cert_production_required("certificate"),
         )));
     }
     Ok(())
@@ -480,7 +476,7 @@ pub fn check_signer(
     crate::probe::hit(crate::probe::Probe::Certificate);
     let info = signer
         .certificate_info()
-        .map_err(|e| Findings::from(Finding::new(e.code(), "certificate", e.to_string())))?;
+        .map_err(|e| Findings::from(at_certificate(e)))?;
     match check_certificate(&info, &emisor.ruc, now) {
         Ok(()) => Ok(()),
         // The sandbox tolerates test certificates (no RUC, expired) but never another taxpayer's certificate.
@@ -489,12 +485,13 @@ pub fn check_signer(
         {
             Ok(())
         }
-        Err(e) => Err(Findings::from(Finding::new(
-            e.code(),
-            "certificate",
-            e.to_string(),
-        ))),
+        Err(e) => Err(Findings::from(at_certificate(e))),
     }
+}
+
+/// A signer's or certificate's error as the finding at `certificate`.
+fn at_certificate(e: crate::sign::SignError) -> Finding {
+    e.to_finding("certificate")
 }
 
 /// Writes, signs and adds the QR to an already built document.
@@ -505,7 +502,7 @@ pub fn sign_document(
 ) -> Result<Issued, Findings> {
     let unsigned = crate::xml::write(&documento);
     let signed = crate::sign::sign_written_de(&unsigned, &documento.cdc, signer)
-        .map_err(|e| Findings::from(Finding::new(e.code(), "", e.to_string())))?;
+        .map_err(|e| Findings::from(Finding::from(e)))?;
     complete(documento, emisor, &signed.xml, signed.digest_value)
 }
 
@@ -525,7 +522,7 @@ pub fn simulate_unsigned(
             &documento.cdc,
             &crate::sign::c14n::Method::EXCLUSIVE,
         )
-        .map_err(|e| Findings::from(Finding::new(e.code(), "", e.message())))?,
+        .map_err(|e| Findings::from(e.to_finding("")))?,
     };
     let digest = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(&canonical));
     complete(documento, emisor, &unsigned, digest)
@@ -579,13 +576,9 @@ fn complete(
 
 /// Appends `gCamFuFD` (outside the signed `DE`, after `Signature`) just before `</rDE>`.
 fn insert_qr(signed: &str, dcarqr: &str) -> Result<String, Findings> {
-    let end = signed.rfind("</rDE>").ok_or_else(|| {
-        Findings::from(Finding::new(
-            code::MALFORMED_XML,
-            "",
-            "signed document has no </rDE>",
-        ))
-    })?;
+    let end = signed
+        .rfind("</rDE>")
+        .ok_or_else(|| Findings::from(crate::rule::qr_no_rde("")))?;
     let mut out = String::with_capacity(signed.len() + dcarqr.len() + 64);
     out.push_str(signed.get(..end).unwrap_or_default());
     out.push_str("<gCamFuFD><dCarQR>");

@@ -169,13 +169,31 @@ impl TransitionError {
     }
 }
 
+impl TransitionError {
+    /// The finding at `path` (rule `sifen.transition`).
+    pub fn to_finding(&self, path: impl Into<String>) -> crate::Finding {
+        let from = match self.from {
+            Estado::Pending => "estado_pending",
+            Estado::Sent => "estado_sent",
+            Estado::Approved => "estado_approved",
+            Estado::Rejected => "estado_rejected",
+            Estado::Cancelled => "estado_cancelled",
+        };
+        let trigger = match self.trigger {
+            "submitted" => "trigger_submitted",
+            "approved" => "trigger_approved",
+            "rejected" => "trigger_rejected",
+            "resubmitted" => "trigger_resubmitted",
+            _ => "trigger_cancelled",
+        };
+        crate::rule::sifen_transition(path, from, trigger)
+    }
+}
+
+/// The English message of [`TransitionError::to_finding`].
 impl fmt::Display for TransitionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "an invoice in state '{}' cannot be {}",
-            self.from, self.trigger
-        )
+        f.write_str(&self.to_finding("").message)
     }
 }
 

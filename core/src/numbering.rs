@@ -174,26 +174,12 @@ impl Blocks {
 
 /// The finding for a sequence past [`MAX_NUMERO`].
 pub fn exhausted(key: &NumberingKey) -> Finding {
-    Finding::new(
-        code::NUMBERING_EXHAUSTED,
-        "numero",
-        format!(
-            "the sequence {} reached {MAX_NUMERO}; a new stamp (timbrado) or series is needed",
-            key.sequence()
-        ),
-    )
+    crate::rule::numbering_exhausted("numero", &key.sequence(), MAX_NUMERO)
 }
 
 /// The finding for a confirmation of a number that is not an open reservation.
 pub fn not_reserved(key: &NumberingKey, numero: u32) -> Finding {
-    Finding::new(
-        code::NUMBER_NOT_RESERVED,
-        "numero",
-        format!(
-            "number {numero} of sequence {} is not reserved (or already confirmed)",
-            key.sequence()
-        ),
-    )
+    crate::rule::numbering_not_reserved("numero", numero, &key.sequence())
 }
 
 /// In-memory numbering (tests, single-process hosts that keep no state): the contract within one process.

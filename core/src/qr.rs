@@ -6,7 +6,8 @@
 //! The secret CSC is only hashed, never written out. The strings handled here are the raw value;
 //! escaping `&` as `&amp;` is the XML writer's job.
 
-use crate::error::{code, Finding};
+use crate::error::Finding;
+use crate::rule;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -202,23 +203,21 @@ pub fn parse(dcarqr: &str) -> Result<QrParts, Finding> {
     } else if let Some(r) = dcarqr.strip_prefix(BASE_URL_PRODUCCION) {
         (Ambiente::Produccion, r)
     } else {
-        return Err(bad("does not start with a SIFEN QR base URL"));
+        return Err(rule::qr_base_url(AT));
     };
     let mut fields = rest.split('&');
     let mut f = [""; 10];
     for slot in f.iter_mut() {
-        *slot = fields
-            .next()
-            .ok_or_else(|| bad("fewer than the 10 expected parameters"))?;
+        *slot = fields.next().ok_or_else(|| rule::qr_param_count(AT))?;
     }
     if fields.next().is_some() {
-        return Err(bad("unexpected parameter after cHashQR"));
+        return Err(rule::qr_extra_param(AT));
     }
     let [f_version, f_id, f_fecha, f_rec, f_total, f_iva, f_items, f_digest, f_csc_id, f_hash] = f;
     let version = value(f_version, "nVersion")?.to_string();
     let cdc = value(f_id, "Id")?;
     if cdc.len() != 44 || !cdc.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        return Err(bad("Id is not a 44-character CDC"));
+        return Err(rule::qr_cdc(AT));
     }
     let cdc = cdc.to_string();
     let fecha_emision = decode_hex_text(value(f_fecha, "dFeEmiDE")?, "dFeEmiDE")?;
@@ -230,20 +229,18 @@ pub fn parse(dcarqr: &str) -> Result<QrParts, Finding> {
     let total_iva = value(f_iva, "dTotIVA")?.to_string();
     let items_text = value(f_items, "cItems")?;
     if items_text.is_empty() || !items_text.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(bad("cItems is not a number"));
+        return Err(rule::qr_items(AT));
     }
-    let items = items_text
-        .parse()
-        .map_err(|_| bad("cItems is not a number"))?;
+    let items = items_text.parse().map_err(|_| rule::qr_items(AT))?;
     let digest_value = decode_hex_text(value(f_digest, "DigestValue")?, "DigestValue")?;
     let csc_id = value(f_csc_id, "IdCSC")?;
     if csc_id.len() != 4 || !csc_id.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(bad("IdCSC is not 4 digits"));
+        return Err(rule::qr_csc_id(AT));
     }
     let csc_id = csc_id.to_string();
     let hash = value(f_hash, "cHashQR")?;
     if hash.len() != 64 || !hash.bytes().all(|b| hex_value(b).is_some()) {
-        return Err(bad("cHashQR is not 64 lowercase hex digits"));
+        return Err(rule::qr_hash(AT));
     }
     let hash = hash.to_string();
     Ok(QrParts {
@@ -327,7 +324,7 @@ fn hex_value(c: u8) -> Option<u8> {
 
 /// Decodes lowercase hex into UTF-8 text.
 fn decode_hex_text(hex: &str, name: &str) -> Result<String, Finding> {
-    let err = || bad(&format!("{name} is not lowercase hex of UTF-8 text"));
+    let err = || rule::qr_hex(AT, name);
     if !hex.len().is_multiple_of(2) {
         return Err(err());
     }
@@ -348,13 +345,11 @@ fn value<'a>(field: &'a str, name: &str) -> Result<&'a str, Finding> {
     field
         .strip_prefix(name)
         .and_then(|v| v.strip_prefix('='))
-        .ok_or_else(|| bad(&format!("expected parameter {name} at this position")))
+        .ok_or_else(|| rule::qr_param(AT, name))
 }
 
-/// A format finding about dCarQR.
-fn bad(message: &str) -> Finding {
-    Finding::new(code::INVALID_FORMAT, "dCarQR", message)
-}
+/// Where a finding about the QR text is: its element.
+const AT: &str = "dCarQR";
 
 #[cfg(test)]
 mod tests {

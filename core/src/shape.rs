@@ -11,6 +11,7 @@
 //! when the plain read fails.
 
 use crate::error::{code, join_path, Finding, Findings};
+use crate::rule;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
@@ -20,7 +21,7 @@ use std::fmt;
 /// stops looking (and the rules are not run on the rest).
 pub const MAX_SHAPE_FINDINGS: usize = 100;
 
-/// The message for a body that is not an object (`null`, a list, a number).
+/// The English message for a body that is not an object (`null`, a list, a number): rule `json.not_object`.
 pub const NOT_AN_OBJECT: &str = "the request body must be a JSON object";
 
 /// An input whose shape is wrong: every shape finding (never none) and, when the rest could still be read, that rest,
@@ -169,7 +170,7 @@ pub fn read_value_one<T: DeserializeOwned>(value: Value, base: &str) -> Result<T
 /// past the nesting limit, where the path is only noise); the rest as [`finding_for`] says it.
 fn one_finding(e: Failed, base: &str) -> Finding {
     let e = match e {
-        Failed::Trailing(e) => return Finding::new(code::MALFORMED_JSON, base, e.to_string()),
+        Failed::Trailing(e) => return malformed(base, &e),
         Failed::Read(e) => e,
     };
     let mut steps = Vec::new();
@@ -188,20 +189,19 @@ fn one_finding(e: Failed, base: &str) -> Finding {
         } else {
             path_text(base, &steps)
         };
-        return Finding::new(code::MALFORMED_JSON, at, message);
+        return malformed(at, &inner);
     }
     let message = strip_position(&message);
-    for (prefix, c, words) in [
-        ("missing field `", code::REQUIRED, "is required"),
+    for (prefix, build) in [
         (
-            "duplicate field `",
-            code::NOT_ALLOWED,
-            "is given more than once",
+            "missing field `",
+            rule::json_missing as fn(String) -> Finding,
         ),
+        ("duplicate field `", rule::json_duplicate_field),
     ] {
         if let Some(field) = quoted_after(message, prefix) {
             steps.push(Step::Key(field.to_string()));
-            return Finding::new(c, path_text(base, &steps), words);
+            return build(path_text(base, &steps));
         }
     }
     finding_for(base, &steps, message)
@@ -219,17 +219,17 @@ pub fn read_value<T: DeserializeOwned>(value: Value, base: &str) -> Result<T, Un
 
 /// The text of JSON bytes, or the `MALFORMED_JSON` finding for invalid UTF-8.
 pub fn utf8<'a>(bytes: &'a [u8], base: &str) -> Result<&'a str, Finding> {
-    std::str::from_utf8(bytes).map_err(|e| {
-        Finding::new(
-            code::MALFORMED_JSON,
-            base,
-            format!("input is not valid UTF-8 (byte {})", e.valid_up_to()),
-        )
-    })
+    std::str::from_utf8(bytes).map_err(|e| rule::json_utf8(base, e.valid_up_to()))
 }
 
-/// Repeated keys: where, and what to say.
-type Repeated = Vec<(Vec<Step>, String)>;
+/// The `MALFORMED_JSON` finding for text serde_json could not parse, at `path`: its reason and where it broke.
+fn malformed(path: impl Into<String>, e: &serde_json::Error) -> Finding {
+    let message = e.to_string();
+    rule::json_malformed(path, strip_position(&message), e.line(), e.column())
+}
+
+/// Repeated keys: where.
+type Repeated = Vec<Vec<Step>>;
 
 /// One step of a path into a value.
 #[derive(Debug, Clone, PartialEq)]
@@ -286,11 +286,7 @@ fn settle<T: DeserializeOwned>(
             findings: u.findings,
             rest: u.rest.zip(t).map(|(rest, t)| Box::new((t, rest.1))),
         }),
-        (Ok(()), None) => Err(Unread::one(Finding::new(
-            code::INTERNAL_ERROR,
-            base,
-            "the input read but gave no value",
-        ))),
+        (Ok(()), None) => Err(Unread::one(rule::json_no_value(base))),
     }
 }
 
@@ -308,12 +304,8 @@ fn settle_with(
     // Relative paths (steps) of every field reported or replaced, and of the stand-ins with the candidate they hold.
     let mut set_aside: Vec<Vec<Step>> = Vec::new();
     let mut stand_ins: Vec<(Vec<Step>, usize)> = Vec::new();
-    for (steps, message) in repeated {
-        findings.push(Finding::new(
-            code::NOT_ALLOWED,
-            path_text(base, &steps),
-            message,
-        ));
+    for steps in repeated {
+        findings.push(rule::json_duplicate_field(path_text(base, &steps)));
         set_aside.push(steps);
     }
     let give_up = |findings: Vec<Finding>, last: Option<Finding>| {
@@ -322,11 +314,7 @@ fn settle_with(
             findings.extend(last);
         }
         if findings.is_empty() {
-            findings.push(Finding::new(
-                code::INVALID_TYPE,
-                base,
-                "cannot be read".to_string(),
-            ));
+            findings.push(rule::json_unreadable(base));
         }
         Err(Unread {
             findings,
@@ -369,11 +357,7 @@ fn settle_with(
             steps.push(Step::Key(field.to_string()));
             // Not reported again when it was removed for its type, nor inside a stand-in (its parent is reported).
             if !set_aside.contains(&steps) && !inside(&stand_ins, &steps) {
-                findings.push(Finding::new(
-                    code::REQUIRED,
-                    path_text(base, &steps),
-                    "is required",
-                ));
+                findings.push(rule::json_missing(path_text(base, &steps)));
             }
             if !put(&mut value, &steps, stand_in(0)) {
                 return give_up(findings, None);
@@ -466,55 +450,51 @@ fn put(value: &mut Value, steps: &[Step], new: Option<Value>) -> bool {
 }
 
 /// The finding for one serde complaint about the value at `steps`, in the project's words: no serde type
-/// names (`u8`, `struct FacturaRequest`), what the field must be and what it is.
+/// names (`u8`, `struct FacturaRequest`), what the field must be and what it is (catalog terms `must_*`, `found_*`).
 fn finding_for(base: &str, steps: &[Step], message: &str) -> Finding {
     let path = path_text(base, steps);
     let root = steps.is_empty();
     if message.starts_with("unknown field `") {
-        return Finding::new(code::NOT_ALLOWED, path, "is not a known field here");
+        return rule::json_unknown_field(path);
     }
     if let Some(rest) = message.strip_prefix("invalid type: ") {
         let (unexpected, expected) = rest.split_once(", expected ").unwrap_or((rest, ""));
         let must = must_be(expected);
-        let found = found_kind(unexpected);
-        let text = match (root, found) {
-            (true, _) if must == "must be an object" => NOT_AN_OBJECT.to_string(),
-            (true, Some(k)) => format!("the request body {must}, found {k}"),
-            (true, None) => format!("the request body {must}"),
-            (false, Some(k)) => format!("{must}, found {k}"),
-            (false, None) => must.to_string(),
+        return match (root, found_kind(unexpected)) {
+            (true, _) if must == MUST_OBJECT => rule::json_not_object(path),
+            (true, Some(k)) => rule::json_body_type(path, must, k),
+            (true, None) => rule::json_body_type_any(path, must),
+            (false, Some(k)) => rule::json_type(path, must, k),
+            (false, None) => rule::json_type_any(path, must),
         };
-        return Finding::new(code::INVALID_TYPE, path, text);
     }
     if let Some(rest) = message.strip_prefix("invalid value: ") {
         let expected = rest.split_once(", expected ").map_or("", |(_, e)| e);
         return match whole_range(expected) {
-            Some((lo, hi)) => Finding::new(
-                code::OUT_OF_RANGE,
-                path,
-                format!("must be a whole number from {lo} to {hi}"),
-            ),
-            None => Finding::new(code::INVALID_VALUE, path, must_be(expected)),
+            Some((lo, hi)) => rule::json_range(path, lo, hi),
+            None => rule::json_value(path, must_be(expected)),
         };
     }
     if let Some(rest) = message.strip_prefix("invalid length ") {
         // serde reads a struct from a list too, by position: a list where an object goes says so.
         let expected = rest.split_once(", expected ").map_or("", |(_, e)| e);
-        let text = match must_be(expected) {
-            "must be an object" if root => NOT_AN_OBJECT,
-            "must be an object" => "must be an object",
-            _ => "has the wrong number of elements",
+        return match must_be(expected) {
+            MUST_OBJECT if root => rule::json_not_object(path),
+            MUST_OBJECT => rule::json_type_any(path, MUST_OBJECT),
+            _ => rule::json_length(path),
         };
-        return Finding::new(code::INVALID_TYPE, path, text);
     }
     if let Some(rest) = message.strip_prefix("unknown variant `") {
-        // serde's "expected one of `a`, `b`", without its quotes.
+        // serde's "expected one of `a`, `b`" (or "`a` or `b`", "`a`"): the names without their quotes.
         let allowed = rest.split_once("expected ").map_or("", |(_, e)| e);
-        return Finding::new(
-            code::INVALID_VALUE,
-            path,
-            format!("must be {}", allowed.replace('`', "")),
-        );
+        let allowed = allowed.strip_prefix("one of ").unwrap_or(allowed);
+        let names: Vec<&str> = allowed
+            .split([',', '`'])
+            .flat_map(|p| p.split(" or "))
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect();
+        return rule::json_variant(path, &names);
     }
     // A finding of a registered rule (`crate::error::coded_rule`).
     if let Some(f) = crate::error::read_coded_rule(message, path.clone()) {
@@ -526,45 +506,48 @@ fn finding_for(base: &str, steps: &[Step], message: &str) -> Finding {
             return Finding::new(registered, path, rest);
         }
     }
-    Finding::new(code::INVALID_TYPE, path, message)
+    rule::json_invalid(path, message)
 }
 
-/// What serde found (its `Unexpected`: `string "x"`, `integer `5``, `map`…), as [`kind`] says it.
+/// What serde found (its `Unexpected`: `string "x"`, `integer `5``, `map`…), as a catalog term (`found_text`).
 fn found_kind(unexpected: &str) -> Option<&'static str> {
     let word = unexpected.split([' ', '`']).next().unwrap_or("");
     Some(match word {
-        "string" | "char" => "text",
-        "integer" | "floating" => "a number",
-        "boolean" => "true/false",
-        "null" | "unit" | "Option" => "null",
-        "sequence" => "a list",
-        "map" => "an object",
+        "string" | "char" => "found_text",
+        "integer" | "floating" => "found_number",
+        "boolean" => "found_bool",
+        "null" | "unit" | "Option" => "found_null",
+        "sequence" => "found_list",
+        "map" => "found_object",
         _ => return None,
     })
 }
 
-/// What a value must be, for serde's name of what it expected.
+/// The term of an object where an object goes.
+const MUST_OBJECT: &str = "must_object";
+
+/// What a value must be, for serde's name of what it expected, as a catalog term (`must_text`).
 fn must_be(expected: &str) -> &'static str {
     if whole_range(expected).is_some() {
-        "must be a whole number"
+        "must_whole_number"
     } else if matches!(expected, "f32" | "f64") {
-        "must be a number"
+        "must_number"
     } else if matches!(
         expected,
         "a string" | "a borrowed string" | "a character" | "a char"
     ) {
-        "must be text"
+        "must_text"
     } else if expected == "a boolean" {
-        "must be true or false"
+        "must_bool"
     } else if expected.starts_with("struct ") || expected.contains("map") {
-        "must be an object"
+        MUST_OBJECT
     } else if expected.contains("sequence")
         || expected.starts_with("tuple")
         || expected.contains("array")
     {
-        "must be a list"
+        "must_list"
     } else {
-        "has the wrong type"
+        "wrong_type"
     }
 }
 
@@ -583,15 +566,15 @@ fn whole_range(expected: &str) -> Option<(i64, u64)> {
     })
 }
 
-/// A value's kind in the project's words.
+/// A value's kind as a catalog term (`found_list`), for rule `json.type`'s `found`.
 pub fn kind(v: &Value) -> &'static str {
     match v {
-        Value::Null => "null",
-        Value::Bool(_) => "true/false",
-        Value::Number(_) => "a number",
-        Value::String(_) => "text",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
+        Value::Null => "found_null",
+        Value::Bool(_) => "found_bool",
+        Value::Number(_) => "found_number",
+        Value::String(_) => "found_text",
+        Value::Array(_) => "found_list",
+        Value::Object(_) => "found_object",
     }
 }
 
@@ -642,7 +625,7 @@ fn parse(text: &str, base: &str) -> Result<(Value, Repeated), Finding> {
                 }
                 _ => base.to_string(),
             };
-            Err(Finding::new(code::MALFORMED_JSON, at, message))
+            Err(malformed(at, &e))
         }
     }
 }
@@ -759,10 +742,8 @@ impl<'de> Visitor<'de> for Tracked<'_> {
             };
             if out.contains_key(&key) {
                 let mut notes = self.notes.borrow_mut();
-                if !notes.repeated.iter().any(|(s, _)| *s == steps) {
-                    notes
-                        .repeated
-                        .push((steps, "is given more than once".to_string()));
+                if !notes.repeated.contains(&steps) {
+                    notes.repeated.push(steps);
                 }
             } else {
                 out.insert(key, v);

@@ -6,9 +6,10 @@
 //! Totals are always computed here, never taken from input.
 
 use crate::de::{IvaItem, TipoDocumento, Totales, ValorItem};
-use crate::error::{code, Finding, Findings};
+use crate::error::{Finding, Findings};
 use crate::fmt::{currency_decimals, round};
 use crate::invoice::{FacturaRequest, Item};
+use crate::rule;
 use rust_decimal::Decimal;
 use serde::Serialize;
 
@@ -49,33 +50,21 @@ pub fn iva_treatment(
         Some(r) if r == Decimal::from(5) => Some(5),
         Some(r) if r.is_zero() => Some(0),
         Some(r) => {
-            errs.push(Finding::new(
-                code::INVALID_VALUE,
-                format!("{path}.iva"),
-                format!("IVA rate {r} is not one of 10, 5 or 0"),
-            ));
+            errs.push(rule::calc_iva_rate(format!("{path}.iva"), r));
             None
         }
     };
     let afectacion = match (item.afectacion_iva, tasa) {
         (Some(a @ 1..=4), _) => a,
         (Some(a), _) => {
-            errs.push(Finding::new(
-                code::INVALID_VALUE,
-                format!("{path}.afectacion_iva"),
-                format!("afectacion_iva {a} is not one of 1 gravado, 2 exonerado, 3 exento, 4 gravado parcial"),
-            ));
+            errs.push(rule::calc_afectacion(format!("{path}.afectacion_iva"), a));
             return Err(errs);
         }
         (None, Some(0)) => 3,
         (None, Some(_)) => 1,
         (None, None) => {
             if errs.is_empty() {
-                errs.push(Finding::new(
-                    code::REQUIRED,
-                    format!("{path}.iva"),
-                    "IVA rate is required (10, 5 or 0)",
-                ));
+                errs.push(rule::calc_iva_required(format!("{path}.iva")));
             }
             return Err(errs);
         }
@@ -83,20 +72,12 @@ pub fn iva_treatment(
     let tasa = match (afectacion, tasa) {
         (2 | 3, Some(0) | None) => 0,
         (2 | 3, Some(t)) => {
-            errs.push(Finding::new(
-                code::INCONSISTENT,
-                format!("{path}.iva"),
-                format!("an exonerated or exempt item has IVA rate 0, not {t}"),
-            ));
+            errs.push(rule::calc_iva_exempt(format!("{path}.iva"), t));
             0
         }
         (_, Some(t @ (5 | 10))) => t,
         (_, _) => {
-            errs.push(Finding::new(
-                code::INCONSISTENT,
-                format!("{path}.iva"),
-                "a taxed item (gravado or gravado parcial) needs IVA rate 5 or 10",
-            ));
+            errs.push(rule::calc_iva_taxed(format!("{path}.iva")));
             return Err(errs);
         }
     };
@@ -107,18 +88,16 @@ pub fn iva_treatment(
         (2 | 3, Some(p)) if p.is_zero() => p,
         (4, Some(p)) if p > Decimal::ZERO && p < Decimal::ONE_HUNDRED && p.scale() <= 8 => p,
         (4, None) => {
-            errs.push(Finding::new(
-                code::REQUIRED,
-                format!("{path}.proporcion_iva"),
-                "gravado parcial needs proporcion_iva, the taxed percentage (0 < p < 100)",
-            ));
+            errs.push(rule::calc_proporcion_required(format!(
+                "{path}.proporcion_iva"
+            )));
             return Err(errs);
         }
         (_, Some(p)) => {
-            errs.push(Finding::new(
-                code::OUT_OF_RANGE,
+            errs.push(rule::calc_proporcion(
                 format!("{path}.proporcion_iva"),
-                format!("proporcion_iva {p} does not fit afectacion_iva {afectacion} (100 gravado, 0 exento/exonerado, 0<p<100 parcial, ≤ 8 decimals)"),
+                p,
+                afectacion,
             ));
             return Err(errs);
         }
@@ -370,13 +349,9 @@ pub struct ItemCalculo {
 /// (unknown IVA rate, missing price, overflow); the full rule set is [`crate::validate::validate`].
 pub fn compute(req: &FacturaRequest) -> Result<Calculo, Findings> {
     let tipo = TipoDocumento::from_code(req.tipo_documento).ok_or_else(|| {
-        Findings::from(Finding::new(
-            code::INVALID_VALUE,
+        Findings::from(rule::calc_tipo_documento(
             "tipo_documento",
-            format!(
-                "tipo_documento {} is not one of 1, 4, 5, 6, 7",
-                req.tipo_documento
-            ),
+            req.tipo_documento,
         ))
     })?;
     let moneda = req.moneda.as_deref().unwrap_or("PYG");
@@ -393,11 +368,9 @@ pub fn compute(req: &FacturaRequest) -> Result<Calculo, Findings> {
             continue;
         }
         let Some(precio) = item.precio_unitario else {
-            errs.push(Finding::new(
-                code::REQUIRED,
-                format!("{path}.precio_unitario"),
-                "unit price is required",
-            ));
+            errs.push(rule::items_precio_required(format!(
+                "{path}.precio_unitario"
+            )));
             continue;
         };
         let treatment = if tipo.has_iva() {
@@ -424,11 +397,7 @@ pub fn compute(req: &FacturaRequest) -> Result<Calculo, Findings> {
             _ => None,
         };
         if valor.is_none() || (treatment.is_some() && iva.is_none()) {
-            errs.push(Finding::new(
-                code::OUT_OF_RANGE,
-                path.to_string(),
-                "amounts are too large to compute exactly",
-            ));
+            errs.push(rule::calc_item_overflow(path.to_string()));
             continue;
         }
         items.push(ItemCalculo { valor, iva });
@@ -452,11 +421,7 @@ pub fn compute(req: &FacturaRequest) -> Result<Calculo, Findings> {
     let totales = match document_totals(&lines, opts) {
         Some(t) => Some(t),
         None if tipo.has_values() => {
-            return Err(Findings::from(Finding::new(
-                code::OUT_OF_RANGE,
-                "items",
-                "totals are too large to compute exactly",
-            )))
+            return Err(Findings::from(rule::calc_totals_overflow("items")))
         }
         None => None,
     };

@@ -270,3 +270,83 @@ enum PathStep {
     Key(String),
     Index(usize),
 }
+
+/// Issue 32: every finding of the JSON reader names its rule and parameters, crosses serde's message channel from our
+/// own `Deserialize` impls (decimals, CDC parts), renders the old English when built and Spanish when localized.
+#[test]
+fn reader_findings_carry_rules_and_render_in_both_languages() {
+    use kuatia_core::msg::Lang;
+    use kuatia_core::rule::Param;
+    let one = |p: &str| Param::One(p.to_string());
+    let findings = read_request(r#"{"items": 5, "zzz": 1, "moneda": "PYG"}"#)
+        .unwrap_err()
+        .findings;
+    let at = |path: &str| findings.iter().find(|f| f.path == path).unwrap().clone();
+    let items = at("items");
+    assert_eq!(items.rule, "json.type");
+    assert_eq!(
+        (&items.params["must"], &items.params["found"]),
+        (&one("must_list"), &one("found_number"))
+    );
+    assert_eq!(items.message, "must be a list, found a number");
+    assert_eq!(
+        items.message_in(Lang::EsPy),
+        "El valor debe ser una lista; se recibió un número"
+    );
+    assert_eq!(at("zzz").rule, "json.unknown_field");
+    let missing = at("receptor");
+    assert_eq!(
+        (missing.rule.as_ref(), missing.code.as_str()),
+        ("json.missing", code::REQUIRED)
+    );
+
+    let e = read_request(r#"{"items": [{"precio_unitario": "12,5"}]}"#).unwrap_err();
+    let price = e
+        .findings
+        .iter()
+        .find(|f| f.path == "items[0].precio_unitario")
+        .unwrap();
+    assert_eq!(
+        (price.rule.as_ref(), &price.params["text"]),
+        ("json.not_number", &one("12,5"))
+    );
+    assert_eq!(price.message, "'12,5' is not a number");
+
+    let broken = &read_request("[1,").unwrap_err().findings[0];
+    assert_eq!(
+        (broken.rule.as_ref(), broken.code.as_str()),
+        ("json.malformed", code::MALFORMED_JSON)
+    );
+    assert_eq!(
+        broken.message,
+        "EOF while parsing a value at line 1 column 3"
+    );
+    assert!(broken.message_in(Lang::EsPy).contains("línea 1, columna 3"));
+
+    let cdc = r#"{"tipo_documento":1,"ruc":"80069563-1","establecimiento":"0001","punto":"001",
+        "numero":"0000123","tipo_contribuyente":2,"fecha":"2024-03-15","tipo_emision":1,"codigo_seguridad":"1"}"#;
+    let e = kuatia_core::cdc::CdcFields::from_json(cdc).unwrap_err();
+    assert_eq!(
+        (e.rule.as_ref(), e.path.as_str()),
+        ("json.digits", "establecimiento")
+    );
+    assert_eq!(e.message, "expected at most 3 digits, got \"0001\"");
+
+    let t =
+        kuatia_core::shape::read_one::<kuatia_core::de::TipoDocumento>("2", "tipo").unwrap_err();
+    assert_eq!(
+        (t.rule.as_ref(), t.path.as_str()),
+        ("calc.tipo_documento", "tipo")
+    );
+    assert_eq!(t.message, "tipo_documento 2 is not one of 1, 4, 5, 6, 7");
+
+    let d = kuatia_core::fmt::date_at("2025-02-30", "fecha").unwrap_err();
+    assert_eq!(
+        (d.rule.as_ref(), d.path.as_str()),
+        ("date.calendar", "fecha")
+    );
+    assert_eq!(
+        kuatia_core::fmt::parse_date("2025-02-30").unwrap_err(),
+        "'2025-02-30' is not a calendar date"
+    );
+}

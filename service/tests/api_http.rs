@@ -302,7 +302,7 @@ fn every_shape_error_of_a_body_at_once() {
         (f["path"].clone(), f["message"].clone()),
         (
             json!("tipo_documento"),
-            json!("must be a whole number, found text")
+            json!("El valor debe ser un número entero; se recibió texto")
         )
     );
     for body in ["null", "[]", "1"] {
@@ -320,7 +320,10 @@ fn every_shape_error_of_a_body_at_once() {
         let f = &r.json()["error"]["details"][0];
         assert_eq!(
             (f["path"].clone(), f["message"].clone()),
-            (json!(""), json!("the request body must be a JSON object")),
+            (
+                json!(""),
+                json!("El cuerpo de la solicitud debe ser un objeto JSON")
+            ),
             "{body}"
         );
         // A repeated key: at the path of the repetition, not the root.
@@ -345,7 +348,7 @@ fn every_shape_error_of_a_body_at_once() {
             (
                 json!("VALIDATION_ERROR.REQUIRED"),
                 json!("motivo"),
-                json!("is required")
+                json!("El campo es obligatorio")
             ),
             "{body:?}"
         );

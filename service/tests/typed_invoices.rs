@@ -417,7 +417,10 @@ fn a_refused_typed_create_is_the_routes_error() {
         // operation leaves that to its host.
         let mut typed = typed;
         let in_spanish = typed.localize(kuatia_core::msg::Lang::EsPy);
-        assert!(in_spanish, "{name}: every finding of these refusals has a rule");
+        assert!(
+            in_spanish,
+            "{name}: every finding of these refusals has a rule"
+        );
         assert_eq!(spanish(&typed), routed.body, "{name}");
     }
     assert_eq!(

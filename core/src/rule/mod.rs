@@ -323,14 +323,18 @@ macro_rules! rules {
 
 mod amount;
 mod api;
+mod calc;
 mod code;
 mod event;
 mod host;
 mod ids;
 mod items;
+mod json;
 mod kude;
+mod numbering;
 mod pagos;
 mod panel;
+mod qr;
 mod receptor;
 mod request;
 mod sifen;
@@ -343,14 +347,18 @@ mod webhook;
 mod xml;
 pub use amount::*;
 pub use api::*;
+pub use calc::*;
 pub use code::*;
 pub use event::*;
 pub use host::*;
 pub use ids::*;
 pub use items::*;
+pub use json::*;
 pub use kude::*;
+pub use numbering::*;
 pub use pagos::*;
 pub use panel::*;
+pub use qr::*;
 pub use receptor::*;
 pub use request::*;
 pub use sifen::*;
@@ -384,6 +392,10 @@ pub const GROUPS: &[&[&RuleDef]] = &[
     storage::ALL,
     host::ALL,
     panel::ALL,
+    json::ALL,
+    calc::ALL,
+    numbering::ALL,
+    qr::ALL,
 ];
 
 const fn count(groups: &[&[&RuleDef]]) -> usize {
