@@ -665,13 +665,8 @@ fn check_depth(json: &str) -> Result<(), Finding> {
     Ok(())
 }
 
-/// Reads an exact decimal from a JSON number (kept as text thanks to `arbitrary_precision`) or a numeric string;
-/// the error is the English message of [`decimal_at`]'s finding.
-pub(crate) fn decimal_from_json(v: &serde_json::Value) -> Result<Decimal, String> {
-    decimal_at(v, "").map_err(|f| f.message)
-}
-
-/// [`decimal_from_json`] with the finding at `path` (rules `json.type`, `json.not_number`, `json.decimal_digits`).
+/// Reads an exact decimal from a JSON number (kept as text thanks to `arbitrary_precision`) or a numeric string,
+/// with the finding at `path` (rules `json.type`, `json.not_number`, `json.decimal_digits`).
 pub(crate) fn decimal_at(v: &serde_json::Value, path: &str) -> Result<Decimal, Finding> {
     let text = match v {
         serde_json::Value::Number(n) => n.to_string(),

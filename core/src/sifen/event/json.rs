@@ -31,7 +31,7 @@ use super::{
 };
 use crate::cdc::Cdc;
 use crate::error::join_path as join;
-use crate::error::{code, Finding, Findings};
+use crate::error::{Finding, Findings};
 use crate::ruc::Ruc;
 use crate::rule;
 use crate::shape;
@@ -236,8 +236,9 @@ impl Check<'_> {
     }
 
     fn datetime(&mut self, field: &str, s: &str) -> Option<PrimitiveDateTime> {
-        crate::fmt::parse_datetime(s)
-            .map_err(|m| self.push(field, |p| Finding::new(code::INVALID_FORMAT, p, m)))
+        let path = join(self.base, field);
+        crate::fmt::datetime_at(s, &path)
+            .map_err(|f| self.findings.push(f))
             .ok()
     }
 
@@ -253,8 +254,9 @@ impl Check<'_> {
     }
 
     fn decimal(&mut self, field: &str, v: &Value) -> Option<Decimal> {
-        crate::invoice::decimal_from_json(v)
-            .map_err(|m| self.push(field, |p| Finding::new(code::INVALID_TYPE, p, m)))
+        let path = join(self.base, field);
+        crate::invoice::decimal_at(v, &path)
+            .map_err(|f| self.findings.push(f))
             .ok()
     }
 

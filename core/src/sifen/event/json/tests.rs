@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 use super::*;
+use crate::error::code;
 use crate::sifen::code as sifen_code;
 use crate::sifen::event::sign_event;
 use crate::sign::sandbox_test_signer;
