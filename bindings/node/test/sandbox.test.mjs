@@ -67,7 +67,10 @@ test("typed calls: a JSON argument that does not read is a KuatiaError with its 
   assert.throws(() => sb.listInvoices(h, '{"status": '), (e) => {
     assert.equal(e.name, "KuatiaError");
     assert.deepEqual([e.code, e.path], ["MALFORMED_JSON", "filter.status"]);
-    assert.match(e.message, /line 1 column \d+/);
+    // The message in the module's language (Spanish by default); line and column are the rule's parameters.
+    assert.equal(e.rule, "json.malformed");
+    assert.equal(e.params.line, "1");
+    assert.match(e.message, new RegExp(`línea 1, columna ${e.params.column}`));
     assert.deepEqual(e.errors.map((f) => f.path), ["filter.status"]);
     return true;
   });
