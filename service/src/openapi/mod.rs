@@ -204,7 +204,7 @@ const ACCEPT_LANGUAGE: Param = Param {
                   Anything else, or none, gives `es-PY`; never a refusal. The answer says which in `Content-Language` \
                   (text that has no catalog entry yet stays in English and says `en`).",
     required: false,
-    schema: || json!({"type": "string", "maxLength": 1024}),
+    schema: || json!({"type": "string"}),
 };
 
 /// Headers every answer of a status carries, whichever route gives it.
