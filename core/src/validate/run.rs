@@ -9,12 +9,12 @@ use super::pagos::check_pagos;
 use super::receptor::check_receptor;
 use super::totals_rules::{check_net_prices, check_totals_rules};
 use super::transporte::check_transporte;
-use super::v::{datetime_finding, V};
+use super::v::V;
 use super::{check_simulate, code3, Decided, Simulate, SIMULATE_VALUES};
 use crate::codes;
 use crate::de::TipoDocumento;
 use crate::error::Finding;
-use crate::fmt::parse_datetime;
+use crate::fmt::datetime_at;
 use crate::invoice::FacturaRequest;
 use crate::profile::{Ambiente, Emisor, Timbrado};
 use crate::rule;
@@ -110,7 +110,7 @@ fn emission<'e>(
     // Emission date: SIFEN accepts up to 720 h before and 120 h after the transmission (MT D002).
     let fecha = match &req.fecha {
         None => Some(now),
-        Some(s) => match parse_datetime(s) {
+        Some(s) => match datetime_at(s, "fecha") {
             Ok(f) => {
                 if f < now - Duration::hours(720) {
                     v.push(rule::request_fecha_past("fecha"));
@@ -119,8 +119,8 @@ fn emission<'e>(
                 }
                 Some(f)
             }
-            Err(_) => {
-                v.push(datetime_finding("fecha", s));
+            Err(f) => {
+                v.push(f);
                 None
             }
         },

@@ -3,7 +3,7 @@
 use crate::codes;
 use crate::de::TipoDocumento;
 use crate::error::Finding;
-use crate::fmt::parse_date;
+use crate::fmt::date_at;
 use crate::geo;
 use crate::invoice::Direccion;
 use crate::ruc::Ruc;
@@ -24,44 +24,6 @@ pub(super) fn tipo_term(tipo: TipoDocumento) -> &'static str {
         TipoDocumento::NotaCredito => "nota_credito",
         TipoDocumento::NotaDebito => "nota_debito",
         TipoDocumento::NotaRemision => "nota_remision",
-    }
-}
-
-/// The finding for `s`, a value [`crate::fmt::parse_date`] refused: why, as it says (the input cut at 40 characters).
-pub(super) fn date_finding(path: impl Into<String>, s: &str) -> Finding {
-    let b = s.as_bytes();
-    let value: String = s.chars().take(40).collect();
-    let digits =
-        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
-    if b.len() != 10 || b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
-        rule::date_format(path, &value)
-    } else if !(digits(0..4) && digits(5..7) && digits(8..10)) {
-        rule::date_digits(path, &value)
-    } else {
-        rule::date_calendar(path, &value)
-    }
-}
-
-/// The finding for `s`, a value [`crate::fmt::parse_datetime`] refused.
-pub(super) fn datetime_finding(path: impl Into<String>, s: &str) -> Finding {
-    let b = s.as_bytes();
-    let value: String = s.chars().take(40).collect();
-    let shape = b.len() == 19
-        && b.get(10) == Some(&b'T')
-        && b.get(13) == Some(&b':')
-        && b.get(16) == Some(&b':');
-    let day = s.get(..10).unwrap_or_default();
-    if !shape {
-        rule::date_datetime_format(path, &value)
-    } else if parse_date(day).is_err() {
-        date_finding(path, day)
-    } else if ![11..13, 14..16, 17..19]
-        .into_iter()
-        .all(|r| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit)))
-    {
-        rule::date_digits(path, &value)
-    } else {
-        rule::date_time(path, &value)
     }
 }
 
@@ -200,8 +162,8 @@ impl V {
 
     pub(super) fn date(&mut self, path: &str, v: &Option<String>) {
         if let Some(s) = v {
-            if parse_date(s).is_err() {
-                self.push(date_finding(path, s));
+            if let Err(f) = date_at(s, path) {
+                self.push(f);
             }
         }
     }
@@ -241,7 +203,7 @@ impl V {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::fmt::parse_datetime;
+    use crate::fmt::{parse_date, parse_datetime};
 
     /// Every catalog term validation passes as a parameter exists in both languages: the document types, and the
     /// last literal of each call that takes a term (`code_in`, `code_unknown`, `request_required_for`,
@@ -304,7 +266,8 @@ mod tests {
         }
     }
 
-    /// The date rules say what `fmt::parse_date` and `parse_datetime` say, for each way a value can be wrong.
+    /// The date findings validation pushes (`fmt::date_at`, `datetime_at`) say what `fmt::parse_date` and
+    /// `parse_datetime` say, for each way a value can be wrong.
     #[test]
     fn date_findings_match_the_parsers() {
         for s in [
@@ -317,7 +280,9 @@ mod tests {
             "2025-13-01",
             &"9".repeat(60),
         ] {
-            let f = date_finding("d", s);
+            let mut v = V { out: Vec::new() };
+            v.date("d", &Some(s.to_string()));
+            let f = v.out.pop().unwrap();
             assert_eq!(Err(f.message.clone()), parse_date(s).map(|_| ()), "{s}");
             assert_eq!(f.code, crate::code::INVALID_FORMAT);
         }
@@ -330,7 +295,7 @@ mod tests {
             "2025-03-10T25:00:00",
             "2025-03-10T10:60:00",
         ] {
-            let f = datetime_finding("d", s);
+            let f = crate::fmt::datetime_at(s, "d").unwrap_err();
             assert_eq!(Err(f.message.clone()), parse_datetime(s).map(|_| ()), "{s}");
         }
     }
