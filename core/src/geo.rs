@@ -166,30 +166,48 @@ pub fn distritos() -> impl ExactSizeIterator<Item = Distrito> + DoubleEndedItera
 }
 
 /// Checks that department, optional district and city exist and belong together (SIFEN rejects
-/// inconsistent ones with code 1255). The error is an English message naming the failed rule.
+/// inconsistent ones with code 1255). The error is the first problem's finding, at `{path}.departamento`,
+/// `{path}.distrito` or `{path}.ciudad` (rules `code.unknown` with the table's term, `geo.*`): the one check request
+/// validation runs on every address.
 pub fn check_location(
+    path: &str,
     departamento: u8,
     distrito: Option<u16>,
     ciudad: u32,
-) -> Result<(), &'static str> {
+) -> Result<(), crate::Finding> {
+    use crate::rule;
     if codes::departamento(departamento).is_none() {
-        return Err("unknown department code");
+        let p = format!("{path}.departamento");
+        return Err(rule::code_unknown(p, departamento, "geo_departamento"));
     }
-    let Some(c) = self::ciudad(ciudad) else {
-        return Err("unknown city code");
-    };
-    if c.departamento != departamento {
-        return Err("city does not belong to the department");
-    }
-    if let Some(d) = distrito {
-        let Some(dist) = self::distrito(d) else {
-            return Err("unknown district code");
-        };
-        if dist.departamento != departamento {
-            return Err("district does not belong to the department");
+    let dist = match distrito.map(|d| (d, self::distrito(d))) {
+        Some((d, None)) => {
+            return Err(rule::code_unknown(
+                format!("{path}.distrito"),
+                d,
+                "geo_distrito",
+            ))
         }
-        if c.distrito != d {
-            return Err("city does not belong to the district");
+        Some((_, Some(dist))) => Some(dist),
+        None => None,
+    };
+    let Some(c) = self::ciudad(ciudad) else {
+        return Err(rule::code_unknown(
+            format!("{path}.ciudad"),
+            ciudad,
+            "geo_ciudad",
+        ));
+    };
+    let p = || format!("{path}.ciudad");
+    if c.departamento != departamento {
+        return Err(rule::geo_ciudad_departamento(p()));
+    }
+    if let Some(dist) = dist {
+        if dist.departamento != departamento {
+            return Err(rule::geo_distrito_departamento(p()));
+        }
+        if Some(c.distrito) != distrito {
+            return Err(rule::geo_ciudad_distrito(p()));
         }
     }
     Ok(())

@@ -309,16 +309,16 @@ fn places_around_gaps_and_at_the_ends() {
 
 #[test]
 fn check_location_rules() {
-    assert_eq!(geo::check_location(1, Some(1), 1), Ok(()));
-    assert_eq!(geo::check_location(1, None, 1), Ok(()));
-    assert_eq!(geo::check_location(11, Some(145), 3383), Ok(()));
-    assert!(geo::check_location(0, None, 1).is_err());
-    assert!(geo::check_location(21, None, 1).is_err());
-    assert!(geo::check_location(12, None, 1).is_err()); // Asunción is not in CENTRAL
-    assert!(geo::check_location(1, None, 123_456).is_err());
-    assert!(geo::check_location(1, Some(9999), 1).is_err());
-    assert!(geo::check_location(1, Some(145), 1).is_err()); // district of another department
-    assert!(geo::check_location(11, Some(146), 3383).is_err()); // city of another district
+    assert_eq!(geo::check_location("p", 1, Some(1), 1), Ok(()));
+    assert_eq!(geo::check_location("p", 1, None, 1), Ok(()));
+    assert_eq!(geo::check_location("p", 11, Some(145), 3383), Ok(()));
+    assert!(geo::check_location("p", 0, None, 1).is_err());
+    assert!(geo::check_location("p", 21, None, 1).is_err());
+    assert!(geo::check_location("p", 12, None, 1).is_err()); // Asunción is not in CENTRAL
+    assert!(geo::check_location("p", 1, None, 123_456).is_err());
+    assert!(geo::check_location("p", 1, Some(9999), 1).is_err());
+    assert!(geo::check_location("p", 1, Some(145), 1).is_err()); // district of another department
+    assert!(geo::check_location("p", 11, Some(146), 3383).is_err()); // city of another district
 }
 
 #[test]

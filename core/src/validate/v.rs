@@ -1,6 +1,5 @@
 //! The checks every rule group uses (texts, codes, amounts, dates, RUCs, locations), each adding its finding.
 
-use crate::codes;
 use crate::de::TipoDocumento;
 use crate::error::Finding;
 use crate::fmt::date_at;
@@ -119,35 +118,8 @@ impl V {
     /// Department, optional district and city: each in SIFEN's table, and belonging together (SIFEN rejects
     /// inconsistent ones with code 1255).
     pub(super) fn location(&mut self, path: &str, dep: u8, dist: Option<u16>, ciudad: u32) {
-        if codes::departamento(dep).is_none() {
-            let p = format!("{path}.departamento");
-            self.push(rule::code_unknown(p, dep, "geo_departamento"));
-            return;
-        }
-        let distrito = match dist.map(|d| (d, geo::distrito(d))) {
-            Some((d, None)) => {
-                let p = format!("{path}.distrito");
-                self.push(rule::code_unknown(p, d, "geo_distrito"));
-                return;
-            }
-            Some((_, Some(d))) => Some(d),
-            None => None,
-        };
-        let Some(c) = geo::ciudad(ciudad) else {
-            let p = format!("{path}.ciudad");
-            self.push(rule::code_unknown(p, ciudad, "geo_ciudad"));
-            return;
-        };
-        // In the order of geo::check_location.
-        let p = || format!("{path}.ciudad");
-        if c.departamento != dep {
-            self.push(rule::geo_ciudad_departamento(p()));
-        } else if let Some(d) = distrito {
-            if d.departamento != dep {
-                self.push(rule::geo_distrito_departamento(p()));
-            } else if Some(c.distrito) != dist {
-                self.push(rule::geo_ciudad_distrito(p()));
-            }
+        if let Err(f) = geo::check_location(path, dep, dist, ciudad) {
+            self.push(f);
         }
     }
 
@@ -207,7 +179,7 @@ mod tests {
 
     /// Every catalog term validation passes as a parameter exists in both languages: the document types, and the
     /// last literal of each call that takes a term (`code_in`, `code_unknown`, `request_required_for`,
-    /// `request_too_many`) in the sources of validation, so a misspelt term cannot render as its raw id.
+    /// `request_too_many`) in the sources of validation and of `geo::check_location`, so a misspelt term cannot render as its raw id.
     #[test]
     fn every_term_validation_passes_is_in_both_catalogs() {
         use crate::msg::{term, Lang};
@@ -221,6 +193,7 @@ mod tests {
             include_str!("pagos.rs"),
             include_str!("asociados.rs"),
             include_str!("transporte.rs"),
+            include_str!("../geo.rs"),
         ];
         let calls = [
             "code_in(",
