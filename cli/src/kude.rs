@@ -2,9 +2,7 @@
 
 use crate::output::{read_input, Outcome};
 use clap::{Args, ValueEnum};
-use kuatia_core::error::code;
 use kuatia_core::kude::{Formato, KudeOptions};
-use kuatia_core::Finding;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -49,11 +47,7 @@ pub fn run(args: KudeArgs) -> Outcome {
             Err(f) => return Ok(Outcome::error(&f)),
         };
         let Some(qr) = kuatia_core::xml::extract_qr(&xml) else {
-            let f = Finding::new(
-                code::MALFORMED_XML,
-                "gCamFuFD",
-                "the document has no dCarQR: issue (sign) it first",
-            );
+            let f = kuatia_core::rule::kude_unsigned("gCamFuFD");
             return Ok(Outcome::error(&f));
         };
         let formato = match args.format {

@@ -523,9 +523,10 @@ fn unix(t: i64) -> Option<String> {
 fn findings(fs: &[kuatia_core::Finding]) -> Outcome {
     let mut fs = fs.to_vec();
     crate::output::localize_all(&mut fs);
-    let first = fs.first().cloned().unwrap_or_else(|| {
-        kuatia_core::Finding::new(kuatia_core::code::INTERNAL_ERROR, "", "refused")
-    });
+    let first = fs
+        .first()
+        .cloned()
+        .unwrap_or_else(|| kuatia_core::rule::host_internal(""));
     Outcome::invalid(
         &serde_json::json!({"error": {"code": first.code, "message": first.message, "path": first.path}, "findings": fs}),
         &first,
@@ -649,11 +650,9 @@ pub fn keys(command: KeysCommand) -> Outcome {
                     "prefix": k.prefix(),
                     "revoked_at": k.revoked_at.and_then(unix),
                 })),
-                Ok(None) => Outcome::error(&kuatia_core::Finding::new(
-                    kuatia_core::code::NOT_FOUND,
-                    "key_id",
-                    format!("no key '{key_id}' in this data directory"),
-                )),
+                Ok(None) => {
+                    Outcome::error(&kuatia_core::rule::cli_key_not_found("key_id", &key_id))
+                }
                 Err(e) => Outcome::unreadable(e),
             }
         }

@@ -185,7 +185,7 @@ fn signer_args(p12: Option<PathBuf>, password_env: Option<String>) -> Result<Iss
 /// The RUC of the signer's certificate, who signs when --ruc is not given.
 fn certificate_ruc(signer: &dyn Signer) -> Result<Ruc, Outcome> {
     let info = certificate_info(signer.certificate_der())
-        .map_err(|e| Outcome::error(&Finding::new(e.code(), "p12", e.to_string())))?;
+        .map_err(|e| Outcome::error(&e.to_finding("p12")))?;
     let ruc = info.ruc.ok_or_else(|| {
         Outcome::unreadable("the certificate carries no RUC: give the signing RUC with --ruc")
     })?;
@@ -238,11 +238,7 @@ pub fn run(cmd: SifenCommand) -> Outcome {
                 .to_string();
                 match kuatia_server::sifen::ping(std::sync::Arc::new(signer), &transport, &url) {
                     Ok(p) => Outcome::ok(&p),
-                    Err(e) => Outcome::error(&Finding::new(
-                        kuatia_core::code::SIFEN_TLS_HANDSHAKE,
-                        "sifen",
-                        e,
-                    )),
+                    Err(e) => Outcome::error(&kuatia_core::rule::sifen_tls_handshake("sifen", &e)),
                 }
             }
             SifenCommand::Consulta { cdc, common } => print(

@@ -126,21 +126,15 @@ fn is_unclassified(rule: &str) -> bool {
 }
 
 impl Finding {
-    /// Builds a finding from a sentence (rule `unclassified`, no parameters).
-    ///
-    /// Deprecated: use the rule's builder (`rule::ruc_check_digit(path, …)`), whose message comes from the
-    /// catalogs; this shim goes once every finding has a rule (docs/plans/issue-32.md, lane Z).
-    pub fn new(code: &str, path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self::sentence(code, path.into(), message.into())
-    }
-
-    /// [`Finding::new`]'s body, once in the binary rather than at each of its call sites.
-    #[inline(never)]
-    fn sentence(code: &str, path: String, message: String) -> Self {
+    /// A finding from a sentence (rule `unclassified`, no parameters). Not public: every finding outside core is
+    /// built by its rule's builder (`rule::ruc_check_digit(path, …)`), whose message comes from the catalogs. Its last
+    /// users are `shape.rs`'s reader of the old `error::coded` form and that module's tests; it goes with them.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn new(code: &str, path: impl Into<String>, message: impl Into<String>) -> Self {
         Finding {
             code: code.to_string(),
-            path,
-            message,
+            path: path.into(),
+            message: message.into(),
             rule: unclassified(),
             params: Params::new(),
         }
@@ -323,7 +317,7 @@ mod channel_tests {
     fn json_findings_are_localized_in_place() {
         let report = serde_json::json!({"ok": false, "errors": [
             rule::ruc_check_digit("receptor.ruc", 1, 2),
-            Finding::new(code::REQUIRED, "items", "at least one item is required"),
+            Finding::new(code::REQUIRED, "items", "text without a rule"),
         ]})
         .to_string();
         let es = localize_json(&report, msg::Lang::EsPy);
@@ -333,14 +327,14 @@ mod channel_tests {
             "El dígito verificador del RUC no corresponde: debería ser 1, no 2"
         );
         assert_eq!(v["errors"][0]["params"]["got"], "2");
-        assert_eq!(v["errors"][1]["message"], "at least one item is required");
+        assert_eq!(v["errors"][1]["message"], "text without a rule");
         let back = localize_json(&es, msg::Lang::En);
         let v: serde_json::Value = serde_json::from_str(&back).unwrap();
         assert_eq!(
             v["errors"][0]["message"],
             "wrong RUC check digit: expected 1, got 2"
         );
-        assert_eq!(localize_json(&report, msg::Lang::En), report);
+        assert_eq!(localize_json(&report, msg::Lang::EsPy), report);
         assert_eq!(localize_json("not json {", msg::Lang::EsPy), "not json {");
     }
 }

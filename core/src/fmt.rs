@@ -50,7 +50,7 @@ pub fn datetime(dt: PrimitiveDateTime) -> String {
 /// Parses `YYYY-MM-DD` strictly (four-digit year, real calendar date); the error is the English message of
 /// [`date_at`]'s finding.
 pub fn parse_date(s: &str) -> Result<Date, String> {
-    date_at(s, "").map_err(|f| f.message)
+    date_at(s, "").map_err(|f| f.message_in(crate::msg::Lang::En))
 }
 
 /// [`parse_date`] with the finding at `path` (rules `date.format`, `date.calendar`, `date.digits`).
@@ -73,7 +73,7 @@ pub fn date_at(s: &str, path: &str) -> Result<Date, Finding> {
 /// Parses `YYYY-MM-DDThh:mm:ss` strictly (no zone, no fraction), as SIFEN's `fecHhmmss`; the error is the English
 /// message of [`datetime_at`]'s finding.
 pub fn parse_datetime(s: &str) -> Result<PrimitiveDateTime, String> {
-    datetime_at(s, "").map_err(|f| f.message)
+    datetime_at(s, "").map_err(|f| f.message_in(crate::msg::Lang::En))
 }
 
 /// [`parse_datetime`] with the finding at `path` (rules `date.datetime_format`, `date.time` and [`date_at`]'s).

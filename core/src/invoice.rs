@@ -685,7 +685,7 @@ pub(crate) fn decimal_at(v: &serde_json::Value, path: &str) -> Result<Decimal, F
 /// Parses a plain or exponent-notation decimal exactly; rejects NaN, infinities and more than 28 significant digits.
 /// The error is the English message of [`parse_decimal_at`]'s finding.
 pub fn parse_decimal(text: &str) -> Result<Decimal, String> {
-    parse_decimal_at(text, "").map_err(|f| f.message)
+    parse_decimal_at(text, "").map_err(|f| f.message_in(crate::msg::Lang::En))
 }
 
 /// [`parse_decimal`] with the finding at `path`.

@@ -193,7 +193,7 @@ impl TransitionError {
 /// The English message of [`TransitionError::to_finding`].
 impl fmt::Display for TransitionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_finding("").message)
+        f.write_str(&self.to_finding("").message_in(crate::msg::Lang::En))
     }
 }
 

@@ -221,7 +221,12 @@ fn ruc_error_finding() {
     let f = ruc_err("80069563-2").to_finding("emisor.ruc");
     assert_eq!(f.code, "INVALID_RUC");
     assert_eq!(f.path, "emisor.ruc");
-    assert!(f.message.contains("expected 1, got 2"), "{}", f.message);
+    assert!(
+        f.message_in(kuatia_core::msg::Lang::En)
+            .contains("expected 1, got 2"),
+        "{}",
+        f.message
+    );
 }
 
 #[test]
@@ -513,7 +518,12 @@ fn cdc_fields_json_errors() {
         (e.code.as_str(), e.path.as_str()),
         (code::INVALID_RUC, "ruc")
     );
-    assert!(e.message.contains("expected 1, got 2"), "{}", e.message);
+    assert!(
+        e.message_in(kuatia_core::msg::Lang::En)
+            .contains("expected 1, got 2"),
+        "{}",
+        e.message
+    );
 
     let mut o = base.clone();
     o.as_object_mut().unwrap().remove("punto");

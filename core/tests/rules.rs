@@ -20,7 +20,10 @@ fn ruc_and_cdc_findings_name_their_rule() {
     assert_eq!(f.rule, "ruc.check_digit");
     assert_eq!(f.params["expected"], Param::One("1".into()));
     assert_eq!(f.params["got"], Param::One("2".into()));
-    assert_eq!(f.message, "wrong RUC check digit: expected 1, got 2");
+    assert_eq!(
+        f.message,
+        "El dígito verificador del RUC no corresponde: debería ser 1, no 2"
+    );
     let json = serde_json::to_value(&f).unwrap();
     assert_eq!(json["rule"], "ruc.check_digit");
     assert_eq!(
@@ -29,28 +32,24 @@ fn ruc_and_cdc_findings_name_their_rule() {
     );
     let back: kuatia_core::Finding = serde_json::from_value(json).unwrap();
     assert_eq!(back, f);
-    f.localize(Lang::EsPy);
-    assert_eq!(
-        f.message,
-        "El dígito verificador del RUC no corresponde: debería ser 1, no 2"
-    );
+    f.localize(Lang::En);
+    assert_eq!(f.message, "wrong RUC check digit: expected 1, got 2");
 
-    // A finding not yet moved to a rule writes exactly the three fields it always wrote.
-    let old = kuatia_core::Finding::new(code::VALIDATION_ERROR, "x", "text");
-    assert_eq!(
-        serde_json::to_string(&old).unwrap(),
-        r#"{"code":"VALIDATION_ERROR","path":"x","message":"text"}"#
-    );
-    let read: kuatia_core::Finding =
-        serde_json::from_str(r#"{"code":"C","path":"","message":"m"}"#).unwrap();
+    // A finding read back from JSON written before rules (no `rule`) writes exactly the three fields it had.
+    let old = r#"{"code":"VALIDATION_ERROR","path":"x","message":"text"}"#;
+    let read: kuatia_core::Finding = serde_json::from_str(old).unwrap();
     assert_eq!(read.rule, kuatia_core::rule::UNCLASSIFIED);
+    assert_eq!(serde_json::to_string(&read).unwrap(), old);
 
     let cdc = Cdc::parse(&"0".repeat(43)).unwrap_err().to_finding("cdc");
     assert_eq!(
         (cdc.rule.as_ref(), cdc.code.as_str()),
         ("cdc.length", code::INVALID_CDC)
     );
-    assert_eq!(cdc.message, "CDC must have 44 characters, got 43");
+    assert_eq!(
+        cdc.message_in(kuatia_core::msg::Lang::En),
+        "CDC must have 44 characters, got 43"
+    );
 
     #[derive(serde::Deserialize, Debug)]
     #[allow(dead_code)]
@@ -63,5 +62,8 @@ fn ruc_and_cdc_findings_name_their_rule() {
         (f.code.as_str(), f.path.as_str(), f.rule.as_ref()),
         ("INVALID_RUC", "receptor.ruc", "ruc.check_digit")
     );
-    assert_eq!(f.message, "wrong RUC check digit: expected 1, got 2");
+    assert_eq!(
+        f.message_in(kuatia_core::msg::Lang::En),
+        "wrong RUC check digit: expected 1, got 2"
+    );
 }

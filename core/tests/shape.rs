@@ -5,6 +5,7 @@
 
 use kuatia_core::error::code;
 use kuatia_core::invoice::{read_request, FacturaRequest};
+use kuatia_core::msg::Lang;
 use kuatia_core::profile::Emisor;
 use kuatia_core::validate::validate_json;
 use serde_json::{json, Value};
@@ -93,7 +94,11 @@ fn wrong_types_are_said_in_the_projects_words() {
     assert_eq!(r.errors.len(), 1, "{:?}", r.errors);
     let f = &r.errors[0];
     assert_eq!(
-        (f.code.as_str(), f.path.as_str(), f.message.as_str()),
+        (
+            f.code.as_str(),
+            f.path.as_str(),
+            f.message_in(Lang::En).as_str()
+        ),
         (
             code::INVALID_TYPE,
             "tipo_documento",
@@ -109,9 +114,13 @@ fn wrong_types_are_said_in_the_projects_words() {
         let got: Vec<_> = r
             .errors
             .iter()
-            .map(|f| (f.code.as_str(), f.path.as_str(), f.message.as_str()))
+            .map(|f| (f.code.as_str(), f.path.as_str(), f.message_in(Lang::En)))
             .collect();
-        assert_eq!(got, [(code::INVALID_TYPE, "", message)], "{body}");
+        assert_eq!(
+            got,
+            [(code::INVALID_TYPE, "", message.to_string())],
+            "{body}"
+        );
     }
     let r = validate_json(
         r#"{"tipo_documento":1,"receptor":"Cliente","items":{}}"#,
@@ -121,13 +130,13 @@ fn wrong_types_are_said_in_the_projects_words() {
     let got: Vec<_> = r
         .errors
         .iter()
-        .map(|f| (f.path.as_str(), f.message.as_str()))
+        .map(|f| (f.path.as_str(), f.message_in(Lang::En)))
         .collect();
     assert_eq!(
         got,
         [
-            ("items", "must be a list, found an object"),
-            ("receptor", "must be an object, found text")
+            ("items", "must be a list, found an object".to_string()),
+            ("receptor", "must be an object, found text".to_string())
         ]
     );
 }
@@ -275,7 +284,6 @@ enum PathStep {
 /// own `Deserialize` impls (decimals, CDC parts), renders the old English when built and Spanish when localized.
 #[test]
 fn reader_findings_carry_rules_and_render_in_both_languages() {
-    use kuatia_core::msg::Lang;
     use kuatia_core::rule::Param;
     let one = |p: &str| Param::One(p.to_string());
     let findings = read_request(r#"{"items": 5, "zzz": 1, "moneda": "PYG"}"#)
@@ -288,7 +296,7 @@ fn reader_findings_carry_rules_and_render_in_both_languages() {
         (&items.params["must"], &items.params["found"]),
         (&one("must_list"), &one("found_number"))
     );
-    assert_eq!(items.message, "must be a list, found a number");
+    assert_eq!(items.message_in(Lang::En), "must be a list, found a number");
     assert_eq!(
         items.message_in(Lang::EsPy),
         "El valor debe ser una lista; se recibió un número"
@@ -310,7 +318,7 @@ fn reader_findings_carry_rules_and_render_in_both_languages() {
         (price.rule.as_ref(), &price.params["text"]),
         ("json.not_number", &one("12,5"))
     );
-    assert_eq!(price.message, "'12,5' is not a number");
+    assert_eq!(price.message, "'12,5' no es un número");
 
     let broken = &read_request("[1,").unwrap_err().findings[0];
     assert_eq!(
@@ -318,7 +326,7 @@ fn reader_findings_carry_rules_and_render_in_both_languages() {
         ("json.malformed", code::MALFORMED_JSON)
     );
     assert_eq!(
-        broken.message,
+        broken.message_in(Lang::En),
         "EOF while parsing a value at line 1 column 3"
     );
     assert!(broken.message_in(Lang::EsPy).contains("línea 1, columna 3"));
@@ -330,7 +338,10 @@ fn reader_findings_carry_rules_and_render_in_both_languages() {
         (e.rule.as_ref(), e.path.as_str()),
         ("json.digits", "establecimiento")
     );
-    assert_eq!(e.message, "expected at most 3 digits, got \"0001\"");
+    assert_eq!(
+        e.message_in(Lang::En),
+        "expected at most 3 digits, got \"0001\""
+    );
 
     let t =
         kuatia_core::shape::read_one::<kuatia_core::de::TipoDocumento>("2", "tipo").unwrap_err();
@@ -338,7 +349,10 @@ fn reader_findings_carry_rules_and_render_in_both_languages() {
         (t.rule.as_ref(), t.path.as_str()),
         ("calc.tipo_documento", "tipo")
     );
-    assert_eq!(t.message, "tipo_documento 2 is not one of 1, 4, 5, 6, 7");
+    assert_eq!(
+        t.message_in(Lang::En),
+        "tipo_documento 2 is not one of 1, 4, 5, 6, 7"
+    );
 
     let d = kuatia_core::fmt::date_at("2025-02-30", "fecha").unwrap_err();
     assert_eq!(

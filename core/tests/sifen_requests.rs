@@ -451,7 +451,11 @@ fn consulta_ruc_and_event_answers() {
     assert!(parse_for(Service::Evento, &sample("evento_0600.xml")).is_ok());
     let e = parse_for(Service::Evento, &sample("recibe_rechazado_0160.xml")).unwrap_err();
     assert_eq!(e.code, code::UNEXPECTED_RESPONSE);
-    assert!(e.message.contains("0160"), "{}", e.message);
+    assert!(
+        e.message_in(kuatia_core::msg::Lang::En).contains("0160"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
@@ -464,18 +468,29 @@ fn broken_answers_are_errors_with_an_excerpt() {
     ] {
         let e = parse_response(&sample(file)).unwrap_err();
         assert_eq!(e.code, code::UNEXPECTED_RESPONSE, "{file}");
-        assert!(e.message.contains(needle), "{file}: {}", e.message);
+        assert!(
+            e.message_in(kuatia_core::msg::Lang::En).contains(needle),
+            "{file}: {}",
+            e.message
+        );
         assert!(e.message.len() < 600, "{file}: excerpt too long");
     }
     let e = parse_response(&sample("f5_logout.html")).unwrap_err();
     assert!(
-        e.message.contains("Logout") && e.message.contains("HTML page"),
+        e.message_in(kuatia_core::msg::Lang::En).contains("Logout")
+            && e.message_in(kuatia_core::msg::Lang::En)
+                .contains("HTML page"),
         "{}",
         e.message
     );
     let e = parse_response(&sample("soap_fault.xml")).unwrap_err();
     assert_eq!(e.code, code::SOAP_FAULT);
-    assert!(e.message.contains("env:Receiver") && e.message.contains("Error interno del servidor"));
+    assert!(
+        e.message_in(kuatia_core::msg::Lang::En)
+            .contains("env:Receiver")
+            && e.message_in(kuatia_core::msg::Lang::En)
+                .contains("Error interno del servidor")
+    );
 
     let env = |body: &str| {
         format!("<?xml version=\"1.0\"?><env:Envelope xmlns:env=\"http://www.w3.org/2003/05/soap-envelope\"><env:Body>{body}</env:Body></env:Envelope>")
@@ -496,7 +511,7 @@ fn broken_answers_are_errors_with_an_excerpt() {
         assert_eq!(e.code, code::UNEXPECTED_RESPONSE, "{bad}");
     }
     let e = parse_response(env("<rUnknown xmlns=\"http://ekuatia.set.gov.py/sifen/xsd\"><dCodRes>0160</dCodRes></rUnknown>").as_bytes()).unwrap_err();
-    assert!(e.message.contains("0160"));
+    assert!(e.message_in(kuatia_core::msg::Lang::En).contains("0160"));
 }
 
 /// Mutated and random inputs never panic (the fuzz target runs the same code under cargo-fuzz).

@@ -638,11 +638,17 @@ fn doctype_and_entity_bombs_are_rejected() {
     let bomb = r#"<?xml version="1.0"?><!DOCTYPE rDE [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">
         <!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]><rDE xmlns="http://ekuatia.set.gov.py/sifen/xsd"><dVerFor>&c;</dVerFor></rDE>"#;
     let e = parse_err(bomb);
-    assert!(e.message.contains("DOCTYPE"), "{e}");
+    assert!(
+        e.message_in(kuatia_core::msg::Lang::En).contains("DOCTYPE"),
+        "{e}"
+    );
     let undeclared =
         write(&doc(&fe_3_items())).replace("<dNomRec>Cliente", "<dNomRec>&xxe;Cliente");
     let e = parse_err(&undeclared);
-    assert!(e.message.contains("entity"), "{e}");
+    assert!(
+        e.message_in(kuatia_core::msg::Lang::En).contains("entity"),
+        "{e}"
+    );
     assert!(e.path.ends_with("/gDatRec/dNomRec"), "{e}");
 }
 
@@ -653,7 +659,9 @@ fn deep_nesting_and_size_are_bounded() {
         "<x:a xmlns:x=\"urn:x\">".repeat(10_000),
         "</x:a>".repeat(10_000)
     );
-    assert!(parse_err(&deep).message.contains("nested"));
+    assert!(parse_err(&deep)
+        .message_in(kuatia_core::msg::Lang::En)
+        .contains("nested"));
     let big = " ".repeat(kuatia_core::xml::MAX_XML_BYTES + 1);
     assert_eq!(parse_err(&big).code, code::TOO_LARGE);
     assert_eq!(
@@ -669,9 +677,15 @@ fn wrong_root_is_rejected() {
     assert_eq!(e.path, "/rEnviDe");
     let xml = write(&doc(&fe_3_items()))
         .replace("http://ekuatia.set.gov.py/sifen/xsd\" ", "urn:other\" ");
-    assert!(parse_err(&xml).message.contains("root element"));
-    assert!(parse_err("").message.contains("root"));
-    assert!(parse_err("<rDE/><rDE/>").message.contains("root"));
+    assert!(parse_err(&xml)
+        .message_in(kuatia_core::msg::Lang::En)
+        .contains("root element"));
+    assert!(parse_err("")
+        .message_in(kuatia_core::msg::Lang::En)
+        .contains("root"));
+    assert!(parse_err("<rDE/><rDE/>")
+        .message_in(kuatia_core::msg::Lang::En)
+        .contains("root"));
 }
 
 #[test]
@@ -682,7 +696,10 @@ fn missing_required_elements_are_errors_with_their_path() {
     let no_timb = format!("{}{}", &xml[..start], &xml[end..]);
     let e = parse_err(&no_timb);
     assert_eq!(e.path, "/rDE/DE/gTimb");
-    assert!(e.message.contains("missing"), "{e}");
+    assert!(
+        e.message_in(kuatia_core::msg::Lang::En).contains("missing"),
+        "{e}"
+    );
 
     let no_total = xml.replace(&format!("<dTotOpeItem>{}</dTotOpeItem>", "110000"), "");
     assert_eq!(
@@ -703,7 +720,9 @@ fn missing_required_elements_are_errors_with_their_path() {
         "<dNomRec>Cliente Ejemplo S.A.</dNomRec>",
         "<dNomRec></dNomRec>",
     );
-    assert!(parse_err(&empty).message.contains("empty"));
+    assert!(parse_err(&empty)
+        .message_in(kuatia_core::msg::Lang::En)
+        .contains("empty"));
 
     let bad_dv = xml.replacen("<dDVId>", "<dDVId>9", 1);
     assert!(parse_err(&bad_dv).path.ends_with("/dDVId"));

@@ -3,6 +3,7 @@
 
 use kuatia_core::error::{code, Finding, Findings};
 use kuatia_core::msg::Lang;
+use kuatia_core::rule;
 use std::ffi::{c_char, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
@@ -139,25 +140,35 @@ pub(crate) struct Error {
 }
 
 impl Error {
-    /// One finding with an explicit status.
-    pub(crate) fn new(status: kuatia_status, code: &str, path: &str, message: String) -> Error {
+    /// One finding of a rule (`kuatia_core::rule`) with an explicit status.
+    pub(crate) fn of(status: kuatia_status, finding: Finding) -> Error {
         Error {
             status,
-            findings: vec![Finding::new(code, path, message)],
+            findings: vec![finding],
         }
     }
 
     /// A required pointer argument was NULL.
     pub(crate) fn null(arg: &str) -> Error {
-        Error::new(
+        Error::of(
             kuatia_status::InvalidArgument,
-            kuatia_core::code::INVALID_ARGUMENT,
-            arg,
-            format!("{arg} must not be NULL"),
+            rule::host_arg_null(arg, arg),
         )
     }
 
-    fn into_ffi(self) -> kuatia_error {
+    /// A result that could not be written as JSON (a bug): `detail` is the serializer's error.
+    pub(crate) fn serialize(detail: impl std::fmt::Display) -> Error {
+        Error::of(
+            kuatia_status::Panic,
+            rule::host_result_json("", &detail.to_string()),
+        )
+    }
+
+    fn into_ffi(mut self) -> kuatia_error {
+        // The accessors without a language answer in Spanish of Paraguay, the default of every face.
+        self.findings
+            .iter_mut()
+            .for_each(|f| f.localize(Lang::EsPy));
         let json = serde_json::to_string(&self.findings).unwrap_or_else(|_| "[]".into());
         kuatia_error {
             status: self.status,
@@ -221,14 +232,8 @@ pub(crate) fn call(
     err: *mut *mut kuatia_error,
     body: impl FnOnce() -> Result<(), Error>,
 ) -> kuatia_status {
-    let outcome = catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|_| {
-        Err(Error::new(
-            kuatia_status::Panic,
-            kuatia_core::code::PANIC,
-            "",
-            "internal error (a panic was caught at the C boundary); please report it".into(),
-        ))
-    });
+    let outcome = catch_unwind(AssertUnwindSafe(body))
+        .unwrap_or_else(|_| Err(Error::of(kuatia_status::Panic, rule::host_panic(""))));
     match outcome {
         Ok(()) => kuatia_status::Ok,
         Err(e) => {
@@ -263,11 +268,9 @@ pub(crate) unsafe fn bytes_in<'a>(
     }
     // Checked before the slice exists: a length beyond isize::MAX would make the slice itself undefined.
     if len > KUATIA_MAX_INPUT_LEN {
-        return Err(Error::new(
+        return Err(Error::of(
             kuatia_status::TooLarge,
-            code::TOO_LARGE,
-            arg,
-            format!("{arg} is {len} bytes; the limit is {KUATIA_MAX_INPUT_LEN}"),
+            rule::host_arg_too_large(arg, arg, len, KUATIA_MAX_INPUT_LEN),
         ));
     }
     // SAFETY: not NULL, length bounded, validity guaranteed by the caller.
@@ -282,11 +285,9 @@ pub(crate) unsafe fn text_in<'a>(ptr: *const u8, len: usize, arg: &str) -> Resul
     // SAFETY: forwarded contract.
     let bytes = unsafe { bytes_in(ptr, len, arg) }?;
     std::str::from_utf8(bytes).map_err(|e| {
-        Error::new(
+        Error::of(
             kuatia_status::InvalidUtf8,
-            kuatia_core::code::INVALID_UTF8,
-            arg,
-            format!("{arg} is not valid UTF-8 (byte {})", e.valid_up_to()),
+            rule::host_arg_utf8(arg, arg, e.valid_up_to()),
         )
     })
 }
@@ -331,14 +332,7 @@ pub(crate) fn put_json(
     slot: &mut kuatia_bytes,
     value: &impl serde::Serialize,
 ) -> Result<(), Error> {
-    let text = serde_json::to_vec(value).map_err(|e| {
-        Error::new(
-            kuatia_status::Panic,
-            kuatia_core::code::PANIC,
-            "",
-            format!("internal error serializing the result: {e}"),
-        )
-    })?;
+    let text = serde_json::to_vec(value).map_err(Error::serialize)?;
     put(slot, text);
     Ok(())
 }
@@ -428,7 +422,8 @@ pub unsafe extern "C" fn kuatia_error_code(err: *const kuatia_error) -> *const c
     guard(std::ptr::null(), || first_field(err, |f| &f.code))
 }
 
-/// Human-readable message of the (first) problem. Owned by `err`; NULL when `err` is NULL.
+/// Human-readable message of the (first) problem, in Spanish of Paraguay (`es-PY`, the default);
+/// `kuatia_error_message_in` renders it in another language. Owned by `err`; NULL when `err` is NULL.
 ///
 /// # Safety
 /// `err` is NULL or a live error from kuatia.
@@ -460,7 +455,8 @@ pub unsafe extern "C" fn kuatia_error_count(err: *const kuatia_error) -> usize {
 }
 
 /// Reads finding `index` (0-based): writes borrowed C strings (owned by `err`) into each non-NULL out pointer
-/// and returns true, or returns false when `err` is NULL or `index` is out of range.
+/// and returns true, or returns false when `err` is NULL or `index` is out of range. The message is in Spanish of
+/// Paraguay (`es-PY`); `kuatia_error_json_in` has every finding in another language.
 ///
 /// # Safety
 /// `err` is NULL or a live error from kuatia; each out pointer is NULL or writable.
@@ -487,7 +483,9 @@ pub unsafe extern "C" fn kuatia_error_finding(
     })
 }
 
-/// Every finding as a JSON array `[{"code":..,"path":..,"message":..}]`. Owned by `err`; NULL when `err` is NULL.
+/// Every finding as a JSON array `[{"code":..,"path":..,"message":..,"rule":..,"params":..}]`, the messages in
+/// Spanish of Paraguay (`es-PY`, the default); `kuatia_error_json_in` renders them in another language. Owned by
+/// `err`; NULL when `err` is NULL.
 ///
 /// # Safety
 /// `err` is NULL or a live error from kuatia.

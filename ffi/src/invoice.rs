@@ -7,7 +7,7 @@ use crate::abi::{
 use crate::sign::kuatia_signer;
 use kuatia_core::cdc::{security_code, FixedSecurityCode};
 use kuatia_core::document::{build, IssueContext};
-use kuatia_core::error::{code, Finding, Findings};
+use kuatia_core::error::Findings;
 use kuatia_core::invoice::parse_request;
 use kuatia_core::issue::{numbering_key, prepare, Detail, Reserved, Summary};
 use kuatia_core::profile::Emisor;
@@ -40,8 +40,7 @@ pub(crate) unsafe fn emisor(ptr: *const u8, len: usize) -> Result<Emisor, Error>
 unsafe fn now_in(ptr: *const u8, len: usize) -> Result<time::PrimitiveDateTime, Error> {
     // SAFETY: forwarded contract.
     let text = unsafe { text_in(ptr, len, "now") }?;
-    kuatia_core::fmt::parse_datetime(text)
-        .map_err(|m| Error::from(Finding::new(code::INVALID_FORMAT, "now", m)))
+    kuatia_core::fmt::datetime_at(text, "now").map_err(Error::from)
 }
 
 /// Validates a request (the JSON body of `POST /v1/facturas`) against the profile (NULL: the sandbox profile) at
@@ -197,11 +196,9 @@ pub unsafe extern "C" fn kuatia_invoice_issue(
         let signer = unsafe { signer.as_ref() }.ok_or_else(|| Error::null("signer"))?;
         let now = unsafe { now_in(now, now_len) }?;
         if std::ptr::eq(out_xml, out_json) {
-            return Err(Error::new(
+            return Err(Error::of(
                 kuatia_status::InvalidArgument,
-                kuatia_core::code::INVALID_ARGUMENT,
-                "out_json",
-                "out_xml and out_json must be different buffers".into(),
+                kuatia_core::rule::host_arg_aliased("out_json", "out_json", "out_xml"),
             ));
         }
         let xml_slot = unsafe { out(out_xml, "out_xml") }?;
@@ -219,14 +216,7 @@ pub unsafe extern "C" fn kuatia_invoice_issue(
             .map_err(Findings::from)?
             .into_parts();
         let summary = Summary::of(&issued, Detail::Signature);
-        let json = serde_json::to_vec(&summary).map_err(|e| {
-            Error::new(
-                kuatia_status::Panic,
-                kuatia_core::code::PANIC,
-                "",
-                e.to_string(),
-            )
-        })?;
+        let json = serde_json::to_vec(&summary).map_err(Error::serialize)?;
         // Both buffers exist before either slot is written, so a failure leaves both untouched.
         put(json_slot, json);
         put(xml_slot, issued.xml);

@@ -36,11 +36,14 @@ pub unsafe extern "C" fn kuatia_kude_pdf(
             f if f == kuatia_kude_format::A4 as u32 => Formato::A4,
             f if f == kuatia_kude_format::Ticket as u32 => Formato::Ticket,
             f => {
-                return Err(Error::new(
+                return Err(Error::of(
                     kuatia_status::InvalidArgument,
-                    kuatia_core::code::INVALID_ARGUMENT,
-                    "format",
-                    format!("format {f} is not a kuatia_kude_format (0 A4, 1 ticket)"),
+                    kuatia_core::rule::host_arg_enum(
+                        "format",
+                        "format",
+                        &f.to_string(),
+                        &["0 A4", "1 ticket"],
+                    ),
                 ))
             }
         };

@@ -1,7 +1,7 @@
 //! The language of messages: an error's findings and a report's findings rendered from their rules in the language
-//! the host asks for, per call (no thread-local or global state: a goroutine changes OS threads). Findings are built
-//! in English today (`kuatia_core::msg::BUILD_LANG`), which is what the older accessors return; a finding without a
-//! rule (`unclassified`) keeps its English text in every language.
+//! the host asks for, per call (no thread-local or global state: a goroutine changes OS threads). The accessors
+//! without a language (`kuatia_error_message`, `kuatia_error_json`, `kuatia_error_finding`) answer in Spanish of
+//! Paraguay (`es-PY`), the default; every finding kuatia builds has a rule, so every message can be rendered again.
 
 use crate::abi::{
     call, guard, json_arg, kuatia_bytes, kuatia_error, kuatia_status, out, put, put_json, text_in,
@@ -29,8 +29,7 @@ pub(crate) unsafe fn lang_in(lang: *const c_char) -> Lang {
 
 /// Every finding as a JSON array `[{"code","path","message","rule","params"}]` with the messages in `lang` (`"es"`,
 /// `"es-PY"`, `"en"`, `"en-US"`, …; NULL or an unknown tag: `es-PY`). `rule` is the stable id of the rule that found
-/// the problem (docs/errors.md, "Rules"), `params` its parameters; both are absent for a finding still written as an
-/// English sentence, whose message stays English. Owned by `err`, rendered once per language; NULL when `err` is NULL.
+/// the problem (docs/errors.md, "Rules"), `params` its parameters (absent when it has none). Owned by `err`, rendered once per language; NULL when `err` is NULL.
 ///
 /// # Safety
 /// `err` is NULL or a live error from kuatia; `lang` is NULL or a NUL-terminated string.
@@ -68,8 +67,7 @@ pub unsafe extern "C" fn kuatia_error_message_in(
     })
 }
 
-/// Stable rule id of the first problem (`ruc.check_digit`, docs/errors.md), or `unclassified` while that finding is
-/// still written as a sentence. Owned by `err`; NULL when `err` is NULL.
+/// Stable rule id of the first problem (`ruc.check_digit`, docs/errors.md). Owned by `err`; NULL when `err` is NULL.
 ///
 /// # Safety
 /// `err` is NULL or a live error from kuatia.

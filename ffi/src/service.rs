@@ -12,7 +12,7 @@ use crate::sign::kuatia_signer;
 use ::kuatia_service::auth::Environment;
 use ::kuatia_service::transmit::{SifenJob, SifenOutcome};
 use ::kuatia_service::{Config, Host, MemoryStore, RequestHead, SeedRng, Service, Store};
-use kuatia_core::error::{code, Finding};
+use kuatia_core::rule;
 use kuatia_core::sign::{Signer, SoftwareSigner};
 use serde::Serialize;
 use std::sync::{Mutex, MutexGuard};
@@ -95,20 +95,19 @@ unsafe fn host<'a>(
     production_signer: *const kuatia_signer,
 ) -> Result<CallHost<'a>, Error> {
     let now = OffsetDateTime::from_unix_timestamp(now_unix).map_err(|e| {
-        Error::from(Finding::new(
-            code::INVALID_FORMAT,
+        Error::from(rule::host_arg_unix_format(
             "now_unix",
-            format!("now_unix {now_unix} is not a representable time: {e}"),
+            "now_unix",
+            &now_unix.to_string(),
+            &e.to_string(),
         ))
     })?;
     // SAFETY: forwarded contract.
     let bytes = unsafe { bytes_in(seed, seed_len, "seed") }?;
     let seed: [u8; KUATIA_SEED_LEN] = bytes.try_into().map_err(|_| {
-        Error::new(
+        Error::of(
             kuatia_status::InvalidArgument,
-            kuatia_core::code::INVALID_ARGUMENT,
-            "seed",
-            format!("seed must be {KUATIA_SEED_LEN} bytes from a CSPRNG, not {seed_len}"),
+            rule::host_arg_length("seed", "seed", KUATIA_SEED_LEN, seed_len),
         )
     })?;
     Ok(CallHost {
@@ -127,14 +126,6 @@ unsafe fn host<'a>(
 unsafe fn service<'a>(svc: *const kuatia_service) -> Result<&'a kuatia_service, Error> {
     // SAFETY: forwarded contract.
     unsafe { svc.as_ref() }.ok_or_else(|| Error::null("svc"))
-}
-
-fn not_found(path: &str, what: &str) -> Error {
-    Error::from(Finding::new(
-        kuatia_core::code::NOT_FOUND,
-        path,
-        format!("no {what} with that id"),
-    ))
 }
 
 /// Creates a service kept in memory. `config_json` (NULL: defaults) is
@@ -261,7 +252,7 @@ pub unsafe extern "C" fn kuatia_service_create_key(
         let key = svc
             .lock()
             .create_key(account_id, env, &mut host)
-            .ok_or_else(|| not_found("account_id", "account"))?;
+            .ok_or_else(|| Error::from(rule::api_account_not_found("account_id")))?;
         put(slot, key);
         Ok(())
     })
@@ -408,7 +399,7 @@ pub unsafe extern "C" fn kuatia_service_report_delivery(
         let d = svc
             .lock()
             .report_delivery(id, ok)
-            .ok_or_else(|| not_found("delivery_id", "delivery"))?;
+            .ok_or_else(|| Error::from(rule::webhook_delivery_not_found("delivery_id")))?;
         put_json(slot, &d)
     })
 }
@@ -440,7 +431,7 @@ pub unsafe extern "C" fn kuatia_service_set_production_profile(
         let mut account = svc
             .store
             .account(account_id)
-            .ok_or_else(|| not_found("account_id", "account"))?;
+            .ok_or_else(|| Error::from(rule::api_account_not_found("account_id")))?;
         account.production = Some(profile);
         svc.store.put_account(account);
         Ok(())
@@ -530,12 +521,13 @@ pub unsafe extern "C" fn kuatia_service_report_sifen(
                 message: unsafe { text_in(message, message_len, "message") }?.to_string(),
             },
             o => {
-                return Err(Error::new(
+                return Err(Error::of(
                     kuatia_status::InvalidArgument,
-                    kuatia_core::code::INVALID_ARGUMENT,
-                    "outcome",
-                    format!(
-                        "outcome {o} is not a kuatia_sifen_outcome (0 answer, 1 timeout, 2 failed)"
+                    rule::host_arg_enum(
+                        "outcome",
+                        "outcome",
+                        &o.to_string(),
+                        &["0 answer", "1 timeout", "2 failed"],
                     ),
                 ))
             }

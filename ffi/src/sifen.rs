@@ -7,7 +7,6 @@ use crate::abi::{
 };
 use crate::sign::kuatia_signer;
 use kuatia_core::cdc::Cdc;
-use kuatia_core::error::{code, Finding};
 use kuatia_core::qr::Ambiente;
 use kuatia_core::ruc::Ruc;
 use kuatia_core::sifen::{self, event, request, Request};
@@ -72,12 +71,18 @@ pub unsafe extern "C" fn kuatia_sifen_request(
                 let events = event::signed_events_from_json(arg).map_err(|f| prefix(f, "arg"))?;
                 write(slot, &request::evento(d_id, &events)?)
             }
-            other => Err(Error::from(Finding::new(
-                code::INVALID_VALUE,
+            other => Err(Error::from(kuatia_core::rule::host_arg_choice(
                 "kind",
-                format!(
-                    "unknown kind {other:?}: expected recibe, recibe-lote, consulta, consulta-lote, consulta-ruc or evento"
-                ),
+                "kind",
+                other,
+                &[
+                    "recibe",
+                    "recibe-lote",
+                    "consulta",
+                    "consulta-lote",
+                    "consulta-ruc",
+                    "evento",
+                ],
             ))),
         }
     })

@@ -4,7 +4,6 @@ use crate::abi::{
     bytes_in, call, guard, kuatia_bytes, kuatia_error, kuatia_status, opt_text_in, out, put,
     put_json, text_in, Error,
 };
-use kuatia_core::error::{code, Finding};
 use kuatia_core::sign::{sandbox_test_signer, sign_element, verify, SoftwareSigner};
 
 /// A signing key and its certificate. Immutable once created: one signer may be used by any number of threads
@@ -151,10 +150,7 @@ pub unsafe extern "C" fn kuatia_xml_verify(
         let xml = unsafe { text_in(xml, xml_len, "xml") }?;
         let at = match unsafe { opt_text_in(at, at_len, "at") }? {
             None => None,
-            Some(t) => Some(
-                kuatia_core::fmt::parse_datetime(t)
-                    .map_err(|m| Error::from(Finding::new(code::INVALID_FORMAT, "at", m)))?,
-            ),
+            Some(t) => Some(kuatia_core::fmt::datetime_at(t, "at").map_err(Error::from)?),
         };
         let valid_slot = unsafe { out(out_valid, "out_valid") }?;
         let slot = unsafe { out(out_report, "out_report") }?;

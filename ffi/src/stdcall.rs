@@ -115,9 +115,13 @@ unsafe fn take_error(e: *mut kuatia_error) -> String {
                     unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
                 }
             };
-            // Core's own rendering of a finding (`CODE at PATH: message`, no ` at` without a path).
-            let finding = kuatia_core::Finding::new(&field(code), field(path), field(message));
-            lines.push(finding.to_string());
+            // As core's `Display` of a finding writes it (`CODE at PATH: message`, no ` at` without a path).
+            let (code, path, message) = (field(code), field(path), field(message));
+            lines.push(if path.is_empty() {
+                format!("{code}: {message}")
+            } else {
+                format!("{code} at {path}: {message}")
+            });
         }
     }
     // SAFETY: e is NULL or live, and freed once here.

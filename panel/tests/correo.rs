@@ -37,8 +37,7 @@ impl Host for MailHost {
         password: Option<&str>,
     ) -> Result<Option<String>, Finding> {
         if !url.starts_with("smtp://") && !url.starts_with("smtps://") {
-            return Err(Finding::new(
-                kuatia_core::code::INVALID_FORMAT,
+            return Err(kuatia_core::rule::host_smtp_url(
                 "url",
                 "expected smtp://… or smtps://…",
             ));

@@ -195,15 +195,11 @@ const SCOPE: (&str, &str) = ("", "cli");
 
 fn corrupt(path: &Path, why: impl std::fmt::Display) -> Finding {
     let dir = path.parent().unwrap_or(Path::new("."));
-    Finding::new(
-        code::NUMBERING_STATE_CORRUPT,
+    kuatia_core::rule::numbering_file_corrupt(
         "",
-        format!(
-            "{}: {why}; the numbering state is never reset — restore it together with its -wal file, or rebuild it \
-             from the signed documents: kuatia numbering repair --out {}",
-            path.display(),
-            dir.display()
-        ),
+        &path.display().to_string(),
+        &why.to_string(),
+        &dir.display().to_string(),
     )
 }
 

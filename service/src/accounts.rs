@@ -138,7 +138,7 @@ impl<S: Store> Service<S> {
         kuatia_core::issue::check_signer(profile, signer, paraguay(host.now())).map_err(|f| f.0)?;
         signer
             .certificate_info()
-            .map_err(|e| vec![Finding::new(e.code(), "certificate", e.to_string())])
+            .map_err(|e| vec![e.to_finding("certificate")])
     }
 
     pub(crate) fn authenticate(&self, req: &HttpRequest) -> Result<Caller, HttpResponse> {

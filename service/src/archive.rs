@@ -405,10 +405,12 @@ fn parse(record: &InvoiceRecord) -> Result<kuatia_core::de::DocumentoElectronico
     kuatia_core::xml::parse(&record.xml).map_err(|f| about(record, f))
 }
 
-/// A finding about a stored document, naming its CDC.
+/// A finding about a stored document, naming its CDC (rule `archive.document`, `f`'s rule as its reason).
 fn about(record: &InvoiceRecord, f: Finding) -> Finding {
-    let message = format!("document {}: {}", record.cdc, f.message);
-    Finding::new(&f.code, &f.path, message)
+    let mut params = f.params;
+    params.insert("cdc", kuatia_core::rule::Param::One(record.cdc.clone()));
+    params.insert("reason", kuatia_core::rule::Param::One(f.rule.into_owned()));
+    kuatia_core::rule::finding(kuatia_core::rule::ARCHIVE_DOCUMENT, f.path, params)
 }
 
 /// One row of `index.csv`, in [`INDEX_COLUMNS`]' order.

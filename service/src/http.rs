@@ -332,7 +332,8 @@ pub fn localize(r: &mut HttpResponse, lang: Lang) {
             r.body = body;
             lang
         }
-        None => msg::BUILD_LANG,
+        // Text without a rule can only be an answer stored by an older version, which wrote English.
+        None => Lang::En,
     };
     r.headers
         .retain(|(k, _)| !k.eq_ignore_ascii_case("Content-Language"));
@@ -480,22 +481,33 @@ mod language_tests {
         assert_ne!(v["error"]["message"], q.json()["error"]["message"]);
     }
 
-    /// Text that has no rule yet keeps the language it was written in, and the answer says which.
+    /// An answer stored by a version that still wrote text without a rule (an idempotent replay) keeps that text,
+    /// which was English, and says so; one whose findings all have rules is written again, whichever language its
+    /// summary was stored in.
     #[test]
     fn text_without_a_rule_says_it_is_english() {
-        let mixed = ApiError::findings(&[
-            rule::ruc_empty("emisor.ruc"),
-            Finding::new(code::REQUIRED, "items", "at least one item is required"),
-        ]);
-        for r in [
-            mixed.response(),
-            ApiError::new(404, code::NOT_FOUND, "no such invoice").response(),
-        ] {
+        let stored = |error: Value| respond(422, &json!({"ok": false, "error": error}));
+        let mixed = stored(
+            json!({"code": "VALIDATION_ERROR", "message": "2 problems found; see details",
+            "details": [rule::ruc_empty("emisor.ruc"),
+                {"code": "REQUIRED", "path": "items", "message": "at least one item is required"}]}),
+        );
+        let plain = stored(json!({"code": "NOT_FOUND", "message": "no such invoice"}));
+        for r in [mixed, plain] {
             let mut out = r.clone();
             localize(&mut out, Lang::EsPy);
             assert_eq!(out.body, r.body);
             assert_eq!(out.header("Content-Language"), Some("en"));
         }
+        let mut english = ApiError::findings(&[rule::ruc_empty("emisor.ruc")]);
+        assert!(english.localize(Lang::En));
+        let mut replay = english.response();
+        localize(&mut replay, Lang::EsPy);
+        assert_eq!(replay.header("Content-Language"), Some("es-PY"));
+        assert_eq!(
+            replay.json()["error"]["message"],
+            ApiError::findings(&[rule::ruc_empty("emisor.ruc")]).message
+        );
         let mut ok = ok(200, json!({"id": "fact_1"}));
         localize(&mut ok, Lang::EsPy);
         assert_eq!(ok.header("Content-Language"), None);
@@ -509,7 +521,7 @@ mod request_id_tests {
 
     #[test]
     fn only_an_error_body_gets_the_request_id() {
-        let e = ApiError::new(404, code::NOT_FOUND, "no such invoice").response();
+        let e = ApiError::of(404, rule::api_invoice_not_found("")).response();
         let stamped = error_body_with_request_id(&e.body, "abc-123").unwrap();
         let v: Value = serde_json::from_slice(&stamped).unwrap();
         assert_eq!(v["error"]["request_id"], "abc-123");
@@ -593,12 +605,6 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    /// An error whose message is text the host supplied, which no rule renders (rule `unclassified`): it stays in
-    /// the language it was written in. Only for a host's own text; the service's refusals use [`ApiError::of`].
-    pub fn new(status: u16, code: &str, message: &str) -> ApiError {
-        ApiError::of(status, Finding::new(code, "", message))
-    }
-
     /// The error of rule finding `f` (a builder's result, `ApiError::of(404, rule::api_invoice_not_found(""))`, or a
     /// core finding that refuses the request): its code, message, rule and parameters; its path is not written.
     pub fn of(status: u16, f: Finding) -> ApiError {
@@ -636,7 +642,9 @@ impl ApiError {
             return true;
         }
         let all_ruled = self.details.iter().all(|f| rule::find(&f.rule).is_some())
-            && self.message == summary_of(&self.details, msg::BUILD_LANG).message;
+            && Lang::ALL
+                .iter()
+                .any(|l| self.message == summary_of(&self.details, *l).message);
         if all_ruled {
             self.details.iter_mut().for_each(|f| f.localize(lang));
             let head = summary_of(&self.details, lang);

@@ -21,8 +21,7 @@ pub(crate) fn apply_to(
     trigger: &Trigger,
     ts: i64,
 ) -> Result<Vec<EventKind>, Finding> {
-    let (to, events) = transition(record.status, trigger)
-        .map_err(|e| Finding::new(e.code(), "status", e.to_string()))?;
+    let (to, events) = transition(record.status, trigger).map_err(|e| e.to_finding("status"))?;
     record.status = to;
     record.updated_at = ts;
     match trigger {

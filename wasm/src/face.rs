@@ -8,12 +8,12 @@
 
 use kuatia_core::cdc::{Cdc, CdcFields};
 use kuatia_core::document::{self, IssueContext};
-use kuatia_core::error::code;
 use kuatia_core::invoice;
 use kuatia_core::msg::Lang;
 use kuatia_core::profile::Emisor;
 use kuatia_core::qr::{self, Ambiente, QrInput, QrReceptor};
 use kuatia_core::ruc::Ruc;
+use kuatia_core::rule;
 use kuatia_core::validate::{self, Report};
 use kuatia_core::{fmt, sign, totals, xml};
 use kuatia_core::{Finding, Findings};
@@ -25,7 +25,7 @@ pub type Outcome = Result<String, Findings>;
 
 fn to_json<T: Serialize>(value: &T) -> Outcome {
     serde_json::to_string(value)
-        .map_err(|e| Findings::from(Finding::new(code::VALIDATION_ERROR, "", e.to_string())))
+        .map_err(|e| Findings::from(rule::api_internal_serialize("", &e.to_string())))
 }
 
 /// Reads a small JSON argument (context, options, QR input) into its DTO; `path` names the argument.
@@ -50,8 +50,7 @@ pub fn emisor(profile: Option<&str>) -> Result<Emisor, Findings> {
 
 /// Parses a Paraguay local date-time argument (`YYYY-MM-DDThh:mm:ss`) named `path`.
 pub fn datetime(text: &str, path: &str) -> Result<PrimitiveDateTime, Findings> {
-    fmt::parse_datetime(text)
-        .map_err(|m| Findings::from(Finding::new(code::INVALID_FORMAT, path, m)))
+    fmt::datetime_at(text, path).map_err(Findings::from)
 }
 
 /// A validation report as JSON, for inputs rejected before validation could start; messages in `lang`.
@@ -428,10 +427,11 @@ pub mod sandbox {
 
     fn host(now_unix: i64, seed: [u8; 32]) -> Result<BrowserHost, Findings> {
         let now = OffsetDateTime::from_unix_timestamp(now_unix).map_err(|e| {
-            Findings::from(Finding::new(
-                code::INVALID_VALUE,
+            Findings::from(rule::host_arg_unix_time(
                 "now",
-                format!("not a representable time: {e}"),
+                "now",
+                &now_unix.to_string(),
+                &e.to_string(),
             ))
         })?;
         Ok(BrowserHost {
@@ -527,16 +527,12 @@ pub mod sandbox {
 
         /// Records a delivery attempt's outcome; the updated delivery as JSON.
         pub fn report_delivery(&mut self, id: &str, ok: bool) -> Result<String, Findings> {
-            let d = self.svc.report_delivery(id, ok).ok_or_else(|| {
-                Findings::from(Finding::new(
-                    kuatia_core::code::NOT_FOUND,
-                    "id",
-                    "no delivery with that id",
-                ))
-            })?;
-            serde_json::to_string(&d).map_err(|e| {
-                Findings::from(Finding::new(code::VALIDATION_ERROR, "", e.to_string()))
-            })
+            let d = self
+                .svc
+                .report_delivery(id, ok)
+                .ok_or_else(|| Findings::from(rule::webhook_delivery_not_found("id")))?;
+            serde_json::to_string(&d)
+                .map_err(|e| Findings::from(rule::api_internal_serialize("", &e.to_string())))
         }
     }
 }

@@ -17,9 +17,8 @@ pub mod ts;
 
 pub use kuatia_core as core;
 
-use kuatia_core::error::code;
 use kuatia_core::msg::Lang;
-use kuatia_core::{Finding, Findings};
+use kuatia_core::Findings;
 use wasm_bindgen::prelude::*;
 
 /// The data types, generated from the Rust types (`cargo run -p kuatia-wasm --features ts --bin ts-types`).
@@ -97,19 +96,12 @@ fn json_text(value: &JsValue, path: &str) -> Result<String, Findings> {
         return Ok(s);
     }
     if value.is_undefined() || value.is_null() {
-        return Err(Finding::new(code::REQUIRED, path, format!("{path} is required")).into());
+        return Err(kuatia_core::rule::host_arg_required(path, path).into());
     }
     js_sys::JSON::stringify(value)
         .ok()
         .and_then(|s| s.as_string())
-        .ok_or_else(|| {
-            Finding::new(
-                code::MALFORMED_JSON,
-                path,
-                format!("{path} cannot be written as JSON"),
-            )
-            .into()
-        })
+        .ok_or_else(|| kuatia_core::rule::host_arg_json(path, path).into())
 }
 
 /// Like [`json_text`] for optional arguments: `undefined` and `null` mean "not given".
@@ -458,13 +450,7 @@ fn headers_pairs(headers: Option<JsValue>) -> Result<Vec<(String, String)>, Find
     };
     let v: serde_json::Value =
         kuatia_core::shape::from_json(&text, "headers").map_err(Findings::from)?;
-    let bad = || {
-        Findings::from(Finding::new(
-            code::INVALID_TYPE,
-            "headers",
-            "headers must be an object or [name, value] pairs of strings",
-        ))
-    };
+    let bad = || Findings::from(kuatia_core::rule::host_arg_pairs("headers", "headers"));
     match v {
         serde_json::Value::Object(m) => m
             .into_iter()

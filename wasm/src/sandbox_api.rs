@@ -1,12 +1,11 @@
 //! The typed calls of `Sandbox` for the `/v1` routes: each builds the request for the core's `handle` and decodes
-//! the `{ok, data, meta, error}` envelope, throwing an `ApiError` (HTTP status, the core's code, message,
-//! details) for an error answer. No rule here: a bad filter value is the core's `INVALID_QUERY`.
+//! the `{ok, data, meta, error}` envelope, throwing an `ApiError` (HTTP status, the core's code, message, rule,
+//! params, details) for an error answer. No rule here: a bad filter value is the core's `INVALID_QUERY`.
 
 use crate::{
     csprng_seed, headers_pairs, js_error, json_text, now_unix, opt_text, request_head, Sandbox,
 };
-use kuatia_core::error::code;
-use kuatia_core::{Finding, Findings};
+use kuatia_core::Findings;
 use wasm_bindgen::prelude::*;
 
 /// `%XX` of every byte outside RFC 3986's unreserved set (a `+` too: the API keeps it literal).
@@ -30,12 +29,7 @@ fn query(params: Option<JsValue>, path: &str) -> Result<String, Findings> {
     let v: serde_json::Value =
         kuatia_core::shape::from_json(&text, path).map_err(Findings::from)?;
     let serde_json::Value::Object(m) = v else {
-        return Err(Finding::new(
-            code::INVALID_TYPE,
-            path,
-            format!("{path} must be an object"),
-        )
-        .into());
+        return Err(kuatia_core::rule::host_arg_object(path, path).into());
     };
     let mut parts = Vec::new();
     for (k, v) in m {
@@ -71,9 +65,21 @@ fn api_error(status: u16, envelope: &JsValue) -> JsValue {
     let err = js_sys::Error::new(&format!("{status} {code}: {message}"));
     err.set_name("ApiError");
     let details = get(&error, "details");
+    // The rule and parameters of the answer's message, as the API writes them (a host renders its own text).
+    let rule = get(&error, "rule").as_string().unwrap_or_default();
+    let params = get(&error, "params");
     for (k, v) in [
         ("status", JsValue::from(status)),
         ("code", JsValue::from_str(&code)),
+        ("rule", JsValue::from_str(&rule)),
+        (
+            "params",
+            if params.is_object() {
+                params
+            } else {
+                js_sys::Object::new().into()
+            },
+        ),
         (
             "details",
             if details.is_undefined() {

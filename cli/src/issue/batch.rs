@@ -24,11 +24,11 @@ use super::args::IssueArgs;
 use super::host::{load_signer, open_numbering, OsRandom};
 use crate::invoice::{at_arg, profile};
 use crate::output::Outcome;
-use kuatia_core::error::code;
 use kuatia_core::invoice::FacturaRequest;
 use kuatia_core::issue::{
     confirm_all, prepare, Blocks, Detail, Pending, Prepared, Reserved, Summary,
 };
+use kuatia_core::rule;
 use kuatia_core::sign::Signer;
 use kuatia_core::Finding;
 use kuatia_server::numbering::SqliteNumbering;
@@ -195,16 +195,12 @@ fn run_with(args: &IssueArgs, dir: &Path, given: Option<&dyn Signer>) -> Outcome
         Ok(match summary.failures.first() {
             None => Outcome::ok(&summary),
             Some(f) => {
-                let first = Finding::new(
-                    &f.code,
+                let first = rule::cli_batch_failed(
                     f.path.clone(),
-                    format!(
-                        "{} of {} documents failed; first: {}: {}",
-                        summary.failed,
-                        summary.failed + summary.ok,
-                        f.file,
-                        f.message
-                    ),
+                    summary.failed,
+                    summary.failed + summary.ok,
+                    &f.file,
+                    &f.message,
                 );
                 Outcome::invalid(&summary, &first)
             }
@@ -225,12 +221,12 @@ fn failed(file: &str, f: Finding) -> Failed {
 fn first_finding(fs: kuatia_core::Findings) -> Finding {
     fs.0.into_iter()
         .next()
-        .unwrap_or_else(|| Finding::new(code::VALIDATION_ERROR, "", "not issued"))
+        .unwrap_or_else(|| rule::api_internal_no_finding(""))
 }
 
 fn read_request(file: &Path) -> Result<FacturaRequest, Finding> {
     let text = std::fs::read_to_string(file)
-        .map_err(|e| Finding::new(code::MALFORMED_JSON, "", format!("cannot read: {e}")))?;
+        .map_err(|e| rule::cli_file_read("", &file.display().to_string(), &e.to_string()))?;
     kuatia_core::invoice::parse_request(&text).map_err(first_finding)
 }
 
@@ -368,7 +364,7 @@ fn number_chunk<'a>(
             Err(_) => {
                 done(Err(failed(
                     name,
-                    Finding::new(code::INVALID_FORMAT, "at", "invalid --at"),
+                    rule::cli_at("at", args.at.as_deref().unwrap_or("")),
                 )));
                 continue;
             }
@@ -416,10 +412,7 @@ fn work(
                 });
                 if let Err(std::sync::mpsc::SendError((w, _))) = tx.send((w, handle)) {
                     // The committer is gone (it never returns early): the number stays a gap.
-                    done(Err(failed(
-                        &w.file,
-                        Finding::new(code::STORAGE_ERROR, "", "not stored"),
-                    )));
+                    done(Err(failed(&w.file, rule::storage_failed(""))));
                 }
             }
             Err(f) => done(Err(failed(name, f))),
@@ -446,11 +439,7 @@ fn sign_and_write(
     };
     // Not written: the number stays reserved and unconfirmed, a listed gap.
     let handle = write().map_err(|e| {
-        Finding::new(
-            code::STORAGE_ERROR,
-            "",
-            format!("{}: cannot write: {e}", partial.display()),
-        )
+        rule::storage_file_write("", &partial.display().to_string(), &e.to_string())
     })?;
     // The XML is in the file now; freed here, on the worker, rather than by the committer.
     pending.issued.xml = String::new();
@@ -608,11 +597,7 @@ fn commit_groups(
                     let _ = std::fs::remove_file(&w.partial);
                     done(Err(failed(
                         &w.file,
-                        Finding::new(
-                            code::STORAGE_ERROR,
-                            "",
-                            format!("{}: cannot store: {e}", path.display()),
-                        ),
+                        rule::storage_file_write("", &path.display().to_string(), &e.to_string()),
                     )));
                 }
             }
@@ -632,13 +617,8 @@ fn commit_groups(
                 Ok(())
             }),
         };
-        let synced = dir_synced.map_err(|e| {
-            Finding::new(
-                code::STORAGE_ERROR,
-                "",
-                format!("{}: cannot sync: {e}", out.display()),
-            )
-        });
+        let synced = dir_synced
+            .map_err(|e| rule::storage_file_sync("", &out.display().to_string(), &e.to_string()));
         // Not confirmed: the numbers stay listed gaps (their files, if any, findable by CDC).
         let confirmed = synced
             .and_then(|()| confirm_all(pending, &mut store).map_err(|e| first_finding(e.findings)));

@@ -5,7 +5,6 @@ use super::args::IssueArgs;
 use crate::output::Outcome;
 use kuatia_core::cdc::SecurityCodeSource;
 use kuatia_core::sign::{sandbox_test_signer, SoftwareSigner};
-use kuatia_core::Finding;
 use kuatia_server::numbering::SqliteNumbering;
 use std::path::Path;
 use zeroize::Zeroizing;
@@ -61,7 +60,7 @@ pub(crate) fn load_signer(args: &IssueArgs) -> Result<(SoftwareSigner, bool), Ou
                 Outcome::unreadable(format!("environment variable {var} is not set"))
             })?);
             let signer = SoftwareSigner::from_pkcs12(&bytes, &password)
-                .map_err(|e| Outcome::error(&Finding::new(e.code(), "p12", e.to_string())))?;
+                .map_err(|e| Outcome::error(&e.to_finding("p12")))?;
             Ok((signer, false))
         }
         _ => sandbox_test_signer()

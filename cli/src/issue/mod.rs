@@ -13,8 +13,6 @@ use host::open_numbering;
 
 use crate::invoice::at_arg;
 use crate::output::{read_input, Outcome};
-use kuatia_core::error::code;
-use kuatia_core::Finding;
 use kuatia_server::numbering::SqliteNumbering;
 use std::path::{Path, PathBuf};
 
@@ -65,7 +63,7 @@ fn verify_one(
         let f = report
             .error
             .clone()
-            .unwrap_or_else(|| Finding::new(code::SIGNATURE_INVALID, "", "signature is not valid"));
+            .unwrap_or_else(|| kuatia_core::rule::sign_invalid(""));
         Outcome::invalid(&report, &f)
     })
 }

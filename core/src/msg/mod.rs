@@ -20,10 +20,10 @@ pub enum Lang {
     En,
 }
 
-/// The language a finding's message is rendered in when it is built. English while the faces learn to choose a
-/// language at their boundary (`Findings::localize`): no face changes language silently in the middle of the
-/// migration (docs/plans/issue-32.md §2.1). It becomes [`Lang::EsPy`] when the `Finding::new` shim goes.
-pub const BUILD_LANG: Lang = Lang::En;
+/// The language a finding's message is rendered in when it is built: Spanish of Paraguay, the default of every face,
+/// so a face that forgets to localize (`Findings::localize`) gives Spanish, never English. The `Display` of the error
+/// enums (`RucError`, `SignError`, …) renders English instead: it is developer text (logs, `?` in a `main`).
+pub const BUILD_LANG: Lang = Lang::EsPy;
 
 impl Lang {
     /// Every language, the default first.
@@ -299,16 +299,20 @@ mod tests {
 
     #[test]
     fn a_rule_renders_in_each_language_with_its_params() {
+        // Built in Spanish, the default; rendered again in English on demand.
         let f = rule::ruc_check_digit("receptor.ruc", 1, 2);
-        assert_eq!(f.message, "wrong RUC check digit: expected 1, got 2");
         assert_eq!(
-            render(Lang::EsPy, rule::RUC_CHECK_DIGIT, &f.params),
+            f.message,
             "El dígito verificador del RUC no corresponde: debería ser 1, no 2"
         );
+        assert_eq!(
+            render(Lang::En, rule::RUC_CHECK_DIGIT, &f.params),
+            "wrong RUC check digit: expected 1, got 2"
+        );
         let mut fs = crate::Findings::from(f);
-        fs.localize(Lang::EsPy);
+        fs.localize(Lang::En);
         assert!(
-            fs.0[0].message.starts_with("El dígito"),
+            fs.0[0].message.starts_with("wrong RUC"),
             "{}",
             fs.0[0].message
         );
@@ -340,7 +344,7 @@ mod tests {
             rule::Param::One("ruc.check_digit".into())
         );
         assert_eq!(
-            f.message,
+            f.message_in(Lang::En),
             "CDC embedded RUC is invalid: wrong RUC check digit: expected 1, got 2"
         );
         assert_eq!(

@@ -323,9 +323,11 @@ macro_rules! rules {
 
 mod amount;
 mod api;
+mod archive;
 mod calc;
 mod code;
 mod event;
+mod face;
 mod host;
 mod ids;
 mod items;
@@ -347,9 +349,11 @@ mod webhook;
 mod xml;
 pub use amount::*;
 pub use api::*;
+pub use archive::*;
 pub use calc::*;
 pub use code::*;
 pub use event::*;
+pub use face::*;
 pub use host::*;
 pub use ids::*;
 pub use items::*;
@@ -396,6 +400,8 @@ pub const GROUPS: &[&[&RuleDef]] = &[
     calc::ALL,
     numbering::ALL,
     qr::ALL,
+    face::ALL,
+    archive::ALL,
 ];
 
 const fn count(groups: &[&[&RuleDef]]) -> usize {

@@ -157,7 +157,7 @@ mod tests {
             crate::rule::Param::One("sifen.response_root".into())
         );
         assert_eq!(
-            f.message,
+            f.message_in(Lang::En),
             "SIFEN's answer is not the expected SOAP message: the root element is html instead of a SOAP Envelope; \
              it is an HTML page (the SET gateway's logout page: retry later); the answer starts with: \
              <html><body>Logout</body></html>"
@@ -169,7 +169,7 @@ mod tests {
         let f = super::super::parse_response(b"  ").unwrap_err();
         assert_eq!(f.rule, "sifen.unexpected_empty");
         assert_eq!(
-            f.message,
+            f.message_in(Lang::En),
             "SIFEN's answer is not the expected SOAP message: the body is empty; the answer starts with: (empty)"
         );
 
@@ -189,7 +189,7 @@ mod tests {
             crate::rule::Param::One("xml.attr_value".into())
         );
         assert!(
-            f.message
+            f.message_in(Lang::En)
                 .contains(": bad attribute value: undeclared entity '&bogus;'; the answer"),
             "{}",
             f.message

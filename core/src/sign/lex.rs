@@ -486,7 +486,7 @@ mod tests {
             ("xml.syntax", "MALFORMED_XML")
         );
         assert_eq!(
-            f.message,
+            f.message_in(crate::msg::Lang::En),
             "XML is not well-formed: end tag does not match its start tag at byte 3"
         );
         assert_eq!(

@@ -338,7 +338,7 @@ mod tests {
         // A host signer's own reason is kept as written.
         let own = SignError::KeyUnsupported("token locked".into()).to_finding("");
         assert_eq!(
-            own.message,
+            own.message_in(Lang::En),
             "token locked; SIFEN needs an RSA key of 2048 bits or more"
         );
 

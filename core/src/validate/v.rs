@@ -256,7 +256,11 @@ mod tests {
             let mut v = V { out: Vec::new() };
             v.date("d", &Some(s.to_string()));
             let f = v.out.pop().unwrap();
-            assert_eq!(Err(f.message.clone()), parse_date(s).map(|_| ()), "{s}");
+            assert_eq!(
+                Err(f.message_in(crate::msg::Lang::En)),
+                parse_date(s).map(|_| ()),
+                "{s}"
+            );
             assert_eq!(f.code, crate::code::INVALID_FORMAT);
         }
         for s in [
@@ -269,7 +273,11 @@ mod tests {
             "2025-03-10T10:60:00",
         ] {
             let f = crate::fmt::datetime_at(s, "d").unwrap_err();
-            assert_eq!(Err(f.message.clone()), parse_datetime(s).map(|_| ()), "{s}");
+            assert_eq!(
+                Err(f.message_in(crate::msg::Lang::En)),
+                parse_datetime(s).map(|_| ()),
+                "{s}"
+            );
         }
     }
 }

@@ -128,7 +128,7 @@ impl<S: Store> Ctx<'_, S> {
         }
         let signer = match kuatia_core::sign::SoftwareSigner::from_pkcs12(p12, &password) {
             Ok(sg) => sg,
-            Err(e) => return refuse(self, host, Finding::new(e.code(), "p12", e.to_string())),
+            Err(e) => return refuse(self, host, e.to_finding("p12")),
         };
         let info = match self
             .svc

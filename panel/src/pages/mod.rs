@@ -101,22 +101,26 @@ mod finding_text_tests {
             finding_text(&f),
             "El dígito verificador del RUC no corresponde: debería ser 1, no 2 (campo ruc)"
         );
-        let plain = Finding::new(kuatia_core::code::REQUIRED, "", "is required");
-        assert_eq!(finding_text(&plain), "is required");
+        let mut english = kuatia_core::rule::json_missing("");
+        english.localize(kuatia_core::msg::Lang::En);
+        assert_eq!(finding_text(&english), "El campo es obligatorio");
     }
 
-    /// A refusal of the service behind the panel (built in English) is shown from the Spanish catalog too.
+    /// A refusal of the service behind the panel, even one rendered in English, is shown from the Spanish catalog.
     #[test]
     fn refusals_are_shown_in_spanish() {
-        let e =
+        let mut e =
             kuatia_service::ApiError::of(409, kuatia_core::rule::api_kude_status("", "pending"));
+        assert!(e.localize(kuatia_core::msg::Lang::En));
         assert!(e.message.starts_with("the KuDE"));
         assert_eq!(
             error_text(&e),
             "El KuDE se entrega solo para facturas aprobadas; esta está en estado 'pending'"
         );
-        let host =
-            kuatia_service::ApiError::new(500, kuatia_core::code::STORAGE_ERROR, "disk gone");
-        assert_eq!(error_text(&host), "disk gone");
+        let host = kuatia_service::ApiError::of(500, kuatia_core::rule::storage_failed(""));
+        assert_eq!(
+            error_text(&host),
+            "Falló el almacenamiento; no se modificó nada"
+        );
     }
 }

@@ -3,7 +3,8 @@
 //! naming that CDC). One member is read at a time.
 
 use super::{INDEX_NAME, MANIFEST_FORMAT, MANIFEST_NAME};
-use kuatia_core::error::{code, Finding};
+use kuatia_core::error::Finding;
+use kuatia_core::rule;
 use kuatia_core::sign::{Verifier, VerifyReport};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -78,10 +79,6 @@ struct Manifest {
     archivos: Vec<Listed>,
 }
 
-fn bad(message: String) -> Finding {
-    Finding::new(code::DIGEST_MISMATCH, "", message)
-}
-
 /// A member's bytes, at most [`MEMBER_LIMIT`].
 fn read_member<R: Read + Seek>(
     zip: &mut zip::ZipArchive<R>,
@@ -89,14 +86,14 @@ fn read_member<R: Read + Seek>(
 ) -> Result<Vec<u8>, Finding> {
     let member = zip
         .by_name(name)
-        .map_err(|e| bad(format!("{name}: not in the archive ({e})")))?;
+        .map_err(|e| rule::archive_member_missing("", name, &e.to_string()))?;
     let mut bytes = Vec::new();
     member
         .take(MEMBER_LIMIT + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| bad(format!("{name}: unreadable ({e})")))?;
+        .map_err(|e| rule::archive_member_unreadable("", name, &e.to_string()))?;
     if bytes.len() as u64 > MEMBER_LIMIT {
-        return Err(bad(format!("{name}: larger than {MEMBER_LIMIT} bytes")));
+        return Err(rule::archive_member_too_large("", name, MEMBER_LIMIT));
     }
     Ok(bytes)
 }
@@ -105,23 +102,20 @@ fn read_member<R: Read + Seek>(
 pub fn check_archive<R: Read + Seek>(input: R, at: Option<PrimitiveDateTime>) -> ArchiveCheck {
     let mut zip = match zip::ZipArchive::new(input) {
         Ok(z) => z,
-        Err(e) => return ArchiveCheck::refused(bad(format!("not a zip archive: {e}"))),
+        Err(e) => return ArchiveCheck::refused(rule::archive_not_zip("", &e.to_string())),
     };
     let manifest: Manifest = match read_member(&mut zip, MANIFEST_NAME).and_then(|b| {
         serde_json::from_slice(&b)
-            .map_err(|e| Finding::new(code::MALFORMED_JSON, "", format!("{MANIFEST_NAME}: {e}")))
+            .map_err(|e| rule::archive_manifest_json("", MANIFEST_NAME, &e.to_string()))
     }) {
         Ok(m) => m,
         Err(f) => return ArchiveCheck::refused(f),
     };
     if manifest.formato != MANIFEST_FORMAT {
-        return ArchiveCheck::refused(Finding::new(
-            code::MALFORMED_JSON,
+        return ArchiveCheck::refused(rule::archive_manifest_format(
             "formato",
-            format!(
-                "{MANIFEST_NAME}: format '{}', expected '{MANIFEST_FORMAT}'",
-                manifest.formato
-            ),
+            &manifest.formato,
+            MANIFEST_FORMAT,
         ));
     }
     let mut verifier = Verifier::new();
@@ -137,7 +131,7 @@ pub fn check_archive<R: Read + Seek>(input: R, at: Option<PrimitiveDateTime>) ->
             valid: false,
             sha256: None,
             signature: None,
-            error: Some(bad(format!("{INDEX_NAME}: not in the manifest"))),
+            error: Some(rule::archive_index_unlisted("", INDEX_NAME)),
         });
     }
     let extra: Vec<String> = zip
@@ -151,9 +145,7 @@ pub fn check_archive<R: Read + Seek>(input: R, at: Option<PrimitiveDateTime>) ->
             valid: false,
             sha256: None,
             signature: None,
-            error: Some(bad(format!(
-                "{name}: in the archive but not in the manifest"
-            ))),
+            error: Some(rule::archive_member_unlisted("", &name)),
         });
     }
     let error = members.iter().find_map(|m| m.error.clone());
@@ -196,12 +188,14 @@ fn check_member<R: Read + Seek>(
         .map(|b| format!("{b:02x}"))
         .collect();
     if hex != entry.sha256.to_ascii_lowercase() || bytes.len() as u64 != entry.bytes {
-        check.error = Some(bad(format!(
-            "{name}: SHA-256 {hex} ({} bytes), the manifest says {} ({} bytes)",
+        check.error = Some(rule::archive_member_digest(
+            "",
+            name,
+            &hex,
             bytes.len(),
-            entry.sha256,
-            entry.bytes
-        )));
+            &entry.sha256,
+            entry.bytes,
+        ));
     }
     check.sha256 = Some(hex);
     if let Some(cdc) = name.strip_suffix(".xml") {
@@ -211,21 +205,16 @@ fn check_member<R: Read + Seek>(
         };
         if check.error.is_none() {
             check.error = match (&report.error, report.reference_id.as_deref()) {
-                (Some(f), _) => Some(Finding::new(
-                    &f.code,
-                    &f.path,
-                    format!("{name}: {}", f.message),
-                )),
-                (None, Some(id)) if id != cdc => Some(Finding::new(
-                    code::SIGNATURE_INVALID,
-                    "",
-                    format!("{name}: the signature covers '{id}', not this CDC"),
-                )),
-                _ if !report.valid => Some(Finding::new(
-                    code::SIGNATURE_INVALID,
-                    "",
-                    format!("{name}: the signature is not valid"),
-                )),
+                (Some(f), _) => {
+                    let mut params = f.params.clone();
+                    params.insert("file", rule::Param::One(name.clone()));
+                    params.insert("reason", rule::Param::One(f.rule.to_string()));
+                    Some(rule::finding(rule::ARCHIVE_SIGNATURE, &f.path, params))
+                }
+                (None, Some(id)) if id != cdc => {
+                    Some(rule::archive_signature_reference("", name, id))
+                }
+                _ if !report.valid => Some(rule::archive_signature_invalid("", name)),
                 _ => None,
             };
         }

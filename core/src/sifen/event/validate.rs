@@ -251,7 +251,7 @@ mod tests {
         let f = rule::event_range_reversed("hasta", 20, 10);
         assert_eq!(f.code, crate::code::SIFEN_INUTILIZACION_RANGE);
         assert_eq!(
-            f.message,
+            f.message_in(Lang::En),
             "the range ends (10) before it starts (20) (SIFEN 4068)"
         );
         assert_eq!(
@@ -261,7 +261,7 @@ mod tests {
         let mut out = Vec::new();
         super::doc_type(&mut out, "receptor.tipo_documento", &[1, 2, 9]);
         assert_eq!(
-            out[0].message,
+            out[0].message_in(Lang::En),
             "identity document type must be one of [1, 2, 9]"
         );
     }

@@ -113,11 +113,7 @@ fn namespace_declarations_in_scope_are_bounded() {
     ] {
         let e = canonicalize_element(&many_bindings(100_000), "i", &method).unwrap_err();
         assert_eq!(e.code(), TOO_LARGE);
-        assert!(
-            e.message().contains("namespace declarations"),
-            "{}",
-            e.message()
-        );
+        assert!(e.to_string().contains("namespace declarations"), "{e}");
     }
 }
 

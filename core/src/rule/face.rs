@@ -1,0 +1,56 @@
+//! Rules of the refusals the faces write themselves (C ABI, WebAssembly, CLI, `kuatia serve`'s files): an argument
+//! that cannot be read, a result that cannot be written, a file the CLI cannot read or store. An argument's rule is
+//! one for every face and argument: `arg` names the argument (`json`, `now_unix`, `out_json`), never translated.
+//! Catalogs: `core/locales/<lang>/face.ftl`.
+
+rules! {
+    /// A required argument was not given (`NULL`, `undefined`); `arg` is its name.
+    host_arg_required / HOST_ARG_REQUIRED = "host.arg.required" => REQUIRED { arg: Text = "json" };
+    /// A required pointer argument of the C ABI was `NULL`; `arg` is its name.
+    host_arg_null / HOST_ARG_NULL = "host.arg.null" => INVALID_ARGUMENT { arg: Text = "out_json" };
+    /// A text argument is not valid UTF-8 from byte `byte` on.
+    host_arg_utf8 / HOST_ARG_UTF8 = "host.arg.utf8" => INVALID_UTF8 { arg: Text = "request_json", byte: Int = "12" };
+    /// An input argument of `len` bytes, beyond the face's limit of `max`.
+    host_arg_too_large / HOST_ARG_TOO_LARGE = "host.arg.too_large" => TOO_LARGE { arg: Text = "xml", len: Int = "20000000", max: Int = "16777216" };
+    /// An argument must have exactly `expected` bytes and has `got`.
+    host_arg_length / HOST_ARG_LENGTH = "host.arg.length" => INVALID_ARGUMENT { arg: Text = "seed", expected: Int = "32", got: Int = "16" };
+    /// Two output arguments that must be different buffers are the same one.
+    host_arg_aliased / HOST_ARG_ALIASED = "host.arg.aliased" => INVALID_ARGUMENT { arg: Text = "out_json", other: Text = "out_xml" };
+    /// A numeric option of the C ABI that is none of its enum's values; `allowed` lists them.
+    host_arg_enum / HOST_ARG_ENUM = "host.arg.enum" => INVALID_ARGUMENT { arg: Text = "format", value: Text = "7", allowed: List = "0 A4" };
+    /// A text option that is none of the values the face takes; `allowed` lists them.
+    host_arg_choice / HOST_ARG_CHOICE = "host.arg.choice" => INVALID_VALUE { arg: Text = "kind", value: Text = "recibir", allowed: List = "recibe" };
+    /// An argument that must be a JSON object is not one.
+    host_arg_object / HOST_ARG_OBJECT = "host.arg.object" => INVALID_TYPE { arg: Text = "params" };
+    /// An argument that must be an object of strings or a list of `[name, value]` string pairs is neither.
+    host_arg_pairs / HOST_ARG_PAIRS = "host.arg.pairs" => INVALID_TYPE { arg: Text = "headers" };
+    /// A JavaScript value that `JSON.stringify` cannot write.
+    host_arg_json / HOST_ARG_JSON = "host.arg.json" => MALFORMED_JSON { arg: Text = "request" };
+    /// A Unix time (seconds) that is not a representable date; `detail` is why (not translated).
+    host_arg_unix_time / HOST_ARG_UNIX_TIME = "host.arg.unix_time" => INVALID_VALUE { arg: Text = "now", value: Text = "9223372036854775807", detail: Text = "timestamp out of range" };
+    /// A Unix time argument of the C ABI (seconds) that is not a representable date; `detail` is why (not translated).
+    host_arg_unix_format / HOST_ARG_UNIX_FORMAT = "host.arg.unix_format" => INVALID_FORMAT { arg: Text = "now_unix", value: Text = "9223372036854775807", detail: Text = "timestamp out of range" };
+    /// A panic was caught at the face's boundary (a bug in kuatia): nothing was written.
+    host_panic / HOST_PANIC = "host.panic" => PANIC {};
+    /// A result could not be written as JSON (a bug in kuatia); `detail` is the serializer's error (not translated).
+    host_result_json / HOST_RESULT_JSON = "host.result.json" => PANIC { detail: Text = "key must be a string" };
+    /// `kuatia keys revoke`: the data directory has no key with that id.
+    cli_key_not_found / CLI_KEY_NOT_FOUND = "cli.key.not_found" => NOT_FOUND { key_id: Text = "key_01" };
+    /// `kuatia issue --batch`: `failed` of `total` documents failed; `file` and `message` are the first failure's.
+    cli_batch_failed / CLI_BATCH_FAILED = "cli.batch.failed" => VALIDATION_ERROR { failed: Int = "1", total: Int = "25", file: Text = "zz-bad.json", message: Text = "items: at least one item is required" };
+    /// A request file the CLI cannot read; `detail` is the system's error (not translated).
+    cli_file_read / CLI_FILE_READ = "cli.file.read" => MALFORMED_JSON { file: Text = "factura.json", detail: Text = "No such file or directory (os error 2)" };
+    /// `--at` is neither a Paraguay local date-time `YYYY-MM-DDThh:mm:ss` nor an RFC 3339 time.
+    cli_at / CLI_AT = "cli.at" => INVALID_FORMAT { value: Text = "mañana" };
+    /// A signed document could not be written to `file`; `detail` is the system's error (not translated).
+    storage_file_write / STORAGE_FILE_WRITE = "storage.file.write" => STORAGE_ERROR { file: Text = "out/0144….xml", detail: Text = "No space left on device (os error 28)" };
+    /// Written documents could not be made durable (synced) in `file`; `detail` is the system's error (not translated).
+    storage_file_sync / STORAGE_FILE_SYNC = "storage.file.sync" => STORAGE_ERROR { file: Text = "out", detail: Text = "Input/output error (os error 5)" };
+    /// The CLI's numbering file `file` is damaged or unreadable (`detail`, not translated); it is never reset: restore it
+    /// with its `-wal` file, or rebuild it from the signed documents in `dir`.
+    numbering_file_corrupt / NUMBERING_FILE_CORRUPT = "numbering.file.corrupt" => NUMBERING_STATE_CORRUPT { file: Text = "out/numbering.sqlite", detail: Text = "file is not a database", dir: Text = "out" };
+    /// The document has no `dCarQR` (it was never signed and issued), so its KuDE cannot be printed.
+    kude_unsigned / KUDE_UNSIGNED = "kude.unsigned" => MALFORMED_XML {};
+    /// The TLS handshake with SIFEN failed (`kuatia sifen ping`); `detail` is the TLS library's error (not translated).
+    sifen_tls_handshake / SIFEN_TLS_HANDSHAKE_RULE = "sifen.tls.handshake" => SIFEN_TLS_HANDSHAKE { detail: Text = "certificate unknown" };
+}
