@@ -226,7 +226,8 @@ enum kuatia_status kuatia_error_status(const struct kuatia_error *err);
 const char *kuatia_error_code(const struct kuatia_error *err);
 
 /**
- * Human-readable message of the (first) problem. Owned by `err`; NULL when `err` is NULL.
+ * Human-readable message of the (first) problem, in Spanish of Paraguay (`es-PY`, the default);
+ * `kuatia_error_message_in` renders it in another language. Owned by `err`; NULL when `err` is NULL.
  *
  * # Safety
  * `err` is NULL or a live error from kuatia.
@@ -252,7 +253,8 @@ size_t kuatia_error_count(const struct kuatia_error *err);
 
 /**
  * Reads finding `index` (0-based): writes borrowed C strings (owned by `err`) into each non-NULL out pointer
- * and returns true, or returns false when `err` is NULL or `index` is out of range.
+ * and returns true, or returns false when `err` is NULL or `index` is out of range. The message is in Spanish of
+ * Paraguay (`es-PY`); `kuatia_error_json_in` has every finding in another language.
  *
  * # Safety
  * `err` is NULL or a live error from kuatia; each out pointer is NULL or writable.
@@ -264,7 +266,9 @@ bool kuatia_error_finding(const struct kuatia_error *err,
                           const char **message);
 
 /**
- * Every finding as a JSON array `[{"code":..,"path":..,"message":..}]`. Owned by `err`; NULL when `err` is NULL.
+ * Every finding as a JSON array `[{"code":..,"path":..,"message":..,"rule":..,"params":..}]`, the messages in
+ * Spanish of Paraguay (`es-PY`, the default); `kuatia_error_json_in` renders them in another language.
+ * Owned by `err`; NULL when `err` is NULL.
  *
  * # Safety
  * `err` is NULL or a live error from kuatia.
@@ -430,8 +434,7 @@ enum kuatia_status kuatia_kude_pdf(const uint8_t *xml,
 /**
  * Every finding as a JSON array `[{"code","path","message","rule","params"}]` with the messages in `lang` (`"es"`,
  * `"es-PY"`, `"en"`, `"en-US"`, …; NULL or an unknown tag: `es-PY`). `rule` is the stable id of the rule that found
- * the problem (docs/errors.md, "Rules"), `params` its parameters; both are absent for a finding still written as an
- * English sentence, whose message stays English. Owned by `err`, rendered once per language; NULL when `err` is NULL.
+ * the problem (docs/errors.md, "Rules"), `params` its parameters (absent when it has none). Owned by `err`, rendered once per language; NULL when `err` is NULL.
  *
  * # Safety
  * `err` is NULL or a live error from kuatia; `lang` is NULL or a NUL-terminated string.
@@ -449,8 +452,7 @@ const char *kuatia_error_message_in(const struct kuatia_error *err,
                                     const char *lang);
 
 /**
- * Stable rule id of the first problem (`ruc.check_digit`, docs/errors.md), or `unclassified` while that finding is
- * still written as a sentence. Owned by `err`; NULL when `err` is NULL.
+ * Stable rule id of the first problem (`ruc.check_digit`, docs/errors.md). Owned by `err`; NULL when `err` is NULL.
  *
  * # Safety
  * `err` is NULL or a live error from kuatia.

@@ -92,7 +92,7 @@ namespace Kuatia
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "kuatia_error_code", ExactSpelling = true)]
         internal static extern IntPtr kuatia_error_code(IntPtr err);
 
-        /// <summary>Human-readable message of the (first) problem.</summary>
+        /// <summary>Human-readable message of the (first) problem, in Spanish of Paraguay (<c>es-PY</c>, the default); <c>kuatia_error_message_in</c> renders it in another language.</summary>
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "kuatia_error_message", ExactSpelling = true)]
         internal static extern IntPtr kuatia_error_message(IntPtr err);
 
@@ -110,7 +110,7 @@ namespace Kuatia
         internal static extern bool kuatia_error_finding(IntPtr err, UIntPtr index, out IntPtr code, out IntPtr path,
             out IntPtr message);
 
-        /// <summary>Every finding as a JSON array <c>[{"code":..,"path":..,"message":..}]</c>.</summary>
+        /// <summary>Every finding as a JSON array <c>[{"code":..,"path":..,"message":..,"rule":..,"params":..}]</c>, the messages in Spanish of Paraguay (<c>es-PY</c>, the default); <c>kuatia_error_json_in</c> renders them in another language.</summary>
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "kuatia_error_json", ExactSpelling = true)]
         internal static extern IntPtr kuatia_error_json(IntPtr err);
 
@@ -182,7 +182,7 @@ namespace Kuatia
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "kuatia_error_message_in", ExactSpelling = true)]
         internal static extern IntPtr kuatia_error_message_in(IntPtr err, IntPtr lang);
 
-        /// <summary>Stable rule id of the first problem (<c>ruc.check_digit</c>, docs/errors.md), or <c>unclassified</c> while that finding is still written as a sentence.</summary>
+        /// <summary>Stable rule id of the first problem (<c>ruc.check_digit</c>, docs/errors.md).</summary>
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "kuatia_error_rule", ExactSpelling = true)]
         internal static extern IntPtr kuatia_error_rule(IntPtr err);
 

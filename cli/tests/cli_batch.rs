@@ -16,7 +16,7 @@ fn batch_issues_in_parallel_with_unique_numbers() {
     std::fs::write(input.join("zz-bad.json"), r#"{"tipo_documento":1,"receptor":{"ruc":"80069563-9","razon_social":"Cliente"},"items":[]}"#).unwrap();
     std::fs::write(input.join("notes.txt"), "ignored").unwrap();
 
-    let (code, v, stderr) = run_batch(&input, &out, "4", &[]);
+    let (code, v, stderr) = run_batch(&input, &out, "4", &["--lang", "en"]);
     assert_eq!(code, 1, "{v} {stderr}");
     assert_eq!(v["ok"], 24);
     assert_eq!(v["failed"], 1);
@@ -24,7 +24,10 @@ fn batch_issues_in_parallel_with_unique_numbers() {
     let failure = &v["failures"][0];
     assert!(failure["file"].as_str().unwrap().ends_with("zz-bad.json"));
     assert!(!failure["code"].as_str().unwrap().is_empty());
-    assert!(stderr.contains("1 of 25 documents failed"), "{stderr}");
+    assert!(
+        stderr.contains("VALIDATION_ERROR at receptor.ruc: 1 of 25 documents failed; first: "),
+        "{stderr}"
+    );
 
     // 24 distinct numbers 1..=24 (the failing request is refused before it reserves one), one XML per CDC.
     let numeros: HashSet<String> = v["issued"]

@@ -484,8 +484,8 @@ pub unsafe extern "C" fn kuatia_error_finding(
 }
 
 /// Every finding as a JSON array `[{"code":..,"path":..,"message":..,"rule":..,"params":..}]`, the messages in
-/// Spanish of Paraguay (`es-PY`, the default); `kuatia_error_json_in` renders them in another language. Owned by
-/// `err`; NULL when `err` is NULL.
+/// Spanish of Paraguay (`es-PY`, the default); `kuatia_error_json_in` renders them in another language.
+/// Owned by `err`; NULL when `err` is NULL.
 ///
 /// # Safety
 /// `err` is NULL or a live error from kuatia.

@@ -448,10 +448,11 @@ mod language_tests {
     }
 
     /// The service's own refusals have rules too: a 404 is written in either language, with its rule on the wire,
-    /// and a stored answer (English, as built) is written again for the reader.
+    /// and a stored answer (in the language it was built in) is written again for the reader.
     #[test]
     fn an_own_refusal_speaks_both_languages() {
-        let r = ApiError::of(404, rule::api_invoice_not_found("")).response();
+        let mut r = ApiError::of(404, rule::api_invoice_not_found("")).response();
+        localize(&mut r, Lang::En);
         assert_eq!(r.json()["error"]["rule"], "api.invoice.not_found");
         assert_eq!(r.json()["error"]["message"], "no invoice with that id");
         let mut es = r.clone();
@@ -467,7 +468,8 @@ mod language_tests {
         assert_eq!(en.json(), r.json());
         assert_eq!(en.header("Content-Language"), Some("en"));
 
-        let q = bad_query_id("cdc", rule::cdc_length("", 44, 3)).response();
+        let mut q = bad_query_id("cdc", rule::cdc_length("", 44, 3)).response();
+        localize(&mut q, Lang::En);
         let mut es = q.clone();
         localize(&mut es, Lang::EsPy);
         let v = es.json();

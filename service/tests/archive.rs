@@ -324,8 +324,11 @@ fn the_check_refuses_a_missing_or_an_unlisted_member_and_a_missing_manifest() {
     let unlisted = check_archive(std::io::Cursor::new(extra), None);
     assert!(!unlisted.valid);
     assert_eq!(
-        unlisted.error.map(|f| f.message),
-        Some("otro.xml: in the archive but not in the manifest".to_string())
+        unlisted.error.map(|f| (f.rule, f.message)),
+        Some((
+            "archive.member.unlisted".into(),
+            "otro.xml: está en el archivo pero no en el manifiesto".to_string()
+        ))
     );
 
     let bare = check_archive(

@@ -88,7 +88,12 @@ fn assert_only_invalid_timbrado(findings: &[Finding], why: &str) {
         [("INVALID_TIMBRADO", "tipo_documento")],
         "{findings:?}"
     );
-    assert!(findings[0].message.contains(why), "{findings:?}");
+    assert!(
+        findings[0]
+            .message_in(kuatia_core::msg::Lang::En)
+            .contains(why),
+        "{findings:?}"
+    );
 }
 
 /// (profile, request, words of the expected message) for the three cases.

@@ -612,14 +612,17 @@ static void test_sifen_events(kuatia_signer *signer) {
 }
 
 /* The language of messages: an error read in the language asked for, the first finding's rule, and a report's
- * findings rendered again. NULL and unknown tags are Spanish of Paraguay; the older accessors keep the text as built. */
+ * findings rendered again. NULL and unknown tags are Spanish of Paraguay, as are the accessors without a language. */
 static void test_languages(void) {
     static const char *es = "El d\xc3\xad" "gito verificador del RUC no corresponde: deber\xc3\xad" "a ser 1, no 2";
     static const char *en = "wrong RUC check digit: expected 1, got 2";
     kuatia_error *err = NULL;
     CHECK(kuatia_ruc_check(S("80069563-2"), &err) == KUATIA_STATUS_INVALID_INPUT, "wrong DV");
     CHECK(strcmp(kuatia_error_rule(err), "ruc.check_digit") == 0, "%s", kuatia_error_rule(err));
-    CHECK(strcmp(kuatia_error_message(err), en) == 0, "%s", kuatia_error_message(err));
+    CHECK(strcmp(kuatia_error_message(err), es) == 0, "%s", kuatia_error_message(err));
+    CHECK(kuatia_error_json(err) && strstr(kuatia_error_json(err), es), "%s", kuatia_error_json(err));
+    const char *fcode, *fpath, *fmessage;
+    CHECK(kuatia_error_finding(err, 0, &fcode, &fpath, &fmessage) && strcmp(fmessage, es) == 0, "finding message");
     CHECK(strcmp(kuatia_error_message_in(err, NULL), es) == 0, "%s", kuatia_error_message_in(err, NULL));
     CHECK(strcmp(kuatia_error_message_in(err, "es-PY"), es) == 0, "es-PY");
     CHECK(strcmp(kuatia_error_message_in(err, "xx"), es) == 0, "unknown tag");
@@ -655,6 +658,16 @@ static void test_languages(void) {
               strstr((const char *)rules.ptr, "\"rule\":\"ruc.check_digit\""),
           "kuatia_rules");
     kuatia_bytes_free(&rules);
+    /* An argument error of the C ABI has a rule too (the argument's name a parameter): Spanish by default. */
+    err = NULL;
+    CHECK(kuatia_ruc_check(NULL, 0, &err) == KUATIA_STATUS_INVALID_ARGUMENT &&
+              strcmp(kuatia_error_rule(err), "host.arg.null") == 0,
+          "%s", err ? kuatia_error_rule(err) : "(no error)");
+    CHECK(strncmp(kuatia_error_message(err), "El argumento ", 13) == 0, "%s", kuatia_error_message(err));
+    const char *null_en = kuatia_error_message_in(err, "en");
+    CHECK(strlen(null_en) > 16 && strcmp(null_en + strlen(null_en) - 16, "must not be NULL") == 0, "%s", null_en);
+    kuatia_error_free(err);
+    err = NULL;
     CHECK(kuatia_error_json_in(NULL, "es") == NULL && kuatia_error_message_in(NULL, NULL) == NULL &&
               kuatia_error_rule(NULL) == NULL,
           "NULL accessors");

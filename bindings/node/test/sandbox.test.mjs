@@ -84,6 +84,41 @@ test("typed calls: a JSON argument that does not read is a KuatiaError with its 
   sb.free();
 });
 
+test("an ApiError carries the rule and parameters of its message, like the API's error object", () => {
+  const sb = new kude.Sandbox();
+  const { key } = sb.createAccount("demo");
+  const h = { Authorization: `Bearer ${key}`, "X-Environment": "sandbox" };
+  const raw = sb.handle("GET", "/v1/facturas?status=pagada", h).json.error;
+  const thrown = (f) => {
+    try {
+      f();
+    } catch (e) {
+      return e;
+    }
+    assert.fail("no ApiError thrown");
+  };
+  const e = thrown(() => sb.listInvoices(h, { status: "pagada" }));
+  assert.equal(e.name, "ApiError");
+  assert.deepEqual([e.status, e.code, e.rule], [400, "INVALID_QUERY", "api.query.status"]);
+  assert.deepEqual([e.rule, e.params], [raw.rule, raw.params]);
+  assert.equal(e.params.name, "status");
+  // Spanish by default; the same rule and parameters in English.
+  assert.match(e.message, /^400 INVALID_QUERY: .*'status'/);
+  assert.ok(e.message.includes(raw.message), e.message);
+  kude.setLanguage("en");
+  try {
+    const en = thrown(() => sb.listInvoices(h, { status: "pagada" }));
+    assert.deepEqual([en.rule, en.params], [e.rule, e.params]);
+    assert.notEqual(en.message, e.message);
+  } finally {
+    kude.setLanguage("es");
+  }
+  // A rule without parameters gives an empty object, never a missing property.
+  const nf = thrown(() => sb.getInvoice(h, "fact_nope"));
+  assert.deepEqual([nf.status, nf.rule, nf.params], [404, "api.invoice.not_found", {}]);
+  sb.free();
+});
+
 test("webhooks: registration shows the secret once; an approval is queued for delivery", () => {
   const sb = new kude.Sandbox();
   const { key } = sb.createAccount("demo");
