@@ -31,8 +31,10 @@ fn an_error_reads_in_the_language_asked_for() {
     let err = bad_ruc();
     unsafe {
         assert_eq!(cstr(kuatia_error_rule(err)), "ruc.check_digit");
-        // The older accessors keep the message as built (English while the faces migrate).
-        assert_eq!(cstr(kuatia_error_message(err)), EN);
+        // The accessors without a language answer in Spanish of Paraguay, the default.
+        assert_eq!(cstr(kuatia_error_message(err)), ES);
+        let all: Value = serde_json::from_str(&cstr(kuatia_error_json(err))).unwrap();
+        assert_eq!(all[0]["message"], ES);
         for (lang, want) in [
             (None, ES),
             (Some("es"), ES),
@@ -83,19 +85,35 @@ fn invalid_utf8_and_null_errors_are_answered_without_a_crash() {
     }
 }
 
+/// The C ABI's own argument errors have rules too (the argument's name a parameter), in both languages; so do a
+/// too large input and text that is not UTF-8.
 #[test]
-fn a_sentence_without_a_rule_keeps_its_text_in_every_language() {
+fn an_argument_error_has_a_rule_and_both_languages() {
     let mut err = null_mut();
     let st = unsafe { kuatia_ruc_check(null(), 0, &mut err) };
     assert_eq!(st, kuatia_status::InvalidArgument);
     unsafe {
-        assert_eq!(cstr(kuatia_error_rule(err)), "unclassified");
-        let en = cstr(kuatia_error_message(err));
-        assert_eq!(cstr(kuatia_error_message_in(err, c("es").as_ptr())), en);
+        assert_eq!(cstr(kuatia_error_rule(err)), "host.arg.null");
+        let path = cstr(kuatia_error_path(err));
+        assert_eq!(
+            cstr(kuatia_error_message(err)),
+            format!("El argumento {path} no puede ser NULL")
+        );
+        assert_eq!(
+            cstr(kuatia_error_message_in(err, c("en").as_ptr())),
+            format!("{path} must not be NULL")
+        );
         let findings: Value =
             serde_json::from_str(&cstr(kuatia_error_json_in(err, null()))).unwrap();
-        assert_eq!(findings[0]["message"], en.as_str());
-        assert!(findings[0].get("rule").is_none(), "{findings}");
+        assert_eq!(findings[0]["params"], json!({"arg": path}), "{findings}");
+        kuatia_error_free(err);
+    }
+    let mut err = null_mut();
+    let st = unsafe { kuatia_ruc_check(b"\xff".as_ptr(), 1, &mut err) };
+    assert_eq!(st, kuatia_status::InvalidUtf8);
+    unsafe {
+        assert_eq!(cstr(kuatia_error_rule(err)), "host.arg.utf8");
+        assert!(cstr(kuatia_error_message(err)).contains("no es UTF-8 válido"));
         kuatia_error_free(err);
     }
 }
@@ -142,8 +160,10 @@ fn a_report_is_rendered_again_in_a_language() {
     );
     assert_eq!(es["nested"]["more"][0]["message"], ES);
     assert_eq!(es["ok"], false);
+    assert_eq!(es, report, "Spanish is the language findings are built in");
     let en = localize(&bytes, Some("en")).unwrap();
-    assert_eq!(en, report, "English is the language findings are built in");
+    assert_eq!(en["errors"][0]["message"], EN);
+    assert_eq!(en["errors"][1], unruled);
     // A bare array of findings, and a document without any.
     let arr = localize(&serde_json::to_vec(&findings).unwrap(), Some("es")).unwrap();
     assert_eq!(arr[0]["message"], ES);
@@ -183,7 +203,9 @@ fn a_validation_report_is_localized() {
     let i = ruled.expect("the receptor's RUC finding has a rule");
     assert_eq!(es["errors"][i]["rule"], "ruc.check_digit", "{es}");
     assert_eq!(es["errors"][i]["message"], ES, "{es}");
-    assert_eq!(built["errors"][i]["message"], EN, "{built}");
+    assert_eq!(built["errors"][i]["message"], ES, "{built}");
+    let en = localize(&report, Some("en")).unwrap();
+    assert_eq!(en["errors"][i]["message"], EN, "{en}");
     assert_eq!(
         es["errors"].as_array().unwrap().len(),
         built["errors"].as_array().unwrap().len()

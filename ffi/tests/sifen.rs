@@ -156,7 +156,7 @@ fn a_lot_that_is_not_a_json_array_of_strings_is_located_like_every_json_argument
         ("MALFORMED_JSON", "arg"),
         "{message}"
     );
-    assert!(message.contains("line 1 column 11"), "{message}");
+    assert!(message.contains("línea 1, columna 11"), "{message}");
     // The same words as another JSON argument of the C face (kuatia_sifen_request `evento`).
     let (code, path, _) = request_error("evento", r#"["#);
     assert_eq!(code, "MALFORMED_JSON");

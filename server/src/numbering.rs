@@ -9,6 +9,7 @@ use crate::schema::{Dialect, NUMBERING_TABLES};
 use kuatia_core::cdc::Cdc;
 use kuatia_core::code;
 use kuatia_core::numbering::{self, Confirmation, Gap, Numbering, NumberingKey, MAX_NUMERO};
+use kuatia_core::rule;
 use kuatia_core::Finding;
 use rusqlite::config::DbConfig;
 use rusqlite::{params, Connection, ErrorCode, OptionalExtension};
@@ -193,21 +194,35 @@ impl std::fmt::Debug for SqliteNumbering {
 
 const SCOPE: (&str, &str) = ("", "cli");
 
-fn corrupt(path: &Path, why: impl std::fmt::Display) -> Finding {
+/// The numbering file (or a file beside it) `path` as a `numbering.file.*` rule names it: the file and its
+/// directory, where `kuatia numbering repair --out` rebuilds the state.
+fn names(path: &Path) -> (String, String) {
     let dir = path.parent().unwrap_or(Path::new("."));
-    kuatia_core::rule::numbering_file_corrupt(
-        "",
-        &path.display().to_string(),
-        &why.to_string(),
-        &dir.display().to_string(),
-    )
+    (path.display().to_string(), dir.display().to_string())
+}
+
+/// `path` cannot be read or written: `why` is the system's error.
+fn corrupt(path: &Path, why: impl std::fmt::Display) -> Finding {
+    let (file, dir) = names(path);
+    rule::numbering_file_corrupt("", &file, &why.to_string(), &dir)
+}
+
+/// The finding of rule `def` about `path`, with `reason` (a finding) as its reason and the reason's parameters.
+fn corrupt_because(def: &'static rule::RuleDef, path: &Path, reason: Finding) -> Finding {
+    let (file, dir) = names(path);
+    let mut params = reason.params;
+    params.insert("file", rule::Param::One(file));
+    params.insert("dir", rule::Param::One(dir));
+    params.insert("reason", rule::Param::One(reason.rule.into_owned()));
+    rule::finding(def, "", params)
 }
 
 /// [`sql_finding`] for the CLI's file: a file SQLite cannot read is named, with the way to recover.
 fn cli_sql_finding(path: &Path, e: &rusqlite::Error) -> Finding {
     let f = sql_finding(e);
     if f.code == code::NUMBERING_STATE_CORRUPT {
-        corrupt(path, format!("SQLite cannot read it ({e})"))
+        let (file, dir) = names(path);
+        rule::numbering_file_sqlite("", &file, &e.to_string(), &dir)
     } else {
         f
     }
@@ -260,19 +275,20 @@ impl SqliteNumbering {
             // counters file is imported instead, and checked like any state.
             let highest = documents.values().max_by_key(|(n, _)| *n);
             if let (Some((n, file)), false) = (highest, dir.join(LEGACY_FILE).exists()) {
-                return Err(corrupt(
-                    &path,
-                    format!(
-                        "the state is missing while {} holds number {n}: a new state would hand out its numbers \
-                         again; nothing was issued",
-                        file.display()
-                    ),
+                let (state, dir) = names(&path);
+                return Err(rule::numbering_file_missing(
+                    "",
+                    &state,
+                    &file.display().to_string(),
+                    *n,
+                    &dir,
                 ));
             }
             Self::create(dir, &path)?;
         }
         if std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) == 0 {
-            return Err(corrupt(&path, "the file is empty (truncated)"));
+            let (file, dir) = names(&path);
+            return Err(rule::numbering_file_empty("", &file, &dir));
         }
         let unavailable = |e: rusqlite::Error| cli_sql_finding(&path, &e);
         let conn = Connection::open(&path).map_err(unavailable)?;
@@ -296,7 +312,8 @@ impl SqliteNumbering {
             )
             .map_err(unavailable)?;
         if tables != 2 {
-            return Err(corrupt(&path, "the numbering tables are missing"));
+            let (file, dir) = names(&path);
+            return Err(rule::numbering_file_tables("", &file, &dir));
         }
         let store = SqliteNumbering { conn };
         store.check(&path, documents)?;
@@ -318,15 +335,14 @@ impl SqliteNumbering {
             .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
             .map_err(|e| cli_sql_finding(path, &e))?;
         if problems.iter().any(|p| p != "ok") {
-            return Err(corrupt(
-                path,
-                format!("SQLite's integrity check fails ({})", problems.join("; ")),
-            ));
+            let (file, dir) = names(path);
+            let found = problems.join("; ");
+            return Err(rule::numbering_file_integrity("", &file, &found, &dir));
         }
         let mut last: BTreeMap<Series, u32> = BTreeMap::new();
         for (key, n) in self.lasts().map_err(|e| match e {
             Refusal::Sql(e) => cli_sql_finding(path, &e),
-            Refusal::Rule(f) => corrupt(path, f.message),
+            Refusal::Rule(f) => corrupt_because(rule::NUMBERING_FILE_STATE, path, f),
         })? {
             if let Some(series) = series_of(&key) {
                 let l = last.entry(series).or_default();
@@ -339,15 +355,16 @@ impl SqliteNumbering {
                 .get(&(tipo, est, punto))
                 .map_or(1, |l| l.saturating_add(1));
             if highest >= next {
-                return Err(corrupt(
-                    path,
-                    format!(
-                        "the state is behind the documents: {} holds number {highest} of series {est:03}-{punto:03} \
-                         (document type {tipo}) but the next number the state would hand out is {next}, so it would \
-                         hand out a number again (a partial copy, or a copy without numbering.sqlite3-wal); nothing \
-                         was issued",
-                        file.display()
-                    ),
+                let (state, dir) = names(path);
+                return Err(rule::numbering_file_behind(
+                    "",
+                    &state,
+                    &file.display().to_string(),
+                    highest,
+                    &format!("{est:03}-{punto:03}"),
+                    tipo,
+                    next,
+                    &dir,
                 ));
             }
         }
@@ -471,11 +488,13 @@ impl SqliteNumbering {
         for (k, next) in map {
             let parts: Vec<&str> = k.split('-').collect();
             let [timbrado, est, punto, tipo] = parts.as_slice() else {
-                return Err(corrupt(legacy, format!("unknown sequence {k:?}")));
+                let (file, dir) = names(legacy);
+                return Err(rule::numbering_file_legacy_key("", &file, &k, &dir));
             };
-            let tipo_documento = tipo
-                .parse()
-                .map_err(|_| corrupt(legacy, format!("unknown sequence {k:?}")))?;
+            let tipo_documento = tipo.parse().map_err(|_| {
+                let (file, dir) = names(legacy);
+                rule::numbering_file_legacy_key("", &file, &k, &dir)
+            })?;
             let key = NumberingKey {
                 tipo_documento,
                 timbrado: timbrado.to_string(),
@@ -549,12 +568,8 @@ impl SqliteNumbering {
             };
             let file = entry.path();
             let bytes = std::fs::read(&file).map_err(|e| corrupt(&file, e))?;
-            let de = kuatia_core::xml::parse_bytes(&bytes).map_err(|f| {
-                corrupt(
-                    &file,
-                    format!("this document does not read ({f}), so its stamp is unknown: move it away or restore it"),
-                )
-            })?;
+            let de = kuatia_core::xml::parse_bytes(&bytes)
+                .map_err(|f| corrupt_because(rule::NUMBERING_FILE_DOCUMENT, &file, f))?;
             let key = NumberingKey {
                 tipo_documento: cdc.fields().tipo_documento,
                 timbrado: de.timbrado.numero_timbrado.clone(),
