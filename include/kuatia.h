@@ -226,8 +226,8 @@ enum kuatia_status kuatia_error_status(const struct kuatia_error *err);
 const char *kuatia_error_code(const struct kuatia_error *err);
 
 /**
- * Human-readable message of the (first) problem, in Spanish of Paraguay (`es-PY`, the default);
- * `kuatia_error_message_in` renders it in another language. Owned by `err`; NULL when `err` is NULL.
+ * Human-readable message of the (first) problem. Owned by `err`; NULL when `err` is NULL. In Spanish of Paraguay
+ * (`es-PY`, the default); `kuatia_error_message_in` renders it in another language.
  *
  * # Safety
  * `err` is NULL or a live error from kuatia.

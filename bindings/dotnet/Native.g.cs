@@ -92,7 +92,7 @@ namespace Kuatia
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "kuatia_error_code", ExactSpelling = true)]
         internal static extern IntPtr kuatia_error_code(IntPtr err);
 
-        /// <summary>Human-readable message of the (first) problem, in Spanish of Paraguay (<c>es-PY</c>, the default); <c>kuatia_error_message_in</c> renders it in another language.</summary>
+        /// <summary>Human-readable message of the (first) problem.</summary>
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "kuatia_error_message", ExactSpelling = true)]
         internal static extern IntPtr kuatia_error_message(IntPtr err);
 

@@ -422,8 +422,8 @@ pub unsafe extern "C" fn kuatia_error_code(err: *const kuatia_error) -> *const c
     guard(std::ptr::null(), || first_field(err, |f| &f.code))
 }
 
-/// Human-readable message of the (first) problem, in Spanish of Paraguay (`es-PY`, the default);
-/// `kuatia_error_message_in` renders it in another language. Owned by `err`; NULL when `err` is NULL.
+/// Human-readable message of the (first) problem. Owned by `err`; NULL when `err` is NULL. In Spanish of Paraguay
+/// (`es-PY`, the default); `kuatia_error_message_in` renders it in another language.
 ///
 /// # Safety
 /// `err` is NULL or a live error from kuatia.

@@ -4,7 +4,7 @@
 
 rules! {
     /// A stored document (`cdc`) that could not be read or printed while writing the archive; `reason` says why.
-    archive_document / ARCHIVE_DOCUMENT = "archive.document" => STORAGE_ERROR { cdc: Text = "01800695631001001000000112025031011234567899", reason: Rule = "xml.no_root" };
+    archive_document / ARCHIVE_DOCUMENT = "archive.document" => STORAGE_ERROR { cdc: Text = "CDC-EJEMPLO", reason: Rule = "xml.no_root" };
     /// The file is not a zip archive; `detail` is the zip reader's error (not translated).
     archive_not_zip / ARCHIVE_NOT_ZIP = "archive.not_zip" => DIGEST_MISMATCH { detail: Text = "invalid Zip archive" };
     /// A member the manifest lists is not in the archive; `detail` is the zip reader's error (not translated).

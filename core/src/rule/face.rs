@@ -27,9 +27,9 @@ rules! {
     /// A JavaScript value that `JSON.stringify` cannot write.
     host_arg_json / HOST_ARG_JSON = "host.arg.json" => MALFORMED_JSON { arg: Text = "request" };
     /// A Unix time (seconds) that is not a representable date; `detail` is why (not translated).
-    host_arg_unix_time / HOST_ARG_UNIX_TIME = "host.arg.unix_time" => INVALID_VALUE { arg: Text = "now", value: Text = "9223372036854775807", detail: Text = "timestamp out of range" };
+    host_arg_unix_time / HOST_ARG_UNIX_TIME = "host.arg.unix_time" => INVALID_VALUE { arg: Text = "now", value: Text = "253402300800", detail: Text = "timestamp out of range" };
     /// A Unix time argument of the C ABI (seconds) that is not a representable date; `detail` is why (not translated).
-    host_arg_unix_format / HOST_ARG_UNIX_FORMAT = "host.arg.unix_format" => INVALID_FORMAT { arg: Text = "now_unix", value: Text = "9223372036854775807", detail: Text = "timestamp out of range" };
+    host_arg_unix_format / HOST_ARG_UNIX_FORMAT = "host.arg.unix_format" => INVALID_FORMAT { arg: Text = "now_unix", value: Text = "253402300800", detail: Text = "timestamp out of range" };
     /// A panic was caught at the face's boundary (a bug in kuatia): nothing was written.
     host_panic / HOST_PANIC = "host.panic" => PANIC {};
     /// A result could not be written as JSON (a bug in kuatia); `detail` is the serializer's error (not translated).

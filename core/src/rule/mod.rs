@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::fmt;
 
-/// The rule of a finding built from a free sentence by the deprecated [`Finding::new`](crate::Finding::new): its text is its `message`,
-/// it has no parameters and no catalog entry, and it is not written on the wire.
+/// The rule of a finding without one: read back from JSON written before rules (or by `shape.rs`'s reader of the
+/// retired `error::coded` form). Its text is its `message`, it has no parameters and no catalog entry, and it is not
+/// written on the wire. Nothing else builds one: every finding comes from a rule's builder.
 pub const UNCLASSIFIED: &str = "unclassified";
 
 /// How a parameter's value is written on the wire (always as text, in machine form) and rendered in a message.
