@@ -2,11 +2,11 @@
 # lugar de `.`. Términos: los tipos de documento (nombres de SIFEN), los casos de `request.required_for` y lo que
 # cuenta `request.too_many`.
 
--factura = Factura electrónica
--autofactura = Autofactura electrónica
--nota_credito = Nota de crédito electrónica
--nota_debito = Nota de débito electrónica
--nota_remision = Nota de remisión electrónica
+-factura = factura electrónica
+-autofactura = autofactura electrónica
+-nota_credito = nota de crédito electrónica
+-nota_debito = nota de débito electrónica
+-nota_remision = nota de remisión electrónica
 
 -req_presencia_9 = cuando indicador_presencia es 9
 -req_motivo_99 = para el motivo 99
