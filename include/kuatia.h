@@ -794,8 +794,8 @@ enum kuatia_status kuatia_sifen_parse_response(const uint8_t *bytes,
                                                struct kuatia_error **err);
 
 /**
- * What a SIFEN response code means and its usual fix: writes `{"code","meaning","fix"}`, or `null` when the
- * catalog does not document the code.
+ * What a SIFEN response code means and its usual fix, in Spanish (es-PY): writes `{"code","meaning","fix"}`, or
+ * `null` when the catalog does not document the code. [`kuatia_sifen_describe_in`] chooses the language.
  *
  * # Safety
  * `code` points to `len` readable bytes; `out_json` is writable; `err` is NULL or writable.
@@ -804,6 +804,19 @@ enum kuatia_status kuatia_sifen_describe(const uint8_t *code,
                                          size_t len,
                                          struct kuatia_bytes *out_json,
                                          struct kuatia_error **err);
+
+/**
+ * [`kuatia_sifen_describe`] in `lang` (`"es"`, `"es-PY"`, `"en"`, …; NULL or an unknown tag: es-PY).
+ *
+ * # Safety
+ * `code` points to `len` readable bytes; `lang` is NULL or a NUL-terminated string; `out_json` is writable; `err`
+ * is NULL or writable.
+ */
+enum kuatia_status kuatia_sifen_describe_in(const uint8_t *code,
+                                            size_t len,
+                                            const char *lang,
+                                            struct kuatia_bytes *out_json,
+                                            struct kuatia_error **err);
 
 /**
  * Loads a signer from PKCS#12 (`.p12` / `.pfx`) bytes and their UTF-8 password (RSA ≥ 2048 bits). Fails with

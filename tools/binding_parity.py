@@ -31,6 +31,7 @@ EXCLUDED: Dict[str, str] = {
     "kuatia_error_finding": "kuatia_error_json gives every finding in one call; bindings read that instead",
     "kuatia_error_json": "bindings read the findings in the chosen language, kuatia_error_json_in",
     "kuatia_error_message": "bindings read the message in the chosen language, kuatia_error_message_in",
+    "kuatia_sifen_describe": "bindings describe a SIFEN code in the chosen language, kuatia_sifen_describe_in",
 }
 
 

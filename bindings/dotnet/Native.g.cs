@@ -292,11 +292,17 @@ namespace Kuatia
         internal static extern Status kuatia_sifen_parse_response(byte* bytes, UIntPtr len, ref KuatiaBytes out_json,
             ref IntPtr err);
 
-        /// <summary>What a SIFEN response code means and its usual fix: writes <c>{"code","meaning","fix"}</c>, or <c>null</c> when the catalog does not document the code.</summary>
+        /// <summary>What a SIFEN response code means and its usual fix, in Spanish (es-PY): writes <c>{"code","meaning","fix"}</c>, or <c>null</c> when the catalog does not document the code.</summary>
         /// <remarks><c>out_json</c>: free with <c>kuatia_bytes_free</c>.</remarks>
         [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "kuatia_sifen_describe", ExactSpelling = true)]
         internal static extern Status kuatia_sifen_describe(byte* code, UIntPtr len, ref KuatiaBytes out_json,
             ref IntPtr err);
+
+        /// <summary><c>kuatia_sifen_describe</c> in <c>lang</c> (<c>"es"</c>, <c>"es-PY"</c>, <c>"en"</c>, …; NULL or an unknown tag: es-PY).</summary>
+        /// <remarks><c>out_json</c>: free with <c>kuatia_bytes_free</c>.</remarks>
+        [DllImport(Library, CallingConvention = CallingConvention.Cdecl, EntryPoint = "kuatia_sifen_describe_in", ExactSpelling = true)]
+        internal static extern Status kuatia_sifen_describe_in(byte* code, UIntPtr len, IntPtr lang,
+            ref KuatiaBytes out_json, ref IntPtr err);
 
         /// <summary>Loads a signer from PKCS#12 (<c>.p12</c> / <c>.pfx</c>) bytes and their UTF-8 password (RSA ≥ 2048 bits).</summary>
         /// <remarks><c>out_signer</c>: free with <c>kuatia_signer_free</c>.</remarks>

@@ -9,10 +9,35 @@ namespace Kuatia
 {
     public sealed partial class Service
     {
+        /// <summary>
+        /// The headers of a typed call: <paramref name="headers"/> plus <c>Accept-Language</c> in the language chosen with
+        /// <see cref="Library.SetLanguage"/> unless they have one, so an <see cref="ApiException"/> reads like every other
+        /// error of the binding. <see cref="Handle(string, string, IEnumerable{KeyValuePair{string, string}}, byte[])"/>
+        /// sends exactly what it is given.
+        /// </summary>
+        private static List<KeyValuePair<string, string>> Typed(IEnumerable<KeyValuePair<string, string>> headers)
+        {
+            var pairs = new List<KeyValuePair<string, string>>();
+            bool has = false;
+            if (headers != null)
+            {
+                foreach (KeyValuePair<string, string> h in headers)
+                {
+                    has = has || string.Equals(h.Key, "Accept-Language", StringComparison.OrdinalIgnoreCase);
+                    pairs.Add(h);
+                }
+            }
+            if (!has)
+            {
+                pairs.Add(new KeyValuePair<string, string>("Accept-Language", Library.Language));
+            }
+            return pairs;
+        }
+
         private IDictionary<string, object> Call(string method, string path,
             IEnumerable<KeyValuePair<string, string>> headers, byte[] body)
         {
-            Response r = Handle(method, path, headers, body);
+            Response r = Handle(method, path, Typed(headers), body);
             IDictionary<string, object> envelope;
             try
             {
@@ -150,7 +175,7 @@ namespace Kuatia
         /// <summary>The body of a <c>GET</c> answered 200 as it is (XML, zip); any other answer is its <see cref="ApiException"/>.</summary>
         private byte[] Bytes(string path, IEnumerable<KeyValuePair<string, string>> headers)
         {
-            Response r = Handle("GET", path, headers, (byte[])null);
+            Response r = Handle("GET", path, Typed(headers), (byte[])null);
             if (r.Status != 200)
             {
                 IDictionary<string, object> envelope;

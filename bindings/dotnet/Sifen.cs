@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Runtime.InteropServices;
 
 namespace Kuatia
 {
@@ -77,17 +78,28 @@ namespace Kuatia
             });
         }
 
-        /// <summary>What a SIFEN response code means and its usual fix, <c>{"code","meaning","fix"}</c>; null when undocumented.</summary>
-        public static IDictionary<string, object> Describe(string code)
+        /// <summary>
+        /// What a SIFEN response code means and its usual fix, <c>{"code","meaning","fix"}</c>, in <paramref name="lang"/>
+        /// (null: the chosen language, <see cref="Library.SetLanguage"/>); null when undocumented.
+        /// </summary>
+        public static IDictionary<string, object> Describe(string code, string lang = null)
         {
             Input c = Input.Text(code, "code");
-            return (IDictionary<string, object>)Interop.JsonOf((ref KuatiaBytes o, ref IntPtr e) =>
+            IntPtr l = Interop.CLang(lang);
+            try
             {
-                fixed (byte* p = c.Data)
+                return (IDictionary<string, object>)Interop.JsonOf((ref KuatiaBytes o, ref IntPtr e) =>
                 {
-                    return Native.kuatia_sifen_describe(p, c.Len, ref o, ref e);
-                }
-            });
+                    fixed (byte* p = c.Data)
+                    {
+                        return Native.kuatia_sifen_describe_in(p, c.Len, l, ref o, ref e);
+                    }
+                });
+            }
+            finally
+            {
+                Marshal.FreeHGlobal(l);
+            }
         }
     }
 }

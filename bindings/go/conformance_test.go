@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -25,14 +26,45 @@ type testCase struct {
 		CodigoSeguridad uint32 `json:"codigo_seguridad"`
 	} `json:"context"`
 	Expected struct {
-		OK        bool           `json:"ok"`
-		Errors    []Finding      `json:"errors"`
-		Totales   map[string]any `json:"totales"`
-		CDC       string         `json:"cdc"`
-		Numero    string         `json:"numero"`
-		XMLSHA256 string         `json:"xml_sha256"`
-		QR        string         `json:"qr"`
+		OK        bool              `json:"ok"`
+		Errors    []expectedFinding `json:"errors"`
+		Totales   map[string]any    `json:"totales"`
+		CDC       string            `json:"cdc"`
+		Numero    string            `json:"numero"`
+		XMLSHA256 string            `json:"xml_sha256"`
+		QR        string            `json:"qr"`
 	} `json:"expected"`
+}
+
+// expectedFinding is a finding as a refused case expects it: its message in Spanish ("es") and English ("en").
+type expectedFinding struct {
+	Code    string            `json:"code"`
+	Path    string            `json:"path"`
+	Rule    string            `json:"rule"`
+	Params  map[string]any    `json:"params"`
+	Message map[string]string `json:"message"`
+}
+
+// in is the finding the binding gives in language lang.
+func (e expectedFinding) in(lang string) Finding {
+	return Finding{Code: e.Code, Path: e.Path, Message: e.Message[lang], Rule: e.Rule, Params: e.Params}
+}
+
+// sameFindings compares findings field by field (no params and empty params are the same).
+func sameFindings(got []Finding, want []expectedFinding, lang string) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i, g := range got {
+		w := want[i].in(lang)
+		if len(g.Params) == 0 && len(w.Params) == 0 {
+			g.Params, w.Params = nil, nil
+		}
+		if !reflect.DeepEqual(g, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // loadCases reads tests/fixtures/cases; the request stays raw JSON so large amounts are passed untouched.
@@ -111,19 +143,29 @@ func TestConformanceCases(t *testing.T) {
 			}
 			issued, err := Issue(c.Request, signer, c.Context.Numero, c.Context.CodigoSeguridad, opt)
 			if !c.Expected.OK {
-				want := strings.Join(pairs(c.Expected.Errors), "; ")
-				if got := strings.Join(pairs(report.Errors), "; "); got != want {
-					t.Fatalf("report findings\n got %s\nwant %s", got, want)
-				}
-				var e *Error
-				if !errors.As(err, &e) || !errors.Is(err, StatusInvalidInput) {
-					t.Fatalf("issue: %v", err)
-				}
-				if got := strings.Join(pairs(e.Findings), "; "); got != want {
-					t.Fatalf("issue findings\n got %s\nwant %s", got, want)
-				}
-				if e.Code != c.Expected.Errors[0].Code || e.Path != c.Expected.Errors[0].Path {
-					t.Fatalf("first finding %s @ %s", e.Code, e.Path)
+				// Each finding as the case file has it (code, path, rule, params, message) in both languages.
+				defer SetLanguage("es")
+				for _, lang := range []string{"es", "en"} {
+					SetLanguage(lang)
+					report, err := Validate(c.Request, opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !sameFindings(report.Errors, c.Expected.Errors, lang) {
+						t.Fatalf("report findings (%s)\n got %+v\nwant %+v", lang, report.Errors, c.Expected.Errors)
+					}
+					_, err = Issue(c.Request, signer, c.Context.Numero, c.Context.CodigoSeguridad, opt)
+					var e *Error
+					if !errors.As(err, &e) || !errors.Is(err, StatusInvalidInput) {
+						t.Fatalf("issue: %v", err)
+					}
+					if !sameFindings(e.Findings, c.Expected.Errors, lang) {
+						t.Fatalf("issue findings (%s)\n got %+v\nwant %+v", lang, e.Findings, c.Expected.Errors)
+					}
+					first := c.Expected.Errors[0]
+					if e.Code != first.Code || e.Path != first.Path || e.Rule != first.Rule || e.Message != first.Message[lang] {
+						t.Fatalf("first finding %s @ %s: %s %s", e.Code, e.Path, e.Rule, e.Message)
+					}
 				}
 				return
 			}
@@ -176,5 +218,43 @@ func TestConformanceCases(t *testing.T) {
 				t.Fatal("xml")
 			}
 		})
+	}
+}
+
+// Every rule's sample (tests/fixtures/messages.json) renders through Localize in both languages as the file says, so
+// rules no case reaches are covered too.
+func TestEveryRuleRendersThroughLocalize(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot, "tests", "fixtures", "messages.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var samples []struct {
+		Rule   string         `json:"rule"`
+		Params map[string]any `json:"params"`
+		Es     string         `json:"es"`
+		En     string         `json:"en"`
+	}
+	if err := json.Unmarshal(data, &samples); err != nil || len(samples) < 400 {
+		t.Fatalf("%d samples: %v", len(samples), err)
+	}
+	findings := make([]Finding, len(samples))
+	for i, s := range samples {
+		findings[i] = Finding{Code: "X", Rule: s.Rule, Params: s.Params}
+	}
+	for _, lang := range []string{"es", "en"} {
+		out, err := Localize(findings, lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []Finding
+		if err := json.Unmarshal(out, &got); err != nil || len(got) != len(samples) {
+			t.Fatalf("%s: %d findings: %v", lang, len(got), err)
+		}
+		for i, s := range samples {
+			want := map[string]string{"es": s.Es, "en": s.En}[lang]
+			if got[i].Message != want {
+				t.Errorf("%s (%s)\n got %s\nwant %s", s.Rule, lang, got[i].Message, want)
+			}
+		}
 	}
 }

@@ -3,6 +3,7 @@ package kuatia
 import (
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -120,5 +121,48 @@ func TestRulesAreTheRegistry(t *testing.T) {
 	}
 	if r := byID["ruc.check_digit"]; r.Code != "INVALID_RUC" || len(r.Params) != 2 || r.Params[0].Name != "expected" {
 		t.Fatalf("ruc.check_digit: %+v", r)
+	}
+}
+
+// TestTypedServiceCallsAskForTheChosenLanguage: a typed call sends Accept-Language in the chosen language unless the
+// caller sends one; Handle sends what it is given (Spanish, the service's default, without the header).
+func TestTypedServiceCallsAskForTheChosenLanguage(t *testing.T) {
+	defer SetLanguage("es")
+	svc, err := NewService(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	acct, err := svc.CreateAccount("Empresa de prueba")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := http.Header{"Authorization": {"Bearer " + acct.Key}, "X-Environment": {"sandbox"}}
+	missing := func(h http.Header) *APIError {
+		t.Helper()
+		var e *APIError
+		if err := svc.GetInvoice(h, "inv_0000000000000000", &map[string]any{}); !errors.As(err, &e) || e.Status != 404 {
+			t.Fatalf("GetInvoice of a missing id: %v", err)
+		}
+		return e
+	}
+	if m := missing(h).Message; m != "No existe una factura con ese id" {
+		t.Fatalf("es: %q", m)
+	}
+	SetLanguage("en")
+	if m := missing(h).Message; m != "no invoice with that id" {
+		t.Fatalf("en: %q", m)
+	}
+	es := h.Clone()
+	es.Set("Accept-Language", "es-PY")
+	if m := missing(es).Message; m != "No existe una factura con ese id" {
+		t.Fatalf("the caller's header: %q", m)
+	}
+	if h.Get("Accept-Language") != "" {
+		t.Fatal("the caller's header map was changed")
+	}
+	r, err := svc.Handle("GET", "/v1/facturas/inv_0000000000000000", h, nil)
+	if err != nil || r.Header.Get("Content-Language") != "es-PY" {
+		t.Fatalf("Handle: %v %v", err, r.Header)
 	}
 }

@@ -100,9 +100,22 @@ func encodeQuery(q url.Values) string {
 // esc percent-encodes a query component; a literal '+' goes as %2B (QueryEscape), a space as %20.
 func esc(v string) string { return strings.ReplaceAll(url.QueryEscape(v), "+", "%20") }
 
+// typed is Handle for the typed calls: unless header has Accept-Language, the request asks for the language chosen
+// with SetLanguage, so an *APIError reads like every other error of the package. Handle sends what it is given.
+func (s *Service) typed(method, path string, header http.Header, body []byte) (*Response, error) {
+	if header.Get("Accept-Language") == "" {
+		header = header.Clone()
+		if header == nil {
+			header = http.Header{}
+		}
+		header.Set("Accept-Language", Language())
+	}
+	return s.Handle(method, path, header, body)
+}
+
 // call runs one request and decodes a successful envelope into env; an error answer is *APIError.
 func (s *Service) call(method, path string, header http.Header, body []byte, env any) error {
-	r, err := s.Handle(method, path, header, body)
+	r, err := s.typed(method, path, header, body)
 	if err != nil {
 		return err
 	}
@@ -157,7 +170,7 @@ func (s *Service) GetInvoice(header http.Header, id string, out any) error {
 
 // InvoiceXML is GET /v1/facturas/{id}/xml: the signed rDE as sent to SIFEN.
 func (s *Service) InvoiceXML(header http.Header, id string) ([]byte, error) {
-	r, err := s.Handle("GET", "/v1/facturas/"+seg(id)+"/xml", header, nil)
+	r, err := s.typed("GET", "/v1/facturas/"+seg(id)+"/xml", header, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +205,7 @@ func (s *Service) ResendEmail(header http.Header, id, to string, out any) error 
 // manifest.json. A bad month, or one of more than archive_limit documents (Config, default 500), is *APIError 400
 // INVALID_QUERY.
 func (s *Service) MonthArchive(header http.Header, mes string) ([]byte, error) {
-	r, err := s.Handle("GET", "/v1/archivo?"+encodeQuery(url.Values{"mes": {mes}}), header, nil)
+	r, err := s.typed("GET", "/v1/archivo?"+encodeQuery(url.Values{"mes": {mes}}), header, nil)
 	if err != nil {
 		return nil, err
 	}

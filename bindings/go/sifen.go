@@ -1,11 +1,15 @@
 package kuatia
 
 /*
+#include <stdlib.h>
 #include <kuatia.h>
 */
 import "C"
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"unsafe"
+)
 
 // SifenRequest builds the SOAP request of a SIFEN web service for the host to POST over mutual TLS:
 // {"service", "url", "content_type", "xml"} (plus "cdcs" for a lot). kind is "recibe" (arg: a signed rDE),
@@ -38,13 +42,20 @@ func SifenParseResponse(data []byte) (map[string]any, error) {
 	return parsed, jsonOut(take(&out), &parsed)
 }
 
-// SifenDescribe returns what a SIFEN response code means and its usual fix ({"code", "meaning", "fix"}), or nil
-// when the catalog does not document the code.
+// SifenDescribe returns what a SIFEN response code means and its usual fix ({"code", "meaning", "fix"}) in the
+// package's language (SetLanguage), or nil when the catalog does not document the code.
 func SifenDescribe(code string) (map[string]string, error) {
+	return SifenDescribeIn(code, "")
+}
+
+// SifenDescribeIn is SifenDescribe in lang ("": the package's language).
+func SifenDescribeIn(code, lang string) (map[string]string, error) {
 	var out C.kuatia_bytes
 	var cerr *C.kuatia_error
 	p, n := in([]byte(code))
-	if err := errorOf(C.kuatia_sifen_describe(p, n, &out, &cerr), cerr); err != nil {
+	l := cLang(lang)
+	defer C.free(unsafe.Pointer(l))
+	if err := errorOf(C.kuatia_sifen_describe_in(p, n, l, &out, &cerr), cerr); err != nil {
 		return nil, err
 	}
 	var info map[string]string

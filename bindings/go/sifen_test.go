@@ -38,6 +38,12 @@ func TestSifen(t *testing.T) {
 	if info, err := SifenDescribe("0160"); err != nil || info["code"] != "0160" {
 		t.Fatalf("%v %v", info, err)
 	}
+	if info, err := SifenDescribe("0160"); err != nil || !strings.Contains(info["meaning"], "XML mal formado") {
+		t.Fatalf("SifenDescribe in Spanish: %v %v", info, err)
+	}
+	if info, err := SifenDescribeIn("0160", "en"); err != nil || !strings.Contains(info["meaning"], "malformed") {
+		t.Fatalf("SifenDescribeIn en: %v %v", info, err)
+	}
 	if info, err := SifenDescribe("9999"); err != nil || info != nil {
 		t.Fatalf("%v %v", info, err)
 	}

@@ -1,14 +1,19 @@
 //! Replays the conformance cases of `tests/fixtures/cases/` (shared by every face) and checks each issued document
 //! with the independent verifiers: `xmllint --schema` (official XSDs) and `xmlsec1 --verify`.
 //!
-//! `KUATIA_BLESS=1` records missing expectations (CDC, number, XML digest, totals) into the case files once; the
-//! hand-written expectations (SIFEN.md worked examples) are never overwritten.
+//! A refused case expects each finding's code, path, rule, params and its message in Spanish and English
+//! (`message: {"es": …, "en": …}`); every face replays the case in both languages against the same file.
+//!
+//! `KUATIA_BLESS=1` records missing expectations (CDC, number, XML digest, totals, and the rule, params and messages
+//! of findings whose code and path match the hand-written ones) into the case files once; the hand-written
+//! expectations (SIFEN.md worked examples, the codes and paths of findings) are never overwritten.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use kuatia_core::cdc::FixedSecurityCode;
 use kuatia_core::issue::{issue, numbering_key, MemoryNumbering};
+use kuatia_core::msg::Lang;
 use kuatia_core::profile::Emisor;
 use kuatia_core::sign::sandbox_test_signer;
 use serde_json::{json, Map, Value};
@@ -70,14 +75,30 @@ fn conformance_cases() {
         let mut recorded = Map::new();
 
         if expected["ok"] == json!(false) {
-            let got: Vec<Value> = findings
-                .iter()
-                .map(|f| json!({"code": f.code, "path": f.path}))
-                .collect();
-            if Value::Array(got.clone()) != expected["errors"] {
+            let got: Vec<Value> = findings.iter().map(finding_in_both).collect();
+            for f in &findings {
+                if f.rule == kuatia_core::rule::UNCLASSIFIED {
+                    failures.push(format!("{name}: a finding without a rule: {f:?}"));
+                }
+            }
+            if Value::Array(got.clone()) == expected["errors"] {
+                continue;
+            }
+            let code_path = |errors: &[Value]| -> Vec<Value> {
+                errors
+                    .iter()
+                    .map(|e| json!({"code": e["code"], "path": e["path"]}))
+                    .collect()
+            };
+            let want = expected["errors"].as_array().cloned().unwrap_or_default();
+            if bless && code_path(&got) == code_path(&want) {
+                case["expected"]["errors"] = Value::Array(got);
+                std::fs::write(&path, serde_json::to_string_pretty(&case).unwrap() + "\n").unwrap();
+            } else {
                 failures.push(format!(
-                    "{name}: errors {got:?} != expected {}",
-                    expected["errors"]
+                    "{name}: errors\n{}\n!= expected\n{}",
+                    serde_json::to_string_pretty(&got).unwrap(),
+                    serde_json::to_string_pretty(&want).unwrap()
                 ));
             }
             continue;
@@ -152,6 +173,17 @@ fn conformance_cases() {
         "conformance failures:\n{}",
         failures.join("\n")
     );
+}
+
+/// A finding as the cases expect it: code, path, rule, params and the message in both languages.
+fn finding_in_both(f: &kuatia_core::Finding) -> Value {
+    json!({
+        "code": f.code,
+        "path": f.path,
+        "rule": f.rule,
+        "params": f.params,
+        "message": {"es": f.message_in(Lang::EsPy), "en": f.message_in(Lang::En)},
+    })
 }
 
 /// Changes one character inside the signed `DE`: the first digit of `dCodSeg`.

@@ -584,7 +584,9 @@ fn catalog_covers_the_common_codes() {
         assert_eq!(info.code, c);
         assert!(!info.meaning.is_empty() && !info.fix.is_empty());
     }
-    assert!(sifen::catalog::all()
-        .all(|c| c.code.len() == 4 && c.code.bytes().all(|b| b.is_ascii_digit())));
+    for lang in [kuatia_core::msg::Lang::EsPy, kuatia_core::msg::Lang::En] {
+        assert!(sifen::catalog::all(lang)
+            .all(|c| c.code.len() == 4 && c.code.bytes().all(|b| b.is_ascii_digit())));
+    }
     assert_eq!(sifen::describe(" 0160 ").unwrap().code, "0160");
 }

@@ -161,7 +161,7 @@ fn amounts_and_document_types_are_formatted_per_language() {
     );
     assert_eq!(
         f.message_in(Lang::EsPy),
-        "No se admite en una Nota de remisión electrónica"
+        "No se admite en una nota de remisión electrónica"
     );
     let f = one(&fs, "transporte");
     assert_eq!(f.rule, "transporte.required");

@@ -52,8 +52,8 @@ pub use service::{
     kuatia_sifen_outcome, KUATIA_SEED_LEN,
 };
 pub use sifen::{
-    kuatia_sifen_describe, kuatia_sifen_event_sign, kuatia_sifen_parse_response,
-    kuatia_sifen_request,
+    kuatia_sifen_describe, kuatia_sifen_describe_in, kuatia_sifen_event_sign,
+    kuatia_sifen_parse_response, kuatia_sifen_request,
 };
 pub use sign::{
     kuatia_signer, kuatia_signer_free, kuatia_signer_from_p12, kuatia_signer_from_pem,

@@ -162,8 +162,8 @@ pub unsafe extern "C" fn kuatia_sifen_parse_response(
     })
 }
 
-/// What a SIFEN response code means and its usual fix: writes `{"code","meaning","fix"}`, or `null` when the
-/// catalog does not document the code.
+/// What a SIFEN response code means and its usual fix, in Spanish (es-PY): writes `{"code","meaning","fix"}`, or
+/// `null` when the catalog does not document the code. [`kuatia_sifen_describe_in`] chooses the language.
 ///
 /// # Safety
 /// `code` points to `len` readable bytes; `out_json` is writable; `err` is NULL or writable.
@@ -179,5 +179,27 @@ pub unsafe extern "C" fn kuatia_sifen_describe(
         let code = unsafe { text_in(code, len, "code") }?;
         let slot = unsafe { out(out_json, "out_json") }?;
         put_json(slot, &sifen::describe(code))
+    })
+}
+
+/// [`kuatia_sifen_describe`] in `lang` (`"es"`, `"es-PY"`, `"en"`, …; NULL or an unknown tag: es-PY).
+///
+/// # Safety
+/// `code` points to `len` readable bytes; `lang` is NULL or a NUL-terminated string; `out_json` is writable; `err`
+/// is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn kuatia_sifen_describe_in(
+    code: *const u8,
+    len: usize,
+    lang: *const std::ffi::c_char,
+    out_json: *mut kuatia_bytes,
+    err: *mut *mut kuatia_error,
+) -> kuatia_status {
+    call(err, || {
+        // SAFETY: contract of this function.
+        let code = unsafe { text_in(code, len, "code") }?;
+        let lang = unsafe { crate::lang::lang_in(lang) };
+        let slot = unsafe { out(out_json, "out_json") }?;
+        put_json(slot, &sifen::describe_in(code, lang))
     })
 }

@@ -195,8 +195,27 @@ fn describe_knows_documented_codes_only() {
     };
     let v = d("0160");
     assert_eq!(v["code"], "0160");
-    assert!(v["meaning"].as_str().unwrap().contains("malformed"));
+    assert!(
+        v["meaning"].as_str().unwrap().contains("XML mal formado"),
+        "{v}"
+    );
     assert!(d("9999").is_null());
+    let d_in = |c: &str, lang: Option<&std::ffi::CStr>| {
+        let mut out = zero();
+        let lang = lang.map_or(std::ptr::null(), std::ffi::CStr::as_ptr);
+        let st =
+            unsafe { kuatia_sifen_describe_in(c.as_ptr(), c.len(), lang, &mut out, null_mut()) };
+        assert_eq!(st, kuatia_status::Ok);
+        json(out)
+    };
+    let en = d_in("0160", Some(c"en-US"));
+    assert!(
+        en["meaning"].as_str().unwrap().contains("malformed"),
+        "{en}"
+    );
+    assert_eq!(d_in("0160", None), v, "NULL is es-PY");
+    assert_eq!(d_in("0160", Some(c"gn")), v, "an unknown tag is es-PY");
+    assert!(d_in("9999", Some(c"en")).is_null());
 }
 
 /// Signs one event through the ABI: status, error code and path (empty on success), and the JSON on success.

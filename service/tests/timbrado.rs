@@ -103,13 +103,13 @@ fn cases() -> Vec<(&'static str, Emisor, Value, &'static str)> {
             "expired",
             expired(),
             factura(),
-            "valid on the emission date",
+            "valid on 10/03/2025",
         ),
         (
             "not yet started",
             not_started(),
             factura(),
-            "valid on the emission date",
+            "valid on 10/03/2025",
         ),
         (
             "type not covered",
@@ -149,14 +149,14 @@ fn stamp_validity_bounds_are_inclusive_days_of_the_emission_date() {
     let from_9 = profile(date!(2025 - 03 - 09), None, &[1]);
     assert_only_invalid_timbrado(
         &validate(&req(&dated), &from_9, NOW),
-        "valid on the emission date",
+        "valid on 08/03/2025",
     );
     // ... and an emission dated 03-12 (within the 5 days ahead) is past a stamp that ended on 03-11.
     dated["fecha"] = json!("2025-03-12T09:00:00");
     let until_11 = profile(date!(2024 - 01 - 01), Some(date!(2025 - 03 - 11)), &[1]);
     assert_only_invalid_timbrado(
         &validate(&req(&dated), &until_11, NOW),
-        "valid on the emission date",
+        "valid on 12/03/2025",
     );
     // A second stamp that covers the type and date is picked instead of the expired one.
     let mut two = expired();

@@ -3,7 +3,10 @@
 
 Usage: gen_vectors.py <cases dir> <output .h>. Strings become C literals byte for byte (UTF-8 escaped as octal),
 expected totals and findings become the exact compact-JSON fragments serde_json writes, so the C side only needs
-strstr, not a JSON parser.
+strstr, not a JSON parser. Each expected finding also becomes, per language, the head of its object as
+`kuatia_error_json_in` writes it (code, path, message, rule) and its params as `"name":value` fragments; and every
+sample of tests/fixtures/messages.json becomes a finding to render through `kuatia_findings_localize` with its
+expected Spanish and English `"message":…` fragments.
 """
 import decimal
 import json
@@ -50,6 +53,19 @@ def frag(key, value):
     return json.dumps(key, ensure_ascii=False) + ":" + dump_exact(value)
 
 
+def head(error, lang):
+    """The start of a finding's object in the JSON of kuatia_error_json_in(err, lang): its fields in serde's order,
+    closed when it has no params."""
+    text = "{" + ",".join([frag("code", error["code"]), frag("path", error["path"]),
+                           frag("message", error["message"][lang]), frag("rule", error["rule"])])
+    return text + ("}" if not error.get("params") else ',"params":{')
+
+
+def params(error):
+    """The finding's params as `"name":value` fragments, one a line (their order is the rule's, not the file's)."""
+    return "\n".join(frag(k, v) for k, v in (error.get("params") or {}).items())
+
+
 def main(cases_dir, out_path):
     cases = sorted(pathlib.Path(cases_dir).glob("*.json"))
     if len(cases) < 10:
@@ -59,7 +75,9 @@ def main(cases_dir, out_path):
         "#define MAX_FRAGS 32",
         "typedef struct { const char *name, *request, *now; unsigned numero, codigo; int ok;",
         "  const char *cdc, *numero_str, *qr, *xml_sha256; const char *totals[MAX_FRAGS];",
-        "  const char *error_code[MAX_FRAGS], *error_path[MAX_FRAGS]; int n_errors; } vector;",
+        "  const char *error_code[MAX_FRAGS], *error_path[MAX_FRAGS]; int n_errors;",
+        "  const char *error_head[2][MAX_FRAGS], *error_params[MAX_FRAGS]; } vector;",
+        "static const char *const LANGS[2] = {\"es\", \"en\"};",
         "static const vector VECTORS[] = {",
     ]
     for path in cases:
@@ -71,7 +89,7 @@ def main(cases_dir, out_path):
         if len(totals) > 32 or len(errors) > 32:
             sys.exit(f"{path.name}: more than 32 expectations")
         lines.append(
-            "  {%s, %s, %s, %du, %du, %d, %s, %s, %s, %s, {%s}, {%s}, {%s}, %d},"
+            "  {%s, %s, %s, %du, %du, %d, %s, %s, %s, %s, {%s}, {%s}, {%s}, %d, {{%s}, {%s}}, {%s}},"
             % (
                 c_str(path.stem), c_str(request), c_str(ctx["now"]), ctx["numero"], ctx["codigo_seguridad"],
                 1 if exp["ok"] else 0,
@@ -80,10 +98,23 @@ def main(cases_dir, out_path):
                 ", ".join([c_str(e["code"]) for e in errors] + ["NULL"]),
                 ", ".join([c_str(e["path"]) for e in errors] + ["NULL"]),
                 len(errors),
+                ", ".join([c_str(head(e, "es")) for e in errors] + ["NULL"]),
+                ", ".join([c_str(head(e, "en")) for e in errors] + ["NULL"]),
+                ", ".join([c_str(params(e)) for e in errors] + ["NULL"]),
             )
         )
     lines.append("};")
     lines.append("#define N_VECTORS (sizeof VECTORS / sizeof VECTORS[0])")
+    # One sample per rule: the finding to localize and its message in each language.
+    samples = json.loads((pathlib.Path(cases_dir).parent / "messages.json").read_text(encoding="utf-8"))
+    lines.append("typedef struct { const char *finding, *message[2]; } message_sample;")
+    lines.append("static const message_sample MESSAGES[] = {")
+    for m in samples:
+        finding = [{"code": "X", "path": "", "message": "", "rule": m["rule"], "params": m["params"]}]
+        lines.append("  {%s, {%s, %s}}," % (c_str(dump_exact(finding)), c_str(frag("message", m["es"])),
+                                            c_str(frag("message", m["en"]))))
+    lines.append("};")
+    lines.append("#define N_MESSAGES (sizeof MESSAGES / sizeof MESSAGES[0])")
     pathlib.Path(out_path).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 

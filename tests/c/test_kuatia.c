@@ -1,7 +1,9 @@
 /* C tests of every kuatia export, built with -Wall -Wextra -Werror -fsanitize=address,undefined (and run once
  * under valgrind) by scripts/ffi-check.sh. Replays the conformance cases (vectors.h, generated from
  * tests/fixtures/cases by gen_vectors.py) and must reproduce what Rust records: CDC, number, QR, totals, the
- * SHA-256 of the signed XML, and every finding code and path.
+ * SHA-256 of the signed XML, and every finding's code, path, rule, params and message in Spanish and in English
+ * (kuatia_error_json_in, and the report through kuatia_findings_localize); renders every rule's sample of
+ * tests/fixtures/messages.json in both languages too.
  *
  * kuatia_service (the in-process /v1 API) has its own program, test_service.c.
  *
@@ -197,6 +199,72 @@ static void test_signers(const char *root) {
     free(cert);
 }
 
+/* The findings of a refused case in `json` (kuatia_error_json_in of language LANGS[l]): each object in order, its
+ * code, path, message, rule and then each param inside that object. */
+static void check_findings_json(const vector *v, int l, const char *json) {
+    const char *at = json ? json : "";
+    for (int i = 0; i < v->n_errors; i++) {
+        const char *p = strstr(at, v->error_head[l][i]);
+        CHECK(p != NULL, "%s (%s): finding %d, %s, not in (in order) %s", v->name, LANGS[l], i, v->error_head[l][i],
+              at);
+        if (!p) return;
+        const char *next = strstr(p + 1, "{\"code\":");
+        const char *param = v->error_params[i];
+        while (*param) {
+            const char *eol = strchr(param, '\n');
+            size_t n = eol ? (size_t)(eol - param) : strlen(param);
+            char frag[1024];
+            snprintf(frag, sizeof frag, "%.*s", (int)n, param);
+            const char *q = strstr(p, frag);
+            CHECK(q != NULL && (next == NULL || q < next), "%s (%s): finding %d lacks param %s", v->name, LANGS[l], i,
+                  frag);
+            param += n + (eol ? 1 : 0);
+        }
+        at = p + 1;
+    }
+}
+
+/* The report of kuatia_invoice_validate rendered in language LANGS[l]: each finding's rule and message, in order. */
+static void check_localized_report(const vector *v, int l, const char *report) {
+    kuatia_bytes out = {NULL, 0};
+    kuatia_error *err = NULL;
+    CHECK(kuatia_findings_localize((const uint8_t *)report, strlen(report), LANGS[l], &out, &err) == KUATIA_STATUS_OK,
+          "%s: localize %s", v->name, code_of(err));
+    const char *at = out.ptr ? (const char *)out.ptr : "";
+    for (int i = 0; i < v->n_errors; i++) {
+        /* The head holds ,"message":"…","rule":"…" after code and path: check those two parts. */
+        const char *m = strstr(v->error_head[l][i], ",\"message\":");
+        const char *r = m ? strstr(m, ",\"rule\":") : NULL;
+        CHECK(m && r, "%s: head %s", v->name, v->error_head[l][i]);
+        if (!m || !r) break;
+        char frag[1024];
+        snprintf(frag, sizeof frag, "%.*s", (int)(r - m - 1), m + 1);
+        const char *p = strstr(at, frag);
+        CHECK(p != NULL, "%s (%s): localized report lacks %s (in order)", v->name, LANGS[l], frag);
+        if (p) at = p + 1;
+    }
+    kuatia_bytes_free(&out);
+    kuatia_error_free(err);
+}
+
+/* Every rule's sample (tests/fixtures/messages.json) rendered through kuatia_findings_localize in both languages. */
+static void test_messages(void) {
+    for (size_t i = 0; i < N_MESSAGES; i++) {
+        for (int l = 0; l < 2; l++) {
+            kuatia_bytes out = {NULL, 0};
+            kuatia_error *err = NULL;
+            const char *f = MESSAGES[i].finding;
+            CHECK(kuatia_findings_localize((const uint8_t *)f, strlen(f), LANGS[l], &out, &err) == KUATIA_STATUS_OK,
+                  "localize %s: %s", f, code_of(err));
+            CHECK(out.ptr && strstr((const char *)out.ptr, MESSAGES[i].message[l]), "%s (%s): %s != %s", f, LANGS[l],
+                  out.ptr ? (const char *)out.ptr : "(null)", MESSAGES[i].message[l]);
+            kuatia_bytes_free(&out);
+            kuatia_error_free(err);
+        }
+    }
+    CHECK(N_MESSAGES >= 400, "%d rule samples", (int)N_MESSAGES);
+}
+
 /* One conformance case through validate, totals, numbering key, issue, verify, QR parse and KuDE. */
 static void replay(const vector *v, kuatia_signer *signer, int render) {
     kuatia_error *err = NULL;
@@ -232,6 +300,10 @@ static void replay(const vector *v, kuatia_signer *signer, int render) {
         CHECK(kuatia_error_json(err) && strncmp(kuatia_error_json(err), "[{\"code\":", 9) == 0, "%s: json",
               v->name);
         CHECK(strcmp(kuatia_error_code(err), v->error_code[0]) == 0, "%s: first code", v->name);
+        for (int l = 0; l < 2; l++) {
+            check_findings_json(v, l, kuatia_error_json_in(err, LANGS[l]));
+            check_localized_report(v, l, r);
+        }
         if (answers) {
             printf("%s: refused", v->name);
             for (size_t i = 0; i < kuatia_error_count(err); i++) {
@@ -687,6 +759,7 @@ int main(int argc, char **argv) {
     test_arguments_and_errors();
     test_ruc_cdc();
     test_languages();
+    test_messages();
     test_qr();
     test_signers(argv[1]);
     test_sifen(argv[1]);

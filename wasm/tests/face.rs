@@ -21,6 +21,26 @@ fn cases() -> Vec<(String, Value)> {
     out
 }
 
+/// A finding of a report in the cases' form (params `{}` when it has none).
+fn finding(f: &Value) -> Value {
+    json!({"code": f["code"], "path": f["path"], "rule": f["rule"],
+           "params": f.get("params").cloned().unwrap_or_else(|| json!({})), "message": f["message"]})
+}
+
+/// The findings a refused case expects, with their message in language `key` (`es`, `en`).
+fn expected_in(expected: &Value, key: &str) -> Vec<Value> {
+    expected["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let mut e = e.clone();
+            e["message"] = e["message"][key].clone();
+            e
+        })
+        .collect()
+}
+
 fn never() -> time::PrimitiveDateTime {
     panic!("the clock must not be read when `now` is given")
 }
@@ -32,26 +52,37 @@ fn conformance_cases_through_the_face() {
     for (name, case) in cases {
         let request = case["request"].to_string();
         let now = case["context"]["now"].as_str().unwrap();
-        let report: Value = serde_json::from_str(
-            &face::validate(&request, None, Some(now), never, Lang::En).unwrap(),
-        )
-        .unwrap();
         let expected = &case["expected"];
-        assert_eq!(report["ok"], expected["ok"], "{name}");
-        if expected["ok"] == json!(false) {
+        for (lang, key) in [(Lang::EsPy, "es"), (Lang::En, "en")] {
+            let report: Value = serde_json::from_str(
+                &face::validate(&request, None, Some(now), never, lang).unwrap(),
+            )
+            .unwrap();
+            assert_eq!(report["ok"], expected["ok"], "{name}");
+            if expected["ok"] == json!(true) {
+                continue;
+            }
+            // Each finding as the case file has it: code, path, rule, params and the message in `lang`.
             let got: Vec<Value> = report["errors"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|f| json!({"code": f["code"], "path": f["path"]}))
+                .map(finding)
                 .collect();
-            assert_eq!(Value::Array(got), expected["errors"], "{name}");
+            assert_eq!(got, expected_in(expected, key), "{name} ({key})");
             let err = face::preview_xml(&request, &case["context"].to_string(), None).unwrap_err();
-            assert_eq!(
-                err.0.len(),
-                expected["errors"].as_array().unwrap().len(),
-                "{name}"
-            );
+            let got: Vec<Value> = err
+                .0
+                .iter()
+                .map(|f| {
+                    let mut v = finding(&serde_json::to_value(f).unwrap());
+                    v["message"] = json!(f.message_in(lang));
+                    v
+                })
+                .collect();
+            assert_eq!(got, expected_in(expected, key), "{name} ({key}): preview");
+        }
+        if expected["ok"] == json!(false) {
             continue;
         }
         let calc: Value = serde_json::from_str(&face::totals(&request).unwrap()).unwrap();

@@ -339,6 +339,8 @@ namespace Kuatia.Tests
                 Assert.Throws<InvalidInputException>(() => Sifen.ParseResponse(Encoding.UTF8.GetBytes("<html></html>")), "html").Code, "code");
             Assert.Equal("0160", Sifen.Describe("0160")["code"], "described");
             Assert.True(Sifen.Describe("9999") == null, "undocumented");
+            Assert.True(((string)Sifen.Describe("0160")["meaning"]).Contains("XML mal formado"), "Spanish by default");
+            Assert.True(((string)Sifen.Describe("0160", "en")["meaning"]).Contains("malformed"), "English on request");
         }
 
         [Test]

@@ -1,5 +1,6 @@
 // Replays every conformance case (tests/fixtures/cases) through the C# binding; the results must equal what Rust
-// records, as in the Python, Go, Java and PHP suites.
+// records, as in the Python, Go, Java and PHP suites: each finding's code, path, rule, params and message in Spanish
+// and in English. Every rule's sample of tests/fixtures/messages.json renders through Library.Localize.
 using System;
 using System.Collections.Generic;
 using System.Globalization;
@@ -33,6 +34,49 @@ namespace Kuatia.Tests
             return string.Join(" ", findings.Select(f => f.Code + "@" + f.Path));
         }
 
+        /// <summary>A finding as one line: code, path, rule, params (sorted by name) and message.</summary>
+        private static string Line(string code, string path, string rule, IDictionary<string, object> parameters,
+            string message)
+        {
+            var ps = (parameters ?? new Dictionary<string, object>()).OrderBy(kv => kv.Key, StringComparer.Ordinal)
+                .Select(kv => kv.Key + "=" + Json.Serialize(kv.Value));
+            return code + "@" + path + " " + rule + " {" + string.Join(",", ps) + "} " + message;
+        }
+
+        private static string Lines(IEnumerable<Finding> findings)
+        {
+            return string.Join("\n", findings.Select(f => Line(f.Code, f.Path, f.Rule, f.Params, f.Message)));
+        }
+
+        /// <summary>The findings a refused case expects, with the message in <paramref name="lang"/>.</summary>
+        private static string ExpectedIn(IDictionary<string, object> exp, string lang)
+        {
+            return string.Join("\n", Fixtures.List(exp, "errors").Select(e => Line(Fixtures.Str(e, "code"),
+                Fixtures.Str(e, "path"), Fixtures.Str(e, "rule"), Fixtures.Obj(e, "params"),
+                Fixtures.Str(Fixtures.Obj(e, "message"), lang))));
+        }
+
+        [Test]
+        public static void EveryRuleRendersThroughLocalize()
+        {
+            var samples = (IList<object>)Json.Parse(Fixtures.Text("tests", "fixtures", "messages.json"));
+            Assert.True(samples.Count >= 400, ">= 400 rule samples");
+            string findings = Json.Serialize(samples.Select(m => (object)new Dictionary<string, object>
+            {
+                { "code", "X" }, { "path", "" }, { "message", "" }, { "rule", Fixtures.Str(m, "rule") },
+                { "params", Fixtures.Obj(m, "params") },
+            }).ToList());
+            foreach (var lang in new[] { "es", "en" })
+            {
+                var got = (IList<object>)Json.Parse(Library.Localize(findings, lang));
+                for (int i = 0; i < samples.Count; i++)
+                {
+                    Assert.Equal(Fixtures.Str(samples[i], lang), Fixtures.Str(got[i], "message"),
+                        Fixtures.Str(samples[i], "rule") + " (" + lang + ")");
+                }
+            }
+        }
+
         private static void Replay(IDictionary<string, object> c)
         {
             var ctx = Fixtures.Obj(c, "context");
@@ -58,6 +102,22 @@ namespace Kuatia.Tests
                     Assert.Equal(want, Pairs(e2.Findings), "the exception's findings");
                     Assert.Equal(report.Errors[0].Code, e2.Code, "first code");
                     Assert.Equal(report.Errors[0].Path, e2.Path, "first path");
+                    try
+                    {
+                        foreach (var lang in new[] { "es", "en" })
+                        {
+                            Library.SetLanguage(lang);
+                            string expected = ExpectedIn(exp, lang);
+                            Assert.Equal(expected, Lines(Invoice.Validate(request, null, now).Errors), "report " + lang);
+                            var e3 = Assert.Throws<InvalidInputException>(
+                                () => Invoice.Issue(request, signer, numero, code, null, now), "issue refuses");
+                            Assert.Equal(expected, Lines(e3.Findings), "the exception's findings " + lang);
+                        }
+                    }
+                    finally
+                    {
+                        Library.SetLanguage("es");
+                    }
                     return;
                 }
                 Assert.Equal(0, report.Errors.Count, "no findings");

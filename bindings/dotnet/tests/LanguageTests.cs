@@ -58,6 +58,35 @@ namespace Kuatia.Tests
         }
 
         [Test]
+        public static void TypedServiceCallsAskForTheChosenLanguage()
+        {
+            // A typed call asks for the chosen language unless the caller's headers do; Handle sends what it is given.
+            try
+            {
+                using (var svc = new Service())
+                {
+                    var h = Fixtures.SandboxHeaders(svc.CreateAccount("A").Key);
+                    Func<Dictionary<string, string>, string> missing = headers =>
+                    {
+                        var e = Assert.Throws<ApiException>(() => svc.GetInvoice(headers, "inv_0000000000000000"), "missing");
+                        Assert.Equal(404, e.Status, "status");
+                        return e.ApiMessage;
+                    };
+                    Assert.Equal("No existe una factura con ese id", missing(h), "es by default");
+                    Library.SetLanguage("en");
+                    Assert.Equal("no invoice with that id", missing(h), "en when chosen");
+                    var es = new Dictionary<string, string>(h) { { "accept-language", "es-PY" } };
+                    Assert.Equal("No existe una factura con ese id", missing(es), "the caller's header wins");
+                    Assert.Equal("es-PY", svc.Handle("GET", "/v1/facturas/inv_0000000000000000", h).Header("Content-Language"), "raw");
+                }
+            }
+            finally
+            {
+                Library.SetLanguage("es");
+            }
+        }
+
+        [Test]
         public static void AValidationReportAndLocalize()
         {
             try

@@ -1,5 +1,6 @@
-// Replays the conformance cases through the WebAssembly module (both builds): same findings (code and path), same
-// totals, same CDC as the Rust core (core/tests/fixtures.rs), plus the KuDE preview in the kude build.
+// Replays the conformance cases through the WebAssembly module (both builds): same findings (code, path, rule,
+// params and the message in Spanish and, after setLanguage("en"), in English), same totals, same CDC as the Rust core
+// (core/tests/fixtures.rs), plus the KuDE preview in the kude build.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as kuatia from "../node.js";
@@ -8,26 +9,38 @@ import { cases } from "./cases.mjs";
 
 const all = cases();
 
+/** A finding in the cases' form: params `{}` when it has none, the message in language `lang` of the case file. */
+const finding = ({ code, path, rule, params, message }) => ({ code, path, rule, params: params ?? {}, message });
+const expectedIn = (c, lang) => c.expected.errors.map((e) => ({ ...e, message: e.message[lang] }));
+
 test("there are conformance cases", () => assert.ok(all.length >= 10));
 
 for (const [label, k] of [["default", kuatia], ["kude", kude]]) {
   for (const c of all) {
     test(`${label}: ${c.name}`, () => {
+      k.setLanguage("es");
       const report = k.validate(c.request, null, c.context.now);
       assert.equal(report.ok, c.expected.ok);
       // Same JSON text as a string argument gives the same answer.
       assert.deepEqual(k.validate(JSON.stringify(c.request), undefined, c.context.now), report);
       if (!c.expected.ok) {
-        assert.deepEqual(report.errors.map(({ code, path }) => ({ code, path })), c.expected.errors);
-        assert.ok(report.errors.every((e) => typeof e.message === "string" && e.message.length > 0));
-        assert.throws(() => k.previewXml(c.request, c.context), (e) => {
-          assert.ok(e instanceof Error);
-          assert.equal(e.name, "KuatiaError");
-          assert.equal(e.code, c.expected.errors[0].code);
-          assert.equal(e.path, c.expected.errors[0].path);
-          assert.equal(e.errors.length, c.expected.errors.length);
-          return true;
-        });
+        for (const lang of ["es", "en"]) {
+          k.setLanguage(lang);
+          const report = k.validate(c.request, null, c.context.now);
+          assert.deepEqual(report.errors.map(finding), expectedIn(c, lang), lang);
+          assert.throws(() => k.previewXml(c.request, c.context), (e) => {
+            assert.ok(e instanceof Error);
+            assert.equal(e.name, "KuatiaError");
+            assert.equal(e.code, c.expected.errors[0].code);
+            assert.equal(e.path, c.expected.errors[0].path);
+            assert.equal(e.rule, c.expected.errors[0].rule);
+            assert.deepEqual(e.params, c.expected.errors[0].params);
+            assert.equal(e.message, c.expected.errors[0].message[lang]);
+            assert.deepEqual(e.errors.map(finding), expectedIn(c, lang), lang);
+            return true;
+          });
+        }
+        k.setLanguage("es");
         return;
       }
       assert.deepEqual(report.errors, []);

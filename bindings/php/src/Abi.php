@@ -155,6 +155,8 @@ enum kuatia_status kuatia_sifen_parse_response(const char *bytes, size_t len, st
     struct kuatia_error **err);
 enum kuatia_status kuatia_sifen_describe(const char *code, size_t len, struct kuatia_bytes *out_json,
     struct kuatia_error **err);
+enum kuatia_status kuatia_sifen_describe_in(const char *code, size_t len, const char *lang,
+    struct kuatia_bytes *out_json, struct kuatia_error **err);
 enum kuatia_status kuatia_signer_from_p12(const char *p12, size_t p12_len, const char *password, size_t password_len,
     struct kuatia_signer **out_signer, struct kuatia_error **err);
 enum kuatia_status kuatia_signer_from_pem(const char *key_pem, size_t key_len, const char *cert_pem, size_t cert_len,

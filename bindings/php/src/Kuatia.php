@@ -445,15 +445,17 @@ final class Kuatia
     }
 
     /**
-     * What a SIFEN response code means and its usual fix, `{code, meaning, fix}`; null when undocumented.
+     * What a SIFEN response code means and its usual fix, `{code, meaning, fix}`, in `$lang` (null: the chosen
+     * language, {@see Kuatia::setLanguage()}); null when undocumented.
      *
      * @return array<string, string>|null
      */
-    public static function sifenDescribe(string $code): ?array
+    public static function sifenDescribe(string $code, ?string $lang = null): ?array
     {
         $ffi = Native::lib();
+        $l = str_replace("\0", '', $lang ?? Native::$language);
         return Json::decode(Native::bytes(static fn (CData $out, CData $err): int
-            => $ffi->kuatia_sifen_describe($code, strlen($code), $out, $err)));
+            => $ffi->kuatia_sifen_describe_in($code, strlen($code), $l, $out, $err)));
     }
 
     /** @internal A Paraguay local time string from the accepted forms of `$now`. */

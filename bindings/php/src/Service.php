@@ -322,7 +322,7 @@ final class Service
      */
     public function invoiceXml(array $headers, string $id, int|\DateTimeInterface|null $now = null): string
     {
-        $r = $this->handle('GET', '/v1/facturas/' . rawurlencode($id) . '/xml', $headers, null, $now);
+        $r = $this->handle('GET', '/v1/facturas/' . rawurlencode($id) . '/xml', self::typed($headers), null, $now);
         if ($r->status !== 200) {
             self::envelope($r);
         }
@@ -369,7 +369,7 @@ final class Service
      */
     public function monthArchive(array $headers, string $mes, int|\DateTimeInterface|null $now = null): string
     {
-        $r = $this->handle('GET', '/v1/archivo' . self::query(['mes' => $mes]), $headers, null, $now);
+        $r = $this->handle('GET', '/v1/archivo' . self::query(['mes' => $mes]), self::typed($headers), null, $now);
         if ($r->status !== 200) {
             self::envelope($r);
         }
@@ -485,7 +485,30 @@ final class Service
         array|object|string|null $body,
         int|\DateTimeInterface|null $now,
     ): array {
-        return self::envelope($this->handle($method, $path, $headers, $body, $now));
+        return self::envelope($this->handle($method, $path, self::typed($headers), $body, $now));
+    }
+
+    /**
+     * The headers of a typed call: `$headers` as pairs, plus `Accept-Language` in the language chosen with
+     * {@see Kuatia::setLanguage()} unless they have one, so an ApiException reads like every other error of the
+     * binding. {@see Service::handle()} sends exactly what it is given.
+     *
+     * @param array<string, string>|list<array{0: string, 1: string}> $headers
+     * @return list<array{0: string, 1: string}>
+     */
+    private static function typed(array $headers): array
+    {
+        $pairs = [];
+        $has = false;
+        foreach ($headers as $k => $v) {
+            $pair = is_array($v) ? [(string) $v[0], (string) $v[1]] : [(string) $k, (string) $v];
+            $has = $has || strcasecmp($pair[0], 'Accept-Language') === 0;
+            $pairs[] = $pair;
+        }
+        if (!$has) {
+            $pairs[] = ['Accept-Language', Native::$language];
+        }
+        return $pairs;
     }
 
     /** @return array<string, mixed> the envelope of a successful answer; an error answer throws ApiException */

@@ -374,6 +374,8 @@ final class ApiTest extends TestCase
         self::assertSame('SIFEN_UNEXPECTED_RESPONSE', $e->code());
         self::assertSame('0160', Kuatia::sifenDescribe('0160')['code'] ?? null);
         self::assertNull(Kuatia::sifenDescribe('9999'));
+        self::assertStringContainsString('XML mal formado', Kuatia::sifenDescribe('0160')['meaning'] ?? '');
+        self::assertStringContainsString('malformed', Kuatia::sifenDescribe('0160', 'en')['meaning'] ?? '');
     }
 
     public function testSifenEventsSignedAndSentInAnEventoRequest(): void

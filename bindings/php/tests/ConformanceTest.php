@@ -13,8 +13,10 @@ use PHPUnit\Framework\TestCase;
 
 /**
  * Replays every conformance case through the PHP binding; the results must equal what Rust recorded in the case
- * file (findings and paths, totals, and with the sandbox signer the same CDC, number, QR and SHA-256 of the signed
- * XML). Nothing expected is written here: it all comes from tests/fixtures/cases.
+ * file (each finding's code, path, rule, params and message in Spanish and in English, totals, and with the sandbox
+ * signer the same CDC, number, QR and SHA-256 of the signed XML). Every rule's sample of tests/fixtures/messages.json
+ * renders through Kuatia::localize() as the file says. Nothing expected is written here: it all comes from
+ * tests/fixtures.
  */
 final class ConformanceTest extends TestCase
 {
@@ -62,19 +64,27 @@ final class ConformanceTest extends TestCase
         self::assertEquals($report, Kuatia::validate($text, null, $ctx['now']));
 
         if (!$exp['ok']) {
-            $expected = array_map(static fn (array $e): array => [$e['code'], $e['path']], $exp['errors']);
-            self::assertSame($expected, self::pairs($report->errors));
-            foreach ($report->errors as $f) {
-                self::assertNotSame('', $f->message);
-            }
             try {
-                Kuatia::issue($case['request'], $signer, $ctx['numero'], $ctx['codigo_seguridad'], now: $ctx['now']);
-                self::fail('issue accepted an invalid request');
-            } catch (InvalidInputException $e) {
-                self::assertSame(Status::InvalidInput, $e->status());
-                self::assertSame(Status::InvalidInput->value, $e->getCode());
-                self::assertSame($expected, self::pairs($e->findings()));
-                self::assertSame($expected[0], [$e->code(), $e->path()]);
+                foreach (['es', 'en'] as $lang) {
+                    Kuatia::setLanguage($lang);
+                    $expected = self::expectedIn($exp, $lang);
+                    self::assertEquals($expected, Kuatia::validate($case['request'], now: $ctx['now'])->errors, $lang);
+                    try {
+                        Kuatia::issue($case['request'], $signer, $ctx['numero'], $ctx['codigo_seguridad'],
+                            now: $ctx['now']);
+                        self::fail('issue accepted an invalid request');
+                    } catch (InvalidInputException $e) {
+                        self::assertSame(Status::InvalidInput, $e->status());
+                        self::assertSame(Status::InvalidInput->value, $e->getCode());
+                        self::assertEquals($expected, $e->findings(), $lang);
+                        $first = $expected[0];
+                        self::assertSame([$first->code, $first->path, $first->rule, $first->message],
+                            [$e->code(), $e->path(), $e->rule(), $e->message()]);
+                        self::assertEquals($first->params, $e->params()); // the rule's order, not the file's
+                    }
+                }
+            } finally {
+                Kuatia::setLanguage('es');
             }
             return;
         }
@@ -116,12 +126,29 @@ final class ConformanceTest extends TestCase
         self::assertStringNotContainsString('<Signature', $preview);
     }
 
-    /**
-     * @param list<Finding> $findings
-     * @return list<array{0: string, 1: string}>
-     */
-    private static function pairs(array $findings): array
+    public function testEveryRuleRendersThroughLocalize(): void
     {
-        return array_map(static fn (Finding $f): array => [$f->code, $f->path], $findings);
+        $samples = Cases::decode((string) file_get_contents(Cases::root() . '/tests/fixtures/messages.json'));
+        self::assertIsArray($samples);
+        self::assertGreaterThanOrEqual(400, count($samples));
+        $findings = array_map(static fn (array $m): array => ['code' => 'X', 'path' => '', 'message' => '',
+            'rule' => $m['rule'], 'params' => (object) $m['params']], $samples);
+        foreach (['es', 'en'] as $lang) {
+            $got = Kuatia::localize($findings, $lang);
+            self::assertIsArray($got);
+            self::assertSame(array_column($samples, $lang), array_column($got, 'message'), $lang);
+        }
+    }
+
+    /**
+     * The findings a refused case expects, with the message in `$lang`.
+     *
+     * @param array<string, mixed> $exp
+     * @return list<Finding>
+     */
+    private static function expectedIn(array $exp, string $lang): array
+    {
+        return array_map(static fn (array $e): Finding => new Finding($e['code'], $e['path'], $e['message'][$lang],
+            $e['rule'], $e['params']), $exp['errors']);
     }
 }

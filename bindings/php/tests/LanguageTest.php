@@ -4,9 +4,11 @@ declare(strict_types=1);
 
 namespace Kuatia\Tests;
 
+use Kuatia\ApiException;
 use Kuatia\Finding;
 use Kuatia\InvalidInputException;
 use Kuatia\Kuatia;
+use Kuatia\Service;
 use PHPUnit\Framework\TestCase;
 
 /** The language of messages: Spanish by default, English after setLanguage('en'); the rule id and its parameters. */
@@ -83,5 +85,26 @@ final class LanguageTest extends TestCase
         $check = array_values(array_filter($rules, static fn (array $r): bool => $r['rule'] === 'ruc.check_digit'))[0];
         self::assertSame('INVALID_RUC', $check['code']);
         self::assertSame(['expected', 'got'], array_column($check['params'], 'name'));
+    }
+
+    /** A typed call asks for the chosen language unless the caller's headers do; handle() sends what it is given. */
+    public function testTypedServiceCallsAskForTheChosenLanguage(): void
+    {
+        $svc = new Service();
+        $h = ['Authorization' => 'Bearer ' . $svc->createAccount('A')['key'], 'X-Environment' => 'sandbox'];
+        $missing = static function (array $headers) use ($svc): string {
+            try {
+                $svc->getInvoice($headers, 'inv_0000000000000000');
+            } catch (ApiException $e) {
+                self::assertSame(404, $e->status());
+                return $e->getMessage();
+            }
+            self::fail('a missing invoice was found');
+        };
+        self::assertSame('404 NOT_FOUND: No existe una factura con ese id', $missing($h));
+        Kuatia::setLanguage('en');
+        self::assertSame('404 NOT_FOUND: no invoice with that id', $missing($h));
+        self::assertSame('404 NOT_FOUND: No existe una factura con ese id', $missing($h + ['accept-language' => 'es-PY']));
+        self::assertSame('es-PY', $svc->handle('GET', '/v1/facturas/inv_0000000000000000', $h)->header('Content-Language'));
     }
 }

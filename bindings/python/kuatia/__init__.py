@@ -469,9 +469,12 @@ def sifen_parse_response(data: Text) -> Dict[str, Any]:
     return _json_out(call_bytes(lib.kuatia_sifen_parse_response, *_ffi.arg(data, "bytes")))
 
 
-def sifen_describe(code: Text) -> Optional[Dict[str, str]]:
-    """What a SIFEN response code means and its usual fix, ``{"code", "meaning", "fix"}``; None when undocumented."""
-    return _json_out(call_bytes(lib.kuatia_sifen_describe, *_ffi.arg(code, "code")))
+def sifen_describe(code: Text, lang: Optional[str] = None) -> Optional[Dict[str, str]]:
+    """What a SIFEN response code means and its usual fix, ``{"code", "meaning", "fix"}``, in ``lang`` (None: the
+    language chosen with set_language); None when undocumented."""
+    return _json_out(
+        call_bytes(lib.kuatia_sifen_describe_in, *_ffi.arg(code, "code"), _ffi.lang_arg(lang))
+    )
 
 
 _FORMATS = {f.name.lower(): int(f) for f in KudeFormat}  # kuatia_kude_format, from _abi.py

@@ -204,6 +204,7 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     ),
     "kuatia_sifen_parse_response": (c_int, [c_char_p, c_size_t, POINTER(Bytes), POINTER(c_void_p)]),
     "kuatia_sifen_describe": (c_int, [c_char_p, c_size_t, POINTER(Bytes), POINTER(c_void_p)]),
+    "kuatia_sifen_describe_in": (c_int, [c_char_p, c_size_t, c_char_p, POINTER(Bytes), POINTER(c_void_p)]),
     "kuatia_signer_from_p12": (c_int, [c_char_p, c_size_t, c_char_p, c_size_t, POINTER(c_void_p), POINTER(c_void_p)]),
     "kuatia_signer_from_pem": (c_int, [c_char_p, c_size_t, c_char_p, c_size_t, POINTER(c_void_p), POINTER(c_void_p)]),
     "kuatia_signer_sandbox": (c_int, [POINTER(c_void_p), POINTER(c_void_p)]),

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 from urllib.parse import quote
 
-from . import Signer, _InUse
+from . import Signer, _InUse, _ffi
 from ._abi import SifenOutcome as _Outcome
 from ._ffi import Bytes, Text, arg, call, call_bytes, json_arg, lib, take
 
@@ -44,6 +44,16 @@ def _unix(now: When) -> int:
 
 def _seed() -> bytes:
     return secrets.token_bytes(SEED_LEN)
+
+
+def _typed_headers(headers: Headers) -> List[Tuple[str, str]]:
+    """The headers of a typed call: the caller's, plus ``Accept-Language`` in the language chosen with
+    :func:`kuatia.set_language` unless the caller sent one, so an :class:`ApiError` reads like every other error of
+    the binding. :meth:`Service.handle` sends exactly what it is given."""
+    pairs = [(str(k), str(v)) for k, v in (headers.items() if isinstance(headers, Mapping) else headers or [])]
+    if not any(k.lower() == "accept-language" for k, _ in pairs):
+        pairs.append(("Accept-Language", _ffi.language))
+    return pairs
 
 
 @dataclass(frozen=True)
@@ -364,7 +374,7 @@ class Service:
     # --- typed calls of the /v1 routes: a request for handle(), the envelope decoded --------------------------
 
     def _call(self, method: str, path: str, headers: Headers, body: Body, now: When) -> Any:
-        r = self.handle(method, path, headers, body, now)
+        r = self.handle(method, path, _typed_headers(headers), body, now)
         envelope = r.json()
         if not envelope.get("ok"):
             e = envelope.get("error") or {}
@@ -387,7 +397,8 @@ class Service:
 
     def invoice_xml(self, headers: Headers, invoice_id: Text, now: When = None) -> bytes:
         """``GET /v1/facturas/{id}/xml``: the signed rDE as sent to SIFEN (bytes)."""
-        r = self.handle("GET", f"/v1/facturas/{_segment(invoice_id, 'invoice_id')}/xml", headers, None, now)
+        path = f"/v1/facturas/{_segment(invoice_id, 'invoice_id')}/xml"
+        r = self.handle("GET", path, _typed_headers(headers), None, now)
         if r.status != 200:
             e = r.json().get("error") or {}
             raise ApiError(r.status, e.get("code", ""), e.get("message", ""), e.get("details", []))
@@ -412,7 +423,7 @@ class Service:
         """``GET /v1/archivo?mes=YYYY-MM``: the zip of the month's signed XMLs and KuDEs, ``index.csv`` and
         ``manifest.json``. Raises :class:`ApiError` ``INVALID_QUERY`` (400) for a bad month or one of more than
         ``archive_limit`` documents (config, default 500)."""
-        r = self.handle("GET", "/v1/archivo" + _query({"mes": mes}), headers, None, now)
+        r = self.handle("GET", "/v1/archivo" + _query({"mes": mes}), _typed_headers(headers), None, now)
         if r.status != 200:
             e = r.json().get("error") or {}
             raise ApiError(r.status, e.get("code", ""), e.get("message", ""), e.get("details", []))

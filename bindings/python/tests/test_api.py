@@ -317,6 +317,8 @@ def test_sifen_request_parse_and_describe() -> None:
     assert e.value.code == "SIFEN_UNEXPECTED_RESPONSE"
     assert kuatia.sifen_describe("0160")["code"] == "0160"
     assert kuatia.sifen_describe("9999") is None
+    assert "XML mal formado" in kuatia.sifen_describe("0160")["meaning"]
+    assert "malformed" in kuatia.sifen_describe("0160", lang="en")["meaning"]
 
 
 GOLDEN_CDC = "01444444017001001000000122025031011234567890"  # emitted by the sandbox RUC 44444401-7

@@ -70,3 +70,24 @@ def test_rules_are_the_registry():
     check = next(r for r in got if r["rule"] == "ruc.check_digit")
     assert check["code"] == "INVALID_RUC"
     assert [p["name"] for p in check["params"]] == ["expected", "got"]
+
+
+def test_typed_service_calls_ask_for_the_chosen_language():
+    # A typed call sends Accept-Language in the chosen language unless the caller sends one; handle() sends what
+    # it is given (Spanish, the service's default, without the header).
+    with kuatia.Signer.sandbox() as signer, kuatia.Service(sandbox_signer=signer) as svc:
+        key = svc.create_account("Empresa de prueba")["key"]
+        h = {"Authorization": f"Bearer {key}", "X-Environment": "sandbox"}
+
+        def missing(headers) -> kuatia.ApiError:
+            with pytest.raises(kuatia.ApiError) as e:
+                svc.get_invoice(headers, "inv_0000000000000000")
+            assert e.value.status == 404
+            return e.value
+
+        assert missing(h).message == "No existe una factura con ese id"
+        kuatia.set_language("en")
+        assert missing(h).message == "no invoice with that id"
+        assert missing({**h, "accept-language": "es-PY"}).message == "No existe una factura con ese id"
+        raw = svc.handle("GET", "/v1/facturas/inv_0000000000000000", h)
+        assert raw.header("content-language") == "es-PY"

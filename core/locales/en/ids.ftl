@@ -6,7 +6,10 @@
 ruc-empty = RUC is empty ({ -ruc-form })
 ruc-char = RUC has an invalid character '{ $ch }' at position { $pos } ({ -ruc-form })
 ruc-letter = RUC has an invalid character '{ $ch }' at position { $pos } (only a final letter A-D is allowed) ({ -ruc-form })
-ruc-too_short = RUC body has { $len } characters; at least { $min } are required ({ -ruc-form })
+ruc-too_short = RUC body has { $len } { $len ->
+        [one] character
+       *[other] characters
+    }; at least { $min } are required ({ -ruc-form })
 ruc-too_long = RUC body has { $len } characters; at most { $max } are allowed ({ -ruc-form })
 ruc-leading_zero = RUC body must not start with 0 ({ -ruc-form })
 ruc-dv_missing = RUC check digit is missing ({ -ruc-form })

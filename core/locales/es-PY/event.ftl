@@ -8,7 +8,7 @@
 
 # Qué es un valor JSON (parámetro `found`).
 -event-found-null = null
--event-found-bool = verdadero/falso
+-event-found-bool = true/false
 -event-found-number = un número
 -event-found-text = un texto
 -event-found-list = una lista
@@ -26,7 +26,7 @@ event-numbers = Los números de documento deben estar entre 1 y 9999999
 event-range_reversed = El rango termina ({ $hasta }) antes de empezar ({ $desde }) (SIFEN 4068)
 event-range_too_long = El rango abarca { $count } números; un evento admite como máximo { $max } (SIFEN 4067)
 event-serie = La serie son dos letras mayúsculas; omítala si no tiene
-event-tipo_operacion = iTiOpe debe ser 1 (B2B), 2 (B2C) o 4 (B2F)
+event-tipo_operacion = El tipo de operación (iTiOpe) debe ser 1 (B2B), 2 (B2C) o 4 (B2F)
 event-pais = Código de país desconocido '{ $value }'
 event-email = No es una dirección de correo electrónico
 event-ciudad = Código de ciudad desconocido
@@ -50,8 +50,8 @@ event-digits = Se esperaban dígitos
 event-number_type = Se esperaba un número entero o un texto de dígitos, pero llegó { $found }
 event-number_max = Debe estar entre 0 y { $max }
 event-string_type = Se esperaba un texto, pero llegó { $found }
-event-receptor_document = Indique el ruc del receptor, o tipo_documento y numero
-event-identidad_document = Indique el ruc y el tipo_contribuyente del receptor, o tipo_documento y numero
+event-receptor_document = Indique el `ruc` del receptor, o `tipo_documento` y `numero`
+event-identidad_document = Indique el `ruc` y el `tipo_contribuyente` del receptor, o `tipo_documento` y `numero`
 event-tipo_contribuyente = Un contribuyente requiere tipo_contribuyente (1 persona física, 2 persona jurídica)
 event-tipo_contribuyente_not_allowed = Solo un receptor con RUC tiene tipo_contribuyente
 event-document_not_allowed = Un receptor con RUC no lleva documento de identidad

@@ -2,11 +2,11 @@
 # lugar de `.`. Términos: los tipos de documento (nombres de SIFEN), los casos de `request.required_for` y lo que
 # cuenta `request.too_many`.
 
--factura = Factura electrónica
--autofactura = Autofactura electrónica
--nota_credito = Nota de crédito electrónica
--nota_debito = Nota de débito electrónica
--nota_remision = Nota de remisión electrónica
+-factura = factura electrónica
+-autofactura = autofactura electrónica
+-nota_credito = nota de crédito electrónica
+-nota_debito = nota de débito electrónica
+-nota_remision = nota de remisión electrónica
 
 -req_presencia_9 = cuando indicador_presencia es 9
 -req_motivo_99 = para el motivo 99
@@ -27,9 +27,9 @@ request-too_many = Se admiten como máximo { $max } { $what }
 request-simulate-production = _simulate solo se acepta en el ambiente de pruebas
 request-simulate-unknown = '{ $value }' no es uno de los valores admitidos: approved, rejected, pending, sent
 request-unchecked = No se pudo verificar la solicitud
-request-fecha-past = La fecha de emisión es de hace más de 30 días (720 horas)
-request-fecha-future = La fecha de emisión es posterior en más de 5 días (120 horas) a la fecha actual
-timbrado-not_valid = Ningún timbrado del emisor está vigente en la fecha de emisión para este establecimiento y punto de expedición
+request-fecha-past = La fecha de emisión, { $fecha }, es de hace más de 30 días (720 horas)
+request-fecha-future = La fecha de emisión, { $fecha }, es posterior en más de 5 días (120 horas) a la fecha actual
+timbrado-not_valid = Ningún timbrado del emisor está vigente el { $fecha } para este establecimiento y punto de expedición
 timbrado-not_covered = Ningún timbrado del emisor habilita este tipo de documento
 request-moneda-autofactura = Una autofactura debe emitirse en guaraníes (PYG) (NT-012)
 request-tipo_cambio-pyg = No corresponde indicar tipo de cambio para guaraníes

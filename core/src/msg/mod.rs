@@ -153,6 +153,12 @@ pub fn message(lang: Lang, id: &str) -> Option<&'static str> {
         .find_map(|c| lookup(c.messages, c.message_starts, id))
 }
 
+/// The message `id` of a text group's catalog (`gen::sifen_codes(lang)`): texts that are not rules and have no
+/// parameters, so the record's body is the text.
+pub fn text(catalog: &'static Catalog, id: &str) -> Option<&'static str> {
+    lookup(catalog.messages, catalog.message_starts, id)
+}
+
 /// The text of term `id` in `lang`.
 pub fn term(lang: Lang, id: &str) -> Option<&'static str> {
     gen::catalogs(lang)

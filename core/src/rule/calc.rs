@@ -3,7 +3,7 @@
 
 rules! {
     /// An item's IVA rate is not 10, 5 or 0.
-    calc_iva_rate / CALC_IVA_RATE = "calc.iva_rate" => INVALID_VALUE { rate: Dec = "7" };
+    calc_iva_rate / CALC_IVA_RATE = "calc.iva_rate" => INVALID_VALUE { rate: Percent = "7" };
     /// An item's `afectacion_iva` is not 1 (gravado), 2 (exonerado), 3 (exento) or 4 (gravado parcial).
     calc_afectacion / CALC_AFECTACION = "calc.afectacion" => INVALID_VALUE { value: Int = "5" };
     /// An item has neither an IVA rate nor an `afectacion_iva`.
@@ -15,7 +15,7 @@ rules! {
     /// A gravado parcial item has no `proporcion_iva`.
     calc_proporcion_required / CALC_PROPORCION_REQUIRED = "calc.proporcion_required" => REQUIRED {};
     /// An item's `proporcion_iva` does not fit its `afectacion_iva` (100, 0, or between them with at most 8 decimals).
-    calc_proporcion / CALC_PROPORCION = "calc.proporcion" => OUT_OF_RANGE { value: Dec = "50", afectacion: Int = "1" };
+    calc_proporcion / CALC_PROPORCION = "calc.proporcion" => OUT_OF_RANGE { value: Percent = "50", afectacion: Int = "1" };
     /// The document type is none of those kuatia computes (1, 4, 5, 6, 7).
     calc_tipo_documento / CALC_TIPO_DOCUMENTO = "calc.tipo_documento" => INVALID_VALUE { value: Int = "2" };
     /// An item's amounts are too large to compute exactly (28 significant digits).

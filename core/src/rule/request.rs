@@ -16,11 +16,11 @@ rules! {
     /// The request passed no rule and failed none (should not happen).
     request_unchecked / REQUEST_UNCHECKED = "request.unchecked" => VALIDATION_ERROR {};
     /// The emission date is more than 720 hours before now (SIFEN D002).
-    request_fecha_past / REQUEST_FECHA_PAST = "request.fecha.past" => OUT_OF_RANGE {};
+    request_fecha_past / REQUEST_FECHA_PAST = "request.fecha.past" => OUT_OF_RANGE { fecha: DateTime = "2025-02-01T10:11:00" };
     /// The emission date is more than 120 hours after now (SIFEN D002).
-    request_fecha_future / REQUEST_FECHA_FUTURE = "request.fecha.future" => OUT_OF_RANGE {};
+    request_fecha_future / REQUEST_FECHA_FUTURE = "request.fecha.future" => OUT_OF_RANGE { fecha: DateTime = "2025-03-20T08:00:00" };
     /// No stamp of the emitter is valid on the emission date for the establishment and point.
-    timbrado_not_valid / TIMBRADO_NOT_VALID = "timbrado.not_valid" => INVALID_TIMBRADO {};
+    timbrado_not_valid / TIMBRADO_NOT_VALID = "timbrado.not_valid" => INVALID_TIMBRADO { fecha: Date = "2025-03-10" };
     /// No stamp of the emitter covers the document type.
     timbrado_not_covered / TIMBRADO_NOT_COVERED = "timbrado.not_covered" => INVALID_TIMBRADO {};
     /// An autofactura in another currency than guaraníes (NT-012).

@@ -22,7 +22,7 @@ mod zip;
 use crate::qr::Ambiente;
 use serde::{Deserialize, Serialize};
 
-pub use catalog::{describe, CodeInfo};
+pub use catalog::{describe, describe_in, CodeInfo};
 pub use request::Request;
 pub use response::{parse_response, Action, Response};
 

@@ -113,9 +113,9 @@ fn emission<'e>(
         Some(s) => match datetime_at(s, "fecha") {
             Ok(f) => {
                 if f < now - Duration::hours(720) {
-                    v.push(rule::request_fecha_past("fecha"));
+                    v.push(rule::request_fecha_past("fecha", f));
                 } else if f > now + Duration::hours(120) {
-                    v.push(rule::request_fecha_future("fecha"));
+                    v.push(rule::request_fecha_future("fecha", f));
                 }
                 Some(f)
             }
@@ -152,7 +152,7 @@ fn emission<'e>(
                 .iter()
                 .any(|t| t.tipos_documento.contains(&tipo.code()));
             v.push(if covered {
-                rule::timbrado_not_valid("tipo_documento")
+                rule::timbrado_not_valid("tipo_documento", f.date())
             } else {
                 rule::timbrado_not_covered("tipo_documento")
             });

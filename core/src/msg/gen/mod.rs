@@ -40,6 +40,8 @@ mod request;
 #[rustfmt::skip]
 mod sifen;
 #[rustfmt::skip]
+mod sifen_codes;
+#[rustfmt::skip]
 mod sign;
 #[rustfmt::skip]
 mod storage;
@@ -62,5 +64,14 @@ pub fn catalogs(lang: Lang) -> &'static [Catalog] {
     match lang {
         Lang::EsPy => &[amount::ES_PY, api::ES_PY, archive::ES_PY, calc::ES_PY, code::ES_PY, event::ES_PY, face::ES_PY, host::ES_PY, ids::ES_PY, items::ES_PY, json::ES_PY, kude::ES_PY, numbering::ES_PY, pagos::ES_PY, panel::ES_PY, qr::ES_PY, receptor::ES_PY, request::ES_PY, sifen::ES_PY, sign::ES_PY, storage::ES_PY, text::ES_PY, totals::ES_PY, transporte::ES_PY, webhook::ES_PY, xml::ES_PY],
         Lang::En => &[amount::EN, api::EN, archive::EN, calc::EN, code::EN, event::EN, face::EN, host::EN, ids::EN, items::EN, json::EN, kude::EN, numbering::EN, pagos::EN, panel::EN, qr::EN, receptor::EN, request::EN, sifen::EN, sign::EN, storage::EN, text::EN, totals::EN, transporte::EN, webhook::EN, xml::EN],
+    }
+}
+
+/// The `sifen_codes` texts of `lang` (not rules: read by their own module).
+#[rustfmt::skip]
+pub fn sifen_codes(lang: Lang) -> &'static Catalog {
+    match lang {
+        Lang::EsPy => &sifen_codes::ES_PY,
+        Lang::En => &sifen_codes::EN,
     }
 }

@@ -5,8 +5,8 @@ use crate::msg::Catalog;
 
 /// The `totals` messages in es-PY.
 pub const ES_PY: Catalog = Catalog {
-    messages: "totals.cuotas.sum\u{1f}Las cuotas más la entrega inicial deben sumar el total de \u{1}total\u{2}\u{1e}totals.descuento.net\u{1f}En items[\u{1}item\u{2}], el descuento del ítem más el descuento global (\u{1}descuento\u{2} por unidad) supera el precio unitario\u{1e}totals.entrega.exceeds\u{1f}La entrega inicial debe ser menor que el total\u{1e}totals.innominado.limit\u{1f}No se admite un receptor innominado para totales de Gs. 7.000.000 o más (NT-024); identifique al receptor\u{1e}totals.total.digits\u{1f}El total general supera los 15 dígitos enteros\u{1e}totals.total_gs.digits\u{1f}El total general en guaraníes (total × tipo_cambio, dTotalGs) supera los 15 dígitos enteros\u{1e}",
-    message_starts: &[0, 85, 223, 293, 424, 492],
+    messages: "totals.cuotas.sum\u{1f}Las cuotas más la entrega inicial deben sumar el total de \u{1}total\u{2}\u{1e}totals.descuento.net\u{1f}En `items[\u{1}item\u{2}]`, el descuento del ítem más el descuento global (\u{1}descuento\u{2} por unidad) supera el precio unitario\u{1e}totals.entrega.exceeds\u{1f}La entrega inicial debe ser menor que el total\u{1e}totals.innominado.limit\u{1f}No se admite un receptor innominado para totales de Gs. 7.000.000 o más (NT-024); identifique al receptor\u{1e}totals.total.digits\u{1f}El total general supera los 15 dígitos enteros\u{1e}totals.total_gs.digits\u{1f}El total general en guaraníes (total × tipo_cambio, dTotalGs) supera los 15 dígitos enteros\u{1e}",
+    message_starts: &[0, 85, 225, 295, 426, 494],
     terms: "",
     term_starts: &[],
 };

@@ -18,6 +18,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// Groups whose messages are texts of their own module, not rules: kept out of `catalogs()` (the rules' lookup, which
+/// every face links), each read through a function of its name in `gen/mod.rs`, and without variables.
+/// `sifen_codes`: what SIFEN's response codes mean and their usual fix (`sifen::describe`).
+const TEXTS: [&str; 1] = ["sifen_codes"];
+
 /// The languages, as directory names under core/locales and the constants of the generated tables.
 const LANGS: [(&str, &str); 2] = [("es-PY", "ES_PY"), ("en", "EN")];
 
@@ -72,6 +77,13 @@ fn run(root: &Path, check: bool) -> Result<(), String> {
                 )
             })?;
             let catalog = compile(&source).map_err(|e| format!("{}: {e}", path.display()))?;
+            if TEXTS.contains(&group.as_str()) {
+                if let Some(id) = catalog.messages.iter().find_map(|(id, p)| {
+                    p.iter().any(|p| !matches!(p, Piece::Text(_))).then_some(id)
+                }) {
+                    return Err(format!("{}: {id}: a text group's messages have no variables", path.display()));
+                }
+            }
             if check {
                 oracle(dir, &source, &catalog).map_err(|e| format!("{}: {e}", path.display()))?;
             }
@@ -355,10 +367,24 @@ fn mod_file(groups: &BTreeSet<String>) -> String {
     }
     s.push_str("\nuse super::{Catalog, Lang};\n\n/// The compiled catalogs of `lang`, one per group.\n#[rustfmt::skip]\npub fn catalogs(lang: Lang) -> &'static [Catalog] {\n    match lang {\n");
     for ((_, name), variant) in LANGS.iter().zip(["EsPy", "En"]) {
-        let list: Vec<String> = groups.iter().map(|g| format!("{g}::{name}")).collect();
+        let list: Vec<String> = groups
+            .iter()
+            .filter(|g| !TEXTS.contains(&g.as_str()))
+            .map(|g| format!("{g}::{name}"))
+            .collect();
         let _ = writeln!(s, "        Lang::{variant} => &[{}],", list.join(", "));
     }
     s.push_str("    }\n}\n");
+    for g in groups.iter().filter(|g| TEXTS.contains(&g.as_str())) {
+        let _ = write!(
+            s,
+            "\n/// The `{g}` texts of `lang` (not rules: read by their own module).\n#[rustfmt::skip]\npub fn {g}(lang: Lang) -> &'static Catalog {{\n    match lang {{\n"
+        );
+        for ((_, name), variant) in LANGS.iter().zip(["EsPy", "En"]) {
+            let _ = writeln!(s, "        Lang::{variant} => &{g}::{name},");
+        }
+        s.push_str("    }\n}\n");
+    }
     s
 }
 

@@ -301,10 +301,18 @@ public final class Kuatia {
         }
     }
 
-    /** What a SIFEN response code means and its usual fix ({@code {"code","meaning","fix"}}); null when undocumented. */
+    /**
+     * What a SIFEN response code means and its usual fix ({@code {"code","meaning","fix"}}) in the chosen language
+     * ({@link #setLanguage}); null when undocumented.
+     */
     public static JsonNode sifenDescribe(String code) {
-        try (Ffi.In c = Ffi.In.text(code, "code")) {
-            JsonNode info = Ffi.jsonOf((out, err) -> Ffi.LIB.kuatia_sifen_describe(c.ptr, c.len, out, err));
+        return sifenDescribe(code, null);
+    }
+
+    /** {@link #sifenDescribe(String)} in {@code lang} ({@code null}: the chosen language). */
+    public static JsonNode sifenDescribe(String code, String lang) {
+        try (Ffi.In c = Ffi.In.text(code, "code"); Memory l = Ffi.cLang(lang)) {
+            JsonNode info = Ffi.jsonOf((out, err) -> Ffi.LIB.kuatia_sifen_describe_in(c.ptr, c.len, l, out, err));
             return info.isNull() ? null : info;
         }
     }

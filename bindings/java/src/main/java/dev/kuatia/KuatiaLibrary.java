@@ -183,6 +183,8 @@ interface KuatiaLibrary extends Library {
 
     int kuatia_sifen_describe(Pointer code, SizeT len, Bytes outJson, PointerByReference err);
 
+    int kuatia_sifen_describe_in(Pointer code, SizeT len, Pointer lang, Bytes outJson, PointerByReference err);
+
     int kuatia_signer_from_p12(Pointer p12, SizeT p12Len, Pointer password, SizeT passwordLen,
             PointerByReference outSigner, PointerByReference err);
 

@@ -323,7 +323,7 @@ public final class Service implements AutoCloseable {
 
     /** {@code GET /v1/facturas/{id}/xml}: the signed rDE as sent to SIFEN (UTF-8 bytes). */
     public byte[] invoiceXml(Map<String, String> headers, String id) {
-        Response r = handle("GET", "/v1/facturas/" + seg(id) + "/xml", headers, (byte[]) null);
+        Response r = handle("GET", "/v1/facturas/" + seg(id) + "/xml", typed(headers), (byte[]) null);
         if (r.status() != 200) {
             envelope(r);
         }
@@ -362,7 +362,7 @@ public final class Service implements AutoCloseable {
     public byte[] monthArchive(Map<String, String> headers, String mes) {
         Map<String, Object> q = new java.util.LinkedHashMap<>();
         q.put("mes", Objects.requireNonNull(mes, "mes"));
-        Response r = handle("GET", "/v1/archivo" + query(q), headers, (byte[]) null);
+        Response r = handle("GET", "/v1/archivo" + query(q), typed(headers), (byte[]) null);
         if (r.status() != 200) {
             envelope(r);
         }
@@ -418,7 +418,20 @@ public final class Service implements AutoCloseable {
     }
 
     private JsonNode call(String method, String path, Map<String, String> headers, String body) {
-        return envelope(handle(method, path, headers, body));
+        return envelope(handle(method, path, typed(headers), body));
+    }
+
+    /**
+     * The headers of a typed call: {@code headers} plus {@code Accept-Language} in the language chosen with
+     * {@link Kuatia#setLanguage} unless they have one, so an {@link ApiException} reads like every other error of the
+     * binding. {@link #handle} sends exactly what it is given.
+     */
+    private static Map<String, String> typed(Map<String, String> headers) {
+        Map<String, String> h = headers == null ? new java.util.LinkedHashMap<>() : new java.util.LinkedHashMap<>(headers);
+        if (h.keySet().stream().noneMatch("Accept-Language"::equalsIgnoreCase)) {
+            h.put("Accept-Language", Kuatia.language());
+        }
+        return h;
     }
 
     /** The envelope of a successful answer; an error answer throws {@link ApiException}. */

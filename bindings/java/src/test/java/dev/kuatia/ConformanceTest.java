@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -19,8 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * Replays tests/fixtures/cases through the Java binding: the same findings (codes and paths, in order), totals,
- * CDC, number, QR and SHA-256 of the signed XML that Rust recorded.
+ * Replays tests/fixtures/cases through the Java binding: the same findings (code, path, rule, params and the message
+ * in Spanish and in English, in order), totals, CDC, number, QR and SHA-256 of the signed XML that Rust recorded; and
+ * every rule's sample of tests/fixtures/messages.json rendered through {@link Kuatia#localize}.
  */
 class ConformanceTest {
     private static Signer signer;
@@ -59,18 +62,25 @@ class ConformanceTest {
 
         Report report = Kuatia.validate(request, null, now);
         if (!exp.get("ok").asBoolean()) {
-            List<List<String>> want = new ArrayList<>();
-            for (JsonNode e : exp.get("errors")) {
-                want.add(List.of(e.get("code").asText(), e.get("path").asText()));
+            try {
+                for (String lang : List.of("es", "en")) {
+                    Kuatia.setLanguage(lang);
+                    List<Finding> want = expectedIn(exp, lang);
+                    Report r = Kuatia.validate(request, null, now);
+                    assertFalse(r.ok());
+                    assertEquals(want, r.errors(), lang);
+                    // Issuing the same request fails with the same findings, as an exception.
+                    KuatiaException e = assertThrows(KuatiaException.class,
+                            () -> Kuatia.issue(request, null, signer, now, numero, codigo));
+                    assertEquals(Status.INVALID_INPUT, e.status());
+                    assertEquals(want, e.findings(), lang);
+                    Finding first = want.get(0);
+                    assertEquals(List.of(first.code(), first.path(), first.rule(), first.message()),
+                            List.of(e.code(), e.path(), e.rule(), e.getMessage()));
+                }
+            } finally {
+                Kuatia.setLanguage("es");
             }
-            assertFalse(report.ok());
-            assertEquals(want, codesAndPaths(report.errors()));
-            // Issuing the same request fails with the same findings, as an exception.
-            KuatiaException e = assertThrows(KuatiaException.class,
-                    () -> Kuatia.issue(request, null, signer, now, numero, codigo));
-            assertEquals(Status.INVALID_INPUT, e.status());
-            assertEquals(want, codesAndPaths(e.findings()));
-            assertEquals(want.get(0), List.of(e.code(), e.path()));
             return;
         }
         assertTrue(report.ok(), () -> "unexpected findings " + report.errors());
@@ -93,7 +103,38 @@ class ConformanceTest {
         assertEquals(issued.cdc(), v.referenceId());
     }
 
-    private static List<List<String>> codesAndPaths(List<Finding> findings) {
-        return findings.stream().map(f -> List.of(f.code(), f.path())).toList();
+    /** The findings a refused case expects, with the message in {@code lang} and params as the binding reads them. */
+    private static List<Finding> expectedIn(JsonNode exp, String lang) {
+        List<Finding> out = new ArrayList<>();
+        for (JsonNode e : exp.get("errors")) {
+            out.add(new Finding(e.get("code").asText(), e.get("path").asText(), e.get("message").get(lang).asText(),
+                    e.get("rule").asText(), params(e.path("params"))));
+        }
+        return out;
+    }
+
+    private static Map<String, Object> params(JsonNode p) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        p.fields().forEachRemaining(f -> out.put(f.getKey(), f.getValue().isTextual() ? f.getValue().asText()
+                : f.getValue().toString()));
+        return out;
+    }
+
+    @Test
+    void everyRuleRendersThroughLocalize() throws Exception {
+        JsonNode samples = Fixtures.json(Fixtures.root().resolve("tests/fixtures/messages.json"));
+        assertTrue(samples.size() >= 400, "messages.json");
+        ArrayNode findings = Fixtures.JSON.createArrayNode();
+        for (JsonNode m : samples) {
+            findings.addObject().put("code", "X").put("path", "").put("message", "").put("rule", m.get("rule").asText())
+                    .set("params", m.get("params"));
+        }
+        for (String lang : List.of("es", "en")) {
+            JsonNode got = Fixtures.JSON.readTree(Kuatia.localize(findings.toString(), lang));
+            for (int i = 0; i < samples.size(); i++) {
+                assertEquals(samples.get(i).get(lang).asText(), got.get(i).get("message").asText(),
+                        samples.get(i).get("rule").asText() + " (" + lang + ")");
+            }
+        }
     }
 }

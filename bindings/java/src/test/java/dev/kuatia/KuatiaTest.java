@@ -209,6 +209,8 @@ class KuatiaTest {
                 () -> Kuatia.sifenParseResponse("<html></html>".getBytes(StandardCharsets.UTF_8))).code());
         assertEquals("0160", Kuatia.sifenDescribe("0160").get("code").asText());
         assertNull(Kuatia.sifenDescribe("9999"));
+        assertTrue(Kuatia.sifenDescribe("0160").get("meaning").asText().contains("XML mal formado"));
+        assertTrue(Kuatia.sifenDescribe("0160", "en").get("meaning").asText().contains("malformed"));
     }
 
     @Test

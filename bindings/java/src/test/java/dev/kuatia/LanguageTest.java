@@ -76,4 +76,26 @@ class LanguageTest {
     private static Finding ruc(Report r) {
         return r.errors().stream().filter(f -> f.rule().equals("ruc.check_digit")).findFirst().orElseThrow();
     }
+
+    /** A typed call asks for the chosen language unless the caller's headers do; handle() sends what it is given. */
+    @Test
+    void typedServiceCallsAskForTheChosenLanguage() {
+        try (Service svc = new Service()) {
+            Map<String, String> h = Map.of("Authorization", "Bearer " + svc.createAccount("A").key(),
+                    "X-Environment", "sandbox");
+            java.util.function.Function<Map<String, String>, String> missing = headers -> {
+                ApiException e = assertThrows(ApiException.class, () -> svc.getInvoice(headers, "inv_0000000000000000"));
+                assertEquals(404, e.status());
+                return e.getMessage();
+            };
+            assertEquals("404 NOT_FOUND: No existe una factura con ese id", missing.apply(h));
+            Kuatia.setLanguage("en");
+            assertEquals("404 NOT_FOUND: no invoice with that id", missing.apply(h));
+            java.util.Map<String, String> es = new java.util.HashMap<>(h);
+            es.put("accept-language", "es-PY");
+            assertEquals("404 NOT_FOUND: No existe una factura con ese id", missing.apply(es));
+            assertEquals("es-PY", svc.handle("GET", "/v1/facturas/inv_0000000000000000", h, (byte[]) null)
+                    .header("Content-Language"));
+        }
+    }
 }
