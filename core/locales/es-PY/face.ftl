@@ -19,11 +19,11 @@ host-panic = Error interno (se detuvo un pánico en el límite de la biblioteca)
 host-result-json = Error interno al escribir el resultado: { $detail }
 cli-key-not_found = No hay una clave '{ $key_id }' en este directorio de datos
 cli-batch-failed = { $failed ->
-    [one] Falló { $failed } de { $total } documentos
-   *[other] Fallaron { $failed } de { $total } documentos
-}; el primero: { $file }: { $message }
+        [one] Falló { $failed } de { $total } documentos
+       *[other] Fallaron { $failed } de { $total } documentos
+    }; el primero: { $file }: { $message }
 cli-file-read = No se puede leer { $file }: { $detail }
-cli-at = La fecha de --at '{ $value }' no tiene la forma AAAA-MM-DDThh:mm:ss (hora de Paraguay) ni RFC 3339
+cli-at = La fecha de `--at` '{ $value }' no tiene la forma AAAA-MM-DDThh:mm:ss (hora de Paraguay) ni RFC 3339
 storage-file-write = No se pudo escribir { $file }: { $detail }
 storage-file-sync = No se pudo asegurar en disco { $file }: { $detail }
 numbering-file-corrupt = { $file }: { $detail }; el estado de la numeración nunca se reinicia: restáurelo junto con su archivo -wal, o reconstrúyalo desde los documentos firmados con kuatia numbering repair --out { $dir }
