@@ -1,6 +1,42 @@
 #![allow(clippy::unwrap_used)]
 use super::*;
 
+/// The texts of these tests, for the differential test (`super::differential`) too.
+pub(super) const CASES: &[&str] = &[
+    r#"{"a":1,"inner":{"n":2,"s":"x"},"list":[{"n":3,"s":"y","o":7}],"flag":true}"#,
+    r#"{"a":"1","inner":{"s":5,"zz":1},"list":[{"n":300,"s":"ok"},"x",{"s":"y","o":-1}],"flag":1}"#,
+    "{}",
+    r#"{"a":"1","inner":{"n":1,"s":[]},"list":{},"flag":null}"#,
+    r#"{"a":-1,"inner":{"n":1,"s":""},"list":[]}"#,
+    "null",
+    "[]",
+    "7",
+    r#"{"a":1,"b":2,"inner":{"n":1,"s":""},"list":[]}"#,
+    r#"{"a":1,"a":2,"inner":{"n":1,"s":"","n":3},"list":[{"n":1,"s":"","s":""}]}"#,
+    r#"{"a":1"#,
+    r#"{"a":1} x"#,
+    r#"{"inner":{"n":1,"#,
+    r#"{"list":[{"n":1},"#,
+    "",
+    r#"{"a":"x","inner":{"n":9},"list":[{"n":1,"s":"ok"}]}"#,
+    r#"{"a":[1,300]}"#,
+    r#"{"a":[]} x"#,
+    r#"{"a":[],"b":1}"#,
+    "{",
+    r#"{"a":"x"}"#,
+    "{\n  \"a\": 1,\n  \"inner\": {\"n\": \"2\", \"s\": \"x\"},\n  \"list\": [ {\"n\":1, \"s\":\"\"} , 5 ]\n}",
+    r#"{"list":[{"n":1,"s":""},[],{"n":1,"s":""},{}]}"#,
+    r#"{"list":[{"n":1,"s":""} , [1] , {"n":1,"s":"","o":{}}]}"#,
+    r#"{"a":1 x"#,
+    r#"{"a" 1}"#,
+    r#"{"a":tru}"#,
+    r#"{"a":1.}"#,
+    "[1,",
+    "[1 x",
+    r#"{"inner":{"n":1e999,"s":""}}"#,
+    r#"{"inner":{"n":"\u00e9","s":"","\u00e9":1}}"#,
+];
+
 #[derive(Debug, PartialEq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Inner {
