@@ -2,15 +2,19 @@
 //! repeated field of a body, with its JSON path and a message in the project's words.
 //!
 //! The shape comes from one place, the serde types themselves: there is no second description to keep in step. The
-//! input is parsed once into a [`Value`] (noting repeated keys, which a `Value` would silently merge), then read into
-//! the type with path tracking; each problem serde reports is recorded and its field set aside (an unknown or
-//! mistyped field removed, a missing or mistyped required one given a stand-in), and the value is read again, until it
-//! reads. What did read is handed to the rules ([`Unread::with_rules`]), so a bad RUC next to a missing field is
-//! reported in the same answer. A JSON Schema validator would need a schema generated from the same types and a
-//! validator crate in the WebAssembly package, which has no room for it; this pass adds no dependency and runs only
-//! when the plain read fails.
+//! input is read into the type by plain serde_json, once; only when that fails is it parsed into a [`Value`] (noting
+//! repeated keys, which a `Value` would silently merge) and read again from its text; each problem serde reports is
+//! recorded and its field set aside (an unknown or mistyped field removed, a missing or mistyped required one given a
+//! stand-in), and the value is read again, until it reads. What did read is handed to the rules
+//! ([`Unread::with_rules`]), so a bad RUC next to a missing field is reported in the same answer. A JSON Schema
+//! validator would need a schema generated from the same types and a validator crate in the WebAssembly package,
+//! which has no room for it; this pass adds no dependency and runs only when the plain read fails.
+//!
+//! Where a problem is comes from serde_json's position of it (`shape/locate.rs`), not from a path-tracking wrapper around
+//! the read (serde_path_to_error, until issue 32): a wrapper is a second deserializer for every type, about 130 KB
+//! of WebAssembly code. The differential test (`shape/differential.rs`) holds the two to the same findings.
 
-use crate::error::{code, join_path, Finding, Findings};
+use crate::error::{join_path, Finding, Findings};
 use crate::rule;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -88,10 +92,9 @@ pub fn from_json<T: serde::de::DeserializeOwned>(text: &str, base: &str) -> Resu
     read_one(text, base)
 }
 
-/// [`read`] for the hot inputs of native hosts (a create request): tracking the path costs on every
-/// field and is only needed to say where a problem is, so valid input (nearly all of it) is read once without it, and
-/// input that fails is read again, tolerantly, for every finding. Not in WebAssembly, whose package has a size budget
-/// (a second deserializer per type) and whose validation as you type does not need the microseconds.
+/// [`read`] for the hot inputs (a create request): valid input (nearly all of it) is read once, by plain serde_json,
+/// and input that fails is read again, tolerantly, for every finding. [`read`] itself does the same now that no read
+/// tracks the path (see the module documentation); the name stays for its callers.
 pub fn from_json_fast<T: serde::de::DeserializeOwned>(
     text: &str,
     base: &str,
@@ -507,17 +510,9 @@ fn finding_for(base: &str, steps: &[Step], message: &str) -> Finding {
             .collect();
         return rule::json_variant(path, &names);
     }
-    // A finding of a registered rule (`crate::error::coded_rule`).
-    if let Some(f) = crate::error::read_coded_rule(message, path.clone()) {
-        return f;
-    }
-    // A message of our own `Deserialize` impls, in our words already, maybe with a registry code (`crate::error::coded`).
-    if let Some((c, rest)) = message.split_once(": ") {
-        if let Some((registered, _)) = code::ALL.iter().find(|(r, _)| *r == c) {
-            return Finding::new(registered, path, rest);
-        }
-    }
-    rule::json_invalid(path, message)
+    // A finding of a registered rule (`crate::error::coded_rule`), else a message of our own `Deserialize` impls.
+    crate::error::read_coded_rule(message, path.clone())
+        .unwrap_or_else(|| rule::json_invalid(path, message))
 }
 
 /// What serde found (its `Unexpected`: `string "x"`, `integer `5``, `map`…), as a catalog term (`found_text`).

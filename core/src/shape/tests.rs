@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used)]
 use super::*;
+use crate::error::code;
 
 /// The texts of these tests, for the differential test (`super::differential`) too.
 pub(super) const CASES: &[&str] = &[
