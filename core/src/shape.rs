@@ -130,7 +130,7 @@ pub fn read<T: DeserializeOwned>(text: &str, base: &str) -> Result<T, Unread<T>>
 }
 
 /// The one typed read of JSON text per type, trailing characters refused (`true` beside the error): [`read`]'s first
-/// attempt, [`settle`]'s rounds and [`read_one`] all use it, and the native fast path is the same instantiation.
+/// attempt (so [`from_json_fast`]'s), [`settle`]'s rounds and [`read_one`] all use it.
 fn plain<T: DeserializeOwned>(text: &str) -> Result<T, (serde_json::Error, bool)> {
     let de = &mut serde_json::Deserializer::from_str(text);
     let value = T::deserialize(&mut *de).map_err(|e| (e, false))?;
@@ -167,7 +167,7 @@ struct Located {
 }
 
 /// Where a failed [`plain`] read failed. A data error is placed from its position in the [`locate::spaced`] text
-/// (read `again` when `text` is not); a syntax error at the value being read when the text broke, as [`parse`]
+/// (read `again` when `text` is not); a syntax error at the value being read when the text broke, as [`broke_at`]
 /// finds it.
 fn where_failed(
     text: &str,

@@ -296,3 +296,38 @@ fn json_findings_name_the_kind_of_problem() {
         )
     );
 }
+
+/// Inside an enum's variant (`{"ruc": …}` of the QR receptor in the C ABI and WebAssembly), the path goes through the
+/// variant's name as through a member: from its position alone the variant cannot be told from a field (with
+/// serde_path_to_error the path stopped at the enum). An unknown variant is still at the enum.
+#[test]
+fn inside_a_variant_the_path_names_it() {
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    #[allow(dead_code)]
+    enum Receptor {
+        Ruc(String),
+        SinDocumento,
+    }
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Q {
+        receptor: Receptor,
+    }
+    let at = |text: &str| {
+        let f = read_one::<Q>(text, "x").unwrap_err();
+        (f.code, f.path)
+    };
+    assert_eq!(
+        at(r#"{"receptor":{"ruc":5}}"#),
+        (code::INVALID_TYPE.to_string(), "x.receptor.ruc".to_string())
+    );
+    for text in [r#"{"receptor":{"dni":"5"}}"#, r#"{"receptor":"dni"}"#] {
+        assert_eq!(
+            at(text),
+            (code::INVALID_VALUE.to_string(), "x.receptor".to_string()),
+            "{text}"
+        );
+    }
+    assert!(read_one::<Q>(r#"{"receptor":"sin_documento"}"#, "x").is_ok());
+}
