@@ -331,3 +331,17 @@ fn inside_a_variant_the_path_names_it() {
     }
     assert!(read_one::<Q>(r#"{"receptor":"sin_documento"}"#, "x").is_ok());
 }
+
+/// The spaced text leaves strings alone; serde_json's line and column become a byte offset.
+#[test]
+fn spaced_text_and_offsets() {
+    assert_eq!(
+        locate::spaced(r#"{"a":["x,]\"}",1],"b":{}}"#),
+        r#"{"a":["x,]\"}" ,1 ]  ,"b":{ }  } "#
+    );
+    let text = "{\n  \"a\": 1,\n  \"b\": x";
+    assert_eq!(locate::offset(text, 3, 7), 19);
+    assert_eq!(locate::offset(text, 1, 1), 1);
+    assert_eq!(locate::offset(text, 0, 0), 0);
+    assert_eq!(locate::offset(text, 9, 99), text.len());
+}
