@@ -190,6 +190,7 @@ pub fn check(
 /// returns the nanoseconds per iteration (JS clock). Comparing the two isolates the cost of WebAssembly itself from
 /// the object marshalling (`JSON.stringify` / `JSON.parse`) of the public functions.
 #[doc(hidden)]
+#[cfg(feature = "full")]
 #[wasm_bindgen(js_name = __benchValidateTotals, skip_typescript)]
 pub fn bench_validate_totals(request: &str, iterations: u32) -> Result<f64, JsValue> {
     let req = kuatia_core::invoice::parse_request(request).map_err(|f| js_error(&f))?;
