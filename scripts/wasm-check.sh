@@ -100,6 +100,14 @@ for name in x509_parser 'rsa::' pdf_writer qrcode kuatia_service c14n 'xml::writ
     exit 1
   fi
 done
+# Data too: the DNIT city names (geo/data.rs CIUDADES_NOMBRES, ~31 KB gzipped) are for the XML, not for checking codes.
+for text in 'ABASTO CUE'; do
+  grep -a -q -F -- "$text" "$NAMES_DIR/default.wasm" || { echo "link guard: '$text' is not in the default build: update the guard" >&2; exit 1; }
+  if grep -a -q -F -- "$text" "$NAMES_DIR/validate.wasm"; then
+    echo "FAIL: the validate entry links the data '$text' (the city names)" >&2
+    exit 1
+  fi
+done
 echo "validate links none of the guarded names"
 
 # scripts/packages-check.sh needs only the package's files (npm pack) when the full check has not run.
