@@ -9,6 +9,9 @@
 //!
 //! Built without core's `native-sign` feature: no private-key code reaches the browser.
 
+#[cfg(all(feature = "full", feature = "validate"))]
+compile_error!("feature `validate` (the light entry's catalogs) goes with --no-default-features, not with `full`");
+
 pub mod face;
 #[cfg(feature = "kude")]
 mod sandbox_api;
