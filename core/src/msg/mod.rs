@@ -341,6 +341,17 @@ mod tests {
             gen::catalogs(Lang::EsPy).len(),
             gen::catalogs(Lang::En).len()
         );
+        // `rule::find` knows exactly the rules whose messages this build has (two lists: LIGHT_GROUPS, rule::LIGHT).
+        for def in rule::ALL {
+            for lang in Lang::ALL {
+                assert_eq!(
+                    rule::find(def.id).is_some(),
+                    message(lang, def.id).is_some(),
+                    "{}",
+                    def.id
+                );
+            }
+        }
     }
 
     #[test]
