@@ -146,13 +146,13 @@ read -r KRAW KGZ < <(size_of kude)
 printf 'default:  %d bytes raw, %d bytes gzipped (budget %d)\n' "$RAW" "$GZ" "$BUDGET_GZ"
 printf 'validate: %d bytes raw, %d bytes gzipped (budget %d)\n' "$VRAW" "$VGZ" "$BUDGET_VALIDATE_GZ"
 printf 'kude:     %d bytes raw, %d bytes gzipped (no budget: opt-in, embeds two fonts)\n' "$KRAW" "$KGZ"
+# A budget overrun fails the check at its end, after the tests, so one run tells everything that is wrong.
+OVER=()
 if [ "$GZ" -gt "$BUDGET_GZ" ]; then
-  echo "FAIL: the default package is over its size budget" >&2
-  exit 1
+  OVER+=("the default package is over its size budget ($GZ > $BUDGET_GZ bytes gzipped)")
 fi
 if [ "$VGZ" -gt "$BUDGET_VALIDATE_GZ" ]; then
-  echo "FAIL: kuatia/validate is over its size budget" >&2
-  exit 1
+  OVER+=("kuatia/validate is over its size budget ($VGZ > $BUDGET_VALIDATE_GZ bytes gzipped)")
 fi
 
 say "a signed document from the native CLI (for verify)"
@@ -179,5 +179,9 @@ say "tsc --noEmit (typings, usage, every conformance request and answer typed)"
 # (KUATIA_WASM_BENCH=0; scripts/bench.sh runs it); run alone, this check still ends with it.
 if [ "${KUATIA_WASM_BENCH:-1}" != 0 ]; then
   bash scripts/wasm-bench.sh
+fi
+if [ ${#OVER[@]} -gt 0 ]; then
+  printf 'FAIL: %s\n' "${OVER[@]}" >&2
+  exit 1
 fi
 echo "wasm-check: all passed"
