@@ -306,10 +306,15 @@ fn encode(pieces: &[Piece]) -> String {
 }
 
 /// Records `id U+001F body U+001E` in one text, and where each starts (sorted by id, as the map is).
-fn records<'a>(items: impl Iterator<Item = (&'a String, String)>) -> Result<(String, Vec<u16>), String> {
+fn records<'a>(
+    items: impl Iterator<Item = (&'a String, String)>,
+) -> Result<(String, Vec<u16>), String> {
     let (mut text, mut starts) = (String::new(), Vec::new());
     for (id, body) in items {
-        starts.push(u16::try_from(text.len()).map_err(|_| "a group's catalog passed 64 KiB: split the group")?);
+        starts.push(
+            u16::try_from(text.len())
+                .map_err(|_| "a group's catalog passed 64 KiB: split the group")?,
+        );
         let _ = write!(text, "{id}\u{1f}{body}\u{1e}");
     }
     Ok((text, starts))
@@ -332,9 +337,13 @@ fn group_file(group: &str, catalogs: &[Catalog]) -> Result<String, String> {
          use crate::msg::Catalog;\n"
     );
     for ((dir, name), cat) in LANGS.iter().zip(catalogs) {
-        let (messages, message_starts) = records(cat.messages.iter().map(|(id, p)| (id, encode(p))))?;
-        let (terms, term_starts) =
-            records(cat.terms.iter().filter_map(|(id, p)| Some((id, term_text(p)?))))?;
+        let (messages, message_starts) =
+            records(cat.messages.iter().map(|(id, p)| (id, encode(p))))?;
+        let (terms, term_starts) = records(
+            cat.terms
+                .iter()
+                .filter_map(|(id, p)| Some((id, term_text(p)?))),
+        )?;
         let _ = write!(
             s,
             "\n/// The `{group}` messages in {dir}.\npub const {name}: Catalog = Catalog {{\n    \
@@ -349,7 +358,18 @@ fn group_file(group: &str, catalogs: &[Catalog]) -> Result<String, String> {
 /// `light-catalog` build (`kuatia/validate`). scripts/wasm-check.sh checks that its build links none of the code that
 /// emits the other groups (XML, signatures, QR, SIFEN, events, numbering, KuDE, the service).
 const LIGHT_GROUPS: &[&str] = &[
-    "amount", "calc", "code", "ids", "items", "json", "pagos", "receptor", "request", "text", "totals", "transporte",
+    "amount",
+    "calc",
+    "code",
+    "ids",
+    "items",
+    "json",
+    "pagos",
+    "receptor",
+    "request",
+    "text",
+    "totals",
+    "transporte",
 ];
 
 fn mod_file(groups: &BTreeSet<String>) -> String {
@@ -364,7 +384,10 @@ fn mod_file(groups: &BTreeSet<String>) -> String {
         let _ = writeln!(s, "#[rustfmt::skip]\nmod {g};");
     }
     s.push_str("\nuse super::{Catalog, Lang};\n");
-    let light: Vec<&String> = groups.iter().filter(|g| LIGHT_GROUPS.contains(&g.as_str())).collect();
+    let light: Vec<&String> = groups
+        .iter()
+        .filter(|g| LIGHT_GROUPS.contains(&g.as_str()))
+        .collect();
     for (doc, cfg, list) in [
         ("The compiled catalogs of `lang`, one per group.", "not(feature = \"light-catalog\")", groups.iter().collect()),
         (
