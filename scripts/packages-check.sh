@@ -149,13 +149,16 @@ fi
 if want node; then
 lap "Node: npm pack"
 PKG=bindings/node
-if [ ! -f "$PKG/dist/default/kuatia_wasm_bg.wasm" ] || [ ! -f "$PKG/dist/kude/kuatia_wasm_bg.wasm" ]; then
+if [ ! -f "$PKG/dist/default/kuatia_wasm_bg.wasm" ] || [ ! -f "$PKG/dist/validate/kuatia_wasm_bg.wasm" ] ||
+  [ ! -f "$PKG/dist/kude/kuatia_wasm_bg.wasm" ]; then
   KUATIA_WASM_BUILD_ONLY=1 bash scripts/wasm-check.sh
 fi
 [ -d "$PKG/node_modules/playwright-core" ] || (cd "$PKG" && npm ci --no-audit --no-fund --loglevel=error)
 rm -f "$WORK"/kuatia-*.tgz
 TGZ="$WORK/$(cd "$PKG" && npm pack --silent --pack-destination "$WORK")"
-tar -tzf "$TGZ" | grep >/dev/null package/dist/default/kuatia_wasm_bg.wasm || die "the tarball lacks the wasm"
+for build in default validate kude; do
+  tar -tzf "$TGZ" | grep >/dev/null "package/dist/$build/kuatia_wasm_bg.wasm" || die "the tarball lacks the $build wasm"
+done
 
 note "Node: the tarball in an empty project; the docs' JS in Node, the HTML page and an esbuild bundle in Chromium"
 APP="$CONSUMERS/node-app"

@@ -405,8 +405,14 @@ pub fn responsable_flete(code: u8) -> Option<&'static str> {
 ///
 /// The code list is a closed XSD enumeration (`tcCondNeg`); there is no description element,
 /// so the text is for display only.
+#[inline(always)] // a caller that only asks whether the code exists links no text
+#[allow(clippy::manual_map)]
 pub fn incoterm(code: &str) -> Option<&'static str> {
-    xsd::INCOTERMS.texto(code)
+    // A match, not `Option::map`: its closure would be a function of its own that always reads the text.
+    match xsd::INCOTERMS.indice(code) {
+        Some(i) => Some(xsd::INCOTERMS_TEXTOS.texto(i)),
+        None => None,
+    }
 }
 
 /// cDep* → dDesDep* (departments 1–20). Closed XSD enumeration `tDesDepartamento`, upper case, no accents.
@@ -434,8 +440,14 @@ pub fn unidad_medida_nombre(code: u16) -> Option<&'static str> {
 /// The code list is closed (200 codes); the description (dDesMoneOpe, dDMoneTiPag, dDMoneCuo) is
 /// free text of 3–20 characters in the XSD, so this name is the safe value — except that 15 exotic
 /// names are longer than 20 characters (e.g. `XTS`), which the caller must reject or shorten.
+#[inline(always)] // a caller that only asks whether the code exists links no text
+#[allow(clippy::manual_map)]
 pub fn moneda(code: &str) -> Option<&'static str> {
-    xsd::MONEDAS.texto(code)
+    // A match, not `Option::map`: its closure would be a function of its own that always reads the text.
+    match xsd::MONEDAS.indice(code) {
+        Some(i) => Some(xsd::MONEDAS_TEXTOS.texto(i)),
+        None => None,
+    }
 }
 
 /// Decimal places used for amounts in a currency: 0 for PYG, 2 for every other currency.
@@ -452,18 +464,29 @@ pub fn moneda_decimales(code: &str) -> u32 {
 /// The code list is closed (249 codes, plus `NN` "NO EXISTE"); the description (dDesPais*) is free
 /// text of 4–50 characters in the XSD, so this name is the safe value. Where the XSD lists `MKD`
 /// twice, the first name (`Macedonia del Norte`) is returned.
+#[inline(always)] // a caller that only asks whether the code exists links no text
+#[allow(clippy::manual_map)]
 pub fn pais(code: &str) -> Option<&'static str> {
-    xsd::PAISES.texto(code)
+    // A match, not `Option::map`: its closure would be a function of its own that always reads the text.
+    match xsd::PAISES.indice(code) {
+        Some(i) => Some(xsd::PAISES_TEXTOS.texto(i)),
+        None => None,
+    }
 }
 
 /// A generated code list (codes/xsd.rs): its codes sorted, each padded with spaces to `ancho` bytes, one
-/// after another in `codigos`, and their texts one after another in `textos`, entry `i` ending at byte
-/// `fines[i]`. One text per list instead of a `&str` pair per entry keeps the WebAssembly package smaller.
+/// after another in `codigos`. Its texts are a [`Textos`] of their own (`*_TEXTOS`), so a build that only checks
+/// codes (request validation in `kuatia/validate`) does not link them.
 pub(super) struct Lista {
     /// Bytes per code in `codigos`.
     ancho: usize,
     /// The codes, sorted, right-padded with spaces.
     codigos: &'static str,
+}
+
+/// The texts of a [`Lista`]'s entries, one after another in `textos`, entry `i` ending at byte `fines[i]`. One
+/// text per list instead of a `&str` pair per entry keeps the WebAssembly package smaller.
+pub(super) struct Textos {
     /// End offset in `textos` of each entry's text.
     fines: &'static [u16],
     /// The texts in code order.
@@ -471,6 +494,11 @@ pub(super) struct Lista {
 }
 
 impl Lista {
+    /// Number of entries.
+    fn len(&self) -> usize {
+        self.codigos.len() / self.ancho.max(1)
+    }
+
     /// The code of entry `i`.
     fn codigo(&self, i: usize) -> &'static str {
         let desde = i * self.ancho;
@@ -478,23 +506,30 @@ impl Lista {
         code.unwrap_or_default().trim_end()
     }
 
-    /// The text of `code`, by binary search.
-    fn texto(&self, code: &str) -> Option<&'static str> {
-        let (mut lo, mut hi) = (0, self.fines.len());
+    /// The entry of `code`, by binary search.
+    fn indice(&self, code: &str) -> Option<usize> {
+        let (mut lo, mut hi) = (0, self.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             match self.codigo(mid).cmp(code) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => {
-                    let desde = mid.checked_sub(1).and_then(|p| self.fines.get(p));
-                    let hasta = self.fines.get(mid)?;
-                    let desde = desde.map_or(0, |d| usize::from(*d));
-                    return self.textos.get(desde..usize::from(*hasta));
-                }
+                std::cmp::Ordering::Equal => return Some(mid),
             }
         }
         None
+    }
+}
+
+impl Textos {
+    /// The text of entry `i` (empty past the end: not an `Option`, so a caller that only asks whether a code
+    /// exists compiles to the code search alone).
+    #[inline(always)]
+    fn texto(&self, i: usize) -> &'static str {
+        let desde = i.checked_sub(1).and_then(|p| self.fines.get(p));
+        let desde = desde.map_or(0, |d| usize::from(*d));
+        let hasta = self.fines.get(i).map_or(desde, |h| usize::from(*h));
+        self.textos.get(desde..hasta).unwrap_or_default()
     }
 }
 
@@ -505,24 +540,30 @@ mod tests {
     #[test]
     fn generated_tables_are_sorted_for_binary_search() {
         assert!(xsd::UNIDADES.windows(2).all(|w| w[0].0 < w[1].0));
-        for lista in [&xsd::MONEDAS, &xsd::PAISES, &xsd::INCOTERMS] {
-            let n = lista.fines.len();
+        for (lista, textos) in [
+            (&xsd::MONEDAS, &xsd::MONEDAS_TEXTOS),
+            (&xsd::PAISES, &xsd::PAISES_TEXTOS),
+            (&xsd::INCOTERMS, &xsd::INCOTERMS_TEXTOS),
+        ] {
+            let n = lista.len();
             assert_eq!(lista.codigos.len(), n * lista.ancho);
+            assert_eq!(textos.fines.len(), n);
             assert!((1..n).all(|i| lista.codigo(i - 1) < lista.codigo(i)));
-            assert!(lista.fines.windows(2).all(|w| w[0] < w[1]));
+            assert!(textos.fines.windows(2).all(|w| w[0] < w[1]));
             assert_eq!(
-                lista.fines.last().map(|f| usize::from(*f)),
-                Some(lista.textos.len())
+                textos.fines.last().map(|f| usize::from(*f)),
+                Some(textos.textos.len())
             );
             for i in 0..n {
                 let code = lista.codigo(i);
                 assert!(!code.is_empty() && !code.contains(' '));
-                let text = lista.texto(code);
-                assert!(text.is_some_and(|t| !t.is_empty()), "{code}");
+                assert_eq!(lista.indice(code), Some(i));
+                assert!(!textos.texto(i).is_empty(), "{code}");
             }
             let last = lista.codigo(n - 1);
-            assert_eq!(lista.texto(&format!("{last}Z")), None);
-            assert_eq!(lista.texto(""), None);
+            assert_eq!(lista.indice(&format!("{last}Z")), None);
+            assert_eq!(lista.indice(""), None);
+            assert_eq!(textos.texto(n), "");
         }
     }
 

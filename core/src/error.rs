@@ -9,21 +9,6 @@ use std::fmt;
 /// The registry of every error code (re-exported here, where findings live).
 pub use crate::code;
 
-/// The JSON path serde_path_to_error reports, as findings carry it: `items[2].iva` as is, the root (`.`) empty, and
-/// its placeholder for a segment it could not name (`?`, e.g. `items[0].?` when the input ends inside an object)
-/// dropped.
-pub fn json_path(raw: &str) -> String {
-    let mut p = raw;
-    while let Some(rest) = p.strip_suffix(".?") {
-        p = rest;
-    }
-    if p == "." || p == "?" {
-        String::new()
-    } else {
-        p.to_string()
-    }
-}
-
 /// `field` under `base` (`items[2]` + `iva` → `items[2].iva`, `events` + `[0]` → `events[0]`).
 pub fn join_path(base: &str, field: &str) -> String {
     match (base.is_empty(), field.is_empty()) {
@@ -32,12 +17,6 @@ pub fn join_path(base: &str, field: &str) -> String {
         (false, false) if field.starts_with('[') => format!("{base}{field}"),
         (false, false) => format!("{base}.{field}"),
     }
-}
-
-/// The message a `Deserialize` impl gives serde for a value that has a registry code of its own (a RUC, a CDC), so
-/// that the JSON readers of the `shape` module report that code: `serde::de::Error::custom(coded(code::INVALID_RUC, e))`.
-pub fn coded(code: &str, message: impl fmt::Display) -> String {
-    format!("{code}: {message}")
 }
 
 /// The prefix of [`coded_rule`]'s messages (U+0001 cannot start a message of serde's own).
@@ -229,12 +208,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn json_paths_drop_serde_path_to_errors_placeholders() {
-        assert_eq!(json_path("items[2].iva"), "items[2].iva");
-        assert_eq!(json_path("."), "");
-        assert_eq!(json_path("?"), "");
-        assert_eq!(json_path("items[0].?"), "items[0]");
-        assert_eq!(join_path("job", &json_path(".")), "job");
+    fn json_paths_join() {
+        assert_eq!(join_path("job", ""), "job");
+        assert_eq!(join_path("items[2]", "iva"), "items[2].iva");
         assert_eq!(join_path("events", "[0]"), "events[0]");
         assert_eq!(join_path("", "receptor.ruc"), "receptor.ruc");
     }

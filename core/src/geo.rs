@@ -19,12 +19,17 @@ pub const MAX_NOMBRE: usize = 30;
 /// Rows between two entries of a [`Tabla`]'s `marcas` (tools/gen_sifen_tables.py MARCA).
 const MARCA: usize = 64;
 
-/// One generated table (geo/data.rs): codes `1..=ultimo` except `huecos`, one row per code in order.
+/// One generated table (geo/data.rs): codes `1..=ultimo` except `huecos`, one row per code in order. Its names are
+/// a separate [`Nombres`], so code that only checks codes (request validation) does not link them.
 struct Tabla {
     /// Highest code.
     ultimo: u32,
     /// Codes below `ultimo` that have no row, ascending.
     huecos: &'static [u32],
+}
+
+/// The names of a [`Tabla`]'s rows (geo/data.rs `*_NOMBRES`).
+struct Nombres {
     /// Byte offset in `nombres` of rows 0, MARCA, 2·MARCA, …
     marcas: &'static [u32],
     /// The rows' names, each followed by a newline.
@@ -57,7 +62,9 @@ impl Tabla {
         }
         codigo
     }
+}
 
+impl Nombres {
     /// The name of row `fila`.
     fn nombre(&self, fila: usize) -> &'static str {
         let desde = self.marcas.get(fila / MARCA).map_or(0, |m| *m as usize);
@@ -93,7 +100,7 @@ pub struct Distrito {
 impl Ciudad {
     /// Name exactly as in the DNIT table (may exceed 30 characters, see [`Ciudad::descripcion`]).
     pub fn nombre(&self) -> &'static str {
-        data::CIUDADES.nombre(self.fila as usize)
+        data::CIUDADES_NOMBRES.nombre(self.fila as usize)
     }
 
     /// Text for dDesCiu*: the table name cut to the XSD's 30 characters (59 localities have longer names).
@@ -119,7 +126,7 @@ impl Ciudad {
 impl Distrito {
     /// Name exactly as in the DNIT table.
     pub fn nombre(&self) -> &'static str {
-        data::DISTRITOS.nombre(usize::from(self.fila))
+        data::DISTRITOS_NOMBRES.nombre(usize::from(self.fila))
     }
 
     /// Text for dDesDis*: the table name cut to the XSD's 30 characters (no district exceeds it today).
@@ -256,8 +263,8 @@ mod tests {
     #[test]
     fn names_are_the_rows_lines() {
         for (tabla, filas) in [
-            (&data::CIUDADES, ciudades().len()),
-            (&data::DISTRITOS, distritos().len()),
+            (&data::CIUDADES_NOMBRES, ciudades().len()),
+            (&data::DISTRITOS_NOMBRES, distritos().len()),
         ] {
             let lines: Vec<&str> = tabla.nombres.lines().collect();
             assert_eq!(lines.len(), filas);

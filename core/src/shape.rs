@@ -2,15 +2,19 @@
 //! repeated field of a body, with its JSON path and a message in the project's words.
 //!
 //! The shape comes from one place, the serde types themselves: there is no second description to keep in step. The
-//! input is parsed once into a [`Value`] (noting repeated keys, which a `Value` would silently merge), then read into
-//! the type with path tracking; each problem serde reports is recorded and its field set aside (an unknown or
-//! mistyped field removed, a missing or mistyped required one given a stand-in), and the value is read again, until it
-//! reads. What did read is handed to the rules ([`Unread::with_rules`]), so a bad RUC next to a missing field is
-//! reported in the same answer. A JSON Schema validator would need a schema generated from the same types and a
-//! validator crate in the WebAssembly package, which has no room for it; this pass adds no dependency and runs only
-//! when the plain read fails.
+//! input is read into the type by plain serde_json, once; only when that fails is it parsed into a [`Value`] (noting
+//! repeated keys, which a `Value` would silently merge) and read again from its text; each problem serde reports is
+//! recorded and its field set aside (an unknown or mistyped field removed, a missing or mistyped required one given a
+//! stand-in), and the value is read again, until it reads. What did read is handed to the rules
+//! ([`Unread::with_rules`]), so a bad RUC next to a missing field is reported in the same answer. A JSON Schema
+//! validator would need a schema generated from the same types and a validator crate in the WebAssembly package,
+//! which has no room for it; this pass adds no dependency and runs only when the plain read fails.
+//!
+//! Where a problem is comes from serde_json's position of it (`shape/locate.rs`), not from a path-tracking wrapper around
+//! the read (serde_path_to_error, until issue 32): a wrapper is a second deserializer for every type, about 130 KB
+//! of WebAssembly code. The differential test (`shape/differential.rs`) holds the two to the same findings.
 
-use crate::error::{code, join_path, Finding, Findings};
+use crate::error::{join_path, Finding, Findings};
 use crate::rule;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -88,18 +92,13 @@ pub fn from_json<T: serde::de::DeserializeOwned>(text: &str, base: &str) -> Resu
     read_one(text, base)
 }
 
-/// [`read`] for the hot inputs of native hosts (a create request): tracking the path costs on every
-/// field and is only needed to say where a problem is, so valid input (nearly all of it) is read once without it, and
-/// input that fails is read again, tolerantly, for every finding. Not in WebAssembly, whose package has a size budget
-/// (a second deserializer per type) and whose validation as you type does not need the microseconds.
+/// [`read`] for the hot inputs (a create request): valid input (nearly all of it) is read once, by plain serde_json,
+/// and input that fails is read again, tolerantly, for every finding. [`read`] itself does the same now that no read
+/// tracks the path (see the module documentation); the name stays for its callers.
 pub fn from_json_fast<T: serde::de::DeserializeOwned>(
     text: &str,
     base: &str,
 ) -> Result<T, Unread<T>> {
-    #[cfg(not(target_arch = "wasm32"))]
-    if let Ok(value) = serde_json::from_str(text) {
-        return Ok(value);
-    }
     read(text, base)
 }
 
@@ -109,14 +108,6 @@ pub fn from_json_bytes<T: serde::de::DeserializeOwned>(
     base: &str,
 ) -> Result<T, Finding> {
     from_json(utf8(bytes, base)?, base)
-}
-
-/// Reads an already parsed JSON value into `T`, with the same findings as [`from_json`].
-pub fn from_json_value<T: serde::de::DeserializeOwned>(
-    value: serde_json::Value,
-    base: &str,
-) -> Result<T, Finding> {
-    read_value_one(value, base)
 }
 
 /// Whether `path` is `field` or inside it (`items[0].iva` is inside `items[0]` and `items`, not inside `item`).
@@ -131,65 +122,102 @@ pub fn under(path: &str, field: &str) -> bool {
 /// truncated input, trailing characters) is one `MALFORMED_JSON` finding whose message keeps the line and column.
 pub fn read<T: DeserializeOwned>(text: &str, base: &str) -> Result<T, Unread<T>> {
     // Most input is right: one read of the text, as it always was; the tolerant pass only when that fails.
-    if let Ok(value) = located(text) {
+    if let Ok(value) = plain(text) {
         return Ok(value);
     }
     let (value, repeated) = parse(text, base).map_err(Unread::one)?;
     settle(value, base, repeated)
 }
 
-/// The typed read of JSON text with path tracking, trailing characters refused (`None`): the one instantiation per
-/// type that both [`read`]'s first attempt and [`settle`]'s rounds use.
-fn located<T: DeserializeOwned>(text: &str) -> Result<T, Failed> {
+/// The one typed read of JSON text per type, trailing characters refused (`true` beside the error): [`read`]'s first
+/// attempt (so [`from_json_fast`]'s), [`settle`]'s rounds and [`read_one`] all use it.
+fn plain<T: DeserializeOwned>(text: &str) -> Result<T, (serde_json::Error, bool)> {
     let de = &mut serde_json::Deserializer::from_str(text);
-    let value = serde_path_to_error::deserialize(&mut *de).map_err(Failed::Read)?;
-    de.end().map_err(Failed::Trailing)?;
+    let value = T::deserialize(&mut *de).map_err(|e| (e, false))?;
+    de.end().map_err(|e| (e, true))?;
     Ok(value)
+}
+
+/// [`plain`], and where a failure is: `spaced` when the text is [`locate::spaced`] already (see [`locate`]).
+fn located<T: DeserializeOwned>(text: &str, spaced: bool) -> Result<T, Failed> {
+    #[cfg(test)]
+    if oracle::on() {
+        return oracle::located(text);
+    }
+    plain(text).map_err(|e| {
+        where_failed(text, e, spaced, &|t: &str| {
+            plain::<T>(t).err().map(|(e, _)| e)
+        })
+    })
 }
 
 /// Why a located read failed.
 enum Failed {
     /// The value (or the text) is wrong at a path.
-    Read(serde_path_to_error::Error<serde_json::Error>),
+    Read(Located),
     /// Characters after the value.
     Trailing(serde_json::Error),
+}
+
+/// serde_json's error and the steps from the value read to the value it is about (for a repeated or missing field,
+/// to the object that has it: the field is in the message).
+struct Located {
+    steps: Vec<Step>,
+    error: serde_json::Error,
+}
+
+/// Where a failed [`plain`] read failed. A data error is placed from its position in the [`locate::spaced`] text
+/// (read `again` when `text` is not); a syntax error at the value being read when the text broke, as [`broke_at`]
+/// finds it.
+fn where_failed(
+    text: &str,
+    (error, trailing): (serde_json::Error, bool),
+    spaced: bool,
+    again: &dyn Fn(&str) -> Option<serde_json::Error>,
+) -> Failed {
+    if trailing {
+        return Failed::Trailing(error);
+    }
+    let at = |text: &str, e: &serde_json::Error| {
+        let message = e.to_string();
+        locate::path(
+            text,
+            locate::offset(text, e.line(), e.column()),
+            strip_position(&message),
+        )
+    };
+    let steps = if !error.is_data() {
+        broke_at(text, &error).unwrap_or_else(|| at(text, &error))
+    } else if spaced {
+        at(text, &error)
+    } else {
+        let text = locate::spaced(text);
+        again(&text).map(|e| at(&text, &e)).unwrap_or_default()
+    };
+    Failed::Read(Located { steps, error })
 }
 
 /// JSON text read into `T` with the first problem only, for inputs that answer with one (a profile, CDC fields):
 /// the same findings and words as [`read`]'s, without its tolerant pass.
 pub fn read_one<T: DeserializeOwned>(text: &str, base: &str) -> Result<T, Finding> {
-    located(text).map_err(|e| one_finding(e, base))
-}
-
-/// An already parsed value read into `T` with the first problem only, as [`read_one`].
-pub fn read_value_one<T: DeserializeOwned>(value: Value, base: &str) -> Result<T, Finding> {
-    serde_path_to_error::deserialize(value).map_err(|e| one_finding(Failed::Read(e), base))
+    located(text, false).map_err(|e| one_finding(e, base))
 }
 
 /// The finding for a failed located read: unreadable text is `MALFORMED_JSON` located where it broke (at `base`
 /// past the nesting limit, where the path is only noise); the rest as [`finding_for`] says it.
 fn one_finding(e: Failed, base: &str) -> Finding {
-    let e = match e {
+    let Located { mut steps, error } = match e {
         Failed::Trailing(e) => return malformed(base, &e),
         Failed::Read(e) => e,
     };
-    let mut steps = Vec::new();
-    for segment in e.path() {
-        match segment {
-            serde_path_to_error::Segment::Map { key } => steps.push(Step::Key(key.clone())),
-            serde_path_to_error::Segment::Seq { index } => steps.push(Step::Index(*index)),
-            _ => {}
-        }
-    }
-    let inner = e.into_inner();
-    let message = inner.to_string();
-    if inner.is_syntax() || inner.is_eof() || inner.is_io() {
+    let message = error.to_string();
+    if !error.is_data() {
         let at = if message.starts_with("recursion limit exceeded") {
             base.to_string()
         } else {
             path_text(base, &steps)
         };
-        return malformed(at, &inner);
+        return malformed(at, &error);
     }
     let message = strip_position(&message);
     for (prefix, build) in [
@@ -270,7 +298,7 @@ fn settle<T: DeserializeOwned>(
         value,
         base,
         repeated,
-        &mut |text| match located::<T>(text) {
+        &mut |text| match located::<T>(text, true) {
             Ok(t) => {
                 read = Some(t);
                 Ok(())
@@ -291,8 +319,7 @@ fn settle<T: DeserializeOwned>(
 }
 
 /// One read of the value's text into the type, see [`settle`].
-type ReadText<'a> =
-    dyn FnMut(&str) -> Result<(), serde_path_to_error::Error<serde_json::Error>> + 'a;
+type ReadText<'a> = dyn FnMut(&str) -> Result<(), Located> + 'a;
 
 fn settle_with(
     mut value: Value,
@@ -308,11 +335,8 @@ fn settle_with(
         findings.push(rule::json_duplicate_field(path_text(base, &steps)));
         set_aside.push(steps);
     }
-    let give_up = |findings: Vec<Finding>, last: Option<Finding>| {
+    let give_up = |findings: Vec<Finding>| {
         let mut findings = findings;
-        if findings.is_empty() {
-            findings.extend(last);
-        }
         if findings.is_empty() {
             findings.push(rule::json_unreadable(base));
         }
@@ -323,9 +347,10 @@ fn settle_with(
     };
     // Each round either reports a finding or moves a stand-in to its next candidate (at most five per field).
     for _ in 0..MAX_SHAPE_FINDINGS * 6 {
-        // Read from text (serde_json's own, so always well-formed): the reader every face already links for these
-        // types, whose messages keep the number that does not fit (from a `Value` they only say "invalid number").
-        let e = match read(&value.to_string()) {
+        // Read from text (serde_json's own, so always well-formed, spaced for `locate`): the reader every face
+        // already links for these types, whose messages keep the number that does not fit (from a `Value` they only
+        // say "invalid number").
+        let e = match read(&locate::spaced(&value.to_string())) {
             Ok(()) if findings.is_empty() => return Ok(()),
             Ok(()) => {
                 let set_aside = set_aside.iter().map(|s| path_text(base, s)).collect();
@@ -336,22 +361,11 @@ fn settle_with(
             }
             Err(e) => e,
         };
-        let mut steps = Vec::new();
-        let mut plain = true;
-        for segment in e.path() {
-            match segment {
-                serde_path_to_error::Segment::Map { key } => steps.push(Step::Key(key.clone())),
-                serde_path_to_error::Segment::Seq { index } => steps.push(Step::Index(*index)),
-                _ => plain = false,
-            }
-        }
-        let message = e.into_inner().to_string();
+        let Located { mut steps, error } = e;
+        let message = error.to_string();
         let message = strip_position(&message);
-        if !plain {
-            return give_up(findings, Some(finding_for(base, &steps, message)));
-        }
         if findings.len() >= MAX_SHAPE_FINDINGS {
-            return give_up(findings, None);
+            return give_up(findings);
         }
         if let Some(field) = quoted_after(message, "missing field `") {
             steps.push(Step::Key(field.to_string()));
@@ -360,7 +374,7 @@ fn settle_with(
                 findings.push(rule::json_missing(path_text(base, &steps)));
             }
             if !put(&mut value, &steps, stand_in(0)) {
-                return give_up(findings, None);
+                return give_up(findings);
             }
             set_aside.push(steps.clone());
             stand_ins.push((steps, 0));
@@ -371,35 +385,35 @@ fn settle_with(
             slot.1 += 1;
             let candidate = stand_in(slot.1);
             if candidate.is_none() || !put(&mut value, &steps, candidate) {
-                return give_up(findings, None);
+                return give_up(findings);
             }
             continue;
         }
         if inside(&stand_ins, &steps) {
-            return give_up(findings, None);
+            return give_up(findings);
         }
         findings.push(finding_for(base, &steps, message));
         if steps.is_empty() {
             // Not even the body is of the right kind: there is nothing to read further.
-            return give_up(findings, None);
+            return give_up(findings);
         }
         set_aside.push(steps.clone());
         match steps.last() {
             // A member is removed: if it is optional the rest reads, if required the next round gives it a stand-in.
             Some(Step::Key(_)) => {
                 if !put(&mut value, &steps, None) {
-                    return give_up(findings, None);
+                    return give_up(findings);
                 }
             }
             _ => {
                 if !put(&mut value, &steps, stand_in(0)) {
-                    return give_up(findings, None);
+                    return give_up(findings);
                 }
                 stand_ins.push((steps, 0));
             }
         }
     }
-    give_up(findings, None)
+    give_up(findings)
 }
 
 /// Whether `steps` is at or inside one of the stand-ins.
@@ -496,17 +510,9 @@ fn finding_for(base: &str, steps: &[Step], message: &str) -> Finding {
             .collect();
         return rule::json_variant(path, &names);
     }
-    // A finding of a registered rule (`crate::error::coded_rule`).
-    if let Some(f) = crate::error::read_coded_rule(message, path.clone()) {
-        return f;
-    }
-    // A message of our own `Deserialize` impls, in our words already, maybe with a registry code (`crate::error::coded`).
-    if let Some((c, rest)) = message.split_once(": ") {
-        if let Some((registered, _)) = code::ALL.iter().find(|(r, _)| *r == c) {
-            return Finding::new(registered, path, rest);
-        }
-    }
-    rule::json_invalid(path, message)
+    // A finding of a registered rule (`crate::error::coded_rule`), else a message of our own `Deserialize` impls.
+    crate::error::read_coded_rule(message, path.clone())
+        .unwrap_or_else(|| rule::json_invalid(path, message))
 }
 
 /// What serde found (its `Unexpected`: `string "x"`, `integer `5``, `map`…), as a catalog term (`found_text`).
@@ -596,11 +602,32 @@ pub(crate) fn quoted_after<'a>(message: &'a str, prefix: &str) -> Option<&'a str
 /// (`arbitrary_precision`); `serde_json::Value`'s own visitor recognises it the same way.
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
-/// What the parse noted: repeated keys (path, message) and the path where the text broke.
+/// What the parse noted: repeated keys (path, message) and the path where the text broke; `entered`: that path is
+/// the innermost value whose read had begun (see [`broke_at`]).
 #[derive(Default)]
 struct Notes {
     repeated: Repeated,
     broke_at: Option<Vec<Step>>,
+    entered: bool,
+}
+
+/// The path where unreadable text broke, as a typed read of it places the break: the innermost value whose read
+/// had begun (a member's after its `:`, an element's once something other than `]` follows `[` or `,`); `None`
+/// when the text parses, or breaks otherwise than `e` says (a number too large for the type reads as a `Value`).
+fn broke_at(text: &str, e: &serde_json::Error) -> Option<Vec<Step>> {
+    let notes = RefCell::new(Notes {
+        entered: true,
+        ..Notes::default()
+    });
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let broke = Tracked {
+        steps: Vec::new(),
+        notes: &notes,
+    }
+    .deserialize(&mut *de)
+    .err()?;
+    let same = broke.to_string() == e.to_string();
+    notes.into_inner().broke_at.filter(|_| same)
 }
 
 /// Parses JSON text into a [`Value`], noting every repeated key with its path, and the path where unreadable text
@@ -649,7 +676,7 @@ impl Tracked<'_> {
     /// The first (innermost) place where the text broke.
     fn broke<E>(&self, steps: &[Step], e: E) -> E {
         let mut notes = self.notes.borrow_mut();
-        if notes.broke_at.is_none() {
+        if notes.broke_at.is_none() && !notes.entered {
             notes.broke_at = Some(steps.to_vec());
         }
         e
@@ -660,7 +687,16 @@ impl<'de> DeserializeSeed<'de> for Tracked<'_> {
     type Value = Value;
 
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(self)
+        if !self.notes.borrow().entered {
+            return d.deserialize_any(self);
+        }
+        let (notes, steps) = (self.notes, self.steps.clone());
+        d.deserialize_any(self).inspect_err(|_| {
+            let mut notes = notes.borrow_mut();
+            if notes.broke_at.is_none() {
+                notes.broke_at = Some(steps);
+            }
+        })
     }
 }
 
@@ -726,8 +762,15 @@ impl<'de> Visitor<'de> for Tracked<'_> {
                 Err(e) => return Err(self.broke(&self.steps, e)),
             };
             if first && key == NUMBER_TOKEN {
-                // A number, as its exact text.
-                let text: String = map.next_value()?;
+                // A number, as its exact text (looking for a break, a member: as a typed read places it).
+                let text: String = if self.notes.borrow().entered {
+                    match map.next_value_seed(self.child(Step::Key(key)))? {
+                        Value::String(s) => s,
+                        _ => String::new(),
+                    }
+                } else {
+                    map.next_value()?
+                };
                 return text
                     .parse::<serde_json::Number>()
                     .map(Value::Number)
@@ -752,5 +795,10 @@ impl<'de> Visitor<'de> for Tracked<'_> {
     }
 }
 
+#[cfg(test)]
+mod differential;
+mod locate;
+#[cfg(test)]
+mod oracle;
 #[cfg(test)]
 mod tests;

@@ -7,17 +7,23 @@
 //! shortest text that round-trips, i.e. what the user typed (`123.45`).
 
 use kuatia_core::cdc::{Cdc, CdcFields};
+#[cfg(feature = "full")]
 use kuatia_core::document::{self, IssueContext};
 use kuatia_core::invoice;
 use kuatia_core::msg::Lang;
 use kuatia_core::profile::Emisor;
+#[cfg(feature = "full")]
 use kuatia_core::qr::{self, Ambiente, QrInput, QrReceptor};
 use kuatia_core::ruc::Ruc;
 use kuatia_core::rule;
 use kuatia_core::validate::{self, Report};
-use kuatia_core::{fmt, sign, totals, xml};
+use kuatia_core::{fmt, totals};
+#[cfg(feature = "full")]
+use kuatia_core::{sign, xml};
 use kuatia_core::{Finding, Findings};
-use serde::{Deserialize, Serialize};
+#[cfg(feature = "full")]
+use serde::Deserialize;
+use serde::Serialize;
 use time::PrimitiveDateTime;
 
 /// The result of every face function: JSON text of the answer, or the findings that reject the input.
@@ -28,6 +34,7 @@ fn to_json<T: Serialize>(value: &T) -> Outcome {
         .map_err(|e| Findings::from(rule::api_internal_serialize("", &e.to_string())))
 }
 
+#[cfg(feature = "full")]
 /// Reads a small JSON argument (context, options, QR input) into its DTO; `path` names the argument.
 fn read<T: serde::de::DeserializeOwned>(text: &str, path: &str) -> Result<T, Findings> {
     kuatia_core::shape::from_json(text, path).map_err(Findings::from)
@@ -200,6 +207,7 @@ pub fn cdc_parse(cdc: &str) -> Outcome {
     to_json(&cdc.parts())
 }
 
+#[cfg(feature = "full")]
 /// What the host supplies to build a document: Paraguay local time, number, security code (see [`IssueContext`]).
 #[derive(Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "IssueContext"))]
@@ -213,6 +221,7 @@ pub(crate) struct ContextDto {
     codigo_seguridad: u32,
 }
 
+#[cfg(feature = "full")]
 /// Reads the `context` argument into core's [`IssueContext`].
 pub fn context(text: &str) -> Result<IssueContext, Findings> {
     let c: ContextDto = read(text, "context")?;
@@ -223,6 +232,7 @@ pub fn context(text: &str) -> Result<IssueContext, Findings> {
     })
 }
 
+#[cfg(feature = "full")]
 /// Builds the resolved document of a request (validation first: any finding rejects it).
 fn build(
     request: &str,
@@ -236,6 +246,7 @@ fn build(
     Ok((de, emisor))
 }
 
+#[cfg(feature = "full")]
 /// Outcome of `previewXml`: the unsigned `rDE` and its CDC.
 #[derive(Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "XmlPreview"))]
@@ -246,6 +257,7 @@ pub(crate) struct Preview {
     xml: String,
 }
 
+#[cfg(feature = "full")]
 /// `previewXml`: the unsigned `rDE` (canonical form, the bytes that will be signed) and its CDC.
 pub fn preview_xml(request: &str, context_json: &str, profile: Option<&str>) -> Outcome {
     let (de, _) = build(request, context_json, profile)?;
@@ -253,6 +265,7 @@ pub fn preview_xml(request: &str, context_json: &str, profile: Option<&str>) -> 
     to_json(&Preview { cdc: de.cdc, xml })
 }
 
+#[cfg(feature = "full")]
 /// Receiver identification in the QR: `{"ruc": "80069563"}` (RUC body), `{"documento": "…"}` or `"sin_documento"`.
 #[derive(Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "QrReceptor"))]
@@ -266,6 +279,7 @@ pub(crate) enum ReceptorDto {
     SinDocumento,
 }
 
+#[cfg(feature = "full")]
 /// Parts of a `dCarQR`, strings exactly as written in the signed XML (what `qrBuild` takes).
 #[derive(Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "QrInput"))]
@@ -293,6 +307,7 @@ pub(crate) struct QrInputDto {
     ambiente: Ambiente,
 }
 
+#[cfg(feature = "full")]
 /// `qrBuild`: the dCarQR text (raw, not XML-escaped).
 pub fn qr_build(input: &str) -> Result<String, Findings> {
     let i: QrInputDto = read(input, "input")?;
@@ -314,11 +329,13 @@ pub fn qr_build(input: &str) -> Result<String, Findings> {
     }))
 }
 
+#[cfg(feature = "full")]
 /// `qrParse`: the parts of a dCarQR (core's [`qr::QrParts`]); with `csc`, also whether its `cHashQR` matches.
 pub fn qr_parse(dcarqr: &str, csc: Option<&str>) -> Outcome {
     to_json(&qr::parse(dcarqr)?.checked(dcarqr, csc))
 }
 
+#[cfg(feature = "full")]
 /// `verify`: the XMLDSig report of a signed document (public key only); `at` also checks the certificate dates.
 pub fn verify(signed_xml: &str, at: Option<&str>, lang: Lang) -> Outcome {
     let at = at.map(|t| datetime(t, "at")).transpose()?;

@@ -9,6 +9,9 @@
 //!
 //! Built without core's `native-sign` feature: no private-key code reaches the browser.
 
+#[cfg(all(feature = "full", feature = "validate"))]
+compile_error!("feature `validate` (the light entry's catalogs) goes with --no-default-features, not with `full`");
+
 pub mod face;
 #[cfg(feature = "kude")]
 mod sandbox_api;
@@ -182,6 +185,7 @@ pub fn check(
 /// returns the nanoseconds per iteration (JS clock). Comparing the two isolates the cost of WebAssembly itself from
 /// the object marshalling (`JSON.stringify` / `JSON.parse`) of the public functions.
 #[doc(hidden)]
+#[cfg(feature = "full")]
 #[wasm_bindgen(js_name = __benchValidateTotals, skip_typescript)]
 pub fn bench_validate_totals(request: &str, iterations: u32) -> Result<f64, JsValue> {
     let req = kuatia_core::invoice::parse_request(request).map_err(|f| js_error(&f))?;
@@ -239,6 +243,7 @@ pub fn cdc_parse(cdc: &str) -> Result<JsValue, JsValue> {
     answer(face::cdc_parse(cdc))
 }
 
+#[cfg(feature = "full")]
 /// The unsigned `rDE` XML of a valid request built with `context` (`{now, numero, codigo_seguridad}`): `{cdc, xml}`.
 /// Throws with every finding when the request is not valid.
 #[wasm_bindgen(js_name = previewXml, unchecked_return_type = "XmlPreview")]
@@ -257,6 +262,7 @@ pub fn preview_xml(
     })())
 }
 
+#[cfg(feature = "full")]
 /// Builds the QR text `dCarQR` (raw URL, not XML-escaped) from its parts.
 #[wasm_bindgen(js_name = qrBuild)]
 pub fn qr_build(
@@ -267,6 +273,7 @@ pub fn qr_build(
         .map_err(|f| js_error(&f))
 }
 
+#[cfg(feature = "full")]
 /// Parses a `dCarQR`; with the secret `csc` also reports whether `cHashQR` matches (`hash_ok`).
 #[wasm_bindgen(js_name = qrParse, unchecked_return_type = "QrParts")]
 pub fn qr_parse(
@@ -276,6 +283,7 @@ pub fn qr_parse(
     answer(face::qr_parse(dcarqr, csc.as_deref()))
 }
 
+#[cfg(feature = "full")]
 /// Verifies the XMLDSig signature of a signed document with the certificate it carries (public key only).
 /// `at` (Paraguay local time) also checks the certificate's validity dates. Never throws for a bad document.
 #[wasm_bindgen(js_name = verify, unchecked_return_type = "VerifyReport")]

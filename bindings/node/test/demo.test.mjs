@@ -1,5 +1,6 @@
 // The demo page in headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core): typing a bad RUC shows
-// the error next to the RUC field; a valid form shows totals and the KuDE preview. Saves demo/screenshot.png.
+// the error next to the RUC field, from the light entry kuatia/validate; a valid form shows totals and the KuDE
+// preview (kuatia/kude, loaded on demand). Saves demo/screenshot.png.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
@@ -40,12 +41,17 @@ test("demo: validates as you type, error next to the RUC field, totals, KuDE pre
     const page = await browser.newPage({ viewport: { width: 1000, height: 1300 } });
     const problems = [];
     page.on("pageerror", (e) => problems.push(String(e)));
+    const fetched = [];
+    page.on("request", (r) => fetched.push(new URL(r.url()).pathname));
     await page.goto(`http://127.0.0.1:${server.address().port}/demo/index.html`);
     await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
     assert.match(await page.textContent("#status"), /lista para enviar/);
     await page.waitForFunction(() => document.querySelector("#kude-status").textContent.includes("PDF"));
     assert.match(await page.textContent("#totales"), /Total general/);
 
+    // Validation runs on the light entry (kuatia/validate); the KuDE module loads only for the preview.
+    assert.ok(fetched.includes("/dist/validate/kuatia_wasm_bg.wasm"), fetched.join(" "));
+    assert.ok(!fetched.includes("/dist/default/kuatia_wasm_bg.wasm"), fetched.join(" "));
     await page.fill("#ruc", "80069563-2");
     const slot = page.locator('[data-error-for="receptor.ruc"]');
     // The message a cashier reads, in Spanish (the default), and only it: no registry code in the slot.

@@ -49,3 +49,14 @@ export function everyApproved(sb: Sandbox, key: string): InvoiceResource[] {
 
 // @ts-expect-error: an unknown status is not a filter value
 export const wrongFilter: InvoiceFilter = { status: "paid" };
+
+// The light entry: the same functions and types for a form, without previews or verification.
+import initLight, { check as checkLight, setLanguage, type CheckResult } from "../validate.js";
+// @ts-expect-error: kuatia/validate has no XML preview (use "kuatia" or "kuatia/kude")
+import { previewXml as noPreview } from "../validate.js";
+
+export async function lightCheck(form: FacturaRequest): Promise<CheckResult> {
+  await initLight();
+  setLanguage("es");
+  return checkLight(form, null, "2025-03-10T10:11:00");
+}

@@ -325,6 +325,46 @@ mod tests {
     }
 
     #[test]
+    fn a_rule_without_a_message_renders_as_its_id() {
+        let def = RuleDef {
+            id: "nowhere.rule",
+            code: crate::code::VALIDATION_ERROR,
+            params: &[],
+            samples: &[],
+            doc: "",
+        };
+        assert_eq!(render(Lang::EsPy, &def, &Params::default()), "nowhere.rule");
+        assert_eq!(render(Lang::En, &def, &Params::default()), "nowhere.rule");
+    }
+
+    /// The `kuatia/validate` build's tables (`cargo test -p kuatia-core --lib --features light-catalog msg::`): the
+    /// validation groups in both languages, an XML rule as its id.
+    #[cfg(feature = "light-catalog")]
+    #[test]
+    fn the_light_catalog_keeps_the_validation_groups_only() {
+        let f = rule::ruc_check_digit("receptor.ruc", 1, 2);
+        assert!(render(Lang::EsPy, rule::RUC_CHECK_DIGIT, &f.params).starts_with("El dígito"));
+        assert_eq!(f.message, "wrong RUC check digit: expected 1, got 2");
+        let x = rule::xml_attr("", "duplicated attribute");
+        assert_eq!(render(Lang::EsPy, rule::XML_ATTR, &x.params), "xml.attr");
+        assert_eq!(
+            gen::catalogs(Lang::EsPy).len(),
+            gen::catalogs(Lang::En).len()
+        );
+        // `rule::find` knows exactly the rules whose messages this build has (two lists: LIGHT_GROUPS, rule::LIGHT).
+        for def in rule::ALL {
+            for lang in Lang::ALL {
+                assert_eq!(
+                    rule::find(def.id).is_some(),
+                    message(lang, def.id).is_some(),
+                    "{}",
+                    def.id
+                );
+            }
+        }
+    }
+
+    #[test]
     fn a_select_picks_the_plural_arm() {
         let short = |len| {
             render(

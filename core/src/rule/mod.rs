@@ -435,8 +435,34 @@ pub const ALL: &[&RuleDef] = &chain::<{ count(GROUPS) }>(GROUPS);
 
 /// The rule with id `id`.
 pub fn find(id: &str) -> Option<&'static RuleDef> {
-    ALL.iter().copied().find(|r| r.id == id)
+    FOUND.iter().copied().find(|r| r.id == id)
 }
+
+/// The rules [`find`] knows: all of them.
+#[cfg(not(feature = "light-catalog"))]
+const FOUND: &[&RuleDef] = ALL;
+
+/// The rules [`find`] knows with feature `light-catalog` (`kuatia/validate`): the groups whose messages that build has
+/// (tools/codegen/catalog `LIGHT_GROUPS`; `msg` tests check the two lists agree), so it does not link the others'.
+#[cfg(feature = "light-catalog")]
+const FOUND: &[&RuleDef] = &chain::<{ count(LIGHT) }>(LIGHT);
+
+/// The groups of [`FOUND`] with feature `light-catalog`.
+#[cfg(feature = "light-catalog")]
+const LIGHT: &[&[&RuleDef]] = &[
+    ids::ALL,
+    text::ALL,
+    amount::ALL,
+    code::ALL,
+    request::ALL,
+    receptor::ALL,
+    items::ALL,
+    pagos::ALL,
+    transporte::ALL,
+    totals::ALL,
+    json::ALL,
+    calc::ALL,
+];
 
 /// A builder's finding: `values` are the parameters' wire forms in the rule's order. Not generic, so that each
 /// builder is a few instructions (the WebAssembly package pays for every builder).

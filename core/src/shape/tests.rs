@@ -1,5 +1,42 @@
 #![allow(clippy::unwrap_used)]
 use super::*;
+use crate::error::code;
+
+/// The texts of these tests, for the differential test (`super::differential`) too.
+pub(super) const CASES: &[&str] = &[
+    r#"{"a":1,"inner":{"n":2,"s":"x"},"list":[{"n":3,"s":"y","o":7}],"flag":true}"#,
+    r#"{"a":"1","inner":{"s":5,"zz":1},"list":[{"n":300,"s":"ok"},"x",{"s":"y","o":-1}],"flag":1}"#,
+    "{}",
+    r#"{"a":"1","inner":{"n":1,"s":[]},"list":{},"flag":null}"#,
+    r#"{"a":-1,"inner":{"n":1,"s":""},"list":[]}"#,
+    "null",
+    "[]",
+    "7",
+    r#"{"a":1,"b":2,"inner":{"n":1,"s":""},"list":[]}"#,
+    r#"{"a":1,"a":2,"inner":{"n":1,"s":"","n":3},"list":[{"n":1,"s":"","s":""}]}"#,
+    r#"{"a":1"#,
+    r#"{"a":1} x"#,
+    r#"{"inner":{"n":1,"#,
+    r#"{"list":[{"n":1},"#,
+    "",
+    r#"{"a":"x","inner":{"n":9},"list":[{"n":1,"s":"ok"}]}"#,
+    r#"{"a":[1,300]}"#,
+    r#"{"a":[]} x"#,
+    r#"{"a":[],"b":1}"#,
+    "{",
+    r#"{"a":"x"}"#,
+    "{\n  \"a\": 1,\n  \"inner\": {\"n\": \"2\", \"s\": \"x\"},\n  \"list\": [ {\"n\":1, \"s\":\"\"} , 5 ]\n}",
+    r#"{"list":[{"n":1,"s":""},[],{"n":1,"s":""},{}]}"#,
+    r#"{"list":[{"n":1,"s":""} , [1] , {"n":1,"s":"","o":{}}]}"#,
+    r#"{"a":1 x"#,
+    r#"{"a" 1}"#,
+    r#"{"a":tru}"#,
+    r#"{"a":1.}"#,
+    "[1,",
+    "[1 x",
+    r#"{"inner":{"n":1e999,"s":""}}"#,
+    r#"{"inner":{"n":"\u00e9","s":"","\u00e9":1}}"#,
+];
 
 #[derive(Debug, PartialEq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -258,4 +295,53 @@ fn json_findings_name_the_kind_of_problem() {
             "must be a whole number, found text"
         )
     );
+}
+
+/// Inside an enum's variant (`{"ruc": …}` of the QR receptor in the C ABI and WebAssembly), the path goes through the
+/// variant's name as through a member: from its position alone the variant cannot be told from a field (with
+/// serde_path_to_error the path stopped at the enum). An unknown variant is still at the enum.
+#[test]
+fn inside_a_variant_the_path_names_it() {
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    #[allow(dead_code)]
+    enum Receptor {
+        Ruc(String),
+        SinDocumento,
+    }
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Q {
+        receptor: Receptor,
+    }
+    let at = |text: &str| {
+        let f = read_one::<Q>(text, "x").unwrap_err();
+        (f.code, f.path)
+    };
+    assert_eq!(
+        at(r#"{"receptor":{"ruc":5}}"#),
+        (code::INVALID_TYPE.to_string(), "x.receptor.ruc".to_string())
+    );
+    for text in [r#"{"receptor":{"dni":"5"}}"#, r#"{"receptor":"dni"}"#] {
+        assert_eq!(
+            at(text),
+            (code::INVALID_VALUE.to_string(), "x.receptor".to_string()),
+            "{text}"
+        );
+    }
+    assert!(read_one::<Q>(r#"{"receptor":"sin_documento"}"#, "x").is_ok());
+}
+
+/// The spaced text leaves strings alone; serde_json's line and column become a byte offset.
+#[test]
+fn spaced_text_and_offsets() {
+    assert_eq!(
+        locate::spaced(r#"{"a":["x,]\"}",1],"b":{}}"#),
+        r#"{"a":["x,]\"}" ,1 ]  ,"b":{ }  } "#
+    );
+    let text = "{\n  \"a\": 1,\n  \"b\": x";
+    assert_eq!(locate::offset(text, 3, 7), 19);
+    assert_eq!(locate::offset(text, 1, 1), 1);
+    assert_eq!(locate::offset(text, 0, 0), 0);
+    assert_eq!(locate::offset(text, 9, 99), text.len());
 }

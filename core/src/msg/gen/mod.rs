@@ -3,6 +3,7 @@
 
 #[rustfmt::skip]
 mod amount;
+#[cfg_attr(feature = "light-catalog", allow(dead_code))]
 #[rustfmt::skip]
 mod api;
 #[rustfmt::skip]
@@ -11,8 +12,10 @@ mod archive;
 mod calc;
 #[rustfmt::skip]
 mod code;
+#[cfg_attr(feature = "light-catalog", allow(dead_code))]
 #[rustfmt::skip]
 mod event;
+#[cfg_attr(feature = "light-catalog", allow(dead_code))]
 #[rustfmt::skip]
 mod face;
 #[rustfmt::skip]
@@ -23,26 +26,34 @@ mod ids;
 mod items;
 #[rustfmt::skip]
 mod json;
+#[cfg_attr(feature = "light-catalog", allow(dead_code))]
 #[rustfmt::skip]
 mod kude;
+#[cfg_attr(feature = "light-catalog", allow(dead_code))]
 #[rustfmt::skip]
 mod numbering;
 #[rustfmt::skip]
 mod pagos;
+#[cfg_attr(feature = "light-catalog", allow(dead_code))]
 #[rustfmt::skip]
 mod panel;
+#[cfg_attr(feature = "light-catalog", allow(dead_code))]
 #[rustfmt::skip]
 mod qr;
 #[rustfmt::skip]
 mod receptor;
 #[rustfmt::skip]
 mod request;
+#[cfg_attr(feature = "light-catalog", allow(dead_code))]
 #[rustfmt::skip]
 mod sifen;
+#[cfg_attr(feature = "light-catalog", allow(dead_code))]
 #[rustfmt::skip]
 mod sifen_codes;
+#[cfg_attr(feature = "light-catalog", allow(dead_code))]
 #[rustfmt::skip]
 mod sign;
+#[cfg_attr(feature = "light-catalog", allow(dead_code))]
 #[rustfmt::skip]
 mod storage;
 #[rustfmt::skip]
@@ -51,19 +62,33 @@ mod text;
 mod totals;
 #[rustfmt::skip]
 mod transporte;
+#[cfg_attr(feature = "light-catalog", allow(dead_code))]
 #[rustfmt::skip]
 mod webhook;
+#[cfg_attr(feature = "light-catalog", allow(dead_code))]
 #[rustfmt::skip]
 mod xml;
 
 use super::{Catalog, Lang};
 
 /// The compiled catalogs of `lang`, one per group.
+#[cfg(not(feature = "light-catalog"))]
 #[rustfmt::skip]
 pub fn catalogs(lang: Lang) -> &'static [Catalog] {
     match lang {
         Lang::EsPy => &[amount::ES_PY, api::ES_PY, archive::ES_PY, calc::ES_PY, code::ES_PY, event::ES_PY, face::ES_PY, host::ES_PY, ids::ES_PY, items::ES_PY, json::ES_PY, kude::ES_PY, numbering::ES_PY, pagos::ES_PY, panel::ES_PY, qr::ES_PY, receptor::ES_PY, request::ES_PY, sifen::ES_PY, sign::ES_PY, storage::ES_PY, text::ES_PY, totals::ES_PY, transporte::ES_PY, webhook::ES_PY, xml::ES_PY],
         Lang::En => &[amount::EN, api::EN, archive::EN, calc::EN, code::EN, event::EN, face::EN, host::EN, ids::EN, items::EN, json::EN, kude::EN, numbering::EN, pagos::EN, panel::EN, qr::EN, receptor::EN, request::EN, sifen::EN, sign::EN, storage::EN, text::EN, totals::EN, transporte::EN, webhook::EN, xml::EN],
+    }
+}
+
+/// The compiled catalogs of `lang` of the groups request validation, totals, RUC and CDC emit (feature
+/// `light-catalog`, the `kuatia/validate` build): a finding of another group renders as its rule id.
+#[cfg(feature = "light-catalog")]
+#[rustfmt::skip]
+pub fn catalogs(lang: Lang) -> &'static [Catalog] {
+    match lang {
+        Lang::EsPy => &[amount::ES_PY, calc::ES_PY, code::ES_PY, ids::ES_PY, items::ES_PY, json::ES_PY, pagos::ES_PY, receptor::ES_PY, request::ES_PY, text::ES_PY, totals::ES_PY, transporte::ES_PY],
+        Lang::En => &[amount::EN, calc::EN, code::EN, ids::EN, items::EN, json::EN, pagos::EN, receptor::EN, request::EN, text::EN, totals::EN, transporte::EN],
     }
 }
 
