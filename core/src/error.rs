@@ -105,10 +105,9 @@ fn is_unclassified(rule: &str) -> bool {
 }
 
 impl Finding {
-    /// A finding from a sentence (rule `unclassified`, no parameters). Not public: every finding outside core is
-    /// built by its rule's builder (`rule::ruc_check_digit(path, …)`), whose message comes from the catalogs. Its last
-    /// users are `shape.rs`'s reader of the old `error::coded` form and that module's tests; it goes with them.
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// A finding from a sentence (rule `unclassified`, no parameters), for core's own tests only: every finding is
+    /// built by its rule's builder (`rule::ruc_check_digit(path, …)`), whose message comes from the catalogs.
+    #[cfg(test)]
     pub(crate) fn new(code: &str, path: impl Into<String>, message: impl Into<String>) -> Self {
         Finding {
             code: code.to_string(),

@@ -157,8 +157,7 @@ fn no_face_answers_with_a_literal_code() {
 /// No finding outside tests is built from a sentence (issue 32): every message comes from a catalog by rule id, so
 /// a finding is built by its rule's builder (`rule::ruc_check_digit(path, …)`), never by `Finding::new(code, path,
 /// text)`, `ApiError::new(status, code, text)` or a `Finding { … }` literal with a `message` of its own. Test modules
-/// (after `#[cfg(test)]`, or files named `tests.rs`/`*_tests.rs`) may. `core/src/error.rs` defines the type;
-/// `core/src/shape.rs` (with `shape/`) reads the retired `error::coded` form and goes to rules in its own change.
+/// (after `#[cfg(test)]`, or files named `tests.rs`/`*_tests.rs`) may; `core/src/error.rs` defines the type.
 #[test]
 fn no_finding_is_built_from_a_sentence() {
     let mut offenders = Vec::new();
@@ -191,7 +190,7 @@ fn no_finding_is_built_from_a_sentence() {
                     .unwrap()
                     .to_string_lossy()
                     .replace('\\', "/");
-                if rel == "core/src/error.rs" || rel.starts_with("core/src/shape") {
+                if rel == "core/src/error.rs" {
                     continue;
                 }
                 let text = std::fs::read_to_string(&p).unwrap();

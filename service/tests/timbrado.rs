@@ -99,12 +99,7 @@ fn assert_only_invalid_timbrado(findings: &[Finding], why: &str) {
 /// (profile, request, words of the expected message) for the three cases.
 fn cases() -> Vec<(&'static str, Emisor, Value, &'static str)> {
     vec![
-        (
-            "expired",
-            expired(),
-            factura(),
-            "valid on 10/03/2025",
-        ),
+        ("expired", expired(), factura(), "valid on 10/03/2025"),
         (
             "not yet started",
             not_started(),
@@ -147,10 +142,7 @@ fn stamp_validity_bounds_are_inclusive_days_of_the_emission_date() {
     let mut dated = factura();
     dated["fecha"] = json!("2025-03-08T09:00:00");
     let from_9 = profile(date!(2025 - 03 - 09), None, &[1]);
-    assert_only_invalid_timbrado(
-        &validate(&req(&dated), &from_9, NOW),
-        "valid on 08/03/2025",
-    );
+    assert_only_invalid_timbrado(&validate(&req(&dated), &from_9, NOW), "valid on 08/03/2025");
     // ... and an emission dated 03-12 (within the 5 days ahead) is past a stamp that ended on 03-11.
     dated["fecha"] = json!("2025-03-12T09:00:00");
     let until_11 = profile(date!(2024 - 01 - 01), Some(date!(2025 - 03 - 11)), &[1]);

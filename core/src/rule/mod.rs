@@ -13,9 +13,9 @@ use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::fmt;
 
-/// The rule of a finding without one: read back from JSON written before rules (or by `shape.rs`'s reader of the
-/// retired `error::coded` form). Its text is its `message`, it has no parameters and no catalog entry, and it is not
-/// written on the wire. Nothing else builds one: every finding comes from a rule's builder.
+/// The rule of a finding without one, read back from JSON written before rules: its text is its `message`, it has no
+/// parameters and no catalog entry, and it is not written on the wire. Nothing builds one: every finding comes from a
+/// rule's builder.
 pub const UNCLASSIFIED: &str = "unclassified";
 
 /// How a parameter's value is written on the wire (always as text, in machine form) and rendered in a message.
@@ -325,6 +325,7 @@ macro_rules! rules {
 mod amount;
 mod api;
 mod archive;
+mod arg;
 mod calc;
 mod code;
 mod event;
@@ -351,6 +352,7 @@ mod xml;
 pub use amount::*;
 pub use api::*;
 pub use archive::*;
+pub use arg::*;
 pub use calc::*;
 pub use code::*;
 pub use event::*;
@@ -403,6 +405,7 @@ pub const GROUPS: &[&[&RuleDef]] = &[
     qr::ALL,
     face::ALL,
     archive::ALL,
+    arg::ALL,
 ];
 
 const fn count(groups: &[&[&RuleDef]]) -> usize {
@@ -462,6 +465,7 @@ const LIGHT: &[&[&RuleDef]] = &[
     totals::ALL,
     json::ALL,
     calc::ALL,
+    arg::ALL,
 ];
 
 /// A builder's finding: `values` are the parameters' wire forms in the rule's order. Not generic, so that each

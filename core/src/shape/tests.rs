@@ -62,7 +62,10 @@ fn found(text: &str) -> Vec<(String, String, String)> {
         .unwrap_err()
         .findings
         .into_iter()
-        .map(|f| (f.code, f.path, f.message))
+        .map(|f| {
+            let message = f.message_in(crate::msg::Lang::En);
+            (f.code, f.path, message)
+        })
         .collect()
 }
 
@@ -200,6 +203,13 @@ fn the_rules_see_the_rest_but_not_the_stand_ins() {
             Finding::new(code::INVALID_VALUE, "list[0].s", o.list[0].s.clone()),
         ]
     });
+    let all: Vec<Finding> = all
+        .into_iter()
+        .map(|mut f| {
+            f.localize(crate::msg::Lang::En);
+            f
+        })
+        .collect();
     let got: Vec<(&str, &str)> = all
         .iter()
         .map(|f| (f.path.as_str(), f.message.as_str()))
@@ -282,13 +292,21 @@ fn json_findings_name_the_kind_of_problem() {
     );
     let f = read("{}");
     assert_eq!(
-        (f.code.as_str(), f.path.as_str(), f.message.as_str()),
+        (
+            f.code.as_str(),
+            f.path.as_str(),
+            f.message_in(crate::msg::Lang::En).as_str()
+        ),
         (code::REQUIRED, "arg.a", "is required")
     );
     assert_eq!(read(r#"{"a":1,"b":2}"#).code, code::NOT_ALLOWED);
     let f = read(r#"{"a":"x"}"#);
     assert_eq!(
-        (f.code.as_str(), f.path.as_str(), f.message.as_str()),
+        (
+            f.code.as_str(),
+            f.path.as_str(),
+            f.message_in(crate::msg::Lang::En).as_str()
+        ),
         (
             code::INVALID_TYPE,
             "arg.a",

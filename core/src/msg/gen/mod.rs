@@ -6,8 +6,11 @@ mod amount;
 #[cfg_attr(feature = "light-catalog", allow(dead_code))]
 #[rustfmt::skip]
 mod api;
+#[cfg_attr(feature = "light-catalog", allow(dead_code))]
 #[rustfmt::skip]
 mod archive;
+#[rustfmt::skip]
+mod arg;
 #[rustfmt::skip]
 mod calc;
 #[rustfmt::skip]
@@ -18,6 +21,7 @@ mod event;
 #[cfg_attr(feature = "light-catalog", allow(dead_code))]
 #[rustfmt::skip]
 mod face;
+#[cfg_attr(feature = "light-catalog", allow(dead_code))]
 #[rustfmt::skip]
 mod host;
 #[rustfmt::skip]
@@ -76,8 +80,8 @@ use super::{Catalog, Lang};
 #[rustfmt::skip]
 pub fn catalogs(lang: Lang) -> &'static [Catalog] {
     match lang {
-        Lang::EsPy => &[amount::ES_PY, api::ES_PY, archive::ES_PY, calc::ES_PY, code::ES_PY, event::ES_PY, face::ES_PY, host::ES_PY, ids::ES_PY, items::ES_PY, json::ES_PY, kude::ES_PY, numbering::ES_PY, pagos::ES_PY, panel::ES_PY, qr::ES_PY, receptor::ES_PY, request::ES_PY, sifen::ES_PY, sign::ES_PY, storage::ES_PY, text::ES_PY, totals::ES_PY, transporte::ES_PY, webhook::ES_PY, xml::ES_PY],
-        Lang::En => &[amount::EN, api::EN, archive::EN, calc::EN, code::EN, event::EN, face::EN, host::EN, ids::EN, items::EN, json::EN, kude::EN, numbering::EN, pagos::EN, panel::EN, qr::EN, receptor::EN, request::EN, sifen::EN, sign::EN, storage::EN, text::EN, totals::EN, transporte::EN, webhook::EN, xml::EN],
+        Lang::EsPy => &[amount::ES_PY, api::ES_PY, archive::ES_PY, arg::ES_PY, calc::ES_PY, code::ES_PY, event::ES_PY, face::ES_PY, host::ES_PY, ids::ES_PY, items::ES_PY, json::ES_PY, kude::ES_PY, numbering::ES_PY, pagos::ES_PY, panel::ES_PY, qr::ES_PY, receptor::ES_PY, request::ES_PY, sifen::ES_PY, sign::ES_PY, storage::ES_PY, text::ES_PY, totals::ES_PY, transporte::ES_PY, webhook::ES_PY, xml::ES_PY],
+        Lang::En => &[amount::EN, api::EN, archive::EN, arg::EN, calc::EN, code::EN, event::EN, face::EN, host::EN, ids::EN, items::EN, json::EN, kude::EN, numbering::EN, pagos::EN, panel::EN, qr::EN, receptor::EN, request::EN, sifen::EN, sign::EN, storage::EN, text::EN, totals::EN, transporte::EN, webhook::EN, xml::EN],
     }
 }
 
@@ -87,8 +91,8 @@ pub fn catalogs(lang: Lang) -> &'static [Catalog] {
 #[rustfmt::skip]
 pub fn catalogs(lang: Lang) -> &'static [Catalog] {
     match lang {
-        Lang::EsPy => &[amount::ES_PY, calc::ES_PY, code::ES_PY, ids::ES_PY, items::ES_PY, json::ES_PY, pagos::ES_PY, receptor::ES_PY, request::ES_PY, text::ES_PY, totals::ES_PY, transporte::ES_PY],
-        Lang::En => &[amount::EN, calc::EN, code::EN, ids::EN, items::EN, json::EN, pagos::EN, receptor::EN, request::EN, text::EN, totals::EN, transporte::EN],
+        Lang::EsPy => &[amount::ES_PY, arg::ES_PY, calc::ES_PY, code::ES_PY, ids::ES_PY, items::ES_PY, json::ES_PY, pagos::ES_PY, receptor::ES_PY, request::ES_PY, text::ES_PY, totals::ES_PY, transporte::ES_PY],
+        Lang::En => &[amount::EN, arg::EN, calc::EN, code::EN, ids::EN, items::EN, json::EN, pagos::EN, receptor::EN, request::EN, text::EN, totals::EN, transporte::EN],
     }
 }
 

@@ -371,6 +371,7 @@ fn group_file(group: &str, catalogs: &[Catalog]) -> Result<String, String> {
 /// emits the other groups (XML, signatures, QR, SIFEN, events, numbering, KuDE, the service).
 const LIGHT_GROUPS: &[&str] = &[
     "amount",
+    "arg",
     "calc",
     "code",
     "ids",
