@@ -639,10 +639,10 @@ mod tests {
     fn parser_refusals_become_findings_at_the_panels_fields() {
         let f = super::refusal(SmtpSettings::parse("smtp://u:pw@h", "f@a.py", None).unwrap_err());
         assert_eq!(f.path, "url");
+        let en = f.message_in(kuatia_core::msg::Lang::En);
         assert!(
-            f.message.contains("password field") && !f.message.contains("pw@"),
-            "{}",
-            f.message
+            en.contains("password field") && !f.message.contains("pw@"),
+            "{en}"
         );
         let f =
             super::refusal(SmtpSettings::parse("smtp://h", "not an address", None).unwrap_err());
