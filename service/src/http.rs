@@ -584,8 +584,8 @@ pub struct ApiError {
     pub code: String,
     /// Human message, rendered from `rule` in the reader's language.
     pub message: String,
-    /// Stable id of the rule of `message` (`api.invoice.not_found`, docs/errors.md), one this build knows; absent
-    /// while the message is text the host supplied (`unclassified`).
+    /// Stable id of the rule of `message` (`api.invoice.not_found`, docs/errors.md), one this build knows; absent only
+    /// in an answer stored by a version before rules (`unclassified`), whose message stays as it was written.
     #[cfg_attr(feature = "ts", ts(as = "Option<String>", optional))]
     #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub rule: &'static str,

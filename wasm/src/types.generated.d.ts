@@ -2261,8 +2261,8 @@ export type ApiError = {
    */
   message: string,
   /**
-   * Stable id of the rule of `message` (`api.invoice.not_found`, docs/errors.md), one this build knows; absent
-   * while the message is text the host supplied (`unclassified`).
+   * Stable id of the rule of `message` (`api.invoice.not_found`, docs/errors.md), one this build knows; absent only
+   * in an answer stored by a version before rules (`unclassified`), whose message stays as it was written.
    */
   rule?: string,
   /**
