@@ -465,18 +465,41 @@ fn messages_json_fixture_is_every_rule_rendered() {
     );
 }
 
+/// What every face's `rules()` answers (`rule::all_json`, read as JSON), checked against `rule::ALL` here.
 fn rules_json() -> Vec<serde_json::Value> {
-    rule::ALL
-        .iter()
-        .map(|r| {
-            let params: Vec<_> = r
-                .params
-                .iter()
-                .map(|(n, k)| serde_json::json!({"name": n, "kind": k.name()}))
-                .collect();
-            serde_json::json!({"rule": r.id, "code": r.code, "params": params})
-        })
-        .collect()
+    let list: Vec<serde_json::Value> = serde_json::from_str(&rule::all_json()).unwrap();
+    assert_eq!(list.len(), rule::ALL.len());
+    for (r, j) in rule::ALL.iter().zip(&list) {
+        assert_eq!(
+            (j["rule"].as_str(), j["code"].as_str()),
+            (Some(r.id), Some(r.code))
+        );
+        let names: Vec<_> = j["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        let kinds: Vec<_> = j["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            r.params.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+            "{}",
+            r.id
+        );
+        assert_eq!(
+            kinds,
+            r.params.iter().map(|(_, k)| k.name()).collect::<Vec<_>>(),
+            "{}",
+            r.id
+        );
+    }
+    list
 }
 
 /// `tests/fixtures/rules.json` is append-only: a published rule keeps its id, code and parameters (more may be

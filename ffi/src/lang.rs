@@ -4,7 +4,7 @@
 //! Paraguay (`es-PY`), the default; every finding kuatia builds has a rule, so every message can be rendered again.
 
 use crate::abi::{
-    call, guard, json_arg, kuatia_bytes, kuatia_error, kuatia_status, out, put, put_json, text_in,
+    call, guard, json_arg, kuatia_bytes, kuatia_error, kuatia_status, out, put, text_in,
 };
 use kuatia_core::msg::Lang;
 use serde_json::Value;
@@ -123,17 +123,7 @@ pub unsafe extern "C" fn kuatia_rules(
     call(err, || {
         // SAFETY: contract of this function.
         let slot = unsafe { out(out_json, "out_json") }?;
-        let rules: Vec<Value> = kuatia_core::rule::ALL
-            .iter()
-            .map(|r| {
-                let params: Vec<Value> = r
-                    .params
-                    .iter()
-                    .map(|(name, kind)| serde_json::json!({"name": name, "kind": kind.name()}))
-                    .collect();
-                serde_json::json!({"rule": r.id, "code": r.code, "params": params})
-            })
-            .collect();
-        put_json(slot, &rules)
+        put(slot, kuatia_core::rule::all_json());
+        Ok(())
     })
 }

@@ -67,6 +67,16 @@ pub fn report(findings: Vec<Finding>, lang: Lang) -> Outcome {
     to_json(&Report::from(findings.0))
 }
 
+/// `localize`: findings kuatia wrote (a report's `errors`, a thrown error's `errors`, `/v1`'s `details`), each message
+/// rendered again in `lang` from its rule; codes, paths, rules and parameters stay, and a finding of a rule this build
+/// does not know keeps its message.
+pub fn localize(findings: &str, lang: Lang) -> Outcome {
+    let mut findings: Vec<Finding> =
+        kuatia_core::shape::from_json(findings, "findings").map_err(Findings::from)?;
+    findings.iter_mut().for_each(|f| f.localize(lang));
+    to_json(&findings)
+}
+
 /// `validate`: every finding of a request, `{ok, errors}` exactly as the Rust `validate::Report`.
 /// Fails only on a bad profile or `now`; request problems are findings in the report.
 pub fn validate(

@@ -217,6 +217,26 @@ pub fn error_codes() -> Result<JsValue, JsValue> {
     answer(Ok(kuatia_core::code::all_json()))
 }
 
+/// Renders findings kuatia wrote (a report's `errors`, a thrown `KuatiaError`'s `errors`, the `/v1` API's `details`)
+/// again in `lang` (`"es"`, `"en"`; default: the language of [`set_language`]): each message from its rule's catalog
+/// entry, codes, paths, rules and parameters unchanged. Throws `KuatiaError` when `findings` is not a list of them.
+#[wasm_bindgen(js_name = localize, unchecked_return_type = "Finding[]")]
+pub fn localize(
+    #[wasm_bindgen(unchecked_param_type = "Finding[] | string")] findings: JsValue,
+    lang: Option<String>,
+) -> Result<JsValue, JsValue> {
+    let lang = lang.map_or_else(self::lang, |t| Lang::parse(&t).unwrap_or_default());
+    answer(json_text(&findings, "findings").and_then(|t| face::localize(&t, lang)))
+}
+
+/// The registry of rules a finding can name, `[{rule, code, params: [{name, kind}]}]` (docs/errors.md, "Rules"): what
+/// a page needs to write its own text from a finding's `rule` and `params`.
+#[cfg(feature = "full")]
+#[wasm_bindgen(js_name = rules, unchecked_return_type = "Array<{ rule: string; code: string; params: Array<{ name: string; kind: string }> }>")]
+pub fn rules() -> Result<JsValue, JsValue> {
+    answer(Ok(kuatia_core::rule::all_json()))
+}
+
 /// The check digit of a RUC body (`"80069563"` → `{ruc: "80069563-1", dv: 1}`). Throws `INVALID_RUC`.
 #[wasm_bindgen(js_name = rucDv, unchecked_return_type = "RucDv")]
 pub fn ruc_dv(body: &str) -> Result<JsValue, JsValue> {

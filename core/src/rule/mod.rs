@@ -436,6 +436,24 @@ const fn chain<const N: usize>(groups: &[&[&'static RuleDef]]) -> [&'static Rule
 /// Every registered rule, all groups chained, in declaration order.
 pub const ALL: &[&RuleDef] = &chain::<{ count(GROUPS) }>(GROUPS);
 
+/// The registry as JSON, `[{"rule","code","params":[{"name","kind"}]}]` in [`ALL`]'s order: what every face's
+/// `rules()` answers and `tests/fixtures/rules.json` records, so a host can write its own text from a finding's
+/// `rule` and `params`.
+pub fn all_json() -> String {
+    let list: Vec<serde_json::Value> = ALL
+        .iter()
+        .map(|r| {
+            let params: Vec<serde_json::Value> = r
+                .params
+                .iter()
+                .map(|(name, kind)| serde_json::json!({"name": name, "kind": kind.name()}))
+                .collect();
+            serde_json::json!({"rule": r.id, "code": r.code, "params": params})
+        })
+        .collect();
+    serde_json::Value::Array(list).to_string()
+}
+
 /// The rule with id `id`.
 pub fn find(id: &str) -> Option<&'static RuleDef> {
     FOUND.iter().copied().find(|r| r.id == id)
