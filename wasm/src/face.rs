@@ -70,6 +70,7 @@ pub fn report(findings: Vec<Finding>, lang: Lang) -> Outcome {
 /// `localize`: findings kuatia wrote (a report's `errors`, a thrown error's `errors`, `/v1`'s `details`), each message
 /// rendered again in `lang` from its rule; codes, paths, rules and parameters stay, and a finding of a rule this build
 /// does not know keeps its message.
+#[cfg(feature = "full")]
 pub fn localize(findings: &str, lang: Lang) -> Outcome {
     let mut findings: Vec<Finding> =
         kuatia_core::shape::from_json(findings, "findings").map_err(Findings::from)?;

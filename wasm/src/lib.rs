@@ -220,6 +220,8 @@ pub fn error_codes() -> Result<JsValue, JsValue> {
 /// Renders findings kuatia wrote (a report's `errors`, a thrown `KuatiaError`'s `errors`, the `/v1` API's `details`)
 /// again in `lang` (`"es"`, `"en"`; default: the language of [`set_language`]): each message from its rule's catalog
 /// entry, codes, paths, rules and parameters unchanged. Throws `KuatiaError` when `findings` is not a list of them.
+/// Not in `kuatia/validate`, whose findings follow `setLanguage` (reading findings back costs it 3.8 KB gzipped).
+#[cfg(feature = "full")]
 #[wasm_bindgen(js_name = localize, unchecked_return_type = "Finding[]")]
 pub fn localize(
     #[wasm_bindgen(unchecked_param_type = "Finding[] | string")] findings: JsValue,
