@@ -83,65 +83,78 @@ fn the_c_header_documents_exactly_the_registry() {
     assert_eq!(named, registry());
 }
 
-/// Every code a face returns is a registry constant: no `err(404, "X")`, `Finding::new("X", …)` or
-/// `Error::new(…, "X", …)` with a literal.
-#[test]
-fn no_face_answers_with_a_literal_code() {
-    let mut offenders = Vec::new();
-    for dir in [
-        "core/src",
-        "service/src",
-        "ffi/src",
-        "wasm/src",
-        "cli/src",
-        "server/src",
-    ] {
+/// The Rust source files below `dirs` (relative to the workspace), each with its path relative to the workspace
+/// and its text before the first `#[cfg(test)]`: the code the guards below read.
+fn non_test_sources(dirs: &[&str]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for dir in dirs {
         let mut stack = vec![root().join(dir)];
         while let Some(d) = stack.pop() {
             for e in std::fs::read_dir(&d).unwrap() {
                 let p = e.unwrap().path();
                 if p.is_dir() {
                     stack.push(p);
-                    continue;
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    let rel = p
+                        .strip_prefix(root())
+                        .unwrap()
+                        .to_string_lossy()
+                        .replace('\\', "/");
+                    let text = std::fs::read_to_string(&p).unwrap();
+                    let body = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
+                    out.push((rel, body));
                 }
-                if p.extension().is_none_or(|x| x != "rs") {
-                    continue;
+            }
+        }
+    }
+    out
+}
+
+/// Every code a face returns is a registry constant: no `err(404, "X")`, `Finding::new("X", …)` or
+/// `Error::new(…, "X", …)` with a literal.
+#[test]
+fn no_face_answers_with_a_literal_code() {
+    let mut offenders = Vec::new();
+    let dirs = [
+        "core/src",
+        "service/src",
+        "ffi/src",
+        "wasm/src",
+        "cli/src",
+        "server/src",
+    ];
+    for (rel, body) in non_test_sources(&dirs) {
+        for (i, line) in body.lines().enumerate() {
+            let l = line.trim_start();
+            if l.starts_with("//") || l.starts_with("assert") {
+                continue;
+            }
+            // A code alone on its line, as an argument of a call spread over lines.
+            if let Some(lit) = l.strip_prefix('"').and_then(|r| r.strip_suffix("\",")) {
+                if code::is_registered(lit) {
+                    offenders.push(format!("{rel}:{}: {lit}", i + 1));
                 }
-                let text = std::fs::read_to_string(&p).unwrap();
-                let body = text.split("#[cfg(test)]").next().unwrap_or("");
-                for (i, line) in body.lines().enumerate() {
-                    let l = line.trim_start();
-                    if l.starts_with("//") || l.starts_with("assert") {
-                        continue;
-                    }
-                    // A code alone on its line, as an argument of a call spread over lines.
-                    if let Some(lit) = l.strip_prefix('"').and_then(|r| r.strip_suffix("\",")) {
-                        if code::is_registered(lit) {
-                            offenders.push(format!("{}:{}: {lit}", p.display(), i + 1));
-                        }
-                    }
-                    for pat in [
-                        "Finding::new(\"",
-                        "err(400, \"",
-                        "err(401, \"",
-                        "err(403, \"",
-                        "err(404, \"",
-                        "err(405, \"",
-                        "err(409, \"",
-                        "err(422, \"",
-                        "err(500, \"",
-                        "err(502, \"",
-                        "err(503, \"",
-                        "Error::new(kuatia_status::Panic, \"",
-                        "Error::new(kuatia_status::InvalidArgument, \"",
-                    ] {
-                        if let Some(k) = line.find(pat) {
-                            let lit = &line[k + pat.len()..];
-                            let lit = lit.split('"').next().unwrap_or("");
-                            if is_code(lit) {
-                                offenders.push(format!("{}:{}: {lit}", p.display(), i + 1));
-                            }
-                        }
+            }
+            for pat in [
+                "Finding::new(\"",
+                "err(400, \"",
+                "err(401, \"",
+                "err(403, \"",
+                "err(404, \"",
+                "err(405, \"",
+                "err(409, \"",
+                "err(422, \"",
+                "err(500, \"",
+                "err(502, \"",
+                "err(503, \"",
+                "Error::new(kuatia_status::Panic, \"",
+                "Error::new(kuatia_status::InvalidArgument, \"",
+            ] {
+                if let Some(k) = line.find(pat) {
+                    let lit = &line[k + pat.len()..];
+                    let lit = lit.split('"').next().unwrap_or("");
+                    if is_code(lit) {
+                        offenders.push(format!("{rel}:{}: {lit}", i + 1));
                     }
                 }
             }
@@ -161,7 +174,7 @@ fn no_face_answers_with_a_literal_code() {
 #[test]
 fn no_finding_is_built_from_a_sentence() {
     let mut offenders = Vec::new();
-    for dir in [
+    let dirs = [
         "core/src",
         "service/src",
         "ffi/src",
@@ -169,44 +182,22 @@ fn no_finding_is_built_from_a_sentence() {
         "cli/src",
         "server/src",
         "panel/src",
-    ] {
-        let mut stack = vec![root().join(dir)];
-        while let Some(d) = stack.pop() {
-            for e in std::fs::read_dir(&d).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    stack.push(p);
-                    continue;
-                }
-                let name = p.file_name().unwrap().to_string_lossy().into_owned();
-                if p.extension().is_none_or(|x| x != "rs")
-                    || name == "tests.rs"
-                    || name.ends_with("_tests.rs")
-                {
-                    continue;
-                }
-                let rel = p
-                    .strip_prefix(root())
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                if rel == "core/src/error.rs" {
-                    continue;
-                }
-                let text = std::fs::read_to_string(&p).unwrap();
-                let body = text.split("#[cfg(test)]").next().unwrap_or("");
-                for (i, line) in body.lines().enumerate() {
-                    let l = line.trim_start();
-                    if l.starts_with("//") {
-                        continue;
-                    }
-                    for pat in ["Finding::new(", "ApiError::new(", "Finding {"] {
-                        let literal = pat == "Finding {"
-                            && !(l.starts_with("Finding {") || line.contains("= Finding {"));
-                        if line.contains(pat) && !literal {
-                            offenders.push(format!("{rel}:{}: {}", i + 1, l));
-                        }
-                    }
+    ];
+    for (rel, body) in non_test_sources(&dirs) {
+        let name = rel.rsplit('/').next().unwrap_or("");
+        if name == "tests.rs" || name.ends_with("_tests.rs") || rel == "core/src/error.rs" {
+            continue;
+        }
+        for (i, line) in body.lines().enumerate() {
+            let l = line.trim_start();
+            if l.starts_with("//") {
+                continue;
+            }
+            for pat in ["Finding::new(", "ApiError::new(", "Finding {"] {
+                let literal = pat == "Finding {"
+                    && !(l.starts_with("Finding {") || line.contains("= Finding {"));
+                if line.contains(pat) && !literal {
+                    offenders.push(format!("{rel}:{}: {}", i + 1, l));
                 }
             }
         }
