@@ -463,7 +463,7 @@ const char *kuatia_error_rule(const struct kuatia_error *err);
  * Renders again in `lang` (as [`kuatia_error_json_in`]) every finding inside a JSON document kuatia returned: a
  * report such as `kuatia_invoice_validate`'s `{"ok","errors":[…]}` or `kuatia_xml_verify`'s, a
  * findings array, or any object holding findings at any depth. A finding is an object with a registered `rule`, its
- * `params` and a `message`; its `message` is replaced (core's `error::localize_json`, the one way every face does
+ * `params` and a `message`; its `message` is replaced (core's `error::localize_value`, the one way every face does
  * it). Writes the document to `out_json`: as read when no message changes, else written again with its keys in
  * sorted order. Fails with `MALFORMED_JSON` when `report_json` is not JSON.
  *

@@ -216,10 +216,22 @@ mod tests {
 }
 
 /// JSON text (a report, an answer, a list of findings) with the message of every finding in it rendered again in
-/// `lang` from its rule: any object with a registered `rule`, its `params` and a `message`. The one way every face
-/// localizes findings it already holds as JSON (the C ABI's `kuatia_findings_localize`, WebAssembly's reports).
-/// Text that is not JSON, or holds no finding whose message changes, comes back as it was, byte for byte.
+/// `lang` from its rule ([`localize_value`]). Text that is not JSON, or holds no finding whose message changes, comes
+/// back as it was, byte for byte.
 pub fn localize_json(text: &str, lang: msg::Lang) -> String {
+    let Ok(mut v) = serde_json::from_str::<serde_json::Value>(text) else {
+        return text.to_string();
+    };
+    if !localize_value(&mut v, lang) {
+        return text.to_string();
+    }
+    serde_json::to_string(&v).unwrap_or_else(|_| text.to_string())
+}
+
+/// Renders again in `lang` the message of every finding inside a parsed JSON document: any object, at any depth,
+/// with a registered `rule`, its `params` and a `message`. The one way every face localizes findings it already holds
+/// as JSON (the C ABI's `kuatia_findings_localize`). Returns whether a message changed.
+pub fn localize_value(v: &mut serde_json::Value, lang: msg::Lang) -> bool {
     fn walk(v: &mut serde_json::Value, lang: msg::Lang, changed: &mut bool) {
         match v {
             serde_json::Value::Array(items) => {
@@ -247,15 +259,9 @@ pub fn localize_json(text: &str, lang: msg::Lang) -> String {
             _ => {}
         }
     }
-    let Ok(mut v) = serde_json::from_str::<serde_json::Value>(text) else {
-        return text.to_string();
-    };
     let mut changed = false;
-    walk(&mut v, lang, &mut changed);
-    if !changed {
-        return text.to_string();
-    }
-    serde_json::to_string(&v).unwrap_or_else(|_| text.to_string())
+    walk(v, lang, &mut changed);
+    changed
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! Paraguay (`es-PY`), the default; every finding kuatia builds has a rule, so every message can be rendered again.
 
 use crate::abi::{
-    call, guard, json_arg, kuatia_bytes, kuatia_error, kuatia_status, out, put, text_in,
+    call, guard, json_arg, kuatia_bytes, kuatia_error, kuatia_status, out, put, put_json, text_in,
 };
 use kuatia_core::msg::Lang;
 use serde_json::Value;
@@ -82,7 +82,7 @@ pub unsafe extern "C" fn kuatia_error_rule(err: *const kuatia_error) -> *const c
 /// Renders again in `lang` (as [`kuatia_error_json_in`]) every finding inside a JSON document kuatia returned: a
 /// report such as `kuatia_invoice_validate`'s `{"ok","errors":[…]}` or `kuatia_xml_verify`'s, a
 /// findings array, or any object holding findings at any depth. A finding is an object with a registered `rule`, its
-/// `params` and a `message`; its `message` is replaced (core's `error::localize_json`, the one way every face does
+/// `params` and a `message`; its `message` is replaced (core's `error::localize_value`, the one way every face does
 /// it). Writes the document to `out_json`: as read when no message changes, else written again with its keys in
 /// sorted order. Fails with `MALFORMED_JSON` when `report_json` is not JSON.
 ///
@@ -102,10 +102,14 @@ pub unsafe extern "C" fn kuatia_findings_localize(
         let text = unsafe { text_in(report_json, report_len, "report_json") }?;
         let lang = unsafe { lang_in(lang) };
         let slot = unsafe { out(out_json, "out_json") }?;
-        // Read once for its findings' sake: text that is not JSON is refused, not echoed.
-        let _: Value = json_arg(text, "report_json")?;
-        put(slot, kuatia_core::error::localize_json(text, lang));
-        Ok(())
+        // Text that is not JSON is refused, not echoed; the document is parsed once.
+        let mut report: Value = json_arg(text, "report_json")?;
+        if kuatia_core::error::localize_value(&mut report, lang) {
+            put_json(slot, &report)
+        } else {
+            put(slot, text);
+            Ok(())
+        }
     })
 }
 
