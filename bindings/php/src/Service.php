@@ -124,10 +124,7 @@ final class Service
         int|\DateTimeInterface|null $now = null,
     ): Response {
         $ffi = Native::lib();
-        $pairs = [];
-        foreach ($headers as $k => $v) {
-            $pairs[] = is_array($v) ? [(string) $v[0], (string) $v[1]] : [(string) $k, (string) $v];
-        }
+        $pairs = self::pairs($headers);
         $r = (string) Json::encode(['method' => $method, 'path' => $path, 'headers' => $pairs], 'request_json');
         $b = Json::encode($body, 'body');
         $h = $this->live();
@@ -498,16 +495,13 @@ final class Service
      */
     private static function typed(array $headers): array
     {
-        $pairs = [];
-        $has = false;
-        foreach ($headers as $k => $v) {
-            $pair = is_array($v) ? [(string) $v[0], (string) $v[1]] : [(string) $k, (string) $v];
-            $has = $has || strcasecmp($pair[0], 'Accept-Language') === 0;
-            $pairs[] = $pair;
+        $pairs = self::pairs($headers);
+        foreach ($pairs as [$name]) {
+            if (strcasecmp($name, 'Accept-Language') === 0) {
+                return $pairs;
+            }
         }
-        if (!$has) {
-            $pairs[] = ['Accept-Language', Native::$language];
-        }
+        $pairs[] = ['Accept-Language', Native::$language];
         return $pairs;
     }
 

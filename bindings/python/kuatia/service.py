@@ -46,11 +46,17 @@ def _seed() -> bytes:
     return secrets.token_bytes(SEED_LEN)
 
 
+def _pairs(headers: Headers) -> List[Tuple[str, str]]:
+    """Request headers as (name, value) pairs of text, in order (repeats kept)."""
+    items = headers.items() if isinstance(headers, Mapping) else headers or []
+    return [(str(k), str(v)) for k, v in items]
+
+
 def _typed_headers(headers: Headers) -> List[Tuple[str, str]]:
     """The headers of a typed call: the caller's, plus ``Accept-Language`` in the language chosen with
     :func:`kuatia.set_language` unless the caller sent one, so an :class:`ApiError` reads like every other error of
     the binding. :meth:`Service.handle` sends exactly what it is given."""
-    pairs = [(str(k), str(v)) for k, v in (headers.items() if isinstance(headers, Mapping) else headers or [])]
+    pairs = _pairs(headers)
     if not any(k.lower() == "accept-language" for k, _ in pairs):
         pairs.append(("Accept-Language", _ffi.language))
     return pairs
@@ -268,8 +274,7 @@ class Service:
     ) -> Response:
         """Handles one request of the ``/v1`` API and returns the answer. HTTP errors (401, 404, 422, ...) are
         answers, not exceptions; exceptions are for bad arguments only."""
-        pairs = list(headers.items()) if isinstance(headers, Mapping) else list(headers or [])
-        request = {"method": method, "path": path, "headers": [[str(k), str(v)] for k, v in pairs]}
+        request = {"method": method, "path": path, "headers": [list(p) for p in _pairs(headers)]}
         if isinstance(body, (dict, list)):
             raw: Optional[bytes] = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
         elif body is None:
@@ -386,7 +391,7 @@ class Service:
     ) -> Dict[str, Any]:
         """``POST /v1/facturas``: the created invoice. Raises :class:`ApiError` (``VALIDATION_ERROR`` with every
         finding in ``details``, ...)."""
-        pairs = list(headers.items()) if isinstance(headers, Mapping) else list(headers or [])
+        pairs = _pairs(headers)
         if idempotency_key is not None:
             pairs.append(("Idempotency-Key", idempotency_key))
         return self._call("POST", "/v1/facturas", pairs, request, now)["data"]
